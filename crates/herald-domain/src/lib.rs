@@ -1,0 +1,24 @@
+//! Herald's business core.
+//!
+//! This crate knows nothing of HTTP, SQL or the network: it holds the value types (validated at
+//! construction), the entities, the pure policies (status machine, template matching, service window,
+//! plans), the ports that adapters implement, and the use cases that drive those ports.
+//!
+//! Everything a rule needs from the outside world (time, ids, randomness, storage) arrives through a
+//! port, so every rule is testable with a fixed clock and mocks.
+
+pub mod api_key;
+pub mod error;
+pub mod ids;
+pub mod message;
+pub mod organization;
+pub mod ports;
+pub mod status;
+pub mod template;
+pub mod time;
+pub mod usecases;
+pub mod values;
+pub mod window;
+
+pub use error::{FieldError, ValidationErrors};
+pub use time::Timestamp;

@@ -1,0 +1,400 @@
+//! Messages: what was asked to be sent, and where it stands.
+
+use crate::error::InvalidValue;
+use crate::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
+use crate::organization::MessageKind;
+use crate::template::{TemplateRef, TemplateVariables};
+use crate::time::Timestamp;
+use crate::values::{Caption, ClientReference, FileName, MediaLink, MessageText, PhoneNumber};
+
+/// Where a message stands. See api.md §5 for the model; [`crate::status`] for the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MessageStatus {
+    Accepted,
+    Submitted,
+    Sent,
+    Delivered,
+    Read,
+    Failed,
+}
+
+impl MessageStatus {
+    pub const ALL: [Self; 6] = [
+        Self::Accepted,
+        Self::Submitted,
+        Self::Sent,
+        Self::Delivered,
+        Self::Read,
+        Self::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Accepted => "accepted",
+            Self::Submitted => "submitted",
+            Self::Sent => "sent",
+            Self::Delivered => "delivered",
+            Self::Read => "read",
+            Self::Failed => "failed",
+        }
+    }
+
+    /// # Errors
+    /// [`InvalidValue`] for an unknown status.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.as_str() == value)
+            .ok_or_else(|| InvalidValue::new(format!("unknown status `{value}`")))
+    }
+}
+
+/// The three kinds of file a message can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MediaKind {
+    Document,
+    Image,
+    Video,
+}
+
+impl MediaKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Document => "document",
+            Self::Image => "image",
+            Self::Video => "video",
+        }
+    }
+
+    /// # Errors
+    /// [`InvalidValue`] for anything but `document`, `image`, `video`.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        match value {
+            "document" => Ok(Self::Document),
+            "image" => Ok(Self::Image),
+            "video" => Ok(Self::Video),
+            other => Err(InvalidValue::new(format!(
+                "must be document, image or video, not `{other}`"
+            ))),
+        }
+    }
+
+    /// The largest file of this kind the network takes (api.md §4.3).
+    pub fn max_bytes(self) -> u64 {
+        match self {
+            Self::Document => 100 * 1024 * 1024,
+            Self::Image => 5 * 1024 * 1024,
+            Self::Video => 16 * 1024 * 1024,
+        }
+    }
+}
+
+/// Where the bytes of a media message come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MediaSource {
+    /// A file uploaded to Herald (`POST /api/v1/media` or a multipart send).
+    Stored(MediaId),
+    /// A public URL the network fetches itself.
+    Link(MediaLink),
+}
+
+/// A file to send, as a message of its own or as a template header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MediaAttachment {
+    pub kind: MediaKind,
+    pub source: MediaSource,
+    /// Documents only: the name the recipient sees.
+    pub filename: Option<FileName>,
+}
+
+/// What a message says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageContent {
+    Text {
+        body: MessageText,
+        preview_url: bool,
+    },
+    Media {
+        media: MediaAttachment,
+        caption: Option<Caption>,
+    },
+    Template {
+        template: TemplateRef,
+        variables: TemplateVariables,
+    },
+}
+
+impl MessageContent {
+    /// The plan category of this content.
+    pub fn kind(&self) -> MessageKind {
+        match self {
+            Self::Text { .. } => MessageKind::Text,
+            Self::Media { .. } => MessageKind::Media,
+            Self::Template { .. } => MessageKind::Template,
+        }
+    }
+
+    /// The resource's `type`.
+    pub fn message_type(&self) -> MessageType {
+        match self {
+            Self::Text { .. } => MessageType::Text,
+            Self::Media { media, .. } => match media.kind {
+                MediaKind::Document => MessageType::Document,
+                MediaKind::Image => MessageType::Image,
+                MediaKind::Video => MessageType::Video,
+            },
+            Self::Template { .. } => MessageType::Template,
+        }
+    }
+
+    /// Free-form content may only go inside the 24-hour service window.
+    pub fn is_free_form(&self) -> bool {
+        !matches!(self, Self::Template { .. })
+    }
+}
+
+/// The `type` of a message resource, and a filter of the message log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MessageType {
+    Text,
+    Document,
+    Image,
+    Video,
+    Template,
+}
+
+impl MessageType {
+    pub const ALL: [Self; 5] = [
+        Self::Text,
+        Self::Document,
+        Self::Image,
+        Self::Video,
+        Self::Template,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Document => "document",
+            Self::Image => "image",
+            Self::Video => "video",
+            Self::Template => "template",
+        }
+    }
+
+    /// # Errors
+    /// [`InvalidValue`] for an unknown type.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.as_str() == value)
+            .ok_or_else(|| InvalidValue::new(format!("unknown message type `{value}`")))
+    }
+}
+
+/// Why a message failed, in Herald's terms, with the network's code when it gave one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageError {
+    /// Herald's stable code, e.g. `recipient_unreachable`.
+    pub code: String,
+    pub title: String,
+    pub detail: String,
+    pub network_code: Option<i64>,
+}
+
+/// When each status was reached; a skipped stage carries the time of the report that skipped it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusTimestamps {
+    pub accepted: Option<Timestamp>,
+    pub submitted: Option<Timestamp>,
+    pub sent: Option<Timestamp>,
+    pub delivered: Option<Timestamp>,
+    pub read: Option<Timestamp>,
+    pub failed: Option<Timestamp>,
+}
+
+impl StatusTimestamps {
+    pub fn get(&self, status: MessageStatus) -> Option<Timestamp> {
+        match status {
+            MessageStatus::Accepted => self.accepted,
+            MessageStatus::Submitted => self.submitted,
+            MessageStatus::Sent => self.sent,
+            MessageStatus::Delivered => self.delivered,
+            MessageStatus::Read => self.read,
+            MessageStatus::Failed => self.failed,
+        }
+    }
+
+    pub fn set(&mut self, status: MessageStatus, at: Timestamp) {
+        let slot = match status {
+            MessageStatus::Accepted => &mut self.accepted,
+            MessageStatus::Submitted => &mut self.submitted,
+            MessageStatus::Sent => &mut self.sent,
+            MessageStatus::Delivered => &mut self.delivered,
+            MessageStatus::Read => &mut self.read,
+            MessageStatus::Failed => &mut self.failed,
+        };
+        *slot = Some(at);
+    }
+}
+
+/// A message and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub id: MessageId,
+    pub organization_id: OrganizationId,
+    pub sender_id: SenderId,
+    pub from: PhoneNumber,
+    pub to: PhoneNumber,
+    pub content: MessageContent,
+    pub client_reference: Option<ClientReference>,
+    pub status: MessageStatus,
+    /// The network's id (`wamid…`) once submitted.
+    pub network_message_id: Option<String>,
+    pub error: Option<MessageError>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub timestamps: StatusTimestamps,
+}
+
+impl Message {
+    /// A freshly accepted message.
+    pub fn accepted(
+        id: MessageId,
+        organization_id: OrganizationId,
+        sender: (SenderId, PhoneNumber),
+        to: PhoneNumber,
+        content: MessageContent,
+        client_reference: Option<ClientReference>,
+        now: Timestamp,
+    ) -> Self {
+        Self {
+            id,
+            organization_id,
+            sender_id: sender.0,
+            from: sender.1,
+            to,
+            content,
+            client_reference,
+            status: MessageStatus::Accepted,
+            network_message_id: None,
+            error: None,
+            created_at: now,
+            updated_at: now,
+            timestamps: StatusTimestamps {
+                accepted: Some(now),
+                ..StatusTimestamps::default()
+            },
+        }
+    }
+
+    /// The message exactly as it was when first accepted: what an idempotent replay answers, so the replay
+    /// body equals the first response even after the status moved on.
+    pub fn as_accepted(&self) -> Self {
+        let accepted_at = self.timestamps.accepted.unwrap_or(self.created_at);
+        Self {
+            status: MessageStatus::Accepted,
+            network_message_id: None,
+            error: None,
+            updated_at: self.created_at,
+            timestamps: StatusTimestamps {
+                accepted: Some(accepted_at),
+                ..StatusTimestamps::default()
+            },
+            ..self.clone()
+        }
+    }
+}
+
+/// Who reported a status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventSource {
+    /// Herald itself (accepting, submitting, failing a send).
+    Herald,
+    /// A report from the network.
+    Network,
+}
+
+impl EventSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Herald => "herald",
+            Self::Network => "network",
+        }
+    }
+
+    /// # Errors
+    /// [`InvalidValue`] for an unknown source.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        match value {
+            "herald" => Ok(Self::Herald),
+            "network" => Ok(Self::Network),
+            other => Err(InvalidValue::new(format!("unknown event source `{other}`"))),
+        }
+    }
+}
+
+/// One entry of a message's status history: every report, applied or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusEvent {
+    pub id: EventId,
+    pub organization_id: OrganizationId,
+    pub message_id: MessageId,
+    pub status: MessageStatus,
+    /// The status before this event, when it was applied.
+    pub previous_status: Option<MessageStatus>,
+    /// Whether it changed the message (late and duplicate reports are recorded but not applied).
+    pub applied: bool,
+    pub source: EventSource,
+    pub error: Option<MessageError>,
+    /// When it happened, per its reporter.
+    pub occurred_at: Timestamp,
+    /// When Herald recorded it.
+    pub recorded_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ulid::Ulid;
+
+    #[test]
+    fn replay_view_is_the_first_response() {
+        let t0 = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let mut message = Message::accepted(
+            MessageId::from_ulid(Ulid::from_parts(1, 1)),
+            OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            (
+                SenderId::from_ulid(Ulid::from_parts(1, 3)),
+                PhoneNumber::parse("+15550001111").unwrap(),
+            ),
+            PhoneNumber::parse("+15551234567").unwrap(),
+            MessageContent::Text {
+                body: MessageText::parse("hi").unwrap(),
+                preview_url: false,
+            },
+            None,
+            t0,
+        );
+        let first = message.clone();
+        message.status = MessageStatus::Delivered;
+        message.network_message_id = Some("wamid.X".into());
+        message.timestamps.delivered = Some(t0 + chrono::TimeDelta::seconds(3));
+        message.updated_at = t0 + chrono::TimeDelta::seconds(3);
+        assert_eq!(message.as_accepted(), first);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in MessageStatus::ALL {
+            assert_eq!(MessageStatus::parse(s.as_str()).unwrap(), s);
+        }
+        for t in MessageType::ALL {
+            assert_eq!(MessageType::parse(t.as_str()).unwrap(), t);
+        }
+        for k in [MediaKind::Document, MediaKind::Image, MediaKind::Video] {
+            assert_eq!(MediaKind::parse(k.as_str()).unwrap(), k);
+        }
+        assert!(MessageStatus::parse("queued").is_err());
+    }
+}

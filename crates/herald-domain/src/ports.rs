@@ -1,0 +1,354 @@
+//! Ports: what the domain needs from the outside world. Adapters implement them; use cases call them.
+//!
+//! Every store method takes the organization id first and must scope every read and write to it: a row
+//! of another organization is, to the caller, a row that does not exist.
+
+use crate::api_key::{ApiKeyDigest, ApiKeyRecord};
+use crate::ids::{ApiKeyId, JobId, MessageId, OrganizationId, SenderId};
+use crate::message::{Message, MessageStatus, MessageType, StatusEvent};
+use crate::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
+use crate::template::{LanguageCode, Template, TemplateName};
+use crate::time::{BillingPeriod, Timestamp};
+use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerprint};
+use crate::window::ServiceWindow;
+use async_trait::async_trait;
+use ulid::Ulid;
+
+/// The current time. Use cases never read the system clock themselves.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait Clock: Send + Sync + 'static {
+    fn now(&self) -> Timestamp;
+}
+
+/// Fresh ULIDs for ids. Successive calls in one process must return increasing values, so ids made by
+/// one process sort in the order they were made.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait IdGenerator: Send + Sync + 'static {
+    fn next_ulid(&self) -> Ulid;
+}
+
+/// Cryptographically secure random bytes, for API keys and secrets.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait SecretSource: Send + Sync + 'static {
+    fn fill(&self, buf: &mut [u8]);
+}
+
+/// What any store operation can fail with, beyond its own business outcomes.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The row to change does not exist (for this organization).
+    #[error("not found")]
+    NotFound,
+    /// A unique rule was broken (a duplicate number, id or name); the text says which.
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The store cannot be reached or is overloaded; the caller may retry later (`503`).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else: a bug or corrupt data.
+    #[error(transparent)]
+    Unknown(#[from] anyhow::Error),
+}
+
+/// A key with everything authentication needs, read in one go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credential {
+    pub key: ApiKeyRecord,
+    pub organization: Organization,
+    pub plan: Plan,
+}
+
+/// Organizations, plans, sender numbers and API keys.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait AccountStore: Send + Sync + 'static {
+    /// Every plan, seeded ones included, ordered by name.
+    async fn plans(&self) -> Result<Vec<Plan>, StoreError>;
+
+    async fn plan(&self, name: &PlanName) -> Result<Option<Plan>, StoreError>;
+
+    /// # Errors
+    /// [`StoreError::Conflict`] when the id exists; [`StoreError::NotFound`] when the plan does not.
+    async fn create_organization(&self, organization: &Organization) -> Result<(), StoreError>;
+
+    async fn organization(&self, id: &OrganizationId) -> Result<Option<Organization>, StoreError>;
+
+    /// All organizations, oldest first.
+    async fn organizations(&self) -> Result<Vec<Organization>, StoreError>;
+
+    /// # Errors
+    /// [`StoreError::NotFound`] when the organization does not exist.
+    async fn set_account_status(&self, id: &OrganizationId, status: AccountStatus) -> Result<(), StoreError>;
+
+    /// # Errors
+    /// [`StoreError::NotFound`] when the organization or the plan does not exist.
+    async fn set_plan(&self, id: &OrganizationId, plan: &PlanName) -> Result<(), StoreError>;
+
+    /// Registers a sender. When it is the default, the organization's other senders stop being default, in
+    /// the same transaction.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the number is already registered for the organization, or the
+    /// network's phone number id is registered anywhere; [`StoreError::NotFound`] for an unknown
+    /// organization.
+    async fn add_sender(&self, sender: &SenderNumber) -> Result<(), StoreError>;
+
+    /// The organization's senders, oldest first.
+    async fn senders(&self, organization: &OrganizationId) -> Result<Vec<SenderNumber>, StoreError>;
+
+    /// The sender the network knows by `phone_number_id`, whatever its organization (for routing the
+    /// network's callbacks).
+    async fn sender_by_phone_number_id(
+        &self,
+        phone_number_id: &NetworkRef,
+    ) -> Result<Option<SenderNumber>, StoreError>;
+
+    /// # Errors
+    /// [`StoreError::Conflict`] on a duplicate id or digest; [`StoreError::NotFound`] for an unknown
+    /// organization.
+    async fn create_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError>;
+
+    /// The organization's keys, oldest first.
+    async fn api_keys(&self, organization: &OrganizationId) -> Result<Vec<ApiKeyRecord>, StoreError>;
+
+    async fn api_key(&self, id: &ApiKeyId) -> Result<Option<ApiKeyRecord>, StoreError>;
+
+    /// Disables a key (idempotent) and returns it as it now is.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] when the key does not exist.
+    async fn disable_api_key(&self, id: &ApiKeyId, at: Timestamp) -> Result<ApiKeyRecord, StoreError>;
+
+    /// The key with this digest, its organization and plan.
+    async fn find_credential(&self, digest: &ApiKeyDigest) -> Result<Option<Credential>, StoreError>;
+
+    /// Records that the key was used at `at`.
+    async fn touch_api_key(&self, id: &ApiKeyId, at: Timestamp) -> Result<(), StoreError>;
+}
+
+/// The result of claiming an `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// The key is now held by this request until it completes or is released.
+    Started,
+    /// A request with this key already completed and produced `message_id`.
+    Completed {
+        fingerprint: RequestFingerprint,
+        message_id: MessageId,
+    },
+    /// A request with this key is still being processed.
+    InFlight { fingerprint: RequestFingerprint },
+}
+
+/// Claim of an `Idempotency-Key` for one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyClaim {
+    pub organization_id: OrganizationId,
+    pub key: IdempotencyKey,
+    pub fingerprint: RequestFingerprint,
+    pub now: Timestamp,
+    /// A pending claim older than this is abandoned (its process died) and may be taken over.
+    pub lock_until: Timestamp,
+    /// A completed record older than this (24 h) is forgotten and may be taken over.
+    pub completed_after: Timestamp,
+}
+
+/// A dispatch job, written with the message it sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxJob {
+    pub id: JobId,
+    pub organization_id: OrganizationId,
+    pub message_id: MessageId,
+    pub sender_id: SenderId,
+    /// Not to be attempted before this.
+    pub available_at: Timestamp,
+    /// Retries stop after this; the message fails.
+    pub deadline: Timestamp,
+}
+
+/// The monthly quota this accept counts against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuotaCharge {
+    pub period: BillingPeriod,
+    /// `None`: unlimited, but still counted.
+    pub limit: Option<u64>,
+}
+
+/// Everything written when a message is accepted, in one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceptRequest {
+    pub message: Message,
+    /// Its first status event (`accepted`).
+    pub event: StatusEvent,
+    pub job: OutboxJob,
+    pub quota: QuotaCharge,
+    /// Completed in the same transaction, so a replay finds the message exactly when it exists.
+    pub idempotency_key: Option<IdempotencyKey>,
+}
+
+/// The outcome of [`MessageStore::accept`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AcceptOutcome {
+    Accepted,
+    /// The quota had no room: nothing was written.
+    QuotaExceeded,
+}
+
+/// Filters and position of a message log read, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageQuery {
+    pub status: Option<MessageStatus>,
+    pub to: Option<PhoneNumber>,
+    pub message_type: Option<MessageType>,
+    pub client_reference: Option<ClientReference>,
+    /// Inclusive.
+    pub created_after: Option<Timestamp>,
+    /// Exclusive.
+    pub created_before: Option<Timestamp>,
+    /// Only messages whose id sorts before this one (the cursor).
+    pub before: Option<MessageId>,
+    /// At most this many rows.
+    pub limit: u32,
+}
+
+/// Messages, their status history, the outbox, quota counts and idempotency records.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait MessageStore: Send + Sync + 'static {
+    /// Claims `claim.key` for one request.
+    ///
+    /// An abandoned pending claim (past `lock_until`) or a completed record older than
+    /// `completed_after` is taken over and answers [`IdempotencyBegin::Started`].
+    async fn begin_idempotent(&self, claim: &IdempotencyClaim) -> Result<IdempotencyBegin, StoreError>;
+
+    /// Drops a pending claim whose request was refused, so nothing of it stays. Completed records are
+    /// left alone.
+    async fn release_idempotent(
+        &self,
+        organization: &OrganizationId,
+        key: &IdempotencyKey,
+    ) -> Result<(), StoreError>;
+
+    /// Accepts a message: writes the message, its first event, its outbox job, the quota count and the
+    /// idempotency record in ONE transaction, or nothing at all.
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] on a duplicate message id.
+    async fn accept(&self, request: &AcceptRequest) -> Result<AcceptOutcome, StoreError>;
+
+    async fn message(
+        &self,
+        organization: &OrganizationId,
+        id: &MessageId,
+    ) -> Result<Option<Message>, StoreError>;
+
+    /// The log, newest first (by id), filtered.
+    async fn messages(
+        &self,
+        organization: &OrganizationId,
+        query: &MessageQuery,
+    ) -> Result<Vec<Message>, StoreError>;
+
+    /// The message's status history, oldest first; `None` when the message does not exist.
+    async fn status_history(
+        &self,
+        organization: &OrganizationId,
+        id: &MessageId,
+    ) -> Result<Option<Vec<StatusEvent>>, StoreError>;
+
+    /// Messages counted against the quota in `period`.
+    async fn usage(&self, organization: &OrganizationId, period: &BillingPeriod) -> Result<u64, StoreError>;
+}
+
+/// Filters of a template listing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TemplateQuery {
+    pub status: Option<String>,
+    pub name: Option<TemplateName>,
+}
+
+/// Herald's copies of the organizations' templates.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait TemplateStore: Send + Sync + 'static {
+    /// Replaces the organization's templates of business account `waba_id` with `templates` (a sync).
+    async fn replace_templates(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        templates: &[Template],
+    ) -> Result<(), StoreError>;
+
+    async fn template(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+        language: &LanguageCode,
+    ) -> Result<Option<Template>, StoreError>;
+
+    /// The organization's templates, by name then language.
+    async fn templates(
+        &self,
+        organization: &OrganizationId,
+        query: &TemplateQuery,
+    ) -> Result<Vec<Template>, StoreError>;
+}
+
+/// Service windows, opened by inbound messages.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait WindowStore: Send + Sync + 'static {
+    async fn window(
+        &self,
+        organization: &OrganizationId,
+        sender: &SenderId,
+        recipient: &PhoneNumber,
+    ) -> Result<Option<ServiceWindow>, StoreError>;
+
+    /// Records an inbound message. A window only moves forward: an older `last_inbound_at` than the
+    /// stored one changes nothing.
+    async fn record_inbound(&self, window: &ServiceWindow) -> Result<(), StoreError>;
+}
+
+/// The verdict of a rate limiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateDecision {
+    Allowed {
+        limit: u32,
+        remaining: u32,
+        reset_seconds: u64,
+    },
+    Limited {
+        limit: u32,
+        retry_after_seconds: u64,
+    },
+}
+
+/// Send-rate limiting per organization, with the plan's rate and burst.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait RateLimiter: Send + Sync + 'static {
+    /// Takes `cost` sends from the organization's allowance, or says how long to wait.
+    async fn check(
+        &self,
+        organization: &OrganizationId,
+        plan: &Plan,
+        cost: u32,
+    ) -> Result<RateDecision, StoreError>;
+}
+
+/// A limiter that allows everything, for deployments and tests that limit elsewhere.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoRateLimit;
+
+#[async_trait]
+impl RateLimiter for NoRateLimit {
+    async fn check(&self, _: &OrganizationId, plan: &Plan, _: u32) -> Result<RateDecision, StoreError> {
+        Ok(RateDecision::Allowed {
+            limit: plan.burst,
+            remaining: plan.burst,
+            reset_seconds: 0,
+        })
+    }
+}

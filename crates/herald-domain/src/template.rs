@@ -1,0 +1,799 @@
+//! Templates: the stored copy of what the network approved, the variables a send supplies, and the
+//! matcher that checks one against the other before anything is stored or sent.
+
+use crate::error::InvalidValue;
+use crate::ids::{OrganizationId, TemplateId};
+use crate::message::{MediaAttachment, MediaKind};
+use crate::organization::NetworkRef;
+use crate::time::Timestamp;
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// A template's name: 1 to 512 lowercase letters, digits and underscores (the network's rule).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TemplateName(String);
+
+impl TemplateName {
+    /// # Errors
+    /// [`InvalidValue`] when not a valid template name.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        let valid = (1..=512).contains(&value.len())
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if valid {
+            Ok(Self(value.to_owned()))
+        } else {
+            Err(InvalidValue::new(
+                "template names are 1 to 512 lowercase letters, digits or underscores",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for TemplateName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A template language code as the network writes it: `en`, `en_US`, `pt_BR`, `zh_HK`, `fil`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LanguageCode(String);
+
+impl LanguageCode {
+    /// # Errors
+    /// [`InvalidValue`] when not shaped like `ll` or `ll_RR`.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        let (lang, region) = match value.split_once('_') {
+            Some((lang, region)) => (lang, Some(region)),
+            None => (value, None),
+        };
+        let lang_ok = (2..=3).contains(&lang.len()) && lang.bytes().all(|b| b.is_ascii_lowercase());
+        let region_ok =
+            region.is_none_or(|r| (2..=4).contains(&r.len()) && r.bytes().all(|b| b.is_ascii_alphanumeric()));
+        if lang_ok && region_ok {
+            Ok(Self(value.to_owned()))
+        } else {
+            Err(InvalidValue::new(
+                "language must be a code such as `en` or `en_US`",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for LanguageCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Names a template in one language.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TemplateRef {
+    pub name: TemplateName,
+    pub language: LanguageCode,
+}
+
+/// The network's review status of a template (`APPROVED`, `PAUSED`, …); unknown values are kept as given.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TemplateStatus(String);
+
+impl TemplateStatus {
+    pub const APPROVED: &'static str = "APPROVED";
+
+    /// # Errors
+    /// [`InvalidValue`] when empty or not uppercase letters and underscores.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        if !value.is_empty()
+            && value.len() <= 64
+            && value.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        {
+            Ok(Self(value.to_owned()))
+        } else {
+            Err(InvalidValue::new(
+                "template status must be an uppercase word such as APPROVED",
+            ))
+        }
+    }
+
+    pub fn approved() -> Self {
+        Self(Self::APPROVED.to_owned())
+    }
+
+    pub fn is_approved(&self) -> bool {
+        self.0 == Self::APPROVED
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The parameter name of a named template variable: 1 to 64 lowercase letters, digits and underscores.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParamName(String);
+
+impl ParamName {
+    /// # Errors
+    /// [`InvalidValue`] when not a valid parameter name.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        let valid = (1..=64).contains(&value.len())
+            && value
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if valid {
+            Ok(Self(value.to_owned()))
+        } else {
+            Err(InvalidValue::new(
+                "parameter names are lowercase letters, digits or underscores",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What a template's header needs at send time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderSpec {
+    /// No header, or a header with no variable.
+    None,
+    /// A text header with one variable.
+    Text,
+    /// A document, image or video header: the send supplies the file.
+    Media(MediaKind),
+    /// A location header, which Herald cannot fill.
+    Location,
+}
+
+/// What a template's body needs at send time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodySpec {
+    /// `{{1}}…{{n}}`, filled in order.
+    Positional(usize),
+    /// `{{customer}}`, filled by name.
+    Named(Vec<ParamName>),
+}
+
+/// A button's type as the send request names it (`sub_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ButtonKind {
+    QuickReply,
+    Url,
+    CopyCode,
+    Flow,
+    /// Phone number, OTP, catalog and other buttons that take nothing at send time.
+    Static,
+}
+
+impl ButtonKind {
+    pub fn sub_type(self) -> &'static str {
+        match self {
+            Self::QuickReply => "quick_reply",
+            Self::Url => "url",
+            Self::CopyCode => "copy_code",
+            Self::Flow => "flow",
+            Self::Static => "static",
+        }
+    }
+
+    /// # Errors
+    /// [`InvalidValue`] for a sub_type a send cannot use.
+    pub fn parse_sub_type(value: &str) -> Result<Self, InvalidValue> {
+        match value {
+            "quick_reply" => Ok(Self::QuickReply),
+            "url" => Ok(Self::Url),
+            "copy_code" => Ok(Self::CopyCode),
+            "flow" => Ok(Self::Flow),
+            other => Err(InvalidValue::new(format!(
+                "sub_type must be url, quick_reply, copy_code or flow, not `{other}`"
+            ))),
+        }
+    }
+}
+
+/// One button of a template and how many values a send must give it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ButtonSpec {
+    /// Zero-based position in the template.
+    pub index: u8,
+    pub kind: ButtonKind,
+    /// Values the send must supply (a dynamic URL suffix or a coupon code: 1; most others: 0).
+    pub parameters: u8,
+}
+
+/// The parsed structure of a template: exactly what a send must fill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateStructure {
+    pub header: HeaderSpec,
+    pub body: BodySpec,
+    pub buttons: Vec<ButtonSpec>,
+}
+
+/// Herald's copy of a template, as last synced from the network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    pub id: TemplateId,
+    pub organization_id: OrganizationId,
+    pub waba_id: NetworkRef,
+    pub name: TemplateName,
+    pub language: LanguageCode,
+    pub status: TemplateStatus,
+    /// `MARKETING`, `UTILITY`, `AUTHENTICATION`, or a legacy value, kept as given.
+    pub category: String,
+    pub structure: TemplateStructure,
+    /// The network's id of the template, when known.
+    pub network_id: Option<String>,
+    pub synced_at: Timestamp,
+}
+
+/// A value filling a template variable: 1 to 1024 characters, no newline or tab, at most 4 consecutive
+/// spaces (the network's own rules).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TemplateText(String);
+
+impl TemplateText {
+    /// # Errors
+    /// [`InvalidValue`] when the value breaks the network's rules.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        let count = value.chars().count();
+        if count == 0 {
+            return Err(InvalidValue::new("must not be empty"));
+        }
+        if count > 1024 {
+            return Err(InvalidValue::new(format!(
+                "must be at most 1024 characters, got {count}"
+            )));
+        }
+        if value.contains(['\n', '\r', '\t']) {
+            return Err(InvalidValue::new("must not contain a newline or a tab"));
+        }
+        if value.contains("     ") {
+            return Err(InvalidValue::new(
+                "must not contain more than 4 consecutive spaces",
+            ));
+        }
+        Ok(Self(value.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The header part of a send's variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderValue {
+    Text(Vec<TemplateText>),
+    Media(MediaAttachment),
+}
+
+/// The body part of a send's variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyValues {
+    Positional(Vec<TemplateText>),
+    Named(Vec<(ParamName, TemplateText)>),
+}
+
+/// Values for one button.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ButtonValue {
+    pub index: u8,
+    pub kind: ButtonKind,
+    pub values: Vec<TemplateText>,
+}
+
+/// Everything a template send supplies. The full form of api.md §4.1 maps onto this directly; the two
+/// shorthands map through [`TemplateVariables::positional`] and [`TemplateVariables::named`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateVariables {
+    pub header: Option<HeaderValue>,
+    pub body: BodyValues,
+    pub buttons: Vec<ButtonValue>,
+}
+
+impl Default for TemplateVariables {
+    fn default() -> Self {
+        Self {
+            header: None,
+            body: BodyValues::Positional(Vec::new()),
+            buttons: Vec::new(),
+        }
+    }
+}
+
+impl TemplateVariables {
+    /// The shorthand `"variables": ["Ana", "#1234"]`: body values in order.
+    pub fn positional(values: Vec<TemplateText>) -> Self {
+        Self {
+            body: BodyValues::Positional(values),
+            ..Self::default()
+        }
+    }
+
+    /// The shorthand `"variables": { "customer": "Ana" }`: body values by name.
+    pub fn named(values: Vec<(ParamName, TemplateText)>) -> Self {
+        Self {
+            body: BodyValues::Named(values),
+            ..Self::default()
+        }
+    }
+}
+
+/// Why a send's variables do not fit its template.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateCheckError {
+    /// The template exists but is not `APPROVED`.
+    #[error("template is {0}, not APPROVED")]
+    NotApproved(String),
+    /// Counts, names or presence differ; the text says expected vs given.
+    #[error("{0}")]
+    Mismatch(String),
+    /// A file of one kind for a header of another.
+    #[error("the template header expects {expected}, got {got}")]
+    HeaderMediaMismatch {
+        expected: &'static str,
+        got: &'static str,
+    },
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+fn a_kind(kind: MediaKind) -> &'static str {
+    match kind {
+        MediaKind::Document => "a document",
+        MediaKind::Image => "an image",
+        MediaKind::Video => "a video",
+    }
+}
+
+/// Checks that `variables` fill `template` exactly. Nothing is sent unless this passes.
+///
+/// # Errors
+/// [`TemplateCheckError`] naming the first difference found (status, then header, body, buttons).
+pub fn check_variables(template: &Template, variables: &TemplateVariables) -> Result<(), TemplateCheckError> {
+    if !template.status.is_approved() {
+        return Err(TemplateCheckError::NotApproved(
+            template.status.as_str().to_owned(),
+        ));
+    }
+    check_header(&template.structure.header, variables.header.as_ref())?;
+    check_body(&template.structure.body, &variables.body)?;
+    check_buttons(&template.structure.buttons, &variables.buttons)
+}
+
+fn check_header(spec: &HeaderSpec, given: Option<&HeaderValue>) -> Result<(), TemplateCheckError> {
+    use TemplateCheckError::{HeaderMediaMismatch, Mismatch};
+    match (spec, given) {
+        (HeaderSpec::None, None) => Ok(()),
+        (HeaderSpec::None, Some(_)) => Err(Mismatch("the template's header takes no parameter".into())),
+        (HeaderSpec::Text, Some(HeaderValue::Text(values))) if values.len() == 1 => Ok(()),
+        (HeaderSpec::Text, Some(HeaderValue::Text(values))) => Err(Mismatch(format!(
+            "header expects 1 parameter, got {}",
+            values.len()
+        ))),
+        (HeaderSpec::Text, None) => Err(Mismatch("header expects 1 parameter, got 0".into())),
+        (HeaderSpec::Text, Some(HeaderValue::Media(media))) => Err(Mismatch(format!(
+            "header expects text, got {}",
+            a_kind(media.kind)
+        ))),
+        (HeaderSpec::Media(kind), Some(HeaderValue::Media(media))) if media.kind == *kind => Ok(()),
+        (HeaderSpec::Media(kind), Some(HeaderValue::Media(media))) => Err(HeaderMediaMismatch {
+            expected: a_kind(*kind),
+            got: a_kind(media.kind),
+        }),
+        (HeaderSpec::Media(kind), _) => Err(Mismatch(format!("header expects {}", a_kind(*kind)))),
+        (HeaderSpec::Location, _) => Err(Mismatch(
+            "templates with a location header are not supported".into(),
+        )),
+    }
+}
+
+fn check_body(spec: &BodySpec, given: &BodyValues) -> Result<(), TemplateCheckError> {
+    use TemplateCheckError::Mismatch;
+    match (spec, given) {
+        (BodySpec::Positional(expected), BodyValues::Positional(values)) => {
+            if values.len() == *expected {
+                Ok(())
+            } else {
+                Err(Mismatch(format!(
+                    "body expects {}, got {}",
+                    plural(*expected, "parameter"),
+                    values.len()
+                )))
+            }
+        }
+        (BodySpec::Positional(expected), BodyValues::Named(values)) => Err(Mismatch(format!(
+            "body expects {} by position, got {} by name",
+            plural(*expected, "parameter"),
+            values.len()
+        ))),
+        (BodySpec::Named(names), BodyValues::Positional(values)) => {
+            if names.is_empty() && values.is_empty() {
+                Ok(())
+            } else {
+                Err(Mismatch(format!(
+                    "body expects named parameters ({}), got {} by position",
+                    join(names.iter().map(ParamName::as_str)),
+                    values.len()
+                )))
+            }
+        }
+        (BodySpec::Named(names), BodyValues::Named(values)) => {
+            let expected: BTreeSet<&str> = names.iter().map(ParamName::as_str).collect();
+            let mut given = BTreeSet::new();
+            for (name, _) in values {
+                if !given.insert(name.as_str()) {
+                    return Err(Mismatch(format!(
+                        "body parameter `{}` is given twice",
+                        name.as_str()
+                    )));
+                }
+            }
+            let missing: Vec<&str> = expected.difference(&given).copied().collect();
+            let unknown: Vec<&str> = given.difference(&expected).copied().collect();
+            if missing.is_empty() && unknown.is_empty() {
+                return Ok(());
+            }
+            let mut detail = format!("body expects parameters named {}", join(expected.iter().copied()));
+            if !missing.is_empty() {
+                detail.push_str(&format!("; missing {}", join(missing.into_iter())));
+            }
+            if !unknown.is_empty() {
+                detail.push_str(&format!("; unknown {}", join(unknown.into_iter())));
+            }
+            Err(Mismatch(detail))
+        }
+    }
+}
+
+fn check_buttons(specs: &[ButtonSpec], given: &[ButtonValue]) -> Result<(), TemplateCheckError> {
+    use TemplateCheckError::Mismatch;
+    let mut seen = BTreeSet::new();
+    for button in given {
+        if !seen.insert(button.index) {
+            return Err(Mismatch(format!("button {} is given twice", button.index)));
+        }
+        let spec = specs
+            .iter()
+            .find(|s| s.index == button.index)
+            .ok_or_else(|| Mismatch(format!("the template has no button at index {}", button.index)))?;
+        if spec.kind != button.kind {
+            return Err(Mismatch(format!(
+                "button {} is a {} button, got {}",
+                button.index,
+                spec.kind.sub_type(),
+                button.kind.sub_type()
+            )));
+        }
+        let count = button.values.len();
+        let fits = if spec.kind == ButtonKind::QuickReply {
+            count <= 1
+        } else {
+            count == usize::from(spec.parameters)
+        };
+        if !fits {
+            return Err(Mismatch(format!(
+                "button {} expects {}, got {}",
+                button.index,
+                plural(
+                    usize::from(spec.parameters.max(u8::from(spec.kind == ButtonKind::QuickReply))),
+                    "parameter"
+                ),
+                count
+            )));
+        }
+    }
+    if let Some(missing) = specs
+        .iter()
+        .find(|s| s.parameters > 0 && !seen.contains(&s.index))
+    {
+        return Err(Mismatch(format!(
+            "button {} ({}) expects {}, got none",
+            missing.index,
+            missing.kind.sub_type(),
+            plural(usize::from(missing.parameters), "parameter")
+        )));
+    }
+    Ok(())
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items.collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::MediaSource;
+    use crate::values::MediaLink;
+    use ulid::Ulid;
+
+    fn text(v: &str) -> TemplateText {
+        TemplateText::parse(v).unwrap()
+    }
+
+    fn template(structure: TemplateStructure) -> Template {
+        Template {
+            id: TemplateId::from_ulid(Ulid::from_parts(1, 1)),
+            organization_id: OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            waba_id: NetworkRef::parse("2000000001").unwrap(),
+            name: TemplateName::parse("order_shipped").unwrap(),
+            language: LanguageCode::parse("en_US").unwrap(),
+            status: TemplateStatus::approved(),
+            category: "UTILITY".into(),
+            structure,
+            network_id: None,
+            synced_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),
+        }
+    }
+
+    fn order_shipped() -> Template {
+        template(TemplateStructure {
+            header: HeaderSpec::Text,
+            body: BodySpec::Positional(3),
+            buttons: vec![ButtonSpec {
+                index: 0,
+                kind: ButtonKind::Url,
+                parameters: 1,
+            }],
+        })
+    }
+
+    fn full_order_variables() -> TemplateVariables {
+        TemplateVariables {
+            header: Some(HeaderValue::Text(vec![text("#1234")])),
+            body: BodyValues::Positional(vec![text("Ana"), text("#1234"), text("Friday")]),
+            buttons: vec![ButtonValue {
+                index: 0,
+                kind: ButtonKind::Url,
+                values: vec![text("track/1234")],
+            }],
+        }
+    }
+
+    fn media(kind: MediaKind) -> HeaderValue {
+        HeaderValue::Media(MediaAttachment {
+            kind,
+            source: MediaSource::Link(MediaLink::parse("https://example.com/f").unwrap()),
+            filename: None,
+        })
+    }
+
+    fn mismatch(result: Result<(), TemplateCheckError>) -> String {
+        match result {
+            Err(TemplateCheckError::Mismatch(detail)) => detail,
+            other => panic!("expected a mismatch, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_full_form_fits_order_shipped() {
+        assert_eq!(check_variables(&order_shipped(), &full_order_variables()), Ok(()));
+    }
+
+    #[test]
+    fn body_count_is_reported_expected_vs_given() {
+        let mut vars = full_order_variables();
+        vars.body = BodyValues::Positional(vec![text("Ana"), text("#1234")]);
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "body expects 3 parameters, got 2"
+        );
+        let hello = template(TemplateStructure {
+            header: HeaderSpec::None,
+            body: BodySpec::Positional(0),
+            buttons: vec![],
+        });
+        let extra = TemplateVariables::positional(vec![text("x")]);
+        assert_eq!(
+            mismatch(check_variables(&hello, &extra)),
+            "body expects 0 parameters, got 1"
+        );
+        assert_eq!(check_variables(&hello, &TemplateVariables::default()), Ok(()));
+    }
+
+    #[test]
+    fn not_approved_templates_are_refused_first() {
+        let mut paused = order_shipped();
+        paused.status = TemplateStatus::parse("PAUSED").unwrap();
+        assert_eq!(
+            check_variables(&paused, &full_order_variables()),
+            Err(TemplateCheckError::NotApproved("PAUSED".into()))
+        );
+    }
+
+    #[test]
+    fn header_presence_and_kind() {
+        let mut vars = full_order_variables();
+        vars.header = None;
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "header expects 1 parameter, got 0"
+        );
+        vars.header = Some(HeaderValue::Text(vec![text("a"), text("b")]));
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "header expects 1 parameter, got 2"
+        );
+
+        let invoice = template(TemplateStructure {
+            header: HeaderSpec::Media(MediaKind::Document),
+            body: BodySpec::Positional(1),
+            buttons: vec![],
+        });
+        let mut vars = TemplateVariables::positional(vec![text("INV-1")]);
+        assert_eq!(
+            mismatch(check_variables(&invoice, &vars)),
+            "header expects a document"
+        );
+        vars.header = Some(media(MediaKind::Image));
+        assert_eq!(
+            check_variables(&invoice, &vars),
+            Err(TemplateCheckError::HeaderMediaMismatch {
+                expected: "a document",
+                got: "an image"
+            })
+        );
+        vars.header = Some(media(MediaKind::Document));
+        assert_eq!(check_variables(&invoice, &vars), Ok(()));
+
+        let plain = template(TemplateStructure {
+            header: HeaderSpec::None,
+            body: BodySpec::Positional(1),
+            buttons: vec![],
+        });
+        assert_eq!(
+            mismatch(check_variables(&plain, &vars)),
+            "the template's header takes no parameter"
+        );
+    }
+
+    #[test]
+    fn named_bodies_match_by_name() {
+        let named = template(TemplateStructure {
+            header: HeaderSpec::None,
+            body: BodySpec::Named(vec![
+                ParamName::parse("customer").unwrap(),
+                ParamName::parse("date").unwrap(),
+            ]),
+            buttons: vec![],
+        });
+        let p = |n: &str| ParamName::parse(n).unwrap();
+        let ok = TemplateVariables::named(vec![(p("date"), text("Friday")), (p("customer"), text("Ana"))]);
+        assert_eq!(check_variables(&named, &ok), Ok(()));
+        let missing = TemplateVariables::named(vec![(p("customer"), text("Ana")), (p("when"), text("x"))]);
+        assert_eq!(
+            mismatch(check_variables(&named, &missing)),
+            "body expects parameters named customer, date; missing date; unknown when"
+        );
+        let positional = TemplateVariables::positional(vec![text("Ana"), text("Friday")]);
+        assert_eq!(
+            mismatch(check_variables(&named, &positional)),
+            "body expects named parameters (customer, date), got 2 by position"
+        );
+        let twice = TemplateVariables::named(vec![(p("customer"), text("A")), (p("customer"), text("B"))]);
+        assert!(mismatch(check_variables(&named, &twice)).contains("twice"));
+        let positional_template = template(TemplateStructure {
+            header: HeaderSpec::None,
+            body: BodySpec::Positional(1),
+            buttons: vec![],
+        });
+        let by_name = TemplateVariables::named(vec![(p("customer"), text("A"))]);
+        assert_eq!(
+            mismatch(check_variables(&positional_template, &by_name)),
+            "body expects 1 parameter by position, got 1 by name"
+        );
+    }
+
+    #[test]
+    fn buttons_by_index() {
+        let mut vars = full_order_variables();
+        vars.buttons.clear();
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "button 0 (url) expects 1 parameter, got none"
+        );
+        vars.buttons = vec![ButtonValue {
+            index: 1,
+            kind: ButtonKind::Url,
+            values: vec![text("x")],
+        }];
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "the template has no button at index 1"
+        );
+        vars.buttons = vec![ButtonValue {
+            index: 0,
+            kind: ButtonKind::QuickReply,
+            values: vec![],
+        }];
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "button 0 is a url button, got quick_reply"
+        );
+        vars.buttons = vec![ButtonValue {
+            index: 0,
+            kind: ButtonKind::Url,
+            values: vec![text("a"), text("b")],
+        }];
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "button 0 expects 1 parameter, got 2"
+        );
+        let url = ButtonValue {
+            index: 0,
+            kind: ButtonKind::Url,
+            values: vec![text("a")],
+        };
+        vars.buttons = vec![url.clone(), url];
+        assert_eq!(
+            mismatch(check_variables(&order_shipped(), &vars)),
+            "button 0 is given twice"
+        );
+    }
+
+    #[test]
+    fn quick_reply_payload_is_optional() {
+        let promo = template(TemplateStructure {
+            header: HeaderSpec::None,
+            body: BodySpec::Positional(0),
+            buttons: vec![ButtonSpec {
+                index: 0,
+                kind: ButtonKind::QuickReply,
+                parameters: 0,
+            }],
+        });
+        assert_eq!(check_variables(&promo, &TemplateVariables::default()), Ok(()));
+        let with_payload = TemplateVariables {
+            buttons: vec![ButtonValue {
+                index: 0,
+                kind: ButtonKind::QuickReply,
+                values: vec![text("STOP")],
+            }],
+            ..TemplateVariables::default()
+        };
+        assert_eq!(check_variables(&promo, &with_payload), Ok(()));
+    }
+
+    #[test]
+    fn text_values_follow_the_network_rules() {
+        assert!(TemplateText::parse("Ana").is_ok());
+        assert!(TemplateText::parse("four    spaces").is_ok());
+        assert!(TemplateText::parse("five     spaces").is_err());
+        assert!(TemplateText::parse("line\nbreak").is_err());
+        assert!(TemplateText::parse("tab\there").is_err());
+        assert!(TemplateText::parse("").is_err());
+        assert!(TemplateText::parse(&"é".repeat(1024)).is_ok());
+        assert!(TemplateText::parse(&"é".repeat(1025)).is_err());
+    }
+
+    #[test]
+    fn names_and_languages() {
+        assert!(TemplateName::parse("order_shipped").is_ok());
+        assert!(TemplateName::parse("Order").is_err());
+        for ok in ["en", "en_US", "pt_BR", "fil", "zh_HK"] {
+            assert!(LanguageCode::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "e", "EN", "en-US", "en_", "english_US"] {
+            assert!(LanguageCode::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! The use cases: one struct per operation, holding the ports it needs, with one error enum each.
+
+mod admin;
+mod authenticate;
+mod queries;
+mod send;
+
+pub use admin::{Admin, AdminError, NewSender};
+pub use authenticate::{AuthError, Authenticate, Authenticated};
+pub use queries::{
+    GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
+};
+pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+
+use crate::ports::IdGenerator;
+
+/// Typed id constructors over the [`IdGenerator`] port.
+pub(crate) fn new_id<T>(ids: &dyn IdGenerator, make: fn(ulid::Ulid) -> T) -> T {
+    make(ids.next_ulid())
+}

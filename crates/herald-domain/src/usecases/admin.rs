@@ -1,0 +1,193 @@
+use super::new_id;
+use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
+use crate::ids::{ApiKeyId, OrganizationId, SenderId};
+use crate::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
+use crate::ports::{AccountStore, Clock, IdGenerator, SecretSource, StoreError};
+use crate::values::{DisplayName, PhoneNumber};
+use std::sync::Arc;
+
+/// Why an operator command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("no organization {0}")]
+    UnknownOrganization(OrganizationId),
+    #[error("no plan named `{0}`")]
+    UnknownPlan(PlanName),
+    #[error("no API key {0}")]
+    UnknownKey(ApiKeyId),
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for AdminError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Conflict(what) => Self::Conflict(what),
+            other => Self::Store(other),
+        }
+    }
+}
+
+/// A sender number to register.
+#[derive(Debug, Clone)]
+pub struct NewSender {
+    pub organization_id: OrganizationId,
+    pub number: PhoneNumber,
+    pub phone_number_id: NetworkRef,
+    pub waba_id: NetworkRef,
+    pub access_token_env: Option<String>,
+    pub is_default: bool,
+    pub throughput_per_second: u32,
+}
+
+/// The operator's commands (`herald admin …`) and the owner's key management.
+pub struct Admin {
+    accounts: Arc<dyn AccountStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    secrets: Arc<dyn SecretSource>,
+}
+
+impl Admin {
+    pub fn new(
+        accounts: Arc<dyn AccountStore>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        secrets: Arc<dyn SecretSource>,
+    ) -> Self {
+        Self {
+            accounts,
+            clock,
+            ids,
+            secrets,
+        }
+    }
+
+    /// # Errors
+    /// [`AdminError::UnknownPlan`] when the plan does not exist.
+    pub async fn create_organization(
+        &self,
+        name: DisplayName,
+        plan: PlanName,
+        owner_email: Option<String>,
+    ) -> Result<Organization, AdminError> {
+        if self.accounts.plan(&plan).await?.is_none() {
+            return Err(AdminError::UnknownPlan(plan));
+        }
+        let organization = Organization {
+            id: new_id(self.ids.as_ref(), OrganizationId::from_ulid),
+            name,
+            status: AccountStatus::Active,
+            plan,
+            owner_email,
+            created_at: self.clock.now(),
+        };
+        self.accounts.create_organization(&organization).await?;
+        Ok(organization)
+    }
+
+    /// # Errors
+    /// [`AdminError::UnknownOrganization`] when it does not exist.
+    pub async fn set_account_status(
+        &self,
+        id: &OrganizationId,
+        status: AccountStatus,
+    ) -> Result<(), AdminError> {
+        self.accounts
+            .set_account_status(id, status)
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound => AdminError::UnknownOrganization(*id),
+                other => other.into(),
+            })
+    }
+
+    /// # Errors
+    /// [`AdminError::UnknownPlan`] or [`AdminError::UnknownOrganization`].
+    pub async fn set_plan(&self, id: &OrganizationId, plan: PlanName) -> Result<(), AdminError> {
+        if self.accounts.plan(&plan).await?.is_none() {
+            return Err(AdminError::UnknownPlan(plan));
+        }
+        self.accounts.set_plan(id, &plan).await.map_err(|e| match e {
+            StoreError::NotFound => AdminError::UnknownOrganization(*id),
+            other => other.into(),
+        })
+    }
+
+    /// # Errors
+    /// [`AdminError::UnknownOrganization`]; [`AdminError::Conflict`] for a number already registered.
+    pub async fn add_sender(&self, sender: NewSender) -> Result<SenderNumber, AdminError> {
+        self.require_organization(&sender.organization_id).await?;
+        let existing = self.accounts.senders(&sender.organization_id).await?;
+        let record = SenderNumber {
+            id: new_id(self.ids.as_ref(), SenderId::from_ulid),
+            organization_id: sender.organization_id,
+            number: sender.number,
+            phone_number_id: sender.phone_number_id,
+            waba_id: sender.waba_id,
+            access_token_env: sender.access_token_env,
+            // The first sender is the default, so a one-number organization needs no `from`.
+            is_default: sender.is_default || existing.is_empty(),
+            throughput_per_second: sender.throughput_per_second,
+            created_at: self.clock.now(),
+        };
+        self.accounts.add_sender(&record).await?;
+        Ok(record)
+    }
+
+    /// Makes a key. The returned [`ApiKey`] is the only time the secret exists outside the client.
+    ///
+    /// # Errors
+    /// [`AdminError::UnknownOrganization`].
+    pub async fn create_key(
+        &self,
+        organization_id: &OrganizationId,
+        name: Option<DisplayName>,
+    ) -> Result<(ApiKeyRecord, ApiKey), AdminError> {
+        self.require_organization(organization_id).await?;
+        let key = ApiKey::generate(self.secrets.as_ref());
+        let record = ApiKeyRecord {
+            id: new_id(self.ids.as_ref(), ApiKeyId::from_ulid),
+            organization_id: *organization_id,
+            name,
+            prefix: key.public_prefix(),
+            digest: key.digest(),
+            status: ApiKeyStatus::Active,
+            created_at: self.clock.now(),
+            last_used_at: None,
+            disabled_at: None,
+        };
+        self.accounts.create_api_key(&record).await?;
+        Ok((record, key))
+    }
+
+    /// # Errors
+    /// [`AdminError::UnknownOrganization`].
+    pub async fn list_keys(&self, organization_id: &OrganizationId) -> Result<Vec<ApiKeyRecord>, AdminError> {
+        self.require_organization(organization_id).await?;
+        Ok(self.accounts.api_keys(organization_id).await?)
+    }
+
+    /// Disables a key; it is refused from its next request on.
+    ///
+    /// # Errors
+    /// [`AdminError::UnknownKey`].
+    pub async fn disable_key(&self, id: &ApiKeyId) -> Result<ApiKeyRecord, AdminError> {
+        self.accounts
+            .disable_api_key(id, self.clock.now())
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound => AdminError::UnknownKey(*id),
+                other => other.into(),
+            })
+    }
+
+    async fn require_organization(&self, id: &OrganizationId) -> Result<Organization, AdminError> {
+        self.accounts
+            .organization(id)
+            .await?
+            .ok_or(AdminError::UnknownOrganization(*id))
+    }
+}

@@ -1,0 +1,343 @@
+use super::new_id;
+use crate::error::ValidationErrors;
+use crate::ids::{EventId, JobId, MessageId};
+use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
+use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
+use crate::ports::{
+    AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
+    MessageStore, OutboxJob, QuotaCharge, RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
+};
+use crate::template::{TemplateCheckError, TemplateRef, check_variables};
+use crate::time::{BillingPeriod, Duration, Timestamp};
+use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerprint};
+use crate::window::free_form_allowed;
+use std::sync::Arc;
+
+/// A send request whose fields passed their own rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendDraft {
+    pub to: PhoneNumber,
+    pub from: Option<PhoneNumber>,
+    pub content: MessageContent,
+    pub client_reference: Option<ClientReference>,
+}
+
+/// One send, as the HTTP adapter hands it over.
+///
+/// The field checks ran in the adapter, but their verdict (`draft`) is only looked at after the plan and
+/// rate checks, so the order of checks is the documented one (api.md §8) whatever is wrong with a request.
+#[derive(Debug, Clone)]
+pub struct SendCommand {
+    pub organization: Organization,
+    pub plan: Plan,
+    /// The kind, known from the operation and `type` before the fields are validated.
+    pub kind: MessageKind,
+    pub draft: Result<SendDraft, ValidationErrors>,
+    pub idempotency: Option<(IdempotencyKey, RequestFingerprint)>,
+}
+
+/// A successful send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendOutcome {
+    /// Stored and queued now.
+    Accepted(Message),
+    /// The same request was accepted before; this is its first response, and nothing was sent again.
+    Replayed(Message),
+}
+
+/// Why a send was refused. Nothing was stored, counted or sent.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    #[error("the organization is not active")]
+    AccountInactive,
+    #[error("the plan does not allow {} messages", .0.as_str())]
+    PlanForbids(MessageKind),
+    #[error("send rate exceeded")]
+    RateLimited { limit: u32, retry_after_seconds: u64 },
+    #[error("validation failed: {0}")]
+    Invalid(ValidationErrors),
+    #[error("no template {} in {}", .0.name, .0.language)]
+    TemplateNotFound(TemplateRef),
+    #[error("the template is {0}, not APPROVED")]
+    TemplateNotApproved(String),
+    #[error("{0}")]
+    TemplateMismatch(String),
+    #[error("{0}")]
+    HeaderMediaMismatch(String),
+    #[error("the service window with {to} is closed")]
+    WindowClosed { to: PhoneNumber },
+    #[error("the monthly quota of {limit} messages is used up")]
+    QuotaExceeded { limit: u64, retry_after_seconds: u64 },
+    #[error("a request with this Idempotency-Key is still in flight")]
+    IdempotencyConflict,
+    #[error("this Idempotency-Key was used with a different request")]
+    IdempotencyKeyReused,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Accepts a message for sending (api.md §4, flow 1 of the architecture).
+pub struct SendMessage {
+    accounts: Arc<dyn AccountStore>,
+    messages: Arc<dyn MessageStore>,
+    templates: Arc<dyn TemplateStore>,
+    windows: Arc<dyn WindowStore>,
+    limiter: Arc<dyn RateLimiter>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    settings: SendSettings,
+}
+
+/// Tunables of [`SendMessage`].
+#[derive(Debug, Clone)]
+pub struct SendSettings {
+    /// How long a pending idempotency claim blocks retries before it counts as abandoned.
+    pub idempotency_lock: Duration,
+    /// How long a completed idempotency record answers replays.
+    pub idempotency_retention: Duration,
+    /// How long dispatch keeps retrying a message before it fails.
+    pub dispatch_deadline: Duration,
+}
+
+impl Default for SendSettings {
+    fn default() -> Self {
+        Self {
+            idempotency_lock: Duration::seconds(60),
+            idempotency_retention: Duration::hours(24),
+            dispatch_deadline: Duration::hours(24),
+        }
+    }
+}
+
+/// The ports [`SendMessage`] drives.
+pub struct SendPorts {
+    pub accounts: Arc<dyn AccountStore>,
+    pub messages: Arc<dyn MessageStore>,
+    pub templates: Arc<dyn TemplateStore>,
+    pub windows: Arc<dyn WindowStore>,
+    pub limiter: Arc<dyn RateLimiter>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+impl SendMessage {
+    pub fn new(ports: SendPorts, settings: SendSettings) -> Self {
+        Self {
+            accounts: ports.accounts,
+            messages: ports.messages,
+            templates: ports.templates,
+            windows: ports.windows,
+            limiter: ports.limiter,
+            clock: ports.clock,
+            ids: ports.ids,
+            settings,
+        }
+    }
+
+    /// Runs the checks in the documented order and accepts the message, or refuses it having stored
+    /// nothing.
+    ///
+    /// # Errors
+    /// See [`SendError`].
+    #[tracing::instrument(name = "send_message", skip_all, fields(org = %command.organization.id, kind = command.kind.as_str()))]
+    pub async fn execute(&self, command: SendCommand) -> Result<SendOutcome, SendError> {
+        if !command.organization.status.is_active() {
+            return Err(SendError::AccountInactive);
+        }
+        let now = self.clock.now();
+        let org = command.organization.id;
+        let idempotency_key = match &command.idempotency {
+            None => None,
+            Some((key, fingerprint)) => {
+                let claim = IdempotencyClaim {
+                    organization_id: org,
+                    key: key.clone(),
+                    fingerprint: *fingerprint,
+                    now,
+                    lock_until: now - self.settings.idempotency_lock,
+                    completed_after: now - self.settings.idempotency_retention,
+                };
+                match self.messages.begin_idempotent(&claim).await? {
+                    IdempotencyBegin::Started => Some(key.clone()),
+                    IdempotencyBegin::Completed {
+                        fingerprint: stored,
+                        message_id,
+                    } => {
+                        return self.replay(&command, *fingerprint, stored, message_id).await;
+                    }
+                    IdempotencyBegin::InFlight { fingerprint: stored } => {
+                        return Err(if stored == *fingerprint {
+                            SendError::IdempotencyConflict
+                        } else {
+                            SendError::IdempotencyKeyReused
+                        });
+                    }
+                }
+            }
+        };
+        let result = self.check_and_accept(command, now, idempotency_key.clone()).await;
+        if result.is_err()
+            && let Some(key) = idempotency_key
+        {
+            // The refusal must leave nothing behind, the claim included. If this fails the claim expires
+            // on its own after `idempotency_lock`.
+            if let Err(error) = self.messages.release_idempotent(&org, &key).await {
+                tracing::warn!(%error, "could not release an idempotency claim; it expires on its own");
+            }
+        }
+        result
+    }
+
+    async fn replay(
+        &self,
+        command: &SendCommand,
+        fingerprint: RequestFingerprint,
+        stored: RequestFingerprint,
+        message_id: MessageId,
+    ) -> Result<SendOutcome, SendError> {
+        if stored != fingerprint {
+            return Err(SendError::IdempotencyKeyReused);
+        }
+        let message = self
+            .messages
+            .message(&command.organization.id, &message_id)
+            .await?
+            .ok_or_else(|| {
+                StoreError::Unknown(anyhow::anyhow!("idempotency record points at a missing message"))
+            })?;
+        Ok(SendOutcome::Replayed(message.as_accepted()))
+    }
+
+    async fn check_and_accept(
+        &self,
+        command: SendCommand,
+        now: Timestamp,
+        idempotency_key: Option<IdempotencyKey>,
+    ) -> Result<SendOutcome, SendError> {
+        let SendCommand {
+            organization,
+            plan,
+            kind,
+            draft,
+            ..
+        } = command;
+        if !plan.allows(kind) {
+            return Err(SendError::PlanForbids(kind));
+        }
+        if let RateDecision::Limited {
+            limit,
+            retry_after_seconds,
+        } = self.limiter.check(&organization.id, &plan, 1).await?
+        {
+            return Err(SendError::RateLimited {
+                limit,
+                retry_after_seconds: retry_after_seconds.max(1),
+            });
+        }
+        let draft = draft.map_err(SendError::Invalid)?;
+        let senders = self.accounts.senders(&organization.id).await?;
+        let sender = choose_sender(&senders, draft.from.as_ref()).ok_or_else(|| {
+            SendError::Invalid(ValidationErrors::single(
+                "from",
+                match &draft.from {
+                    Some(number) => format!("{number} is not a sender number of this organization"),
+                    None => "the organization has no default sender number; name one in `from`".to_owned(),
+                },
+            ))
+        })?;
+        self.check_content(&organization, sender, &draft, now).await?;
+
+        let message = Message::accepted(
+            new_id(self.ids.as_ref(), MessageId::from_ulid),
+            organization.id,
+            (sender.id, sender.number.clone()),
+            draft.to,
+            draft.content,
+            draft.client_reference,
+            now,
+        );
+        let request = AcceptRequest {
+            event: StatusEvent {
+                id: new_id(self.ids.as_ref(), EventId::from_ulid),
+                organization_id: organization.id,
+                message_id: message.id,
+                status: MessageStatus::Accepted,
+                previous_status: None,
+                applied: true,
+                source: EventSource::Herald,
+                error: None,
+                occurred_at: now,
+                recorded_at: now,
+            },
+            job: OutboxJob {
+                id: new_id(self.ids.as_ref(), JobId::from_ulid),
+                organization_id: organization.id,
+                message_id: message.id,
+                sender_id: sender.id,
+                available_at: now,
+                deadline: now + self.settings.dispatch_deadline,
+            },
+            quota: QuotaCharge {
+                period: BillingPeriod::containing(now),
+                limit: plan.monthly_quota,
+            },
+            idempotency_key,
+            message,
+        };
+        match self.messages.accept(&request).await? {
+            AcceptOutcome::Accepted => Ok(SendOutcome::Accepted(request.message)),
+            AcceptOutcome::QuotaExceeded => {
+                let reset = BillingPeriod::end_after(now);
+                Err(SendError::QuotaExceeded {
+                    limit: plan.monthly_quota.unwrap_or_default(),
+                    retry_after_seconds: u64::try_from((reset - now).num_seconds()).unwrap_or(1).max(1),
+                })
+            }
+        }
+    }
+
+    /// Template and window checks: the ones that need the store.
+    async fn check_content(
+        &self,
+        organization: &Organization,
+        sender: &SenderNumber,
+        draft: &SendDraft,
+        now: Timestamp,
+    ) -> Result<(), SendError> {
+        match &draft.content {
+            MessageContent::Template {
+                template: reference,
+                variables,
+            } => {
+                let template = self
+                    .templates
+                    .template(
+                        &organization.id,
+                        &sender.waba_id,
+                        &reference.name,
+                        &reference.language,
+                    )
+                    .await?
+                    .ok_or_else(|| SendError::TemplateNotFound(reference.clone()))?;
+                check_variables(&template, variables).map_err(|error| match error {
+                    TemplateCheckError::NotApproved(status) => SendError::TemplateNotApproved(status),
+                    TemplateCheckError::Mismatch(detail) => SendError::TemplateMismatch(detail),
+                    mismatch @ TemplateCheckError::HeaderMediaMismatch { .. } => {
+                        SendError::HeaderMediaMismatch(mismatch.to_string())
+                    }
+                })
+            }
+            _ => {
+                let window = self
+                    .windows
+                    .window(&organization.id, &sender.id, &draft.to)
+                    .await?;
+                if free_form_allowed(window.as_ref(), now) {
+                    Ok(())
+                } else {
+                    Err(SendError::WindowClosed { to: draft.to.clone() })
+                }
+            }
+        }
+    }
+}
