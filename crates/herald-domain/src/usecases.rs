@@ -4,6 +4,8 @@ mod admin;
 mod authenticate;
 mod queries;
 mod send;
+#[cfg(test)]
+mod tests;
 
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated};

@@ -69,7 +69,10 @@ impl Authenticate {
             .last_used_at
             .is_none_or(|used| now - used >= touch_interval())
         {
-            self.accounts.touch_api_key(&credential.key.id, now).await?;
+            // Bookkeeping only: a failed write must not lock a valid key out.
+            if let Err(error) = self.accounts.touch_api_key(&credential.key.id, now).await {
+                tracing::warn!(%error, key = %credential.key.id, "could not record the key's last use");
+            }
         }
         Ok(Authenticated {
             organization: credential.organization,

@@ -164,7 +164,10 @@ impl WindowStatus {
         let sender = choose_sender(&senders, from.as_ref()).ok_or_else(|| {
             QueryError::Invalid(ValidationErrors::from(FieldError::new(
                 "from",
-                "is not a sender number of this organization",
+                match &from {
+                    Some(number) => format!("{number} is not a sender number of this organization"),
+                    None => "the organization has no default sender number; name one in `from`".to_owned(),
+                },
             )))
         })?;
         let window = self.windows.window(organization, &sender.id, &number).await?;

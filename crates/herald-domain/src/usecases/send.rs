@@ -235,6 +235,11 @@ impl SendMessage {
             });
         }
         let draft = draft.map_err(SendError::Invalid)?;
+        // The adapter named the kind before validating; a draft of another kind must pass the plan too.
+        let actual = draft.content.kind();
+        if actual != kind && !plan.allows(actual) {
+            return Err(SendError::PlanForbids(actual));
+        }
         let senders = self.accounts.senders(&organization.id).await?;
         let sender = choose_sender(&senders, draft.from.as_ref()).ok_or_else(|| {
             SendError::Invalid(ValidationErrors::single(
@@ -286,13 +291,10 @@ impl SendMessage {
         };
         match self.messages.accept(&request).await? {
             AcceptOutcome::Accepted => Ok(SendOutcome::Accepted(request.message)),
-            AcceptOutcome::QuotaExceeded => {
-                let reset = BillingPeriod::end_after(now);
-                Err(SendError::QuotaExceeded {
-                    limit: plan.monthly_quota.unwrap_or_default(),
-                    retry_after_seconds: u64::try_from((reset - now).num_seconds()).unwrap_or(1).max(1),
-                })
-            }
+            AcceptOutcome::QuotaExceeded => Err(SendError::QuotaExceeded {
+                limit: plan.monthly_quota.unwrap_or_default(),
+                retry_after_seconds: seconds_until_period_end(now),
+            }),
         }
     }
 
@@ -340,4 +342,17 @@ impl SendMessage {
             }
         }
     }
+}
+
+/// Whole seconds until the quota period ends, rounded up, so a client honouring `Retry-After` never comes
+/// back while the old period still counts.
+fn seconds_until_period_end(now: Timestamp) -> u64 {
+    let remaining = BillingPeriod::end_after(now) - now;
+    let whole = remaining.num_seconds();
+    let rounded = if remaining > Duration::seconds(whole) {
+        whole + 1
+    } else {
+        whole
+    };
+    u64::try_from(rounded).unwrap_or(1).max(1)
 }

@@ -1,0 +1,1338 @@
+//! `SendMessage`: every refusal, the order of the checks (api.md §8), the exact accept, idempotency.
+
+use super::*;
+use crate::error::ValidationErrors;
+use crate::ids::{EventId, JobId};
+use crate::message::{EventSource, MessageStatus, StatusEvent};
+use crate::organization::MessageKind;
+use crate::ports::{
+    AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MockAccountStore, MockMessageStore,
+    MockRateLimiter, MockTemplateStore, MockWindowStore, OutboxJob, QuotaCharge, RateDecision, StoreError,
+};
+use crate::template::{HeaderValue, TemplateVariables};
+use crate::time::BillingPeriod;
+use crate::usecases::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+use crate::values::{ClientReference, IdempotencyKey, RequestFingerprint};
+use crate::window::ServiceWindow;
+use std::sync::{Arc, Mutex};
+
+/// Every port of `SendMessage` as a mock; each test sets the expectations it needs.
+struct Ports {
+    accounts: MockAccountStore,
+    messages: MockMessageStore,
+    templates: MockTemplateStore,
+    windows: MockWindowStore,
+    limiter: MockRateLimiter,
+}
+
+impl Ports {
+    fn new() -> Self {
+        Self {
+            accounts: MockAccountStore::new(),
+            messages: MockMessageStore::new(),
+            templates: MockTemplateStore::new(),
+            windows: MockWindowStore::new(),
+            limiter: MockRateLimiter::new(),
+        }
+    }
+
+    /// The limiter lets the send through, once, and checks it is asked for this organization, plan and
+    /// a cost of 1.
+    fn allow_rate(&mut self) -> &mut Self {
+        self.limiter
+            .expect_check()
+            .withf(|org, plan_given, cost| *org == org_id() && *plan_given == plan() && *cost == 1)
+            .times(1)
+            .returning(|_, _, _| {
+                Ok(RateDecision::Allowed {
+                    limit: 40,
+                    remaining: 39,
+                    reset_seconds: 1,
+                })
+            });
+        self
+    }
+
+    fn senders(&mut self, senders: Vec<SenderNumber>) -> &mut Self {
+        self.accounts
+            .expect_senders()
+            .withf(|org| *org == org_id())
+            .times(1)
+            .returning(move |_| Ok(senders.clone()));
+        self
+    }
+
+    /// The window store answers `window` for (org, `sender`, recipient).
+    fn window(&mut self, sender: SenderId, window: Option<ServiceWindow>) -> &mut Self {
+        self.windows
+            .expect_window()
+            .withf(move |org, s, to| *org == org_id() && *s == sender && *to == phone(RECIPIENT))
+            .times(1)
+            .returning(move |_, _, _| Ok(window.clone()));
+        self
+    }
+
+    /// The template store answers `template` for the sender's WABA and `order_shipped`/`en_US`.
+    fn template(&mut self, waba: NetworkRef, found: Option<Template>) -> &mut Self {
+        self.templates
+            .expect_template()
+            .withf(move |org, w, name, language| {
+                *org == org_id()
+                    && *w == waba
+                    && *name == template_ref().name
+                    && *language == template_ref().language
+            })
+            .times(1)
+            .returning(move |_, _, _, _| Ok(found.clone()));
+        self
+    }
+
+    /// `accept` answers `outcome` once and keeps the request it was given.
+    fn accept(&mut self, outcome: AcceptOutcome) -> Arc<Mutex<Option<AcceptRequest>>> {
+        let seen = Arc::new(Mutex::new(None));
+        let keep = Arc::clone(&seen);
+        self.messages.expect_accept().times(1).returning(move |request| {
+            *keep.lock().unwrap() = Some(request.clone());
+            Ok(outcome)
+        });
+        seen
+    }
+
+    fn never_accept(&mut self) -> &mut Self {
+        self.messages.expect_accept().times(0);
+        self
+    }
+
+    fn never_release(&mut self) -> &mut Self {
+        self.messages.expect_release_idempotent().times(0);
+        self
+    }
+
+    fn never_rate(&mut self) -> &mut Self {
+        self.limiter.expect_check().times(0);
+        self
+    }
+
+    fn never_senders(&mut self) -> &mut Self {
+        self.accounts.expect_senders().times(0);
+        self
+    }
+
+    fn never_template(&mut self) -> &mut Self {
+        self.templates.expect_template().times(0);
+        self
+    }
+
+    fn never_window(&mut self) -> &mut Self {
+        self.windows.expect_window().times(0);
+        self
+    }
+
+    /// `begin_idempotent` answers `begin` once, for exactly the claim of `key()`/`fingerprint()` at `now()`.
+    fn begin(&mut self, begin: IdempotencyBegin) -> &mut Self {
+        let expected = IdempotencyClaim {
+            organization_id: org_id(),
+            key: key(),
+            fingerprint: fingerprint(),
+            now: now(),
+            lock_until: now() - seconds(60),
+            completed_after: now() - chrono::TimeDelta::hours(24),
+        };
+        self.messages
+            .expect_begin_idempotent()
+            .withf(move |claim| *claim == expected)
+            .times(1)
+            .returning(move |_| Ok(begin.clone()));
+        self
+    }
+
+    /// `release_idempotent` is called exactly once, for this organization and `key()`.
+    fn release_once(&mut self, result: fn() -> Result<(), StoreError>) -> &mut Self {
+        self.messages
+            .expect_release_idempotent()
+            .withf(|org, k| *org == org_id() && *k == key())
+            .times(1)
+            .returning(move |_, _| result());
+        self
+    }
+
+    fn build(self) -> SendMessage {
+        self.build_at(now())
+    }
+
+    /// Builds the use case with its clock at `at` instead of `now()`.
+    fn build_at(self, at: Timestamp) -> SendMessage {
+        SendMessage::new(
+            SendPorts {
+                accounts: Arc::new(self.accounts),
+                messages: Arc::new(self.messages),
+                templates: Arc::new(self.templates),
+                windows: Arc::new(self.windows),
+                limiter: Arc::new(self.limiter),
+                clock: Arc::new(clock_at(at)),
+                ids: Arc::new(sequential_ids()),
+            },
+            SendSettings::default(),
+        )
+    }
+}
+
+fn key() -> IdempotencyKey {
+    IdempotencyKey::parse("order-1234").unwrap()
+}
+
+fn fingerprint() -> RequestFingerprint {
+    RequestFingerprint::of(b"send-text {\"to\":\"+15551234567\"}")
+}
+
+fn other_fingerprint() -> RequestFingerprint {
+    RequestFingerprint::of(b"send-text {\"to\":\"+15559999999\"}")
+}
+
+fn draft(content: MessageContent) -> SendDraft {
+    SendDraft {
+        to: phone(RECIPIENT),
+        from: None,
+        content,
+        client_reference: None,
+    }
+}
+
+fn command(kind: MessageKind, draft: Result<SendDraft, ValidationErrors>) -> SendCommand {
+    SendCommand {
+        organization: organization(AccountStatus::Active),
+        plan: plan(),
+        kind,
+        draft,
+        idempotency: None,
+    }
+}
+
+fn text_command() -> SendCommand {
+    command(MessageKind::Text, Ok(draft(text_content("hello"))))
+}
+
+fn with_key(mut command: SendCommand, fp: RequestFingerprint) -> SendCommand {
+    command.idempotency = Some((key(), fp));
+    command
+}
+
+/// The variables that fit `template(.., HeaderSpec::None, 1)`.
+fn one_variable() -> TemplateVariables {
+    TemplateVariables::positional(vec![template_text("Ana")])
+}
+
+fn template_command(variables: TemplateVariables) -> SendCommand {
+    command(MessageKind::Template, Ok(draft(template_content(variables))))
+}
+
+fn invalid() -> ValidationErrors {
+    ValidationErrors::single("to", "must be an E.164 number")
+}
+
+/// A window opened by an inbound message `ago` before now.
+fn window_since(sender: SenderId, ago: chrono::TimeDelta) -> ServiceWindow {
+    ServiceWindow {
+        organization_id: org_id(),
+        sender_id: sender,
+        recipient: phone(RECIPIENT),
+        last_inbound_at: now() - ago,
+    }
+}
+
+fn default_sender() -> SenderNumber {
+    sender(1, DEFAULT_NUMBER, true)
+}
+
+fn second_sender() -> SenderNumber {
+    sender(2, SECOND_NUMBER, false)
+}
+
+// ---- account and plan ----
+
+#[test]
+fn an_inactive_organization_is_refused_before_any_port_is_called() {
+    for status in [AccountStatus::Suspended, AccountStatus::Closed] {
+        let mut ports = Ports::new();
+        ports
+            .never_rate()
+            .never_senders()
+            .never_template()
+            .never_window()
+            .never_accept()
+            .never_release();
+        ports.messages.expect_begin_idempotent().times(0);
+        let mut cmd = with_key(text_command(), fingerprint());
+        cmd.organization.status = status;
+
+        let result = run(ports.build().execute(cmd));
+
+        assert!(
+            matches!(result, Err(SendError::AccountInactive)),
+            "{status:?}: {result:?}"
+        );
+    }
+}
+
+#[test]
+fn a_kind_the_plan_forbids_is_refused_without_rate_check_or_store_call() {
+    let mut ports = Ports::new();
+    ports
+        .never_rate()
+        .never_senders()
+        .never_template()
+        .never_window()
+        .never_accept()
+        .never_release();
+    ports.messages.expect_begin_idempotent().times(0);
+    let mut cmd = command(
+        MessageKind::Media,
+        Ok(draft(MessageContent::Media {
+            media: media(MediaKind::Image),
+            caption: None,
+        })),
+    );
+    cmd.plan.media_allowed = false;
+
+    let result = run(ports.build().execute(cmd));
+
+    assert!(
+        matches!(result, Err(SendError::PlanForbids(MessageKind::Media))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn the_plan_check_uses_the_commands_kind_for_text_and_template_too() {
+    for kind in [MessageKind::Text, MessageKind::Template] {
+        let mut ports = Ports::new();
+        ports.never_rate().never_senders().never_accept();
+        let mut cmd = command(kind, Ok(draft(text_content("hello"))));
+        cmd.plan.text_allowed = kind != MessageKind::Text;
+        cmd.plan.template_allowed = kind != MessageKind::Template;
+
+        let result = run(ports.build().execute(cmd));
+
+        assert!(
+            matches!(result, Err(SendError::PlanForbids(k)) if k == kind),
+            "{kind:?}: {result:?}"
+        );
+    }
+}
+
+// ---- rate ----
+
+#[test]
+fn a_rate_limited_send_is_refused_with_the_limiters_wait() {
+    let mut ports = Ports::new();
+    ports.never_senders().never_accept();
+    ports.limiter.expect_check().times(1).returning(|_, _, _| {
+        Ok(RateDecision::Limited {
+            limit: 40,
+            retry_after_seconds: 7,
+        })
+    });
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(
+        matches!(
+            result,
+            Err(SendError::RateLimited {
+                limit: 40,
+                retry_after_seconds: 7
+            })
+        ),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_rate_limited_send_waits_at_least_one_second() {
+    let mut ports = Ports::new();
+    ports.never_senders().never_accept();
+    ports.limiter.expect_check().times(1).returning(|_, _, _| {
+        Ok(RateDecision::Limited {
+            limit: 5,
+            retry_after_seconds: 0,
+        })
+    });
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(
+        matches!(
+            result,
+            Err(SendError::RateLimited {
+                limit: 5,
+                retry_after_seconds: 1
+            })
+        ),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_limiter_failure_is_a_store_error_and_nothing_else_runs() {
+    let mut ports = Ports::new();
+    ports.never_senders().never_accept();
+    ports
+        .limiter
+        .expect_check()
+        .times(1)
+        .returning(|_, _, _| Err(StoreError::Unavailable("redis down".into())));
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
+        "{result:?}"
+    );
+}
+
+// ---- validation and sender ----
+
+#[test]
+fn an_invalid_draft_is_refused_with_its_field_errors_before_the_senders_are_read() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .never_senders()
+        .never_template()
+        .never_window()
+        .never_accept();
+
+    let result = run(ports.build().execute(command(MessageKind::Text, Err(invalid()))));
+
+    let Err(SendError::Invalid(errors)) = result else {
+        panic!("expected Invalid, got {result:?}");
+    };
+    assert_eq!(errors, invalid());
+}
+
+#[test]
+fn an_unknown_from_is_a_validation_error_on_from() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .never_template()
+        .never_window()
+        .never_accept();
+    let mut d = draft(text_content("hello"));
+    d.from = Some(phone("+15550003333"));
+
+    let result = run(ports.build().execute(command(MessageKind::Text, Ok(d))));
+
+    let Err(SendError::Invalid(errors)) = result else {
+        panic!("expected Invalid, got {result:?}");
+    };
+    let [error] = errors.errors() else {
+        panic!("one error expected: {errors:?}");
+    };
+    assert_eq!(error.field, "from");
+    assert!(error.message.contains("+15550003333"), "{}", error.message);
+}
+
+#[test]
+fn without_from_and_without_a_default_sender_the_send_is_refused() {
+    let mut ports = Ports::new();
+    let no_default = vec![sender(1, DEFAULT_NUMBER, false), sender(2, SECOND_NUMBER, false)];
+    ports
+        .allow_rate()
+        .senders(no_default)
+        .never_window()
+        .never_accept();
+
+    let result = run(ports.build().execute(text_command()));
+
+    let Err(SendError::Invalid(errors)) = result else {
+        panic!("expected Invalid, got {result:?}");
+    };
+    let [error] = errors.errors() else {
+        panic!("one error expected: {errors:?}");
+    };
+    assert_eq!(error.field, "from");
+    assert!(error.message.contains("default"), "{}", error.message);
+}
+
+#[test]
+fn an_organization_without_senders_cannot_send() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(Vec::new())
+        .never_window()
+        .never_accept();
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(matches!(result, Err(SendError::Invalid(_))), "{result:?}");
+}
+
+#[test]
+fn a_senders_read_failure_is_a_store_error() {
+    let mut ports = Ports::new();
+    ports.allow_rate().never_window().never_accept();
+    ports
+        .accounts
+        .expect_senders()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("db down".into())));
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
+        "{result:?}"
+    );
+}
+
+// ---- templates ----
+
+#[test]
+fn a_missing_template_is_template_not_found_looked_up_in_the_senders_waba() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(second_sender().waba_id, None)
+        .never_window()
+        .never_accept();
+    let mut cmd = template_command(one_variable());
+    if let Ok(d) = &mut cmd.draft {
+        d.from = Some(phone(SECOND_NUMBER));
+    }
+
+    let result = run(ports.build().execute(cmd));
+
+    let Err(SendError::TemplateNotFound(reference)) = result else {
+        panic!("expected TemplateNotFound, got {result:?}");
+    };
+    assert_eq!(reference, template_ref());
+}
+
+#[test]
+fn a_template_not_approved_is_refused_with_its_status() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(waba.clone(), Some(template(&waba, "PAUSED", HeaderSpec::None, 1)))
+        .never_window()
+        .never_accept();
+
+    let result = run(ports.build().execute(template_command(one_variable())));
+
+    assert!(
+        matches!(&result, Err(SendError::TemplateNotApproved(status)) if status == "PAUSED"),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn variables_that_do_not_fit_are_a_template_mismatch() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(
+            waba.clone(),
+            Some(template(&waba, "APPROVED", HeaderSpec::None, 2)),
+        )
+        .never_window()
+        .never_accept();
+
+    let result = run(ports.build().execute(template_command(one_variable())));
+
+    assert!(
+        matches!(&result, Err(SendError::TemplateMismatch(detail)) if detail == "body expects 2 parameters, got 1"),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_header_file_of_the_wrong_kind_is_a_header_media_mismatch() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(
+            waba.clone(),
+            Some(template(
+                &waba,
+                "APPROVED",
+                HeaderSpec::Media(MediaKind::Document),
+                1,
+            )),
+        )
+        .never_window()
+        .never_accept();
+    let mut variables = one_variable();
+    variables.header = Some(HeaderValue::Media(media(MediaKind::Image)));
+
+    let result = run(ports.build().execute(template_command(variables)));
+
+    assert!(
+        matches!(&result, Err(SendError::HeaderMediaMismatch(detail))
+            if detail.contains("a document") && detail.contains("an image")),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_template_store_failure_is_a_store_error() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).never_accept();
+    ports
+        .templates
+        .expect_template()
+        .times(1)
+        .returning(|_, _, _, _| Err(StoreError::Unavailable("db down".into())));
+
+    let result = run(ports.build().execute(template_command(one_variable())));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
+        "{result:?}"
+    );
+}
+
+// ---- service window ----
+
+#[test]
+fn free_form_to_a_number_that_never_wrote_is_window_closed() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .window(default_sender().id, None)
+        .never_template()
+        .never_accept();
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(
+        matches!(&result, Err(SendError::WindowClosed { to }) if *to == phone(RECIPIENT)),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn free_form_after_the_window_expired_is_window_closed() {
+    for ago in [chrono::TimeDelta::hours(24), chrono::TimeDelta::hours(25)] {
+        let mut ports = Ports::new();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .window(default_sender().id, Some(window_since(default_sender().id, ago)))
+            .never_accept();
+
+        let result = run(ports.build().execute(text_command()));
+
+        assert!(
+            matches!(result, Err(SendError::WindowClosed { .. })),
+            "{ago}: {result:?}"
+        );
+    }
+}
+
+#[test]
+fn the_window_is_the_chosen_senders_not_the_defaults() {
+    // The second sender's window is open; the default sender's is not asked.
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).window(
+        second_sender().id,
+        Some(window_since(second_sender().id, chrono::TimeDelta::hours(1))),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let mut d = draft(text_content("hello"));
+    d.from = Some(phone(SECOND_NUMBER));
+
+    let result = run(ports.build().execute(command(MessageKind::Text, Ok(d))));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.job.sender_id, second_sender().id);
+    assert_eq!(request.message.from, phone(SECOND_NUMBER));
+}
+
+#[test]
+fn media_follows_the_window_like_text() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .window(default_sender().id, None)
+        .never_template()
+        .never_accept();
+    let cmd = command(
+        MessageKind::Media,
+        Ok(draft(MessageContent::Media {
+            media: media(MediaKind::Document),
+            caption: None,
+        })),
+    );
+
+    let result = run(ports.build().execute(cmd));
+
+    assert!(
+        matches!(result, Err(SendError::WindowClosed { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_window_store_failure_is_a_store_error() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).never_accept();
+    ports
+        .windows
+        .expect_window()
+        .times(1)
+        .returning(|_, _, _| Err(StoreError::Unavailable("db down".into())));
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_template_goes_outside_the_window_without_the_window_being_read() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(
+            waba.clone(),
+            Some(template(&waba, "APPROVED", HeaderSpec::None, 1)),
+        )
+        .never_window()
+        .never_release();
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+
+    let result = run(ports.build().execute(template_command(one_variable())));
+
+    let Ok(SendOutcome::Accepted(message)) = result else {
+        panic!("expected Accepted, got {result:?}");
+    };
+    assert_eq!(message.content, template_content(one_variable()));
+    assert_eq!(accepted.lock().unwrap().clone().unwrap().message, message);
+}
+
+// ---- accept ----
+
+#[test]
+fn an_open_window_accepts_exactly_the_expected_request() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            second_sender().id,
+            Some(window_since(second_sender().id, chrono::TimeDelta::hours(23))),
+        )
+        .never_template()
+        .never_release();
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let reference = ClientReference::parse("order-1234").unwrap();
+    let cmd = with_key(
+        command(
+            MessageKind::Text,
+            Ok(SendDraft {
+                to: phone(RECIPIENT),
+                from: Some(phone(SECOND_NUMBER)),
+                content: text_content("hello"),
+                client_reference: Some(reference.clone()),
+            }),
+        ),
+        fingerprint(),
+    );
+
+    let result = run(ports.build().execute(cmd));
+
+    let Ok(SendOutcome::Accepted(returned)) = result else {
+        panic!("expected Accepted, got {result:?}");
+    };
+    let request = accepted.lock().unwrap().clone().unwrap();
+    // Ids come from the generator, one each, whatever order they are drawn in.
+    let mut drawn = vec![
+        request.message.id.ulid(),
+        request.event.id.ulid(),
+        request.job.id.ulid(),
+    ];
+    drawn.sort();
+    assert_eq!(drawn, vec![generated(1), generated(2), generated(3)]);
+
+    let message_id = request.message.id;
+    let sender = second_sender();
+    let expected = AcceptRequest {
+        message: Message {
+            id: message_id,
+            organization_id: org_id(),
+            sender_id: sender.id,
+            from: sender.number.clone(),
+            to: phone(RECIPIENT),
+            content: text_content("hello"),
+            client_reference: Some(reference),
+            status: MessageStatus::Accepted,
+            network_message_id: None,
+            error: None,
+            created_at: now(),
+            updated_at: now(),
+            timestamps: crate::message::StatusTimestamps {
+                accepted: Some(now()),
+                ..Default::default()
+            },
+        },
+        event: StatusEvent {
+            id: EventId::from_ulid(request.event.id.ulid()),
+            organization_id: org_id(),
+            message_id,
+            status: MessageStatus::Accepted,
+            previous_status: None,
+            applied: true,
+            source: EventSource::Herald,
+            error: None,
+            occurred_at: now(),
+            recorded_at: now(),
+        },
+        job: OutboxJob {
+            id: JobId::from_ulid(request.job.id.ulid()),
+            organization_id: org_id(),
+            message_id,
+            sender_id: sender.id,
+            available_at: now(),
+            deadline: now() + chrono::TimeDelta::hours(24),
+        },
+        quota: QuotaCharge {
+            period: BillingPeriod::from_stored("2026-11"),
+            limit: Some(1_000),
+        },
+        idempotency_key: Some(key()),
+    };
+    assert_eq!(request, expected);
+    assert_eq!(returned, expected.message);
+}
+
+#[test]
+fn without_an_idempotency_key_the_accept_carries_none_and_an_unlimited_plan_no_limit() {
+    let mut ports = Ports::new();
+    ports.senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::minutes(5))),
+    );
+    ports.limiter.expect_check().times(1).returning(|_, _, _| {
+        Ok(RateDecision::Allowed {
+            limit: 1,
+            remaining: 0,
+            reset_seconds: 1,
+        })
+    });
+    ports.messages.expect_begin_idempotent().times(0);
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let mut cmd = text_command();
+    cmd.plan.monthly_quota = None;
+
+    let result = run(ports.build().execute(cmd));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.idempotency_key, None);
+    assert_eq!(request.quota.limit, None);
+    assert_eq!(request.job.sender_id, default_sender().id);
+}
+
+#[test]
+fn a_lone_sender_that_is_not_marked_default_is_used() {
+    let lone = sender(1, DEFAULT_NUMBER, false);
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(vec![lone.clone()])
+        .window(lone.id, Some(window_since(lone.id, chrono::TimeDelta::hours(1))));
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert_eq!(accepted.lock().unwrap().clone().unwrap().job.sender_id, lone.id);
+}
+
+#[test]
+fn an_exhausted_quota_waits_until_the_month_ends_and_releases_the_claim() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        )
+        .release_once(|| Ok(()));
+    let _ = ports.accept(AcceptOutcome::QuotaExceeded);
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    // 2026-11-21T10:15:30Z → 2026-12-01T00:00:00Z: 9 d 13 h 44 min 30 s.
+    let to_month_end = 9 * 86_400 + 13 * 3_600 + 44 * 60 + 30;
+    assert!(
+        matches!(
+            result,
+            Err(SendError::QuotaExceeded { limit: 1_000, retry_after_seconds }) if retry_after_seconds == to_month_end
+        ),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn the_quota_wait_never_ends_before_the_month_does() {
+    // 1.5 s before the month ends: waiting 1 s lands in the same month, still over quota.
+    let at = chrono::Utc.with_ymd_and_hms(2026, 11, 30, 23, 59, 58).unwrap()
+        + chrono::TimeDelta::milliseconds(500);
+    let month_end = chrono::Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap();
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders());
+    ports
+        .windows
+        .expect_window()
+        .times(1)
+        .returning(move |_, sender, to| {
+            Ok(Some(ServiceWindow {
+                organization_id: org_id(),
+                sender_id: *sender,
+                recipient: to.clone(),
+                last_inbound_at: at - chrono::TimeDelta::hours(1),
+            }))
+        });
+    let _ = ports.accept(AcceptOutcome::QuotaExceeded);
+
+    let result = run(ports.build_at(at).execute(text_command()));
+
+    let Err(SendError::QuotaExceeded {
+        retry_after_seconds, ..
+    }) = result
+    else {
+        panic!("expected QuotaExceeded, got {result:?}");
+    };
+    let retry_at = at + seconds(i64::try_from(retry_after_seconds).unwrap());
+    assert!(
+        retry_at >= month_end,
+        "retrying at {retry_at} is still before {month_end}"
+    );
+    assert_eq!(retry_after_seconds, 2);
+}
+
+#[test]
+fn an_accept_failure_is_a_store_error_and_releases_the_claim() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        )
+        .release_once(|| Ok(()));
+    ports
+        .messages
+        .expect_accept()
+        .times(1)
+        .returning(|_| Err(StoreError::Conflict("message id".into())));
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Conflict(_)))),
+        "{result:?}"
+    );
+}
+
+// ---- idempotency ----
+
+#[test]
+fn a_claimed_key_of_a_refused_send_is_released_once() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .senders(two_senders())
+        .window(default_sender().id, None)
+        .never_accept()
+        .release_once(|| Ok(()));
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::WindowClosed { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_claimed_key_is_released_whatever_check_refuses() {
+    // Plan, rate and validation refusals all come after the claim, so each must release it.
+    let mut forbidden = Ports::new();
+    forbidden
+        .begin(IdempotencyBegin::Started)
+        .never_rate()
+        .release_once(|| Ok(()));
+    let mut cmd = with_key(text_command(), fingerprint());
+    cmd.plan.text_allowed = false;
+    let result = run(forbidden.build().execute(cmd));
+    assert!(matches!(result, Err(SendError::PlanForbids(_))), "{result:?}");
+
+    let mut limited = Ports::new();
+    limited.begin(IdempotencyBegin::Started).release_once(|| Ok(()));
+    limited.limiter.expect_check().times(1).returning(|_, _, _| {
+        Ok(RateDecision::Limited {
+            limit: 1,
+            retry_after_seconds: 3,
+        })
+    });
+    let result = run(limited.build().execute(with_key(text_command(), fingerprint())));
+    assert!(matches!(result, Err(SendError::RateLimited { .. })), "{result:?}");
+
+    let mut bad = Ports::new();
+    bad.begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .never_senders()
+        .release_once(|| Ok(()));
+    let cmd = with_key(command(MessageKind::Text, Err(invalid())), fingerprint());
+    let result = run(bad.build().execute(cmd));
+    assert!(matches!(result, Err(SendError::Invalid(_))), "{result:?}");
+}
+
+#[test]
+fn a_failed_release_does_not_mask_the_refusal() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .senders(two_senders())
+        .window(default_sender().id, None)
+        .never_accept()
+        .release_once(|| Err(StoreError::Unavailable("db down".into())));
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::WindowClosed { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn an_accepted_send_with_a_key_does_not_release_it() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Started)
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        )
+        .never_release();
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert_eq!(
+        accepted.lock().unwrap().clone().unwrap().idempotency_key,
+        Some(key())
+    );
+}
+
+#[test]
+fn a_completed_key_with_the_same_request_replays_the_first_response() {
+    let first = stored_message(1);
+    let mut later = first.clone();
+    later.status = MessageStatus::Delivered;
+    later.network_message_id = Some("wamid.HBgL".into());
+    later.timestamps.submitted = Some(first.created_at + seconds(1));
+    later.timestamps.sent = Some(first.created_at + seconds(2));
+    later.timestamps.delivered = Some(first.created_at + seconds(3));
+    later.updated_at = first.created_at + seconds(3);
+    let id = first.id;
+
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Completed {
+            fingerprint: fingerprint(),
+            message_id: id,
+        })
+        .never_rate()
+        .never_senders()
+        .never_window()
+        .never_accept()
+        .never_release();
+    ports
+        .messages
+        .expect_message()
+        .withf(move |org, m| *org == org_id() && *m == id)
+        .times(1)
+        .returning(move |_, _| Ok(Some(later.clone())));
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    let Ok(SendOutcome::Replayed(message)) = result else {
+        panic!("expected Replayed, got {result:?}");
+    };
+    assert_eq!(message, first);
+    assert_eq!(message.status, MessageStatus::Accepted);
+}
+
+#[test]
+fn a_completed_key_pointing_at_a_missing_message_is_an_unknown_store_error() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Completed {
+            fingerprint: fingerprint(),
+            message_id: stored_message(1).id,
+        })
+        .never_accept()
+        .never_release();
+    ports
+        .messages
+        .expect_message()
+        .times(1)
+        .returning(|_, _| Ok(None));
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Unknown(_)))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_completed_key_with_a_different_request_is_key_reused() {
+    let mut ports = Ports::new();
+    ports
+        .begin(IdempotencyBegin::Completed {
+            fingerprint: other_fingerprint(),
+            message_id: stored_message(1).id,
+        })
+        .never_rate()
+        .never_accept()
+        .never_release();
+    ports.messages.expect_message().times(0);
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::IdempotencyKeyReused)),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_key_in_flight_is_a_conflict_for_the_same_request_and_reused_for_another() {
+    for (stored, same) in [(fingerprint(), true), (other_fingerprint(), false)] {
+        let mut ports = Ports::new();
+        ports
+            .begin(IdempotencyBegin::InFlight { fingerprint: stored })
+            .never_rate()
+            .never_senders()
+            .never_accept()
+            .never_release();
+
+        let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+        if same {
+            assert!(
+                matches!(result, Err(SendError::IdempotencyConflict)),
+                "{result:?}"
+            );
+        } else {
+            assert!(
+                matches!(result, Err(SendError::IdempotencyKeyReused)),
+                "{result:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failed_claim_is_a_store_error_with_nothing_to_release() {
+    let mut ports = Ports::new();
+    ports.never_rate().never_accept().never_release();
+    ports
+        .messages
+        .expect_begin_idempotent()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("db down".into())));
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn the_claim_windows_follow_the_settings() {
+    let mut messages = MockMessageStore::new();
+    messages
+        .expect_begin_idempotent()
+        .withf(|claim| {
+            claim.now == now()
+                && claim.lock_until == now() - seconds(30)
+                && claim.completed_after == now() - chrono::TimeDelta::hours(2)
+        })
+        .times(1)
+        .returning(|_| {
+            Ok(IdempotencyBegin::InFlight {
+                fingerprint: fingerprint(),
+            })
+        });
+    let send = SendMessage::new(
+        SendPorts {
+            accounts: Arc::new(MockAccountStore::new()),
+            messages: Arc::new(messages),
+            templates: Arc::new(MockTemplateStore::new()),
+            windows: Arc::new(MockWindowStore::new()),
+            limiter: Arc::new(MockRateLimiter::new()),
+            clock: Arc::new(clock_at(now())),
+            ids: Arc::new(sequential_ids()),
+        },
+        SendSettings {
+            idempotency_lock: seconds(30),
+            idempotency_retention: chrono::TimeDelta::hours(2),
+            dispatch_deadline: chrono::TimeDelta::hours(1),
+        },
+    );
+
+    let result = run(send.execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::IdempotencyConflict)),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn the_dispatch_deadline_follows_the_settings() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let send = SendMessage::new(
+        SendPorts {
+            accounts: Arc::new(ports.accounts),
+            messages: Arc::new(ports.messages),
+            templates: Arc::new(ports.templates),
+            windows: Arc::new(ports.windows),
+            limiter: Arc::new(ports.limiter),
+            clock: Arc::new(clock_at(now())),
+            ids: Arc::new(sequential_ids()),
+        },
+        SendSettings {
+            dispatch_deadline: chrono::TimeDelta::hours(3),
+            ..SendSettings::default()
+        },
+    );
+
+    let result = run(send.execute(text_command()));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    let job = accepted.lock().unwrap().clone().unwrap().job;
+    assert_eq!(job.deadline, now() + chrono::TimeDelta::hours(3));
+    assert_eq!(job.available_at, now());
+}
+
+// ---- the order of checks (api.md §8) ----
+
+#[test]
+fn order_plan_before_validation() {
+    let mut ports = Ports::new();
+    ports.never_rate().never_senders();
+    let mut cmd = command(MessageKind::Media, Err(invalid()));
+    cmd.plan.media_allowed = false;
+
+    let result = run(ports.build().execute(cmd));
+
+    assert!(
+        matches!(result, Err(SendError::PlanForbids(MessageKind::Media))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn order_rate_before_validation() {
+    let mut ports = Ports::new();
+    ports.never_senders();
+    ports.limiter.expect_check().times(1).returning(|_, _, _| {
+        Ok(RateDecision::Limited {
+            limit: 40,
+            retry_after_seconds: 2,
+        })
+    });
+
+    let result = run(ports.build().execute(command(MessageKind::Text, Err(invalid()))));
+
+    assert!(matches!(result, Err(SendError::RateLimited { .. })), "{result:?}");
+}
+
+#[test]
+fn order_plan_before_rate() {
+    let mut ports = Ports::new();
+    ports.never_rate();
+    let mut cmd = text_command();
+    cmd.plan.text_allowed = false;
+
+    let result = run(ports.build().execute(cmd));
+
+    assert!(
+        matches!(result, Err(SendError::PlanForbids(MessageKind::Text))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn order_validation_before_template_lookup() {
+    // A request that is both invalid and names a template that does not exist is `Invalid`: the template
+    // store is never asked.
+    let mut ports = Ports::new();
+    ports.allow_rate().never_senders().never_template();
+
+    let result = run(ports
+        .build()
+        .execute(command(MessageKind::Template, Err(invalid()))));
+
+    assert!(matches!(result, Err(SendError::Invalid(_))), "{result:?}");
+}
+
+#[test]
+fn order_template_before_quota() {
+    // Refused by the template check, the send never reaches `accept`, where the quota is counted.
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(default_sender().waba_id, None)
+        .never_accept();
+
+    let result = run(ports.build().execute(template_command(one_variable())));
+
+    assert!(
+        matches!(result, Err(SendError::TemplateNotFound(_))),
+        "{result:?}"
+    );
+}
