@@ -11,6 +11,7 @@ pub mod api_key;
 pub mod error;
 pub mod ids;
 pub mod message;
+pub mod network;
 pub mod organization;
 pub mod ports;
 pub mod status;

@@ -1,0 +1,157 @@
+//! The messaging network as the domain sees it: what a send returns, how it fails, and what the network
+//! reports back (statuses and inbound messages), already translated into Herald's terms by the adapter.
+
+use crate::message::{Message, MessageError, MessageStatus};
+use crate::organization::{NetworkRef, SenderNumber};
+use crate::template::{LanguageCode, TemplateName, TemplateStatus, TemplateStructure};
+use crate::time::{Duration, Timestamp};
+use crate::values::PhoneNumber;
+use async_trait::async_trait;
+
+/// The network accepted a send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkReceipt {
+    /// The network's id of the message (`wamid.…`), at most 128 characters.
+    pub network_message_id: String,
+}
+
+/// Why a network call did not succeed, classified the way dispatch must react (cloud-api.md §5).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkError {
+    /// Transient (5xx, overload, maintenance): retry the same request later.
+    #[error("network temporarily failed ({detail}); retry")]
+    Retryable { code: Option<i64>, detail: String, retry_after: Option<Duration> },
+    /// The sender's throughput (or the app's call rate) is exceeded: slow this sender down and retry.
+    #[error("network throughput limit ({detail}); slow down")]
+    Throttled { code: i64, detail: String, retry_after: Option<Duration> },
+    /// The network refused the message for good; the message fails with this error.
+    #[error("network refused the message: {}", .0.code)]
+    Permanent(MessageError),
+    /// The access token is missing, expired or lacks permissions: nothing for this sender can go out until an
+    /// operator fixes it. Retried slowly.
+    #[error("network credentials problem: {detail}")]
+    Credentials { code: Option<i64>, detail: String },
+    /// The request may or may not have reached the network (timeout after sending, connection lost while
+    /// waiting for the answer). Resending blindly could deliver twice.
+    #[error("network outcome unknown: {detail}")]
+    OutcomeUnknown { detail: String },
+}
+
+/// A template as the network defines it, parsed into what a send must fill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkTemplate {
+    pub name: TemplateName,
+    pub language: LanguageCode,
+    pub status: TemplateStatus,
+    pub category: String,
+    pub structure: TemplateStructure,
+    pub network_id: Option<String>,
+}
+
+/// Meta's WhatsApp Cloud API, or the simulator speaking its wire format.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait MessagingNetwork: Send + Sync + 'static {
+    /// Sends `message` from `sender`. The request carries the message id as callback data
+    /// (`biz_opaque_callback_data`), so status reports can be matched even before the receipt is stored.
+    ///
+    /// # Errors
+    /// A [`NetworkError`] saying how dispatch must react.
+    async fn send(&self, sender: &SenderNumber, message: &Message) -> Result<NetworkReceipt, NetworkError>;
+
+    /// Every template of the sender's business account, all pages.
+    ///
+    /// # Errors
+    /// A [`NetworkError`]; templates the adapter cannot parse are skipped and logged, not an error.
+    async fn templates(&self, sender: &SenderNumber) -> Result<Vec<NetworkTemplate>, NetworkError>;
+}
+
+/// A status the network reports (`played` is the network's "voice message played", past `read`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportedStatus {
+    Sent,
+    Delivered,
+    Read,
+    Failed,
+    Played,
+}
+
+impl ReportedStatus {
+    /// The status this report drives the message to; `played` counts as `read`.
+    pub fn as_message_status(self) -> MessageStatus {
+        match self {
+            Self::Sent => MessageStatus::Sent,
+            Self::Delivered => MessageStatus::Delivered,
+            Self::Read | Self::Played => MessageStatus::Read,
+            Self::Failed => MessageStatus::Failed,
+        }
+    }
+}
+
+/// A status report from the network about a message Herald sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkStatusReport {
+    /// Which business number sent the message.
+    pub phone_number_id: NetworkRef,
+    pub network_message_id: String,
+    /// `biz_opaque_callback_data` as sent: Herald's message id.
+    pub callback_data: Option<String>,
+    pub status: ReportedStatus,
+    pub occurred_at: Timestamp,
+    /// The recipient as the network writes it (digits).
+    pub recipient: Option<String>,
+    /// For `failed`: the first error, mapped into Herald's terms.
+    pub error: Option<MessageError>,
+}
+
+/// The content of an inbound message, as far as Herald models it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InboundContent {
+    Text { body: String },
+    /// `image`, `video`, `document`, `audio`, `sticker`.
+    Media {
+        kind: String,
+        network_media_id: String,
+        mime_type: Option<String>,
+        sha256: Option<String>,
+        caption: Option<String>,
+        filename: Option<String>,
+    },
+    /// Any other kind (reaction, location, contacts, interactive, button, order, unsupported, …): the
+    /// network's own object is in [`InboundMessage::raw`].
+    Other,
+}
+
+/// A message a user sent to one of the organizations' numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundMessage {
+    /// Which business number received it.
+    pub phone_number_id: NetworkRef,
+    pub network_message_id: String,
+    pub from: PhoneNumber,
+    /// The user's profile name, when the envelope carries one.
+    pub from_name: Option<String>,
+    pub received_at: Timestamp,
+    /// The network's `type` (`text`, `image`, `reaction`, `unsupported`, …).
+    pub message_type: String,
+    pub content: InboundContent,
+    /// The wamid this message replies to, if any.
+    pub context_message_id: Option<String>,
+    /// The network's message object, as JSON text, so nothing the network said is lost.
+    pub raw: String,
+}
+
+/// One item of a network callback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetworkEvent {
+    Status(NetworkStatusReport),
+    Inbound(InboundMessage),
+}
+
+/// The outcome of parsing one callback body: every item that parsed, and a note for each that did not
+/// (one bad item never fails the others).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedCallback {
+    pub events: Vec<NetworkEvent>,
+    pub skipped: Vec<String>,
+}
