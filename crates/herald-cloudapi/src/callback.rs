@@ -1,0 +1,248 @@
+//! Network callbacks (`POST /webhooks/whatsapp`, cloud-api.md §4.3–4.4) parsed into domain events.
+//!
+//! The body is walked as loose JSON rather than strict structs: one malformed item must become a note in
+//! [`ParsedCallback::skipped`], never a failure of the whole batch, and the network adds fields all the time.
+
+use crate::errors::classify;
+use herald_domain::Timestamp;
+use herald_domain::message::MessageError;
+use herald_domain::network::{
+    InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
+};
+use herald_domain::organization::NetworkRef;
+use herald_domain::values::PhoneNumber;
+use serde_json::Value;
+
+/// Why a callback body could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("the callback body is not JSON: {0}")]
+    NotJson(String),
+    #[error("the callback body is not a webhook envelope: {0}")]
+    NotAnEnvelope(&'static str),
+}
+
+/// Parses a callback body (already verified with [`crate::verify_signature`]) into status reports and inbound
+/// messages. Items that cannot be used, and changes of fields other than `messages`, are listed in `skipped`.
+///
+/// # Errors
+/// [`ParseError`] only when the body is not JSON or not an envelope with an `entry` list.
+pub fn parse_callback(raw_body: &[u8]) -> Result<ParsedCallback, ParseError> {
+    let envelope: Value = serde_json::from_slice(raw_body).map_err(|e| ParseError::NotJson(e.to_string()))?;
+    let entries = envelope
+        .as_object()
+        .ok_or(ParseError::NotAnEnvelope("the body is not a JSON object"))?
+        .get("entry")
+        .and_then(Value::as_array)
+        .ok_or(ParseError::NotAnEnvelope("the body has no `entry` list"))?;
+    let mut parsed = ParsedCallback::default();
+    for (e, entry) in entries.iter().enumerate() {
+        let Some(changes) = entry.get("changes").and_then(Value::as_array) else {
+            parsed.skipped.push(format!("entry[{e}]: no `changes` list"));
+            continue;
+        };
+        for (c, change) in changes.iter().enumerate() {
+            parse_change(&format!("entry[{e}].changes[{c}]"), change, &mut parsed);
+        }
+    }
+    Ok(parsed)
+}
+
+fn parse_change(at: &str, change: &Value, parsed: &mut ParsedCallback) {
+    let field = change.get("field").and_then(Value::as_str).unwrap_or("");
+    if field != "messages" {
+        parsed
+            .skipped
+            .push(format!("{at}: field `{field}` is not handled"));
+        return;
+    }
+    let Some(value) = change.get("value") else {
+        parsed.skipped.push(format!("{at}: no `value`"));
+        return;
+    };
+    let statuses = list(value, "statuses");
+    let messages = list(value, "messages");
+    // Errors about the whole payload come next to (or instead of) the items; keep them visible.
+    for (i, error) in list(value, "errors").iter().enumerate() {
+        let (code, details) = error_fields(error);
+        parsed.skipped.push(format!(
+            "{at}.value.errors[{i}]: the network reported error {} ({details})",
+            code.map_or_else(|| "without a code".to_owned(), |c| c.to_string())
+        ));
+    }
+    let phone_number_id = match value
+        .get("metadata")
+        .and_then(|m| m.get("phone_number_id"))
+        .and_then(Value::as_str)
+        .map(NetworkRef::parse)
+    {
+        Some(Ok(id)) => id,
+        other => {
+            let why = match other {
+                Some(Err(e)) => format!("metadata.phone_number_id {e}"),
+                _ => "no metadata.phone_number_id".to_owned(),
+            };
+            for i in 0..statuses.len() {
+                parsed.skipped.push(format!("{at}.value.statuses[{i}]: {why}"));
+            }
+            for i in 0..messages.len() {
+                parsed.skipped.push(format!("{at}.value.messages[{i}]: {why}"));
+            }
+            return;
+        }
+    };
+    for (i, status) in statuses.iter().enumerate() {
+        match parse_status(&phone_number_id, status) {
+            Ok(report) => parsed.events.push(NetworkEvent::Status(report)),
+            Err(why) => parsed.skipped.push(format!("{at}.value.statuses[{i}]: {why}")),
+        }
+    }
+    let contacts = list(value, "contacts");
+    for (i, message) in messages.iter().enumerate() {
+        match parse_message(&phone_number_id, contacts, message) {
+            Ok(inbound) => parsed.events.push(NetworkEvent::Inbound(inbound)),
+            Err(why) => parsed.skipped.push(format!("{at}.value.messages[{i}]: {why}")),
+        }
+    }
+}
+
+fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+fn required<'a>(value: &'a Value, key: &str) -> Result<&'a str, String> {
+    str_field(value, key)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("no `{key}`"))
+}
+
+/// Unix seconds, written by the network as a string (a number is accepted too).
+fn timestamp(value: &Value) -> Result<Timestamp, String> {
+    let raw = value.get("timestamp").ok_or("no `timestamp`")?;
+    let seconds = match raw {
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        Value::Number(n) => n.as_i64(),
+        _ => None,
+    }
+    .ok_or_else(|| format!("`timestamp` {raw} is not unix seconds"))?;
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .ok_or_else(|| format!("`timestamp` {seconds} is out of range"))
+}
+
+/// `(code, details)` of a webhook error object; details fall back to the message, then the title.
+fn error_fields(error: &Value) -> (Option<i64>, String) {
+    let code = error.get("code").and_then(Value::as_i64);
+    let details = error
+        .get("error_data")
+        .and_then(|d| str_field(d, "details"))
+        .or_else(|| str_field(error, "message"))
+        .or_else(|| str_field(error, "title"))
+        .unwrap_or_default()
+        .to_owned();
+    (code, details)
+}
+
+fn map_error(error: &Value) -> MessageError {
+    match error_fields(error) {
+        (Some(code), details) => classify(code, &details).error,
+        (None, details) => MessageError {
+            code: "network_error".into(),
+            title: "The network reported a failure".into(),
+            detail: details,
+            network_code: None,
+        },
+    }
+}
+
+fn parse_status(phone_number_id: &NetworkRef, status: &Value) -> Result<NetworkStatusReport, String> {
+    let network_message_id = required(status, "id")?.to_owned();
+    let reported = match required(status, "status")? {
+        "sent" => ReportedStatus::Sent,
+        "delivered" => ReportedStatus::Delivered,
+        "read" => ReportedStatus::Read,
+        "failed" => ReportedStatus::Failed,
+        "played" => ReportedStatus::Played,
+        other => return Err(format!("unknown status `{other}`")),
+    };
+    let error = list(status, "errors").first().map(map_error);
+    Ok(NetworkStatusReport {
+        phone_number_id: phone_number_id.clone(),
+        network_message_id,
+        callback_data: str_field(status, "biz_opaque_callback_data").map(str::to_owned),
+        status: reported,
+        occurred_at: timestamp(status)?,
+        recipient: str_field(status, "recipient_id").map(str::to_owned),
+        error,
+    })
+}
+
+/// Kinds whose object carries a downloadable file.
+const MEDIA_KINDS: [&str; 5] = ["image", "video", "document", "audio", "sticker"];
+
+fn parse_message(
+    phone_number_id: &NetworkRef,
+    contacts: &[Value],
+    message: &Value,
+) -> Result<InboundMessage, String> {
+    let network_message_id = required(message, "id")?.to_owned();
+    let from_digits = required(message, "from")?;
+    let from = PhoneNumber::from_digits(from_digits).map_err(|e| format!("`from` {from_digits}: {e}"))?;
+    let received_at = timestamp(message)?;
+    let message_type = required(message, "type")?.to_owned();
+    let content = match message_type.as_str() {
+        "text" => {
+            let body = message
+                .get("text")
+                .and_then(|t| str_field(t, "body"))
+                .ok_or("a text message without `text.body`")?;
+            InboundContent::Text {
+                body: body.to_owned(),
+            }
+        }
+        kind if MEDIA_KINDS.contains(&kind) => {
+            let object = message
+                .get(kind)
+                .ok_or_else(|| format!("a {kind} message without its `{kind}` object"))?;
+            let owned = |key: &str| str_field(object, key).map(str::to_owned);
+            InboundContent::Media {
+                kind: kind.to_owned(),
+                network_media_id: required(object, "id")
+                    .map_err(|e| format!("{kind}: {e}"))?
+                    .to_owned(),
+                mime_type: owned("mime_type"),
+                sha256: owned("sha256"),
+                caption: owned("caption"),
+                filename: owned("filename"),
+            }
+        }
+        _ => InboundContent::Other,
+    };
+    let from_name = contacts
+        .iter()
+        .find(|c| str_field(c, "wa_id") == Some(from_digits))
+        .and_then(|c| c.get("profile"))
+        .and_then(|p| str_field(p, "name"))
+        .map(str::to_owned);
+    let context_message_id = message
+        .get("context")
+        .and_then(|c| str_field(c, "id"))
+        .map(str::to_owned);
+    Ok(InboundMessage {
+        phone_number_id: phone_number_id.clone(),
+        network_message_id,
+        from,
+        from_name,
+        received_at,
+        message_type,
+        content,
+        context_message_id,
+        raw: message.to_string(),
+    })
+}

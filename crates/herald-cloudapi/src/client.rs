@@ -1,0 +1,419 @@
+//! The outbound client: sends messages and lists templates over HTTP, translating every failure into the
+//! [`NetworkError`] dispatch reacts to.
+
+use crate::errors::classify;
+use crate::templates::{FIELDS, TemplatePage, parse_template};
+use crate::wire::send_body;
+use anyhow::Context;
+use async_trait::async_trait;
+use herald_domain::message::{Message, MessageError};
+use herald_domain::network::{MessagingNetwork, NetworkError, NetworkReceipt, NetworkTemplate};
+use herald_domain::organization::SenderNumber;
+use herald_domain::time::Duration;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::{RequestBuilder, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+
+/// Where the Cloud API is and how long to wait for it.
+#[derive(Debug, Clone)]
+pub struct CloudApiConfig {
+    /// `https://graph.facebook.com`, or the simulator's base (`http://127.0.0.1:PORT/simulator`). No version.
+    pub base_url: String,
+    /// The Graph API version in every path, e.g. `v23.0`.
+    pub graph_version: String,
+    /// The token used when a sender names no environment variable of its own.
+    pub default_access_token: Option<SecretString>,
+    /// The whole request, answer included.
+    pub request_timeout: std::time::Duration,
+    /// Establishing the connection; nothing has been sent when it runs out, so it is safe to retry.
+    pub connect_timeout: std::time::Duration,
+}
+
+impl CloudApiConfig {
+    /// A configuration with the default timeouts (15 s per request, 5 s to connect) and no default token.
+    pub fn new(base_url: impl Into<String>, graph_version: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            graph_version: graph_version.into(),
+            default_access_token: None,
+            request_timeout: std::time::Duration::from_secs(15),
+            connect_timeout: std::time::Duration::from_secs(5),
+        }
+    }
+}
+
+/// Meta's WhatsApp Cloud API (or the simulator), over one shared connection pool.
+#[derive(Debug, Clone)]
+pub struct CloudApiClient {
+    http: reqwest::Client,
+    /// `{base_url}/{graph_version}` without a trailing slash.
+    versioned_base: String,
+    /// Scheme, host and port of the base: the bearer token is never sent anywhere else.
+    origin: reqwest::Url,
+    default_access_token: Option<SecretString>,
+}
+
+/// Pages followed at most when listing templates, so a server that keeps answering a cursor cannot loop forever.
+const MAX_TEMPLATE_PAGES: usize = 1_000;
+
+impl CloudApiClient {
+    /// Builds the client.
+    ///
+    /// # Errors
+    /// When the base URL or version is unusable, or the HTTP client cannot be built.
+    pub fn new(config: CloudApiConfig) -> anyhow::Result<Self> {
+        let base = config.base_url.trim_end_matches('/');
+        let version = config.graph_version.trim_matches('/');
+        anyhow::ensure!(
+            !version.is_empty() && !version.contains('/'),
+            "the Graph API version must be a single path segment such as v23.0, got `{}`",
+            config.graph_version
+        );
+        let versioned_base = format!("{base}/{version}");
+        let origin = reqwest::Url::parse(&versioned_base)
+            .with_context(|| format!("the Cloud API base URL `{}` is not a URL", config.base_url))?;
+        let http = reqwest::Client::builder()
+            .timeout(config.request_timeout)
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .context("building the Cloud API HTTP client")?;
+        Ok(Self {
+            http,
+            versioned_base,
+            origin,
+            default_access_token: config.default_access_token,
+        })
+    }
+
+    /// The sender's token: from the environment variable it names, else the default.
+    fn token(&self, sender: &SenderNumber) -> Result<SecretString, NetworkError> {
+        match &sender.access_token_env {
+            Some(variable) => match std::env::var(variable) {
+                Ok(token) if !token.trim().is_empty() => Ok(SecretString::from(token)),
+                // A sender with its own variable must not silently fall back to another account's token.
+                _ => Err(NetworkError::Credentials {
+                    code: None,
+                    detail: format!(
+                        "the access token variable {variable} of sender {} is not set",
+                        sender.number
+                    ),
+                }),
+            },
+            None => self
+                .default_access_token
+                .clone()
+                .ok_or_else(|| NetworkError::Credentials {
+                    code: None,
+                    detail: format!(
+                        "no access token is configured for sender {} and there is no default token",
+                        sender.number
+                    ),
+                }),
+        }
+    }
+
+    /// Sends `request` with the bearer token and returns the status, headers and body of the answer.
+    async fn call(
+        &self,
+        request: RequestBuilder,
+        token: &SecretString,
+    ) -> Result<(StatusCode, HeaderMap, Vec<u8>), NetworkError> {
+        let response = request
+            .bearer_auth(token.expose_secret())
+            .send()
+            .await
+            .map_err(transport_error)?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.bytes().await.map_err(transport_error)?;
+        Ok((status, headers, body.to_vec()))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct SendResponse {
+    #[serde(default)]
+    messages: Vec<SentMessage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SentMessage {
+    id: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphErrorBody {
+    error: GraphError,
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphError {
+    code: i64,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    error_data: Option<ErrorData>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ErrorData {
+    #[serde(default)]
+    details: Option<String>,
+}
+
+#[async_trait]
+impl MessagingNetwork for CloudApiClient {
+    async fn send(&self, sender: &SenderNumber, message: &Message) -> Result<NetworkReceipt, NetworkError> {
+        let body = send_body(message)?;
+        let token = self.token(sender)?;
+        let url = format!("{}/{}/messages", self.versioned_base, sender.phone_number_id);
+        let (status, headers, bytes) = self.call(self.http.post(&url).json(&body), &token).await?;
+        if !status.is_success() {
+            return Err(error_response(status, &headers, &bytes));
+        }
+        match serde_json::from_slice::<SendResponse>(&bytes) {
+            Ok(SendResponse { messages }) => match messages.into_iter().next() {
+                Some(SentMessage { id }) if !id.is_empty() => Ok(NetworkReceipt {
+                    network_message_id: id,
+                }),
+                _ => Err(unreadable_success("it names no message id")),
+            },
+            Err(error) => Err(unreadable_success(&error.to_string())),
+        }
+    }
+
+    async fn templates(&self, sender: &SenderNumber) -> Result<Vec<NetworkTemplate>, NetworkError> {
+        let token = self.token(sender)?;
+        let first_url = format!("{}/{}/message_templates", self.versioned_base, sender.waba_id);
+        let mut templates = Vec::new();
+        let mut after: Option<String> = None;
+        let mut next_url: Option<String> = None;
+        for _ in 0..MAX_TEMPLATE_PAGES {
+            let request = match (&after, &next_url) {
+                // A cursor keeps every request on the configured base (the simulator's, in tests).
+                (Some(cursor), _) => self.http.get(&first_url).query(&[
+                    ("limit", "100"),
+                    ("fields", FIELDS),
+                    ("after", cursor.as_str()),
+                ]),
+                (None, Some(url)) => self.http.get(url),
+                (None, None) => self
+                    .http
+                    .get(&first_url)
+                    .query(&[("limit", "100"), ("fields", FIELDS)]),
+            };
+            let (status, headers, bytes) = self.call(request, &token).await?;
+            if !status.is_success() {
+                return Err(error_response(status, &headers, &bytes));
+            }
+            let page: TemplatePage = serde_json::from_slice(&bytes).map_err(|e| NetworkError::Retryable {
+                code: None,
+                detail: format!("the template list could not be read: {e}"),
+                retry_after: None,
+            })?;
+            let page_was_empty = page.data.is_empty();
+            for definition in page.data {
+                let label = definition
+                    .get("name")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?")
+                    .to_owned();
+                match parse_template(definition) {
+                    Ok(template) => templates.push(template),
+                    Err(reason) => tracing::warn!(
+                        waba_id = %sender.waba_id,
+                        template = %label,
+                        %reason,
+                        "skipping a template Herald cannot parse"
+                    ),
+                }
+            }
+            let paging = page.paging;
+            let next = paging.as_ref().and_then(|p| p.next.clone());
+            let cursor = paging
+                .and_then(|p| p.cursors)
+                .and_then(|c| c.after)
+                .filter(|c| !c.is_empty());
+            // Graph omits `next` on the last page; some servers only give the cursor, so an empty page (or a
+            // cursor that does not move) is the other way to know the list is done.
+            let more = !page_was_empty && (next.is_some() || cursor.is_some());
+            if !more || (cursor.is_some() && cursor == after) {
+                return Ok(templates);
+            }
+            // Graph's `next` links can carry the token in their query and may name another host: follow only
+            // links to the configured server, and prefer the cursor whenever there is one.
+            let followed = next_url.take();
+            next_url = match next.map(|url| reqwest::Url::parse(&url)) {
+                Some(Ok(url)) if url.origin() == self.origin.origin() => {
+                    let url = url.to_string();
+                    if cursor.is_none() && followed.as_ref() == Some(&url) {
+                        return Ok(templates);
+                    }
+                    Some(url)
+                }
+                Some(_) if cursor.is_none() => {
+                    tracing::warn!(waba_id = %sender.waba_id, "template paging link points elsewhere; stopping");
+                    return Ok(templates);
+                }
+                _ => None,
+            };
+            after = cursor;
+        }
+        tracing::warn!(waba_id = %sender.waba_id, pages = MAX_TEMPLATE_PAGES, "template list paging stopped at the page limit");
+        Ok(templates)
+    }
+}
+
+/// A 200 whose body cannot be read: the network probably took the message, so resending could duplicate it.
+fn unreadable_success(why: &str) -> NetworkError {
+    NetworkError::OutcomeUnknown {
+        detail: format!("the network answered 200 but the answer could not be read: {why}"),
+    }
+}
+
+/// Nothing was sent when the connection failed; anything later may have reached the network.
+fn transport_error(error: reqwest::Error) -> NetworkError {
+    let (connect, builder, timeout) = (error.is_connect(), error.is_builder(), error.is_timeout());
+    // The URL can carry query parameters of a paging link; keep it out of details that end up in logs.
+    let detail = error.without_url().to_string();
+    if connect {
+        NetworkError::Retryable {
+            code: None,
+            detail: format!("could not connect to the network: {detail}"),
+            retry_after: None,
+        }
+    } else if builder {
+        // The request never left, so repeating it is safe (if pointless until the configuration is fixed).
+        NetworkError::Retryable {
+            code: None,
+            detail: format!("the request could not be built: {detail}"),
+            retry_after: None,
+        }
+    } else if timeout {
+        NetworkError::OutcomeUnknown {
+            detail: format!("the network did not answer in time: {detail}"),
+        }
+    } else {
+        NetworkError::OutcomeUnknown {
+            detail: format!("the connection failed after the request was sent: {detail}"),
+        }
+    }
+}
+
+/// Translates a non-2xx answer: the Graph error `code` decides when there is one; the HTTP status otherwise.
+fn error_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> NetworkError {
+    let retry_after = retry_after(headers);
+    let graph = serde_json::from_slice::<GraphErrorBody>(body)
+        .ok()
+        .map(|b| b.error);
+    if let Some(error) = graph {
+        let details = error
+            .error_data
+            .and_then(|d| d.details)
+            .or(error.message)
+            .unwrap_or_default();
+        let reaction = classify(error.code, &details);
+        if !reaction.known && status.is_server_error() {
+            return NetworkError::Retryable {
+                code: Some(error.code),
+                detail: format!("HTTP {status}: {details}"),
+                retry_after,
+            };
+        }
+        if !reaction.known && status == StatusCode::UNAUTHORIZED {
+            return NetworkError::Credentials {
+                code: Some(error.code),
+                detail: details,
+            };
+        }
+        return reaction.into_network_error(retry_after);
+    }
+    let detail = format!("the network answered HTTP {status} without a Graph error");
+    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+        NetworkError::Retryable {
+            code: None,
+            detail,
+            retry_after,
+        }
+    } else if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+        NetworkError::Credentials { code: None, detail }
+    } else {
+        tracing::warn!(http_status = %status, "the network refused a request without a Graph error");
+        NetworkError::Permanent(MessageError {
+            code: "network_error".into(),
+            title: "The network refused the message".into(),
+            detail,
+            network_code: None,
+        })
+    }
+}
+
+/// `Retry-After` as seconds or as an HTTP date.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(seconds) = value.parse::<i64>() {
+        return (seconds >= 0).then(|| Duration::seconds(seconds));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let wait = at.with_timezone(&chrono::Utc) - chrono::Utc::now();
+    Some(wait.max(Duration::zero()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("30"));
+        assert_eq!(retry_after(&headers), Some(Duration::seconds(30)));
+        headers.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT"),
+        );
+        assert_eq!(retry_after(&headers), Some(Duration::zero()));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn unknown_codes_follow_the_http_status() {
+        let body = br#"{"error":{"code":424242,"message":"odd"}}"#;
+        let headers = HeaderMap::new();
+        assert!(matches!(
+            error_response(StatusCode::BAD_GATEWAY, &headers, body),
+            NetworkError::Retryable {
+                code: Some(424242),
+                ..
+            }
+        ));
+        assert!(matches!(
+            error_response(StatusCode::NOT_FOUND, &headers, b"<html>"),
+            NetworkError::Permanent(MessageError {
+                network_code: None,
+                ..
+            })
+        ));
+        assert!(matches!(
+            error_response(StatusCode::FORBIDDEN, &headers, b""),
+            NetworkError::Credentials { code: None, .. }
+        ));
+        // A known code wins over the HTTP status.
+        assert!(matches!(
+            error_response(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &headers,
+                br#"{"error":{"code":131026}}"#
+            ),
+            NetworkError::Permanent(MessageError {
+                network_code: Some(131026),
+                ..
+            })
+        ));
+    }
+}

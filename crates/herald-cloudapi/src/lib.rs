@@ -1,0 +1,22 @@
+//! Herald's adapter to Meta's WhatsApp Cloud API (or the simulator speaking its wire format).
+//!
+//! Outbound: [`CloudApiClient`] implements the domain's [`MessagingNetwork`](herald_domain::network::MessagingNetwork)
+//! port: it builds the exact send bodies of the Cloud API, lists message templates, and translates every Graph
+//! error into the reaction dispatch must take.
+//!
+//! Inbound: [`verify_signature`] checks `X-Hub-Signature-256` on the raw bytes of a callback, and
+//! [`parse_callback`] turns a verified body into the domain's status reports and inbound messages.
+//!
+//! Both directions translate Graph error codes through the same table, [`classify`].
+
+mod callback;
+mod client;
+mod errors;
+mod signature;
+mod templates;
+mod wire;
+
+pub use callback::{ParseError, parse_callback};
+pub use client::{CloudApiClient, CloudApiConfig};
+pub use errors::{ErrorClass, Reaction, classify};
+pub use signature::{SignatureError, verify_signature};

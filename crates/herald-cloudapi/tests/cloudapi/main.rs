@@ -1,0 +1,18 @@
+//! The one integration-test binary of the Cloud API adapter: the client against wiremock, the callback parser
+//! against real webhook envelopes, and the signature check.
+
+// Helpers outside `#[test]` functions are test code too: a broken expectation must stop the test.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: failing loudly is the point"
+)]
+
+mod callbacks;
+mod errors;
+mod helpers;
+mod send;
+mod signature;
+mod templates;
