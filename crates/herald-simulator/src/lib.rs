@@ -1,0 +1,165 @@
+//! An embedded stand-in for Meta's WhatsApp Cloud API (api.md §13, cloud-api.md §8).
+//!
+//! It speaks the Cloud API's real wire format — request and response bodies, Graph error bodies, signed
+//! ASCII-escaped webhook envelopes — so that Herald's real Cloud API client and webhook receiver are
+//! exercised unchanged whether they talk to Meta or to this simulator. It deliberately does not depend on
+//! `herald-domain`: it models an external system, and sharing types would hide wire-format drift.
+//!
+//! Every route lives under `/simulator`; [`configure`] mounts them in another actix-web app and
+//! [`standalone`] serves them on their own.
+
+mod callbacks;
+mod error;
+mod routes;
+mod seed;
+mod state;
+mod wire;
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+
+use actix_web::{App, HttpServer, web};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+pub use seed::{SIMULATOR_WABA_ID, SeededSender, seeded_senders};
+
+use callbacks::Dispatcher;
+use state::State;
+
+/// The access token the simulator accepts unless configured otherwise (api.md §13).
+pub const DEFAULT_ACCESS_TOKEN: &str = "simulator-token";
+
+/// The Graph version accepted when [`SimulatorConfig::graph_version_prefix`] is off.
+pub const PINNED_GRAPH_VERSION: &str = "v23.0";
+
+/// How the simulator behaves; [`Default`] gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct SimulatorConfig {
+    /// The Bearer token it accepts (default `simulator-token`).
+    pub access_token: String,
+    /// Signs callbacks: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the exact bytes>`.
+    pub app_secret: String,
+    /// Where status and inbound callbacks go (Herald's `/webhooks/whatsapp`); none means no callbacks.
+    pub callback_url: Option<String>,
+    /// Messages per second per phone number id before 130429 (default 1000; 0 disables the limit).
+    pub throughput_per_sender: u32,
+    /// Bounds (ms) of the random delay before each report of a message (default 20–200).
+    pub callback_delay_ms: (u64, u64),
+    /// Send every status callback twice (at-least-once delivery, as Meta does).
+    pub duplicate_callbacks: bool,
+    /// Shuffle the order of a message's status callbacks.
+    pub reorder_callbacks: bool,
+    /// Accept any `/vNN.N/` version segment; when off only [`PINNED_GRAPH_VERSION`] is served.
+    pub graph_version_prefix: bool,
+}
+
+impl Default for SimulatorConfig {
+    fn default() -> Self {
+        Self {
+            access_token: DEFAULT_ACCESS_TOKEN.to_owned(),
+            app_secret: "simulator-app-secret".to_owned(),
+            callback_url: None,
+            throughput_per_sender: 1000,
+            callback_delay_ms: (20, 200),
+            duplicate_callbacks: false,
+            reorder_callbacks: false,
+            graph_version_prefix: true,
+        }
+    }
+}
+
+/// One send the simulator accepted (answered 200), as listed by `GET /simulator/control/sent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SentRecord {
+    /// The business number's phone number id from the request path.
+    pub phone_number_id: String,
+    /// The wamid the simulator answered with.
+    pub wamid: String,
+    /// The recipient's WhatsApp id (`to` with everything but digits removed).
+    pub recipient: String,
+    /// The request body exactly as parsed from JSON.
+    pub request: serde_json::Value,
+    /// The request's `biz_opaque_callback_data`, if any.
+    pub biz_opaque_callback_data: Option<String>,
+    /// When the simulator accepted it.
+    pub received_at: DateTime<Utc>,
+}
+
+/// The simulator's shared state; hold it in an [`Arc`] and hand it to [`configure`] or [`standalone`].
+pub struct Simulator {
+    config: SimulatorConfig,
+    callback_url: Arc<RwLock<Option<String>>>,
+    state: Mutex<State>,
+    dispatcher: Dispatcher,
+}
+
+impl std::fmt::Debug for Simulator {
+    // Hand-written so the access token and app secret never reach a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulator")
+            .field("throughput_per_sender", &self.config.throughput_per_sender)
+            .field("callback_delay_ms", &self.config.callback_delay_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Simulator {
+    /// Creates a simulator seeded with the business account, senders and templates of api.md §13.
+    ///
+    /// Callbacks are delivered from a dedicated background thread, so they keep flowing regardless of
+    /// which server (or runtime) hosts the routes; the thread ends when the simulator is dropped.
+    pub fn new(config: SimulatorConfig) -> Arc<Simulator> {
+        let callback_url = Arc::new(RwLock::new(config.callback_url.clone()));
+        let dispatcher = Dispatcher::start(config.app_secret.clone(), Arc::clone(&callback_url));
+        let state = State::new(config.throughput_per_sender);
+        Arc::new(Simulator {
+            config,
+            callback_url,
+            state: Mutex::new(state),
+            dispatcher,
+        })
+    }
+
+    /// Points callbacks at `url`; the app learns its own port only after binding.
+    pub fn set_callback_url(&self, url: String) {
+        let mut guard = self.callback_url.write().unwrap_or_else(PoisonError::into_inner);
+        *guard = Some(url);
+    }
+
+    /// Every send accepted so far, oldest first (also `GET /simulator/control/sent`).
+    pub fn sent(&self) -> Vec<SentRecord> {
+        self.state().sent.clone()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the maps half-updated in a way that matters to a
+        // simulator, so a poisoned lock is simply taken over.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Mounts every route under `/simulator` (Cloud API paths AND control API).
+pub fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>) {
+    routes::configure(cfg, simulator);
+}
+
+/// Standalone: binds `listen`, serves `/simulator/...`, returns the server and bound port.
+///
+/// The server is not started until it is awaited or spawned.
+///
+/// # Errors
+/// Fails when `listen` cannot be bound.
+pub fn standalone(listen: &str, simulator: Arc<Simulator>) -> std::io::Result<(actix_web::dev::Server, u16)> {
+    let server = HttpServer::new(move || {
+        let simulator = Arc::clone(&simulator);
+        App::new().configure(move |cfg| configure(cfg, simulator))
+    })
+    .workers(2)
+    .bind(listen)?;
+    let port = server
+        .addrs()
+        .first()
+        .map(std::net::SocketAddr::port)
+        .ok_or_else(|| std::io::Error::other("the simulator bound no address"))?;
+    Ok((server.run(), port))
+}

@@ -1,0 +1,91 @@
+//! The HTTP surface under `/simulator`: Cloud API paths and the control API.
+
+mod control;
+mod media;
+mod messages;
+mod templates;
+
+use std::sync::Arc;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::error::GraphError;
+use crate::{PINNED_GRAPH_VERSION, Simulator};
+
+/// Meta's upload cap (cloud-api.md §2.1).
+const MAX_UPLOAD_BYTES: usize = 100 * 1024 * 1024;
+
+pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>) {
+    // Control and download paths come first: the Graph patterns below would otherwise claim them.
+    cfg.service(
+        web::scope("/simulator")
+            .app_data(web::Data::from(simulator))
+            .route("/control/inbound", web::post().to(control::inbound))
+            .route("/control/sent", web::get().to(control::sent))
+            .route("/media-download/{media_id}", web::get().to(media::download))
+            .service(
+                web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/messages")
+                    .route(web::post().to(messages::send)),
+            )
+            .service(
+                web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/media")
+                    .app_data(web::PayloadConfig::new(MAX_UPLOAD_BYTES))
+                    .route(web::post().to(media::upload)),
+            )
+            .service(
+                web::resource(r"/{version:v\d+\.\d+}/{waba_id}/message_templates")
+                    .route(web::get().to(templates::list)),
+            )
+            .service(
+                web::resource(r"/{version:v\d+\.\d+}/{media_id}")
+                    .route(web::get().to(media::retrieve))
+                    .route(web::delete().to(media::delete)),
+            )
+            .default_service(web::to(unknown_path)),
+    );
+}
+
+async fn unknown_path(req: HttpRequest) -> Result<HttpResponse, GraphError> {
+    Err(GraphError::invalid_parameter(format!(
+        "Unknown path components: {}",
+        req.path()
+    )))
+}
+
+/// Checks the Bearer token (Graph also takes `?access_token=`, which clients of this API do not use).
+fn authorize(req: &HttpRequest, simulator: &Simulator) -> Result<(), GraphError> {
+    let token = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| {
+            let (scheme, token) = value.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        });
+    match token {
+        Some(token) if token == simulator.config.access_token => Ok(()),
+        _ => Err(GraphError::invalid_token()),
+    }
+}
+
+/// Authorizes the request and checks its Graph version segment.
+fn guard(req: &HttpRequest, simulator: &Simulator, version: &str) -> Result<(), GraphError> {
+    authorize(req, simulator)?;
+    if simulator.config.graph_version_prefix || version == PINNED_GRAPH_VERSION {
+        Ok(())
+    } else {
+        Err(GraphError::invalid_parameter(format!(
+            "Unknown path components: this simulator serves only {PINNED_GRAPH_VERSION}"
+        )))
+    }
+}
+
+/// `scheme://host` of the simulator as the client reached it, for URLs it hands out.
+fn own_base(req: &HttpRequest) -> String {
+    let info = req.connection_info();
+    format!("{}://{}", info.scheme(), info.host())
+}
+
+fn ok_json(value: &serde_json::Value) -> HttpResponse {
+    HttpResponse::Ok().json(value)
+}

@@ -1,0 +1,403 @@
+//! `POST /{v}/{phone_number_id}/messages` (cloud-api.md §1).
+
+use std::time::Instant;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::{Map, Value, json};
+
+use crate::callbacks::{Pricing, StatusPlan, Step};
+use crate::error::GraphError;
+use crate::seed::{self, Body, Header, Template};
+use crate::{SentRecord, Simulator, wire};
+
+/// Message types and whether their object is a JSON array (only `contacts`) rather than an object.
+const TYPES: [(&str, bool); 11] = [
+    ("text", false),
+    ("image", false),
+    ("video", false),
+    ("audio", false),
+    ("document", false),
+    ("sticker", false),
+    ("location", false),
+    ("contacts", true),
+    ("interactive", false),
+    ("template", false),
+    ("reaction", false),
+];
+
+pub(crate) async fn send(
+    req: HttpRequest,
+    simulator: web::Data<Simulator>,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, GraphError> {
+    let (version, phone_number_id) = path.into_inner();
+    super::guard(&req, &simulator, &version)?;
+    let sender = seed::sender_by_id(&phone_number_id)
+        .ok_or_else(|| GraphError::unknown_object(&phone_number_id, "post"))?;
+    if !simulator.state().take_token(&phone_number_id, Instant::now()) {
+        return Err(GraphError::throughput());
+    }
+
+    let request: Value = serde_json::from_slice(&body)
+        .map_err(|e| GraphError::invalid_parameter(format!("The request body is not valid JSON: {e}")))?;
+    let fields = request
+        .as_object()
+        .ok_or_else(|| GraphError::invalid_parameter("The request body must be a JSON object"))?;
+    if fields.get("messaging_product").and_then(Value::as_str) != Some("whatsapp") {
+        return Err(GraphError::invalid_parameter(
+            "The parameter messaging_product is required and must be \"whatsapp\"",
+        ));
+    }
+    if fields.get("status").and_then(Value::as_str) == Some("read") {
+        // Marking an inbound message as read answers like Meta and triggers nothing.
+        return match fields.get("message_id").and_then(Value::as_str) {
+            Some(_) => Ok(super::ok_json(&json!({ "success": true }))),
+            None => Err(GraphError::invalid_parameter(
+                "The parameter message_id is required",
+            )),
+        };
+    }
+    let to = fields
+        .get("to")
+        .and_then(Value::as_str)
+        .ok_or_else(|| GraphError::invalid_parameter("The parameter to is required"))?;
+    let recipient = wire::wa_id(to)
+        .ok_or_else(|| GraphError::invalid_parameter("Param to must be a valid phone number"))?;
+    let kind = fields
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| GraphError::invalid_parameter("The parameter type is required"))?;
+    check_object(kind, fields)?;
+    if recipient == sender.digits() {
+        return Err(GraphError::recipient_is_sender());
+    }
+
+    let now = chrono::Utc::now();
+    let template = if kind == "template" {
+        Some(check_template(sender.waba_id, fields.get("template"))?)
+    } else {
+        if !simulator.state().window_open(&phone_number_id, &recipient, now) {
+            return Err(GraphError::re_engagement());
+        }
+        None
+    };
+    let biz_opaque_callback_data = fields
+        .get("biz_opaque_callback_data")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+
+    if recipient.ends_with("9998") {
+        // Retries of one message are recognised by their tracking data, as a client would resend it.
+        let key = format!(
+            "{phone_number_id}|{recipient}|{}",
+            biz_opaque_callback_data
+                .clone()
+                .unwrap_or_else(|| request.to_string())
+        );
+        if simulator.state().count_attempt(key) <= 2 {
+            return Err(GraphError::something_went_wrong());
+        }
+    }
+
+    let wamid = wire::wamid(&recipient);
+    let steps = if recipient.ends_with("9999") {
+        vec![Step::Undeliverable]
+    } else if recipient.ends_with("9997") {
+        vec![Step::Sent, Step::Delivered, Step::Read]
+    } else if recipient.ends_with("9996") {
+        vec![Step::Delivered, Step::Sent]
+    } else {
+        vec![Step::Sent, Step::Delivered]
+    };
+    let pricing = match template {
+        Some(t) => Pricing {
+            billable: true,
+            kind: "regular",
+            category: t.category.to_ascii_lowercase(),
+        },
+        None => Pricing {
+            billable: false,
+            kind: "free_customer_service",
+            category: "service".to_owned(),
+        },
+    };
+    tracing::debug!(%phone_number_id, %wamid, kind, "simulator: accepted a send");
+    simulator.state().sent.push(SentRecord {
+        phone_number_id: phone_number_id.clone(),
+        wamid: wamid.clone(),
+        recipient: recipient.clone(),
+        request: request.clone(),
+        biz_opaque_callback_data: biz_opaque_callback_data.clone(),
+        received_at: now,
+    });
+    let config = &simulator.config;
+    simulator.dispatcher.statuses(
+        StatusPlan {
+            waba_id: sender.waba_id.to_owned(),
+            display_phone_number: sender.digits().to_owned(),
+            phone_number_id,
+            wamid: wamid.clone(),
+            recipient_id: recipient.clone(),
+            biz_opaque_callback_data,
+            pricing,
+            steps,
+        },
+        config.callback_delay_ms,
+        config.duplicate_callbacks,
+        config.reorder_callbacks,
+    );
+
+    let message = if template.is_some() {
+        json!({ "id": wamid, "message_status": "accepted" })
+    } else {
+        json!({ "id": wamid })
+    };
+    Ok(super::ok_json(&json!({
+        "messaging_product": "whatsapp",
+        "contacts": [{ "input": to, "wa_id": recipient }],
+        "messages": [message],
+    })))
+}
+
+/// `type` must name a known kind whose object is present and well formed.
+fn check_object(kind: &str, fields: &Map<String, Value>) -> Result<(), GraphError> {
+    let is_array = TYPES
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map(|(_, is_array)| *is_array)
+        .ok_or_else(|| GraphError::invalid_parameter(format!("Unsupported message type: {kind}")))?;
+    let object = fields.get(kind).ok_or_else(|| {
+        GraphError::invalid_parameter(format!("Param {kind} is required for a message of type {kind}"))
+    })?;
+    if is_array {
+        return match object.as_array() {
+            Some(items) if !items.is_empty() => Ok(()),
+            _ => Err(GraphError::invalid_parameter(format!(
+                "Param {kind} must be a non-empty array"
+            ))),
+        };
+    }
+    let object = object
+        .as_object()
+        .ok_or_else(|| GraphError::invalid_parameter(format!("Param {kind} must be an object")))?;
+    let text = |name: &str| object.get(name).and_then(Value::as_str);
+    match kind {
+        "text" => match text("body") {
+            Some(body) if !body.is_empty() && body.chars().count() <= 4096 => Ok(()),
+            _ => Err(GraphError::invalid_parameter(
+                "Param text['body'] is required and must be 1 to 4096 characters",
+            )),
+        },
+        "image" | "video" | "audio" | "document" | "sticker" => {
+            if text("id").is_some() == text("link").is_some() {
+                return Err(GraphError::invalid_parameter(format!(
+                    "Param {kind} must have exactly one of id or link"
+                )));
+            }
+            match text("caption") {
+                Some(caption) if caption.chars().count() > 1024 => Err(GraphError::invalid_parameter(
+                    format!("Param {kind}['caption'] must be at most 1024 characters"),
+                )),
+                _ => Ok(()),
+            }
+        }
+        "location" => {
+            let number = |name: &str| object.get(name).is_some_and(Value::is_number);
+            if number("latitude") && number("longitude") {
+                Ok(())
+            } else {
+                Err(GraphError::invalid_parameter(
+                    "Params location['latitude'] and location['longitude'] are required",
+                ))
+            }
+        }
+        "interactive" => text("type")
+            .map(|_| ())
+            .ok_or_else(|| GraphError::invalid_parameter("Param interactive['type'] is required")),
+        "reaction" => text("message_id")
+            .map(|_| ())
+            .ok_or_else(|| GraphError::invalid_parameter("Param reaction['message_id'] is required")),
+        _ => Ok(()),
+    }
+}
+
+/// Finds the approved template and checks the send-time components against its definition.
+fn check_template(waba_id: &str, object: Option<&Value>) -> Result<&'static Template, GraphError> {
+    let object = object.and_then(Value::as_object);
+    let name = object
+        .and_then(|o| o.get("name"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| GraphError::invalid_parameter("Param template['name'] is required"))?;
+    let language = object
+        .and_then(|o| o.get("language"))
+        .and_then(|l| l.get("code"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| GraphError::invalid_parameter("Param template['language']['code'] is required"))?;
+    let template = seed::template(waba_id, name, language)
+        .ok_or_else(|| GraphError::template_missing(name, language))?;
+    match template.status {
+        "APPROVED" => {}
+        "PAUSED" => return Err(GraphError::template_paused(name)),
+        _ => return Err(GraphError::template_missing(name, language)),
+    }
+
+    let components = match object.and_then(|o| o.get("components")) {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(_) => {
+            return Err(GraphError::invalid_parameter(
+                "Param template['components'] must be an array",
+            ));
+        }
+    };
+    let mut header = Vec::new();
+    let mut body = Vec::new();
+    let mut buttons = Vec::new();
+    for component in components {
+        let kind = component
+            .get("type")
+            .and_then(Value::as_str)
+            .map(str::to_ascii_lowercase);
+        let parameters = parameters(component)?;
+        match kind.as_deref() {
+            Some("header") => header.extend(parameters),
+            Some("body") => body.extend(parameters),
+            Some("button") => buttons.push((component, parameters)),
+            _ => {
+                return Err(GraphError::invalid_parameter(
+                    "Each template component needs a type of header, body or button",
+                ));
+            }
+        }
+    }
+    check_header(template.header, &header)?;
+    check_body(template.body, &body)?;
+    check_buttons(template.url_button, &buttons)?;
+    Ok(template)
+}
+
+fn parameters(component: &Value) -> Result<Vec<&Value>, GraphError> {
+    match component.get("parameters") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => Ok(items.iter().collect()),
+        Some(_) => Err(GraphError::invalid_parameter(
+            "Param components[]['parameters'] must be an array",
+        )),
+    }
+}
+
+fn count_mismatch(part: &str, received: usize, expected: usize) -> GraphError {
+    GraphError::template_params(format!(
+        "{part}: number of localizable_params ({received}) does not match the expected number of \
+         params ({expected})"
+    ))
+}
+
+fn param_type(param: &Value) -> &str {
+    param.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+fn check_header(expected: Header, params: &[&Value]) -> Result<(), GraphError> {
+    match expected {
+        Header::None if params.is_empty() => Ok(()),
+        Header::None => Err(count_mismatch("header", params.len(), 0)),
+        Header::Text => match params {
+            [param] if param_type(param) == "text" && param.get("text").is_some_and(Value::is_string) => {
+                Ok(())
+            }
+            [param] => Err(GraphError::template_params(format!(
+                "header: Format mismatch, expected TEXT, received {}",
+                param_type(param).to_ascii_uppercase()
+            ))),
+            _ => Err(count_mismatch("header", params.len(), 1)),
+        },
+        Header::Media(kind) => match params {
+            [param] if param_type(param) == kind => {
+                let media = param.get(kind);
+                let has = |key: &str| media.and_then(|m| m.get(key)).is_some_and(Value::is_string);
+                if has("id") || has("link") {
+                    Ok(())
+                } else {
+                    Err(GraphError::template_params(format!(
+                        "header: the {kind} parameter needs an id or a link"
+                    )))
+                }
+            }
+            [param] => Err(GraphError::template_params(format!(
+                "header: Format mismatch, expected {}, received {}",
+                kind.to_ascii_uppercase(),
+                param_type(param).to_ascii_uppercase()
+            ))),
+            _ => Err(count_mismatch("header", params.len(), 1)),
+        },
+    }
+}
+
+fn check_body(expected: Body, params: &[&Value]) -> Result<(), GraphError> {
+    for param in params {
+        match param_type(param) {
+            "text" if param.get("text").is_some_and(Value::is_string) => {}
+            "currency" | "date_time" => {}
+            other => {
+                return Err(GraphError::invalid_parameter(format!(
+                    "body: unsupported or incomplete parameter of type '{other}'"
+                )));
+            }
+        }
+    }
+    match expected {
+        Body::Positional(n) if params.len() == n => Ok(()),
+        Body::Positional(n) => Err(count_mismatch("body", params.len(), n)),
+        Body::Named(names) => {
+            let mut received: Vec<&str> = params
+                .iter()
+                .filter_map(|p| p.get("parameter_name").and_then(Value::as_str))
+                .collect();
+            let mut wanted = names.to_vec();
+            received.sort_unstable();
+            wanted.sort_unstable();
+            if received.len() == params.len() && received == wanted {
+                Ok(())
+            } else {
+                Err(GraphError::template_params(format!(
+                    "body: parameter names {received:?} do not match the expected names {wanted:?}"
+                )))
+            }
+        }
+    }
+}
+
+fn check_buttons(url_button: bool, buttons: &[(&Value, Vec<&Value>)]) -> Result<(), GraphError> {
+    let mut found_url = false;
+    for (component, params) in buttons {
+        let index = match component.get("index") {
+            Some(Value::String(s)) => s.parse::<u64>().ok(),
+            Some(Value::Number(n)) => n.as_u64(),
+            _ => None,
+        };
+        let sub_type = component
+            .get("sub_type")
+            .and_then(Value::as_str)
+            .map(str::to_ascii_lowercase);
+        if !(url_button && index == Some(0) && sub_type.as_deref() == Some("url")) {
+            return Err(GraphError::template_params(format!(
+                "buttons: the template has no {} button at index {}",
+                sub_type.as_deref().unwrap_or("unknown"),
+                index.map_or_else(|| "?".to_owned(), |i| i.to_string())
+            )));
+        }
+        match params.as_slice() {
+            [param] if param_type(param) == "text" && param.get("text").is_some_and(Value::is_string) => {
+                found_url = true;
+            }
+            _ => return Err(count_mismatch("buttons", params.len(), 1)),
+        }
+    }
+    if url_button && !found_url {
+        return Err(GraphError::template_params(
+            "buttons: Button at index 0 of type Url requires a parameter",
+        ));
+    }
+    Ok(())
+}

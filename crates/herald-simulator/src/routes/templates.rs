@@ -1,0 +1,134 @@
+//! `GET /{v}/{waba_id}/message_templates` with Graph cursor paging (cloud-api.md §3).
+
+use std::fmt::Write as _;
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::GraphError;
+use crate::{Simulator, seed};
+
+const DEFAULT_LIMIT: usize = 25;
+const MAX_LIMIT: usize = 1000;
+const CURSOR_PREFIX: &str = "simulator:";
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListQuery {
+    limit: Option<String>,
+    after: Option<String>,
+    before: Option<String>,
+    name: Option<String>,
+    status: Option<String>,
+    language: Option<String>,
+}
+
+pub(crate) async fn list(
+    req: HttpRequest,
+    simulator: web::Data<Simulator>,
+    path: web::Path<(String, String)>,
+    query: web::Query<ListQuery>,
+) -> Result<HttpResponse, GraphError> {
+    let (version, waba_id) = path.into_inner();
+    super::guard(&req, &simulator, &version)?;
+    if !seed::seeded_senders().iter().any(|s| s.waba_id == waba_id) {
+        return Err(GraphError::unknown_object(&waba_id, "get"));
+    }
+    let limit = match &query.limit {
+        None => DEFAULT_LIMIT,
+        Some(raw) => raw
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=MAX_LIMIT).contains(n))
+            .ok_or_else(|| GraphError::invalid_parameter("Param limit must be a positive integer"))?,
+    };
+    let matches = |wanted: &Option<String>, actual: &str| {
+        wanted.as_deref().is_none_or(|w| w.eq_ignore_ascii_case(actual))
+    };
+    let templates: Vec<&seed::Template> = seed::templates_of(&waba_id)
+        .iter()
+        .filter(|t| {
+            matches(&query.name, t.name)
+                && matches(&query.status, t.status)
+                && matches(&query.language, t.language)
+        })
+        .collect();
+
+    let (start, end) = match (&query.after, &query.before) {
+        (Some(after), _) => {
+            let start = decode(after)?.saturating_add(1);
+            (start, start.saturating_add(limit))
+        }
+        (None, Some(before)) => {
+            let end = decode(before)?;
+            (end.saturating_sub(limit), end)
+        }
+        (None, None) => (0, limit),
+    };
+    let end = end.min(templates.len());
+    let page = templates.get(start.min(end)..end).unwrap_or_default();
+    let data: Vec<Value> = page.iter().map(|t| t.definition()).collect();
+    if data.is_empty() {
+        return Ok(super::ok_json(&json!({ "data": [] })));
+    }
+
+    let mut paging = json!({
+        "cursors": { "before": encode(start), "after": encode(end - 1) },
+    });
+    let base = format!("{}{}", super::own_base(&req), req.path());
+    let filters = filters(&query);
+    if let Some(map) = paging.as_object_mut() {
+        if end < templates.len() {
+            let next = format!("{base}?limit={limit}&after={}{filters}", encode(end - 1));
+            map.insert("next".to_owned(), json!(next));
+        }
+        if start > 0 {
+            let previous = format!("{base}?limit={limit}&before={}{filters}", encode(start));
+            map.insert("previous".to_owned(), json!(previous));
+        }
+    }
+    Ok(super::ok_json(&json!({ "data": data, "paging": paging })))
+}
+
+/// Opaque cursors, base64 like Graph's, naming a position in the (filtered) listing.
+fn encode(index: usize) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{CURSOR_PREFIX}{index}"))
+}
+
+fn decode(cursor: &str) -> Result<usize, GraphError> {
+    URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|raw| String::from_utf8(raw).ok())
+        .and_then(|text| text.strip_prefix(CURSOR_PREFIX)?.parse().ok())
+        .ok_or_else(|| GraphError::invalid_parameter("Invalid paging cursor"))
+}
+
+/// The filters of this request, to carry over into `next` and `previous`.
+fn filters(query: &ListQuery) -> String {
+    let mut out = String::new();
+    for (key, value) in [
+        ("name", &query.name),
+        ("status", &query.status),
+        ("language", &query.language),
+    ] {
+        if let Some(value) = value {
+            let _ = write!(out, "&{key}={}", percent_encode(value));
+        }
+    }
+    out
+}
+
+fn percent_encode(value: &str) -> String {
+    let mut out = String::new();
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+    out
+}

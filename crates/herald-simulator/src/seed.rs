@@ -1,0 +1,251 @@
+//! The business account, senders and templates the simulator knows from its first start (api.md §13).
+
+use serde_json::{Value, json};
+
+/// The seeded WhatsApp Business Account id.
+pub const SIMULATOR_WABA_ID: &str = "2000000001";
+
+/// A business phone number the simulator serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeededSender {
+    /// E.164 display number, e.g. `+15550001111`.
+    pub display_phone_number: &'static str,
+    /// The Graph phone number id used in request paths.
+    pub phone_number_id: &'static str,
+    /// The business account that owns it.
+    pub waba_id: &'static str,
+}
+
+impl SeededSender {
+    /// The display number's digits, as webhook `metadata.display_phone_number` carries them.
+    pub fn digits(&self) -> &'static str {
+        self.display_phone_number.trim_start_matches('+')
+    }
+}
+
+const SENDERS: [SeededSender; 2] = [
+    SeededSender {
+        display_phone_number: "+15550001111",
+        phone_number_id: "1000000001",
+        waba_id: SIMULATOR_WABA_ID,
+    },
+    SeededSender {
+        display_phone_number: "+15550002222",
+        phone_number_id: "1000000002",
+        waba_id: SIMULATOR_WABA_ID,
+    },
+];
+
+/// The senders of api.md §13.
+pub fn seeded_senders() -> &'static [SeededSender] {
+    &SENDERS
+}
+
+pub(crate) fn sender_by_id(phone_number_id: &str) -> Option<&'static SeededSender> {
+    SENDERS.iter().find(|s| s.phone_number_id == phone_number_id)
+}
+
+pub(crate) fn sender_by_number(digits: &str) -> Option<&'static SeededSender> {
+    SENDERS.iter().find(|s| s.digits() == digits)
+}
+
+/// What a template's header expects at send time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Header {
+    None,
+    /// A TEXT header with one `{{1}}`.
+    Text,
+    /// A media header; the value is the lowercase send-time parameter type.
+    Media(&'static str),
+}
+
+/// What a template's body expects at send time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Body {
+    Positional(usize),
+    Named(&'static [&'static str]),
+}
+
+/// A seeded template definition.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Template {
+    pub(crate) id: &'static str,
+    pub(crate) name: &'static str,
+    pub(crate) language: &'static str,
+    pub(crate) status: &'static str,
+    pub(crate) category: &'static str,
+    pub(crate) header: Header,
+    pub(crate) header_text: &'static str,
+    pub(crate) body: Body,
+    pub(crate) body_text: &'static str,
+    /// Whether button 0 is a URL button with one dynamic suffix.
+    pub(crate) url_button: bool,
+}
+
+const TEMPLATES: [Template; 7] = [
+    Template {
+        id: "3000000001",
+        name: "hello_world",
+        language: "en_US",
+        status: "APPROVED",
+        category: "UTILITY",
+        header: Header::None,
+        header_text: "",
+        body: Body::Positional(0),
+        body_text: "Welcome and congratulations!! This message demonstrates your ability to send a \
+                    WhatsApp message notification from the Cloud API. Thank you for taking the time to \
+                    test with us.",
+        url_button: false,
+    },
+    Template {
+        id: "3000000002",
+        name: "order_shipped",
+        language: "en_US",
+        status: "APPROVED",
+        category: "UTILITY",
+        header: Header::Text,
+        header_text: "Order {{1}} is on its way",
+        body: Body::Positional(3),
+        body_text: "Hi {{1}}, your order {{2}} has shipped and should arrive by {{3}}.",
+        url_button: true,
+    },
+    Template {
+        id: "3000000003",
+        name: "invoice_ready",
+        language: "en_US",
+        status: "APPROVED",
+        category: "UTILITY",
+        header: Header::Media("document"),
+        header_text: "",
+        body: Body::Positional(1),
+        body_text: "Your invoice {{1}} is ready. The PDF is attached.",
+        url_button: false,
+    },
+    Template {
+        id: "3000000004",
+        name: "promo_image",
+        language: "en_US",
+        status: "APPROVED",
+        category: "MARKETING",
+        header: Header::Media("image"),
+        header_text: "",
+        body: Body::Positional(1),
+        body_text: "Don't miss it: {{1}}",
+        url_button: false,
+    },
+    Template {
+        id: "3000000005",
+        name: "welcome_video",
+        language: "pt_BR",
+        status: "APPROVED",
+        category: "MARKETING",
+        header: Header::Media("video"),
+        header_text: "",
+        body: Body::Positional(0),
+        body_text: "Bem-vindo! Assista ao vídeo para começar.",
+        url_button: false,
+    },
+    Template {
+        id: "3000000006",
+        name: "appointment_named",
+        language: "en_US",
+        status: "APPROVED",
+        category: "UTILITY",
+        header: Header::None,
+        header_text: "",
+        body: Body::Named(&["customer", "date"]),
+        body_text: "Hello {{customer}}, your appointment is confirmed for {{date}}.",
+        url_button: false,
+    },
+    Template {
+        id: "3000000007",
+        name: "spring_sale",
+        language: "en_US",
+        status: "PAUSED",
+        category: "MARKETING",
+        header: Header::None,
+        header_text: "",
+        body: Body::Positional(1),
+        body_text: "Spring sale! {{1}} off everything this week.",
+        url_button: false,
+    },
+];
+
+/// The templates of a business account, in listing order.
+pub(crate) fn templates_of(waba_id: &str) -> &'static [Template] {
+    if waba_id == SIMULATOR_WABA_ID {
+        &TEMPLATES
+    } else {
+        &[]
+    }
+}
+
+pub(crate) fn template(waba_id: &str, name: &str, language: &str) -> Option<&'static Template> {
+    templates_of(waba_id)
+        .iter()
+        .find(|t| t.name == name && t.language == language)
+}
+
+impl Template {
+    /// The definition in the uppercase Graph format of cloud-api.md §3.
+    pub(crate) fn definition(&self) -> Value {
+        let mut components = Vec::new();
+        match self.header {
+            Header::None => {}
+            Header::Text => components.push(json!({
+                "type": "HEADER",
+                "format": "TEXT",
+                "text": self.header_text,
+                "example": { "header_text": ["ORD-9271"] },
+            })),
+            Header::Media(kind) => components.push(json!({
+                "type": "HEADER",
+                "format": kind.to_ascii_uppercase(),
+                "example": { "header_handle": ["4::aW1hZ2UvanBlZw==:ARZsimulatorexamplehandle"] },
+            })),
+        }
+        let body_example = match self.body {
+            Body::Positional(0) => None,
+            Body::Positional(n) => {
+                let values: Vec<String> = (1..=n).map(|i| format!("example-{i}")).collect();
+                Some(json!({ "body_text": [values] }))
+            }
+            Body::Named(names) => {
+                let params: Vec<Value> = names
+                    .iter()
+                    .map(|name| json!({ "param_name": name, "example": format!("example-{name}") }))
+                    .collect();
+                Some(json!({ "body_text_named_params": params }))
+            }
+        };
+        let mut body = json!({ "type": "BODY", "text": self.body_text });
+        if let (Some(example), Some(map)) = (body_example, body.as_object_mut()) {
+            map.insert("example".to_owned(), example);
+        }
+        components.push(body);
+        if self.url_button {
+            components.push(json!({
+                "type": "BUTTONS",
+                "buttons": [{
+                    "type": "URL",
+                    "text": "Track order",
+                    "url": "https://example.com/t/{{1}}",
+                    "example": ["https://example.com/t/ORD-9271"],
+                }],
+            }));
+        }
+        let parameter_format = match self.body {
+            Body::Named(_) => "NAMED",
+            Body::Positional(_) => "POSITIONAL",
+        };
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "language": self.language,
+            "status": self.status,
+            "category": self.category,
+            "parameter_format": parameter_format,
+            "components": components,
+        })
+    }
+}

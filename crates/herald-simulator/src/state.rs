@@ -1,0 +1,140 @@
+//! The simulator's mutable state, kept behind one mutex that is never held across an await.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use actix_web::web::Bytes;
+use chrono::{DateTime, TimeDelta, Utc};
+use rand::Rng as _;
+
+use crate::SentRecord;
+
+/// How long an inbound message keeps the service window open (cloud-api.md §6).
+const SERVICE_WINDOW: TimeDelta = TimeDelta::hours(24);
+
+/// An uploaded media object.
+#[derive(Debug, Clone)]
+pub(crate) struct Media {
+    pub(crate) phone_number_id: String,
+    pub(crate) mime_type: String,
+    pub(crate) sha256: String,
+    pub(crate) bytes: Bytes,
+}
+
+/// A token bucket holding up to one second's worth of sends.
+#[derive(Debug)]
+struct Bucket {
+    tokens: f64,
+    refilled_at: Instant,
+}
+
+#[derive(Debug)]
+pub(crate) struct State {
+    rate: u32,
+    buckets: HashMap<String, Bucket>,
+    /// Last inbound message per (phone number id, wa_id).
+    windows: HashMap<(String, String), DateTime<Utc>>,
+    /// Failed attempts per scripted-failure key (`…9998` recipients).
+    failures: HashMap<String, u32>,
+    media: HashMap<String, Media>,
+    next_media_id: u64,
+    pub(crate) sent: Vec<SentRecord>,
+}
+
+impl State {
+    pub(crate) fn new(rate: u32) -> Self {
+        // A random start keeps media ids from an earlier run from aliasing new uploads.
+        let next_media_id = rand::rng().random_range(1_000_000_000_000_000..5_000_000_000_000_000);
+        Self {
+            rate,
+            buckets: HashMap::new(),
+            windows: HashMap::new(),
+            failures: HashMap::new(),
+            media: HashMap::new(),
+            next_media_id,
+            sent: Vec::new(),
+        }
+    }
+
+    /// Takes one token from the sender's bucket; `false` when the sender is over its throughput.
+    pub(crate) fn take_token(&mut self, phone_number_id: &str, now: Instant) -> bool {
+        if self.rate == 0 {
+            return true;
+        }
+        let capacity = f64::from(self.rate);
+        let bucket = self.buckets.entry(phone_number_id.to_owned()).or_insert(Bucket {
+            tokens: capacity,
+            refilled_at: now,
+        });
+        let elapsed = now.saturating_duration_since(bucket.refilled_at).as_secs_f64();
+        bucket.tokens = (bucket.tokens + elapsed * capacity).min(capacity);
+        bucket.refilled_at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn open_window(&mut self, phone_number_id: &str, wa_id: &str, at: DateTime<Utc>) {
+        self.windows
+            .insert((phone_number_id.to_owned(), wa_id.to_owned()), at);
+    }
+
+    pub(crate) fn window_open(&self, phone_number_id: &str, wa_id: &str, now: DateTime<Utc>) -> bool {
+        self.windows
+            .get(&(phone_number_id.to_owned(), wa_id.to_owned()))
+            .is_some_and(|last| now - *last <= SERVICE_WINDOW)
+    }
+
+    /// Counts one more attempt for `key` and returns how many there have been.
+    pub(crate) fn count_attempt(&mut self, key: String) -> u32 {
+        let count = self.failures.entry(key).or_insert(0);
+        *count = count.saturating_add(1);
+        *count
+    }
+
+    pub(crate) fn store_media(&mut self, media: Media) -> String {
+        let id = self.next_media_id.to_string();
+        self.next_media_id = self.next_media_id.wrapping_add(1);
+        self.media.insert(id.clone(), media);
+        id
+    }
+
+    pub(crate) fn media(&self, id: &str) -> Option<&Media> {
+        self.media.get(id)
+    }
+
+    pub(crate) fn delete_media(&mut self, id: &str) -> bool {
+        self.media.remove(id).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn bucket_allows_the_rate_then_refills() {
+        let mut state = State::new(3);
+        let t0 = Instant::now();
+        assert!((0..3).all(|_| state.take_token("1", t0)));
+        assert!(!state.take_token("1", t0));
+        assert!(state.take_token("2", t0), "buckets are per sender");
+        assert!(state.take_token("1", t0 + Duration::from_millis(400)));
+        assert!(!state.take_token("1", t0 + Duration::from_millis(400)));
+    }
+
+    #[test]
+    fn windows_last_24_hours() {
+        let mut state = State::new(0);
+        let t0 = Utc::now();
+        assert!(!state.window_open("1", "49", t0));
+        state.open_window("1", "49", t0);
+        assert!(state.window_open("1", "49", t0 + TimeDelta::hours(23)));
+        assert!(!state.window_open("1", "49", t0 + TimeDelta::hours(25)));
+        assert!(!state.window_open("2", "49", t0), "windows are per sender");
+    }
+}

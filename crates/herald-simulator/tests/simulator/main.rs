@@ -1,0 +1,18 @@
+//! Integration tests: the simulator served standalone on a loopback port, with a real local HTTP
+//! receiver collecting its callbacks.
+
+// Helpers outside `#[test]` functions are test code too: a broken expectation must stop the test.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code: failing loudly is the point"
+)]
+
+mod callbacks;
+mod control;
+mod helpers;
+mod media;
+mod messages;
+mod templates;
