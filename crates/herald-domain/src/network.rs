@@ -20,10 +20,18 @@ pub struct NetworkReceipt {
 pub enum NetworkError {
     /// Transient (5xx, overload, maintenance): retry the same request later.
     #[error("network temporarily failed ({detail}); retry")]
-    Retryable { code: Option<i64>, detail: String, retry_after: Option<Duration> },
+    Retryable {
+        code: Option<i64>,
+        detail: String,
+        retry_after: Option<Duration>,
+    },
     /// The sender's throughput (or the app's call rate) is exceeded: slow this sender down and retry.
     #[error("network throughput limit ({detail}); slow down")]
-    Throttled { code: i64, detail: String, retry_after: Option<Duration> },
+    Throttled {
+        code: i64,
+        detail: String,
+        retry_after: Option<Duration>,
+    },
     /// The network refused the message for good; the message fails with this error.
     #[error("network refused the message: {}", .0.code)]
     Permanent(MessageError),
@@ -107,7 +115,9 @@ pub struct NetworkStatusReport {
 /// The content of an inbound message, as far as Herald models it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InboundContent {
-    Text { body: String },
+    Text {
+        body: String,
+    },
     /// `image`, `video`, `document`, `audio`, `sticker`.
     Media {
         kind: String,

@@ -352,3 +352,88 @@ impl RateLimiter for NoRateLimit {
         })
     }
 }
+
+/// The outbox: claiming due jobs with a lease, and recording each attempt's outcome.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait OutboxStore: Send + Sync + 'static {
+    /// Claims up to `limit` jobs that are due at `now`: pending ones whose time has come, and in-flight ones
+    /// whose lease expired (those come back as [`crate::dispatch::JobHistory::Reclaimed`]). Each claimed job
+    /// is leased to `token` until `lease_until`. Any number of workers may call this at once; no job is
+    /// handed to two live claims.
+    async fn claim_jobs(
+        &self,
+        token: &crate::dispatch::ClaimToken,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<crate::dispatch::ClaimedJob>, StoreError>;
+
+    /// Records an outcome, in one transaction with the message's status change it implies. Answers `false`
+    /// (and writes nothing) when the job is no longer held by `completion.token`.
+    async fn complete_job(&self, completion: &crate::dispatch::JobCompletion) -> Result<bool, StoreError>;
+}
+
+/// Status changes and inbound messages, driven by the network's callbacks.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait TrackingStore: Send + Sync + 'static {
+    /// Applies a status report to the message (locked for the update) with the status machine; records the
+    /// report in its history whether applied or not, and writes a customer event when it changed the status.
+    /// `None` when the message does not exist for this organization.
+    async fn apply_status(
+        &self,
+        update: &crate::dispatch::StatusUpdate,
+    ) -> Result<Option<crate::dispatch::StatusApplied>, StoreError>;
+
+    /// The organization's message with this network id.
+    async fn message_by_network_id(
+        &self,
+        organization: &OrganizationId,
+        network_message_id: &str,
+    ) -> Result<Option<Message>, StoreError>;
+
+    /// Records an inbound message, opens or refreshes its service window and writes its customer event, in one
+    /// transaction. Answers `false` when that network message id was already recorded (a duplicate callback).
+    async fn record_inbound_message(
+        &self,
+        record: &crate::dispatch::InboundRecord,
+    ) -> Result<bool, StoreError>;
+
+    /// Stores a raw network callback durably, before it is acknowledged.
+    async fn store_callback(&self, callback: &crate::dispatch::StoredCallback) -> Result<(), StoreError>;
+
+    /// Stored callbacks not yet processed that were received before `received_before`, oldest first.
+    async fn unprocessed_callbacks(
+        &self,
+        received_before: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<crate::dispatch::StoredCallback>, StoreError>;
+
+    /// Marks a stored callback processed, with a note of anything skipped.
+    async fn mark_callback_processed(
+        &self,
+        id: &crate::ids::EventId,
+        at: Timestamp,
+        note: Option<String>,
+    ) -> Result<(), StoreError>;
+}
+
+/// Paces sends per sender number to its throughput.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait Pacer: Send + Sync + 'static {
+    /// Waits until `sender` may send one more message.
+    async fn wait_turn(&self, sender: &SenderNumber);
+
+    /// The network said `sender` is over its throughput: hold its sends back for `pause`.
+    fn slow_down(&self, sender: &SenderNumber, pause: crate::time::Duration);
+}
+
+/// Turns a raw callback body into events (the network adapter's parser).
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait CallbackDecoder: Send + Sync + 'static {
+    /// # Errors
+    /// A description when the body is not a callback envelope at all.
+    fn decode(&self, body: &[u8]) -> Result<crate::network::ParsedCallback, String>;
+}

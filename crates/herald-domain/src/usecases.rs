@@ -2,17 +2,23 @@
 
 mod admin;
 mod authenticate;
+mod callbacks;
+mod dispatch;
 mod queries;
 mod send;
+mod templates;
 #[cfg(test)]
 mod tests;
 
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated};
+pub use callbacks::{CallbackReport, ProcessCallbacks};
+pub use dispatch::{DispatchMessages, DispatchPorts, DispatchReport, DispatchSettings};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 
 use crate::ports::IdGenerator;
 

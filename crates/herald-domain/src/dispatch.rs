@@ -1,0 +1,163 @@
+//! Types of the dispatch and callback flows that the store ports carry: claimed outbox jobs, their
+//! outcomes, status updates, inbound records, stored callbacks and the customer events they produce.
+
+use crate::ids::{EventId, JobId, MessageId, OrganizationId, SenderId};
+use crate::message::EventSource;
+use crate::message::{Message, MessageError, MessageStatus};
+use crate::network::InboundMessage;
+use crate::organization::{AccountStatus, SenderNumber};
+use crate::status::{StatusReport, Transition};
+use crate::time::Timestamp;
+use ulid::Ulid;
+
+/// Identifies one claim of outbox jobs; completing a job requires the claim that holds it, so a worker whose
+/// lease expired can never complete a job another worker now owns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ClaimToken(pub Ulid);
+
+impl ClaimToken {
+    pub fn as_string(&self) -> String {
+        self.0.to_string()
+    }
+}
+
+/// What happened to a job before this claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobHistory {
+    /// Never attempted.
+    Fresh,
+    /// Attempted before, and the outcome was recorded (a retry).
+    Retried,
+    /// Its previous claim's lease expired without an outcome: the worker died, maybe after the network
+    /// accepted the send. It must not be resent blindly.
+    Reclaimed,
+    /// It waited for a callback after an unknown outcome, and none came.
+    AwaitedCallback,
+}
+
+impl JobHistory {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Fresh => "fresh",
+            Self::Retried => "retried",
+            Self::Reclaimed => "reclaimed",
+            Self::AwaitedCallback => "awaited_callback",
+        }
+    }
+}
+
+/// An outbox job claimed for dispatch, with what the dispatcher needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedJob {
+    pub job_id: JobId,
+    pub organization_id: OrganizationId,
+    /// Attempts including this one.
+    pub attempts: u32,
+    pub history: JobHistory,
+    pub deadline: Timestamp,
+    pub message: Message,
+    pub sender: SenderNumber,
+    pub account_status: AccountStatus,
+}
+
+/// The outcome of one dispatch attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// The network accepted the message: the job is done and the message becomes `submitted`.
+    Submitted { network_message_id: String },
+    /// Try again at `at`.
+    Retry { at: Timestamp, error: String },
+    /// The message fails with `error`; the job is done.
+    Failed { error: MessageError },
+    /// The outcome is unknown: wait until `until` for a callback carrying the message id, then retry.
+    AwaitCallback { until: Timestamp, detail: String },
+    /// The organization is not active: try again at `until` without counting an attempt.
+    Hold { until: Timestamp },
+    /// The message already moved on (a callback arrived first): nothing to send, the job is done.
+    AlreadyDone,
+}
+
+/// Completing a claimed job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobCompletion {
+    pub job_id: JobId,
+    pub organization_id: OrganizationId,
+    pub message_id: MessageId,
+    pub token: ClaimToken,
+    pub outcome: JobOutcome,
+    pub at: Timestamp,
+    /// Ids for the status-history entry and the customer event the outcome may write.
+    pub event_id: EventId,
+    pub customer_event_id: EventId,
+}
+
+/// A status report to apply to a message: the store runs [`crate::status::apply`] on the locked row and
+/// writes the result, the history entry and (when applied) a customer event in one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusUpdate {
+    pub organization_id: OrganizationId,
+    pub message_id: MessageId,
+    pub report: StatusReport,
+    /// The network's id, stored when the message has none yet.
+    pub network_message_id: Option<String>,
+    pub source: EventSource,
+    pub event_id: EventId,
+    pub customer_event_id: EventId,
+    pub recorded_at: Timestamp,
+}
+
+/// What applying a report did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusApplied {
+    pub transition: Transition,
+    /// The message after the update.
+    pub message: Message,
+}
+
+/// An inbound message to record, routed to its organization and sender.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundRecord {
+    pub id: MessageId,
+    pub organization_id: OrganizationId,
+    pub sender_id: SenderId,
+    pub message: InboundMessage,
+    pub customer_event_id: EventId,
+    pub recorded_at: Timestamp,
+}
+
+/// A raw network callback, stored before it is acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCallback {
+    pub id: EventId,
+    pub received_at: Timestamp,
+    pub body: Vec<u8>,
+}
+
+/// The kinds of customer event (api.md §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CustomerEventType {
+    MessageStatus,
+    MessageFailed,
+    MessageInbound,
+    WebhookTest,
+}
+
+impl CustomerEventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MessageStatus => "message.status",
+            Self::MessageFailed => "message.failed",
+            Self::MessageInbound => "message.inbound",
+            Self::WebhookTest => "webhook.test",
+        }
+    }
+
+    /// The event a status change emits.
+    pub fn for_status(status: MessageStatus) -> Self {
+        if status == MessageStatus::Failed {
+            Self::MessageFailed
+        } else {
+            Self::MessageStatus
+        }
+    }
+}

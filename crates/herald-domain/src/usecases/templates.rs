@@ -1,0 +1,156 @@
+use super::new_id;
+use crate::ids::{OrganizationId, TemplateId};
+use crate::network::{MessagingNetwork, NetworkError};
+use crate::ports::{AccountStore, Clock, IdGenerator, StoreError, TemplateQuery, TemplateStore};
+use crate::template::{LanguageCode, Template, TemplateName};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Why a template sync failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error("the network refused the template listing: {0}")]
+    Network(#[from] NetworkError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SyncReport {
+    pub business_accounts: usize,
+    pub templates: usize,
+}
+
+/// Copies each business account's templates from the network into the store (flow 5).
+pub struct SyncTemplates {
+    accounts: Arc<dyn AccountStore>,
+    templates: Arc<dyn TemplateStore>,
+    network: Arc<dyn MessagingNetwork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+}
+
+impl SyncTemplates {
+    pub fn new(
+        accounts: Arc<dyn AccountStore>,
+        templates: Arc<dyn TemplateStore>,
+        network: Arc<dyn MessagingNetwork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self {
+            accounts,
+            templates,
+            network,
+            clock,
+            ids,
+        }
+    }
+
+    /// Syncs every business account the organization's senders belong to.
+    ///
+    /// # Errors
+    /// The first network or store failure; accounts synced before it keep their new copy.
+    #[tracing::instrument(name = "sync_templates", skip(self))]
+    pub async fn sync_organization(&self, organization: &OrganizationId) -> Result<SyncReport, SyncError> {
+        let senders = self.accounts.senders(organization).await?;
+        // One listing per business account, through any of its senders.
+        let mut by_account = BTreeMap::new();
+        for sender in &senders {
+            by_account
+                .entry(sender.waba_id.as_str().to_owned())
+                .or_insert(sender);
+        }
+        let mut report = SyncReport::default();
+        for sender in by_account.values() {
+            let listed = self.network.templates(sender).await?;
+            let now = self.clock.now();
+            let copies: Vec<Template> = listed
+                .into_iter()
+                .map(|t| Template {
+                    id: new_id(self.ids.as_ref(), TemplateId::from_ulid),
+                    organization_id: *organization,
+                    waba_id: sender.waba_id.clone(),
+                    name: t.name,
+                    language: t.language,
+                    status: t.status,
+                    category: t.category,
+                    structure: t.structure,
+                    network_id: t.network_id,
+                    synced_at: now,
+                })
+                .collect();
+            self.templates
+                .replace_templates(organization, &sender.waba_id, &copies)
+                .await?;
+            report.business_accounts += 1;
+            report.templates += copies.len();
+        }
+        Ok(report)
+    }
+
+    /// Syncs every active organization, logging (not stopping on) one organization's failure.
+    ///
+    /// # Errors
+    /// When the organizations cannot be listed.
+    pub async fn sync_all(&self) -> Result<SyncReport, StoreError> {
+        let mut total = SyncReport::default();
+        for org in self.accounts.organizations().await? {
+            if !org.status.is_active() {
+                continue;
+            }
+            match self.sync_organization(&org.id).await {
+                Ok(report) => {
+                    total.business_accounts += report.business_accounts;
+                    total.templates += report.templates;
+                }
+                Err(error) => tracing::warn!(org = %org.id, %error, "template sync failed"),
+            }
+        }
+        Ok(total)
+    }
+}
+
+/// The organization's stored templates.
+pub struct ListTemplates {
+    templates: Arc<dyn TemplateStore>,
+}
+
+impl ListTemplates {
+    pub fn new(templates: Arc<dyn TemplateStore>) -> Self {
+        Self { templates }
+    }
+
+    /// # Errors
+    /// A store failure.
+    pub async fn execute(
+        &self,
+        organization: &OrganizationId,
+        query: &TemplateQuery,
+    ) -> Result<Vec<Template>, StoreError> {
+        self.templates.templates(organization, query).await
+    }
+
+    /// One template by name and language, `None` when the organization has none such.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn one(
+        &self,
+        organization: &OrganizationId,
+        name: &TemplateName,
+        language: &LanguageCode,
+    ) -> Result<Option<Template>, StoreError> {
+        let query = TemplateQuery {
+            status: None,
+            name: Some(name.clone()),
+        };
+        Ok(self
+            .templates
+            .templates(organization, &query)
+            .await?
+            .into_iter()
+            .find(|t| &t.language == language))
+    }
+}
