@@ -1,1 +1,229 @@
-//! placeholder
+//! Herald's storage adapters: the store ports of `herald-domain` on PostgreSQL and on SQLite.
+//!
+//! Both backends are always compiled in; [`Store::connect`] picks one from the URL and hands the app
+//! `Arc<dyn Port>`s. The queries are written once ([`queries`]) and expanded per backend, because
+//! diesel-async has no connection type that chooses its backend at run time. Migrations are embedded in
+//! the binary, one set per backend (`migrations/postgres`, `migrations/sqlite`).
+
+mod dto;
+mod error;
+mod pg;
+mod queries;
+mod rows;
+mod sqlite;
+mod tables;
+#[cfg(feature = "test-support")]
+pub mod testing;
+
+use async_trait::async_trait;
+use herald_domain::ports::{AccountStore, MessageStore, StoreError, TemplateStore, WindowStore};
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Which database a [`Store`] runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// PostgreSQL, the production store.
+    Postgres,
+    /// SQLite, the embedded default (one file, one writer).
+    Sqlite,
+}
+
+/// Connection settings shared by both backends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// Most connections in the pool (on SQLite: reading connections; writes always use one connection).
+    pub max_connections: u32,
+    /// How long to wait for a connection, new or pooled, before the store answers `Unavailable`.
+    pub connect_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 10,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Something kept alive as long as a backend is (a test database that is dropped with it).
+pub(crate) type Keepalive = Option<Arc<dyn Any + Send + Sync>>;
+
+/// What the app needs of a backend besides the ports. Migrations and pools differ per backend.
+#[async_trait]
+trait Admin: Send + Sync + 'static {
+    fn backend(&self) -> Backend;
+    async fn migrate(&self) -> anyhow::Result<()>;
+    async fn pending_migrations(&self) -> anyhow::Result<usize>;
+    async fn ping(&self) -> Result<(), StoreError>;
+}
+
+/// The store the app uses: one backend behind every store port.
+#[derive(Clone)]
+pub struct Store {
+    admin: Arc<dyn Admin>,
+    accounts: Arc<dyn AccountStore>,
+    messages: Arc<dyn MessageStore>,
+    templates: Arc<dyn TemplateStore>,
+    windows: Arc<dyn WindowStore>,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.admin.backend())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a SQLite URL points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SqliteTarget {
+    /// A private in-memory database, living as long as the store.
+    Memory,
+    File(std::path::PathBuf),
+}
+
+/// The database a URL names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Postgres,
+    Sqlite(SqliteTarget),
+}
+
+/// Reads a database URL: `postgres://…`/`postgresql://…`, or `sqlite://path`, `sqlite:path`,
+/// `sqlite::memory:`, `sqlite://:memory:`.
+fn parse_url(url: &str) -> anyhow::Result<Target> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(Target::Postgres);
+    }
+    let rest = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .ok_or_else(|| anyhow::anyhow!("unsupported database URL: expected postgres://… or sqlite://…"))?;
+    let path = rest.split(['?', '#']).next().unwrap_or_default();
+    Ok(Target::Sqlite(if path.is_empty() || path == ":memory:" {
+        SqliteTarget::Memory
+    } else {
+        SqliteTarget::File(path.into())
+    }))
+}
+
+impl Store {
+    /// Opens the store at `url`: `postgres://…` for PostgreSQL; `sqlite://path` (the file's directory is
+    /// created if missing) or `sqlite::memory:` for SQLite. Checks that one connection can be opened and
+    /// runs nothing else (no migrations).
+    ///
+    /// # Errors
+    /// An unsupported URL, or a database that cannot be reached.
+    pub async fn connect(url: &str, options: &StoreOptions) -> anyhow::Result<Store> {
+        Self::connect_keeping(url, options, None).await
+    }
+
+    pub(crate) async fn connect_keeping(
+        url: &str,
+        options: &StoreOptions,
+        keepalive: Keepalive,
+    ) -> anyhow::Result<Store> {
+        match parse_url(url)? {
+            Target::Postgres => {
+                let db = Arc::new(pg::Db::connect(url, options, keepalive).await?);
+                Ok(Self::from_backend(db))
+            }
+            Target::Sqlite(target) => {
+                let db = Arc::new(sqlite::Db::connect(target, options, keepalive).await?);
+                Ok(Self::from_backend(db))
+            }
+        }
+    }
+
+    fn from_backend<D>(db: Arc<D>) -> Self
+    where
+        D: Admin + AccountStore + MessageStore + TemplateStore + WindowStore,
+    {
+        Self {
+            admin: db.clone(),
+            accounts: db.clone(),
+            messages: db.clone(),
+            templates: db.clone(),
+            windows: db,
+        }
+    }
+
+    /// Applies the embedded migrations that have not run yet. Safe to call at every start.
+    ///
+    /// # Errors
+    /// A migration failed or the database cannot be reached.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        self.admin.migrate().await
+    }
+
+    /// How many embedded migrations have not run yet (0: the schema is current).
+    ///
+    /// # Errors
+    /// The database cannot be reached.
+    pub async fn pending_migrations(&self) -> anyhow::Result<usize> {
+        self.admin.pending_migrations().await
+    }
+
+    /// Whether the store answers a trivial query.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] when it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.admin.ping().await
+    }
+
+    /// Which database this store runs on.
+    pub fn backend(&self) -> Backend {
+        self.admin.backend()
+    }
+
+    /// Plans, organizations, senders and API keys.
+    pub fn accounts(&self) -> Arc<dyn AccountStore> {
+        self.accounts.clone()
+    }
+
+    /// Messages, their history, the outbox, quota counts and idempotency records.
+    pub fn messages(&self) -> Arc<dyn MessageStore> {
+        self.messages.clone()
+    }
+
+    /// Template copies.
+    pub fn templates(&self) -> Arc<dyn TemplateStore> {
+        self.templates.clone()
+    }
+
+    /// Service windows.
+    pub fn windows(&self) -> Arc<dyn WindowStore> {
+        self.windows.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_pick_the_backend() {
+        let file = |p: &str| Target::Sqlite(SqliteTarget::File(p.into()));
+        assert_eq!(parse_url("postgres://u@h/db").unwrap(), Target::Postgres);
+        assert_eq!(parse_url("postgresql://u@h/db").unwrap(), Target::Postgres);
+        assert_eq!(
+            parse_url("sqlite://data/herald.db").unwrap(),
+            file("data/herald.db")
+        );
+        assert_eq!(
+            parse_url("sqlite:///abs/h.db?mode=rwc").unwrap(),
+            file("/abs/h.db")
+        );
+        assert_eq!(parse_url("sqlite:h.db").unwrap(), file("h.db"));
+        let memory = Target::Sqlite(SqliteTarget::Memory);
+        assert_eq!(parse_url("sqlite::memory:").unwrap(), memory);
+        assert_eq!(parse_url("sqlite://:memory:").unwrap(), memory);
+        assert!(parse_url("mysql://x").is_err());
+    }
+}

@@ -1,0 +1,87 @@
+//! Translation of diesel and pool errors into the domain's [`StoreError`], in one place for both backends.
+
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel_async::pooled_connection::PoolError;
+use herald_domain::ports::StoreError;
+use std::fmt::Display;
+
+/// Translates a diesel error: unique violations become `Conflict`, a missing referenced row `NotFound`,
+/// a lost connection or a busy SQLite file `Unavailable`.
+pub(crate) fn from_diesel(error: DieselError) -> StoreError {
+    match error {
+        DieselError::NotFound => StoreError::NotFound,
+        DieselError::DatabaseError(kind, info) => {
+            let message = info.message().to_owned();
+            let detail = match info.constraint_name() {
+                Some(constraint) => format!("{message} ({constraint})"),
+                None => message,
+            };
+            match kind {
+                DatabaseErrorKind::UniqueViolation => StoreError::Conflict(detail),
+                DatabaseErrorKind::ForeignKeyViolation => StoreError::NotFound,
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand => {
+                    StoreError::Unavailable(detail)
+                }
+                // SQLITE_BUSY / SQLITE_LOCKED reach diesel as an unknown kind: the writer held the file
+                // longer than busy_timeout, which is overload, not a bug.
+                _ if is_sqlite_busy(&detail) => StoreError::Unavailable(detail),
+                _ => StoreError::Unknown(anyhow::anyhow!("database error: {detail}")),
+            }
+        }
+        other => StoreError::Unknown(anyhow::Error::new(other)),
+    }
+}
+
+fn is_sqlite_busy(message: &str) -> bool {
+    message.contains("database is locked") || message.contains("database table is locked")
+}
+
+/// Translates a failure to get a pooled connection: always `Unavailable`, the caller may retry.
+pub(crate) fn from_pool(error: bb8::RunError<PoolError>) -> StoreError {
+    match error {
+        bb8::RunError::TimedOut => {
+            StoreError::Unavailable("timed out waiting for a database connection".to_owned())
+        }
+        bb8::RunError::User(PoolError::ConnectionError(e)) => {
+            StoreError::Unavailable(format!("cannot connect to the database: {e}"))
+        }
+        bb8::RunError::User(PoolError::QueryError(e)) => {
+            StoreError::Unavailable(format!("database connection check failed: {e}"))
+        }
+    }
+}
+
+/// A stored value that no longer passes the domain's rules: a bug or a hand-edited row.
+pub(crate) fn corrupt(what: &str, error: impl Display) -> StoreError {
+    StoreError::Unknown(anyhow::anyhow!("corrupt {what} in the store: {error}"))
+}
+
+/// The error type inside a transaction: diesel's errors are translated as they arise, and a refused quota
+/// rolls the transaction back without being a failure of the store.
+#[derive(Debug)]
+pub(crate) enum TxError {
+    Store(StoreError),
+    QuotaExceeded,
+}
+
+impl From<DieselError> for TxError {
+    fn from(error: DieselError) -> Self {
+        Self::Store(from_diesel(error))
+    }
+}
+
+impl From<StoreError> for TxError {
+    fn from(error: StoreError) -> Self {
+        Self::Store(error)
+    }
+}
+
+impl TxError {
+    /// The store error of a transaction that is not expected to refuse a quota.
+    pub(crate) fn into_store(self) -> StoreError {
+        match self {
+            Self::Store(error) => error,
+            Self::QuotaExceeded => StoreError::Unknown(anyhow::anyhow!("unexpected quota refusal")),
+        }
+    }
+}

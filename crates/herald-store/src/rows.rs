@@ -1,0 +1,502 @@
+//! Rows as both backends load them, and their mapping to and from the domain.
+//!
+//! Each row struct lists its table's columns in the table's order (see [`crate::tables`]) and is loaded
+//! positionally, so one struct serves PostgreSQL and SQLite. Every text read back is re-validated by the
+//! domain's constructors; a row that fails is reported as corrupt rather than guessed at.
+
+use crate::dto::{ContentDto, ErrorDto, StructureDto};
+use crate::error::corrupt;
+use chrono::{DateTime, Utc};
+use diesel::Queryable;
+use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
+use herald_domain::ids::{ApiKeyId, EventId, MessageId, OrganizationId, SenderId, TemplateId};
+use herald_domain::message::{
+    EventSource, Message, MessageContent, MessageError, MessageStatus, StatusEvent, StatusTimestamps,
+};
+use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
+use herald_domain::ports::{IdempotencyBegin, StoreError};
+use herald_domain::template::{LanguageCode, Template, TemplateName, TemplateStatus, TemplateStructure};
+use herald_domain::values::{ClientReference, DisplayName, PhoneNumber, RequestFingerprint};
+use herald_domain::window::ServiceWindow;
+use std::fmt::Display;
+
+type Time = DateTime<Utc>;
+
+/// The `state` of an idempotency record still being processed.
+pub(crate) const IDEMPOTENCY_PENDING: &str = "pending";
+/// The `state` of an idempotency record whose request produced a message.
+pub(crate) const IDEMPOTENCY_COMPLETED: &str = "completed";
+/// The `state` of a job waiting for a dispatch worker.
+pub(crate) const JOB_PENDING: &str = "pending";
+
+/// Parses a stored value with a domain constructor, reporting a failure as corrupt data.
+fn parse<T, E: Display>(what: &str, result: Result<T, E>) -> Result<T, StoreError> {
+    result.map_err(|e| corrupt(what, e))
+}
+
+fn to_u32(what: &str, value: i32) -> Result<u32, StoreError> {
+    parse(what, u32::try_from(value))
+}
+
+fn to_u64(what: &str, value: i64) -> Result<u64, StoreError> {
+    parse(what, u64::try_from(value))
+}
+
+/// A count or limit for a signed 32-bit column.
+pub(crate) fn to_i32(what: &str, value: u32) -> Result<i32, StoreError> {
+    i32::try_from(value)
+        .map_err(|_| StoreError::Unknown(anyhow::anyhow!("{what} {value} is too large to store")))
+}
+
+/// A quota limit for the conditional increment; beyond `i64::MAX` is as good as unlimited.
+pub(crate) fn quota_ceiling(limit: Option<u64>) -> i64 {
+    limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX))
+}
+
+pub(crate) fn to_json<T: serde::Serialize>(what: &str, value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value)
+        .map_err(|e| StoreError::Unknown(anyhow::anyhow!("cannot encode {what}: {e}")))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    parse(what, serde_json::from_str(text))
+}
+
+fn error_json(error: Option<&MessageError>) -> Result<Option<String>, StoreError> {
+    error
+        .map(|e| to_json("message error", &ErrorDto::from(e)))
+        .transpose()
+}
+
+fn parse_error(text: Option<&str>) -> Result<Option<MessageError>, StoreError> {
+    text.map(|t| from_json::<ErrorDto>("message error", t).map(MessageError::from))
+        .transpose()
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct PlanRow {
+    pub name: String,
+    pub rate_per_second: i32,
+    pub burst: i32,
+    pub monthly_quota: Option<i64>,
+    pub text_allowed: bool,
+    pub template_allowed: bool,
+    pub media_allowed: bool,
+    pub max_file_bytes: i64,
+    pub webhook_endpoints: i32,
+}
+
+impl TryFrom<PlanRow> for Plan {
+    type Error = StoreError;
+
+    fn try_from(row: PlanRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            name: parse("plan name", PlanName::parse(&row.name))?,
+            rate_per_second: to_u32("plan rate", row.rate_per_second)?,
+            burst: to_u32("plan burst", row.burst)?,
+            monthly_quota: row.monthly_quota.map(|q| to_u64("plan quota", q)).transpose()?,
+            text_allowed: row.text_allowed,
+            template_allowed: row.template_allowed,
+            media_allowed: row.media_allowed,
+            max_file_bytes: to_u64("plan file size", row.max_file_bytes)?,
+            webhook_endpoints: to_u32("plan endpoints", row.webhook_endpoints)?,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct OrganizationRow {
+    pub id: String,
+    pub name: String,
+    pub status: String,
+    pub plan: String,
+    pub owner_email: Option<String>,
+    pub created_at: Time,
+}
+
+impl From<&Organization> for OrganizationRow {
+    fn from(org: &Organization) -> Self {
+        Self {
+            id: org.id.to_string(),
+            name: org.name.as_str().to_owned(),
+            status: org.status.as_str().to_owned(),
+            plan: org.plan.as_str().to_owned(),
+            owner_email: org.owner_email.clone(),
+            created_at: org.created_at,
+        }
+    }
+}
+
+impl TryFrom<OrganizationRow> for Organization {
+    type Error = StoreError;
+
+    fn try_from(row: OrganizationRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("organization id", OrganizationId::parse(&row.id))?,
+            name: parse("organization name", DisplayName::parse(&row.name))?,
+            status: parse("account status", AccountStatus::parse(&row.status))?,
+            plan: parse("plan name", PlanName::parse(&row.plan))?,
+            owner_email: row.owner_email,
+            created_at: row.created_at,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct SenderRow {
+    pub id: String,
+    pub organization_id: String,
+    pub number: String,
+    pub phone_number_id: String,
+    pub waba_id: String,
+    pub access_token_env: Option<String>,
+    /// Not part of the domain yet (a later issue encrypts tokens at rest); loaded to keep rows positional.
+    pub access_token_ciphertext: Option<String>,
+    pub is_default: bool,
+    pub throughput_per_second: i32,
+    pub created_at: Time,
+}
+
+impl SenderRow {
+    pub(crate) fn new(sender: &SenderNumber) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: sender.id.to_string(),
+            organization_id: sender.organization_id.to_string(),
+            number: sender.number.as_str().to_owned(),
+            phone_number_id: sender.phone_number_id.as_str().to_owned(),
+            waba_id: sender.waba_id.as_str().to_owned(),
+            access_token_env: sender.access_token_env.clone(),
+            access_token_ciphertext: None,
+            is_default: sender.is_default,
+            throughput_per_second: to_i32("throughput", sender.throughput_per_second)?,
+            created_at: sender.created_at,
+        })
+    }
+}
+
+impl TryFrom<SenderRow> for SenderNumber {
+    type Error = StoreError;
+
+    fn try_from(row: SenderRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("sender id", SenderId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            number: parse("sender number", PhoneNumber::parse(&row.number))?,
+            phone_number_id: parse("phone number id", NetworkRef::parse(&row.phone_number_id))?,
+            waba_id: parse("business account id", NetworkRef::parse(&row.waba_id))?,
+            access_token_env: row.access_token_env,
+            is_default: row.is_default,
+            throughput_per_second: to_u32("throughput", row.throughput_per_second)?,
+            created_at: row.created_at,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct ApiKeyRow {
+    pub id: String,
+    pub organization_id: String,
+    pub name: Option<String>,
+    pub prefix: String,
+    pub digest: String,
+    pub status: String,
+    pub created_at: Time,
+    pub last_used_at: Option<Time>,
+    pub disabled_at: Option<Time>,
+}
+
+impl From<&ApiKeyRecord> for ApiKeyRow {
+    fn from(key: &ApiKeyRecord) -> Self {
+        Self {
+            id: key.id.to_string(),
+            organization_id: key.organization_id.to_string(),
+            name: key.name.as_ref().map(|n| n.as_str().to_owned()),
+            prefix: key.prefix.clone(),
+            digest: key.digest.to_hex(),
+            status: key.status.as_str().to_owned(),
+            created_at: key.created_at,
+            last_used_at: key.last_used_at,
+            disabled_at: key.disabled_at,
+        }
+    }
+}
+
+impl TryFrom<ApiKeyRow> for ApiKeyRecord {
+    type Error = StoreError;
+
+    fn try_from(row: ApiKeyRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("key id", ApiKeyId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            name: row
+                .name
+                .as_deref()
+                .map(|n| parse("key name", DisplayName::parse(n)))
+                .transpose()?,
+            prefix: row.prefix,
+            digest: parse("key digest", ApiKeyDigest::from_hex(&row.digest))?,
+            status: parse("key status", ApiKeyStatus::parse(&row.status))?,
+            created_at: row.created_at,
+            last_used_at: row.last_used_at,
+            disabled_at: row.disabled_at,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct MessageRow {
+    pub id: String,
+    pub organization_id: String,
+    pub sender_id: String,
+    pub from_number: String,
+    pub to_number: String,
+    /// Derived from the content; stored as a column so the log can filter on it.
+    pub message_type: String,
+    pub content: String,
+    pub client_reference: Option<String>,
+    pub status: String,
+    pub network_message_id: Option<String>,
+    pub error: Option<String>,
+    pub created_at: Time,
+    pub updated_at: Time,
+    pub accepted_at: Option<Time>,
+    pub submitted_at: Option<Time>,
+    pub sent_at: Option<Time>,
+    pub delivered_at: Option<Time>,
+    pub read_at: Option<Time>,
+    pub failed_at: Option<Time>,
+}
+
+impl MessageRow {
+    pub(crate) fn new(message: &Message) -> Result<Self, StoreError> {
+        let t = &message.timestamps;
+        Ok(Self {
+            id: message.id.to_string(),
+            organization_id: message.organization_id.to_string(),
+            sender_id: message.sender_id.to_string(),
+            from_number: message.from.as_str().to_owned(),
+            to_number: message.to.as_str().to_owned(),
+            message_type: message.content.message_type().as_str().to_owned(),
+            content: to_json("message content", &ContentDto::from(&message.content))?,
+            client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
+            status: message.status.as_str().to_owned(),
+            network_message_id: message.network_message_id.clone(),
+            error: error_json(message.error.as_ref())?,
+            created_at: message.created_at,
+            updated_at: message.updated_at,
+            accepted_at: t.accepted,
+            submitted_at: t.submitted,
+            sent_at: t.sent,
+            delivered_at: t.delivered,
+            read_at: t.read,
+            failed_at: t.failed,
+        })
+    }
+}
+
+impl TryFrom<MessageRow> for Message {
+    type Error = StoreError;
+
+    fn try_from(row: MessageRow) -> Result<Self, Self::Error> {
+        let content: ContentDto = from_json("message content", &row.content)?;
+        Ok(Self {
+            id: parse("message id", MessageId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            sender_id: parse("sender id", SenderId::parse(&row.sender_id))?,
+            from: parse("sender number", PhoneNumber::parse(&row.from_number))?,
+            to: parse("recipient", PhoneNumber::parse(&row.to_number))?,
+            content: parse("message content", MessageContent::try_from(&content))?,
+            client_reference: row
+                .client_reference
+                .as_deref()
+                .map(|r| parse("client reference", ClientReference::parse(r)))
+                .transpose()?,
+            status: parse("message status", MessageStatus::parse(&row.status))?,
+            network_message_id: row.network_message_id,
+            error: parse_error(row.error.as_deref())?,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            timestamps: StatusTimestamps {
+                accepted: row.accepted_at,
+                submitted: row.submitted_at,
+                sent: row.sent_at,
+                delivered: row.delivered_at,
+                read: row.read_at,
+                failed: row.failed_at,
+            },
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct EventRow {
+    pub id: String,
+    pub organization_id: String,
+    pub message_id: String,
+    pub status: String,
+    pub previous_status: Option<String>,
+    pub applied: bool,
+    pub source: String,
+    pub error: Option<String>,
+    pub occurred_at: Time,
+    pub recorded_at: Time,
+}
+
+impl EventRow {
+    pub(crate) fn new(event: &StatusEvent) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: event.id.to_string(),
+            organization_id: event.organization_id.to_string(),
+            message_id: event.message_id.to_string(),
+            status: event.status.as_str().to_owned(),
+            previous_status: event.previous_status.map(|s| s.as_str().to_owned()),
+            applied: event.applied,
+            source: event.source.as_str().to_owned(),
+            error: error_json(event.error.as_ref())?,
+            occurred_at: event.occurred_at,
+            recorded_at: event.recorded_at,
+        })
+    }
+}
+
+impl TryFrom<EventRow> for StatusEvent {
+    type Error = StoreError;
+
+    fn try_from(row: EventRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("event id", EventId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            message_id: parse("message id", MessageId::parse(&row.message_id))?,
+            status: parse("event status", MessageStatus::parse(&row.status))?,
+            previous_status: row
+                .previous_status
+                .as_deref()
+                .map(|s| parse("previous status", MessageStatus::parse(s)))
+                .transpose()?,
+            applied: row.applied,
+            source: parse("event source", EventSource::parse(&row.source))?,
+            error: parse_error(row.error.as_deref())?,
+            occurred_at: row.occurred_at,
+            recorded_at: row.recorded_at,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct TemplateRow {
+    pub id: String,
+    pub organization_id: String,
+    pub waba_id: String,
+    pub name: String,
+    pub language: String,
+    pub status: String,
+    pub category: String,
+    pub structure: String,
+    pub network_id: Option<String>,
+    pub synced_at: Time,
+}
+
+impl TemplateRow {
+    pub(crate) fn new(template: &Template) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: template.id.to_string(),
+            organization_id: template.organization_id.to_string(),
+            waba_id: template.waba_id.as_str().to_owned(),
+            name: template.name.as_str().to_owned(),
+            language: template.language.as_str().to_owned(),
+            status: template.status.as_str().to_owned(),
+            category: template.category.clone(),
+            structure: to_json("template structure", &StructureDto::from(&template.structure))?,
+            network_id: template.network_id.clone(),
+            synced_at: template.synced_at,
+        })
+    }
+}
+
+impl TryFrom<TemplateRow> for Template {
+    type Error = StoreError;
+
+    fn try_from(row: TemplateRow) -> Result<Self, Self::Error> {
+        let structure: StructureDto = from_json("template structure", &row.structure)?;
+        Ok(Self {
+            id: parse("template id", TemplateId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            waba_id: parse("business account id", NetworkRef::parse(&row.waba_id))?,
+            name: parse("template name", TemplateName::parse(&row.name))?,
+            language: parse("template language", LanguageCode::parse(&row.language))?,
+            status: parse("template status", TemplateStatus::parse(&row.status))?,
+            category: row.category,
+            structure: parse("template structure", TemplateStructure::try_from(&structure))?,
+            network_id: row.network_id,
+            synced_at: row.synced_at,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct WindowRow {
+    pub organization_id: String,
+    pub sender_id: String,
+    pub recipient: String,
+    pub last_inbound_at: Time,
+}
+
+impl TryFrom<WindowRow> for ServiceWindow {
+    type Error = StoreError;
+
+    fn try_from(row: WindowRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            sender_id: parse("sender id", SenderId::parse(&row.sender_id))?,
+            recipient: parse("recipient", PhoneNumber::parse(&row.recipient))?,
+            last_inbound_at: row.last_inbound_at,
+        })
+    }
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct IdempotencyRow {
+    #[expect(dead_code, reason = "loaded positionally; the caller already knows the key")]
+    pub organization_id: String,
+    #[expect(dead_code, reason = "loaded positionally; the caller already knows the key")]
+    pub key: String,
+    pub fingerprint: String,
+    pub state: String,
+    pub message_id: Option<String>,
+    pub locked_at: Time,
+    pub completed_at: Option<Time>,
+}
+
+impl IdempotencyRow {
+    /// Applies the take-over rules of `MessageStore::begin_idempotent` to this record: the answer for a
+    /// live record, `None` for one that may be taken over (an abandoned claim or an expired completion).
+    pub(crate) fn answer(
+        &self,
+        lock_until: Time,
+        completed_after: Time,
+    ) -> Result<Option<IdempotencyBegin>, StoreError> {
+        let fingerprint = parse(
+            "idempotency fingerprint",
+            RequestFingerprint::from_hex(&self.fingerprint),
+        )?;
+        match self.state.as_str() {
+            IDEMPOTENCY_PENDING if self.locked_at < lock_until => Ok(None),
+            IDEMPOTENCY_PENDING => Ok(Some(IdempotencyBegin::InFlight { fingerprint })),
+            IDEMPOTENCY_COMPLETED => {
+                let completed_at = self.completed_at.unwrap_or(self.locked_at);
+                if completed_at < completed_after {
+                    return Ok(None);
+                }
+                let message_id = self
+                    .message_id
+                    .as_deref()
+                    .ok_or_else(|| corrupt("idempotency record", "completed without a message"))?;
+                Ok(Some(IdempotencyBegin::Completed {
+                    fingerprint,
+                    message_id: parse("message id", MessageId::parse(message_id))?,
+                }))
+            }
+            other => Err(corrupt("idempotency state", other)),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! SQLite: `SyncConnectionWrapper<SqliteConnection>` pooled by bb8.
+//!
+//! SQLite has one writer at a time. Every write goes through a pool of exactly one connection and opens
+//! its transaction with `BEGIN IMMEDIATE`, so writers queue in the pool instead of meeting as deferred
+//! transactions that deadlock when both try to upgrade their lock. Reads use a separate pool and, in WAL
+//! mode, never wait for the writer.
+
+pub(crate) mod schema;
+
+use crate::error::from_pool;
+use crate::{Admin, Backend, Keepalive, SqliteTarget, StoreOptions};
+use anyhow::Context;
+use async_trait::async_trait;
+use diesel::SqliteConnection;
+use diesel::result::{ConnectionError, ConnectionResult};
+use diesel_async::pooled_connection::bb8::{Pool, PooledConnection};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use herald_domain::ports::StoreError;
+use std::future::Future;
+use std::pin::Pin;
+
+pub(crate) const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+
+type Conn = SyncConnectionWrapper<SqliteConnection>;
+
+/// Set on every new connection: these are per-connection settings in SQLite. `busy_timeout` comes first
+/// so that switching to WAL waits for a busy file instead of failing.
+const PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; \
+                       PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;";
+
+type SetupFuture<'a> = Pin<Box<dyn Future<Output = ConnectionResult<Conn>> + Send + 'a>>;
+
+fn setup(url: &str) -> SetupFuture<'_> {
+    let url = url.to_owned();
+    Box::pin(async move {
+        let mut conn = Conn::establish(&url).await?;
+        conn.batch_execute(PRAGMAS)
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
+    })
+}
+
+fn manager(url: &str) -> AsyncDieselConnectionManager<Conn> {
+    let mut config = ManagerConfig::default();
+    config.custom_setup = Box::new(setup);
+    AsyncDieselConnectionManager::new_with_config(url, config)
+}
+
+/// The SQLite store.
+pub(crate) struct Db {
+    /// Exactly one connection: SQLite's single writer.
+    writer: Pool<Conn>,
+    /// The same pool as `writer` for an in-memory database, which exists only inside its one connection.
+    reader: Pool<Conn>,
+    _keepalive: Keepalive,
+}
+
+impl Db {
+    pub(crate) async fn connect(
+        target: SqliteTarget,
+        options: &StoreOptions,
+        keepalive: Keepalive,
+    ) -> anyhow::Result<Self> {
+        let (writer, reader) = match target {
+            SqliteTarget::Memory => {
+                // The database lives and dies with its connection: never let the pool recycle it.
+                let pool = Pool::builder()
+                    .max_size(1)
+                    .min_idle(Some(1))
+                    .max_lifetime(None)
+                    .idle_timeout(None)
+                    .connection_timeout(options.connect_timeout)
+                    .build(manager(":memory:"))
+                    .await
+                    .context("cannot open an in-memory SQLite database")?;
+                (pool.clone(), pool)
+            }
+            SqliteTarget::File(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+                }
+                let url = path
+                    .to_str()
+                    .with_context(|| format!("the SQLite path {} is not UTF-8", path.display()))?
+                    .to_owned();
+                let writer = Pool::builder()
+                    .max_size(1)
+                    .connection_timeout(options.connect_timeout)
+                    .build(manager(&url))
+                    .await
+                    .context("cannot build the SQLite writer pool")?;
+                // One connection up front creates the file and switches it to WAL before any reader
+                // opens it, and reports an unusable path with SQLite's own message (a pooled `get`
+                // would retry until its timeout and say only that).
+                writer
+                    .dedicated_connection()
+                    .await
+                    .with_context(|| format!("cannot open the SQLite database {}", path.display()))?;
+                let reader = Pool::builder()
+                    .max_size(options.max_connections.max(1))
+                    .connection_timeout(options.connect_timeout)
+                    .build(manager(&url))
+                    .await
+                    .context("cannot build the SQLite reader pool")?;
+                (writer, reader)
+            }
+        };
+        Ok(Self {
+            writer,
+            reader,
+            _keepalive: keepalive,
+        })
+    }
+
+    async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
+        self.reader.get().await.map_err(from_pool)
+    }
+
+    async fn write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
+        self.writer.get().await.map_err(from_pool)
+    }
+
+    /// Runs `work` on the writer's inner synchronous connection in a blocking thread (diesel's migration
+    /// harness is synchronous). Using the writer also makes this work for an in-memory database.
+    async fn with_sync_writer<R, F>(&self, work: F) -> anyhow::Result<R>
+    where
+        R: Send + 'static,
+        F: FnOnce(&mut SqliteConnection) -> Result<R, String> + Send + 'static,
+    {
+        let mut conn = self.write().await?;
+        conn.spawn_blocking(move |inner| Ok(work(inner)))
+            .await
+            .context("the SQLite migration task failed")?
+            .map_err(anyhow::Error::msg)
+    }
+}
+
+/// Runs `body` in one `BEGIN IMMEDIATE` transaction on the single writer connection.
+macro_rules! write_tx {
+    ($db:expr, |$conn:ident| $body:expr) => {
+        async {
+            let mut pooled = $db.write().await?;
+            let connection: &mut Conn = &mut pooled;
+            connection
+                .immediate_transaction::<_, TxError, _>(async |$conn| $body)
+                .await
+        }
+        .await
+    };
+}
+
+crate::queries::port_impls!();
+
+#[async_trait]
+impl Admin for Db {
+    fn backend(&self) -> Backend {
+        Backend::Sqlite
+    }
+
+    async fn migrate(&self) -> anyhow::Result<()> {
+        let applied = self
+            .with_sync_writer(|conn| {
+                conn.run_pending_migrations(MIGRATIONS)
+                    .map(|applied| applied.len())
+                    .map_err(|e| format!("migration failed: {e}"))
+            })
+            .await?;
+        tracing::info!(applied, "SQLite migrations applied");
+        Ok(())
+    }
+
+    async fn pending_migrations(&self) -> anyhow::Result<usize> {
+        self.with_sync_writer(|conn| {
+            conn.pending_migrations(MIGRATIONS)
+                .map(|pending| pending.len())
+                .map_err(|e| format!("cannot read the applied migrations: {e}"))
+        })
+        .await
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.ping_query().await
+    }
+}

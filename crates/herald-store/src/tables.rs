@@ -1,0 +1,218 @@
+//! The diesel table definitions, written once.
+//!
+//! Both backends have the same tables and columns; only the SQL type of a point in time differs
+//! (`TIMESTAMPTZ` on PostgreSQL, diesel's `TimestamptzSqlite` text on SQLite). Each backend's `schema.rs`
+//! names its time type `Moment` (not `Time`: `table!` would take it for SQL `TIME` and derive arithmetic) and expands [`define_tables!`].
+//!
+//! Row structs in [`crate::rows`] load these tables positionally: keep the column order of each table
+//! identical to its row struct's field order.
+
+macro_rules! define_tables {
+    () => {
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            plans (name) {
+                name -> Text,
+                rate_per_second -> Integer,
+                burst -> Integer,
+                monthly_quota -> Nullable<BigInt>,
+                text_allowed -> Bool,
+                template_allowed -> Bool,
+                media_allowed -> Bool,
+                max_file_bytes -> BigInt,
+                webhook_endpoints -> Integer,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            organizations (id) {
+                id -> Text,
+                name -> Text,
+                status -> Text,
+                plan -> Text,
+                owner_email -> Nullable<Text>,
+                created_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            senders (id) {
+                id -> Text,
+                organization_id -> Text,
+                number -> Text,
+                phone_number_id -> Text,
+                waba_id -> Text,
+                access_token_env -> Nullable<Text>,
+                access_token_ciphertext -> Nullable<Text>,
+                is_default -> Bool,
+                throughput_per_second -> Integer,
+                created_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            api_keys (id) {
+                id -> Text,
+                organization_id -> Text,
+                name -> Nullable<Text>,
+                prefix -> Text,
+                digest -> Text,
+                status -> Text,
+                created_at -> Moment,
+                last_used_at -> Nullable<Moment>,
+                disabled_at -> Nullable<Moment>,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            messages (id) {
+                id -> Text,
+                organization_id -> Text,
+                sender_id -> Text,
+                from_number -> Text,
+                to_number -> Text,
+                message_type -> Text,
+                content -> Text,
+                client_reference -> Nullable<Text>,
+                status -> Text,
+                network_message_id -> Nullable<Text>,
+                error -> Nullable<Text>,
+                created_at -> Moment,
+                updated_at -> Moment,
+                accepted_at -> Nullable<Moment>,
+                submitted_at -> Nullable<Moment>,
+                sent_at -> Nullable<Moment>,
+                delivered_at -> Nullable<Moment>,
+                read_at -> Nullable<Moment>,
+                failed_at -> Nullable<Moment>,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            message_events (id) {
+                id -> Text,
+                organization_id -> Text,
+                message_id -> Text,
+                status -> Text,
+                previous_status -> Nullable<Text>,
+                applied -> Bool,
+                source -> Text,
+                error -> Nullable<Text>,
+                occurred_at -> Moment,
+                recorded_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            outbox (id) {
+                id -> Text,
+                organization_id -> Text,
+                message_id -> Text,
+                sender_id -> Text,
+                state -> Text,
+                available_at -> Moment,
+                deadline -> Moment,
+                attempts -> Integer,
+                claim_token -> Nullable<Text>,
+                lease_until -> Nullable<Moment>,
+                last_error -> Nullable<Text>,
+                created_at -> Moment,
+                updated_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+
+            usage_counters (organization_id, period) {
+                organization_id -> Text,
+                period -> Text,
+                count -> BigInt,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            idempotency_keys (organization_id, key) {
+                organization_id -> Text,
+                key -> Text,
+                fingerprint -> Text,
+                state -> Text,
+                message_id -> Nullable<Text>,
+                locked_at -> Moment,
+                completed_at -> Nullable<Moment>,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            templates (id) {
+                id -> Text,
+                organization_id -> Text,
+                waba_id -> Text,
+                name -> Text,
+                language -> Text,
+                status -> Text,
+                category -> Text,
+                structure -> Text,
+                network_id -> Nullable<Text>,
+                synced_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            service_windows (organization_id, sender_id, recipient) {
+                organization_id -> Text,
+                sender_id -> Text,
+                recipient -> Text,
+                last_inbound_at -> Moment,
+            }
+        }
+
+        diesel::joinable!(api_keys -> organizations (organization_id));
+        diesel::joinable!(organizations -> plans (plan));
+
+        diesel::allow_tables_to_appear_in_same_query!(
+            plans,
+            organizations,
+            senders,
+            api_keys,
+            messages,
+            message_events,
+            outbox,
+            usage_counters,
+            idempotency_keys,
+            templates,
+            service_windows,
+        );
+    };
+}
+
+pub(crate) use define_tables;

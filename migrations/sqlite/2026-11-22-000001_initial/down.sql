@@ -1,0 +1,11 @@
+DROP TABLE service_windows;
+DROP TABLE templates;
+DROP TABLE idempotency_keys;
+DROP TABLE usage_counters;
+DROP TABLE outbox;
+DROP TABLE message_events;
+DROP TABLE messages;
+DROP TABLE api_keys;
+DROP TABLE senders;
+DROP TABLE organizations;
+DROP TABLE plans;
