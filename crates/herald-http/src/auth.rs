@@ -1,0 +1,73 @@
+//! The bearer-key extractor: every `/api/v1` handler takes a [`Caller`], the tenant scope (api.md §1).
+
+use crate::ApiContext;
+use crate::error::ApiError;
+use crate::request_id::record_organization;
+use actix_web::dev::Payload;
+use actix_web::http::header::{AUTHORIZATION, HeaderMap};
+use actix_web::{FromRequest, HttpRequest, web};
+use herald_domain::usecases::Authenticated;
+use std::future::Future;
+use std::pin::Pin;
+
+/// The authenticated caller of a request: its organization, plan and key.
+#[derive(Debug, Clone)]
+pub struct Caller(pub Authenticated);
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self, ApiError>>>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let ctx = req
+                .app_data::<web::Data<ApiContext>>()
+                .cloned()
+                .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("ApiContext is missing from app data")))?;
+            // Missing, wrong scheme and malformed all end as the same `unauthenticated` as an unknown key.
+            let token = bearer_token(req.headers()).ok_or(ApiError::Unauthenticated)?;
+            let caller = ctx.authenticate.execute(token).await?;
+            record_organization(&req, &caller.organization.id);
+            Ok(Self(caller))
+        })
+    }
+}
+
+/// The token of `Authorization: Bearer <token>` (scheme case-insensitive, RFC 9110).
+fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && !token.contains(' ')).then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::http::header::HeaderValue;
+
+    fn token(value: Option<&str>) -> Option<String> {
+        let mut headers = HeaderMap::new();
+        if let Some(value) = value {
+            headers.insert(AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        }
+        bearer_token(&headers).map(str::to_owned)
+    }
+
+    #[test]
+    fn only_bearer_tokens_are_taken() {
+        assert_eq!(token(Some("Bearer hk_live_abc")).as_deref(), Some("hk_live_abc"));
+        assert_eq!(token(Some("bearer hk_live_abc")).as_deref(), Some("hk_live_abc"));
+        for bad in [
+            None,
+            Some("Basic dXNlcjpwYXNz"),
+            Some("Bearer"),
+            Some("Bearer "),
+            Some("hk_live_abc"),
+            Some("Bearer a b"),
+        ] {
+            assert_eq!(token(bad), None, "{bad:?}");
+        }
+    }
+}

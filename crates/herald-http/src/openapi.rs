@@ -1,0 +1,221 @@
+//! The OpenAPI document, generated from the handler types, and the `/docs` page rendered from it.
+
+use crate::dto;
+use crate::error::{Problem, ProblemField};
+use crate::handlers;
+use std::fmt::Write;
+use std::sync::OnceLock;
+use utoipa::openapi::path::{Operation, ParameterIn};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Herald",
+        version = "1",
+        description = "Send WhatsApp messages (text and approved templates) through one REST API, and follow their status.\n\nEvery `/api/v1` call carries `Authorization: Bearer <API key>`. Every error is `application/problem+json` with a stable `code`. Every response carries `X-Request-Id`.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    paths(
+        handlers::send_template,
+        handlers::send_text,
+        handlers::list_messages,
+        handlers::get_message,
+        handlers::message_events,
+        handlers::window,
+        handlers::healthz,
+        handlers::readyz,
+        handlers::openapi_json,
+        handlers::docs,
+    ),
+    components(schemas(
+        Problem,
+        ProblemField,
+        dto::MessageResource,
+        dto::MessagePageResource,
+        dto::EventListResource,
+        dto::WindowResource,
+        dto::HealthResource,
+        dto::SendTextRequest,
+        dto::SendTemplateRequest,
+    )),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "messages", description = "Send messages and follow their status (api.md §4, §5)."),
+        (name = "contacts", description = "The 24-hour service window (api.md §7)."),
+        (name = "operations", description = "Health, readiness and this reference (api.md §11)."),
+    )
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("An API key: `hk_live_` and 40 base62 characters."))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The OpenAPI document of every route this crate serves.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    ApiDoc::openapi()
+}
+
+/// The served document, built once.
+pub(crate) fn document_json() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| openapi().to_pretty_json().unwrap_or_else(|_| "{}".to_owned()))
+}
+
+/// The `/docs` page, built once.
+pub(crate) fn docs_html() -> &'static str {
+    static HTML: OnceLock<String> = OnceLock::new();
+    HTML.get_or_init(|| render_docs(&openapi()))
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn operations(item: &utoipa::openapi::PathItem) -> Vec<(&'static str, &Operation)> {
+    [
+        ("GET", item.get.as_ref()),
+        ("POST", item.post.as_ref()),
+        ("PUT", item.put.as_ref()),
+        ("PATCH", item.patch.as_ref()),
+        ("DELETE", item.delete.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(method, op)| op.map(|op| (method, op)))
+    .collect()
+}
+
+/// A plain page: no script, no stylesheet or font from elsewhere, so it works offline and under any CSP.
+fn render_docs(doc: &utoipa::openapi::OpenApi) -> String {
+    let mut html = String::new();
+    let title = escape(&doc.info.title);
+    let _ = write!(
+        html,
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} API reference</title>\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.5}}\
+code{{background:#f3f3f3;padding:0 .2rem}}section{{border-top:1px solid #ddd;padding:.5rem 0}}\
+.m{{font-weight:bold;display:inline-block;min-width:4rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #ddd;padding:.2rem .5rem;text-align:left;vertical-align:top}}</style>\
+</head><body>\n<h1>{title} API reference</h1>\n"
+    );
+    if let Some(description) = &doc.info.description {
+        for paragraph in description.split("\n\n") {
+            let _ = writeln!(html, "<p>{}</p>", escape(paragraph));
+        }
+    }
+    let _ = writeln!(
+        html,
+        "<p>Machine-readable: <a href=\"/api/v1/openapi.json\"><code>/api/v1/openapi.json</code></a></p>"
+    );
+    for (path, item) in &doc.paths.paths {
+        for (method, op) in operations(item) {
+            let _ = writeln!(
+                html,
+                "<section id=\"{id}\"><h2><span class=\"m\">{method}</span> <code>{path}</code></h2>",
+                id = escape(op.operation_id.as_deref().unwrap_or(path)),
+                path = escape(path),
+            );
+            if let Some(summary) = &op.summary {
+                let _ = writeln!(html, "<p><strong>{}</strong></p>", escape(summary));
+            }
+            if let Some(description) = &op.description {
+                let _ = writeln!(html, "<p>{}</p>", escape(description));
+            }
+            if op.security.is_some() {
+                let _ = writeln!(
+                    html,
+                    "<p>Needs <code>Authorization: Bearer &lt;API key&gt;</code>.</p>"
+                );
+            }
+            if let Some(parameters) = op.parameters.as_ref().filter(|p| !p.is_empty()) {
+                html.push_str("<table><tr><th>parameter</th><th>in</th><th>description</th></tr>\n");
+                for parameter in parameters {
+                    let place = match parameter.parameter_in {
+                        ParameterIn::Path => "path",
+                        ParameterIn::Query => "query",
+                        ParameterIn::Header => "header",
+                        ParameterIn::Cookie => "cookie",
+                    };
+                    let _ = writeln!(
+                        html,
+                        "<tr><td><code>{}</code></td><td>{place}</td><td>{}</td></tr>",
+                        escape(&parameter.name),
+                        escape(parameter.description.as_deref().unwrap_or(""))
+                    );
+                }
+                html.push_str("</table>\n");
+            }
+            if let Some(body) = &op.request_body {
+                let types: Vec<String> = body.content.keys().map(|k| escape(k)).collect();
+                let _ = writeln!(html, "<p>Request body: <code>{}</code></p>", types.join(", "));
+            }
+            html.push_str("<table><tr><th>status</th><th>meaning</th></tr>\n");
+            for (status, response) in &op.responses.responses {
+                let description = match response {
+                    utoipa::openapi::RefOr::T(response) => response.description.as_str(),
+                    utoipa::openapi::RefOr::Ref(_) => "",
+                };
+                let _ = writeln!(
+                    html,
+                    "<tr><td>{}</td><td>{}</td></tr>",
+                    escape(status),
+                    escape(description)
+                );
+            }
+            html.push_str("</table></section>\n");
+        }
+    }
+    html.push_str("</body></html>\n");
+    html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docs_list_every_operation_and_escape_text() {
+        let html = docs_html();
+        for needle in [
+            "<code>/api/v1/messages/send-template</code>",
+            "<code>/api/v1/messages/send-text</code>",
+            "<code>/api/v1/messages/{id}/events</code>",
+            "<code>/api/v1/contacts/{number}/window</code>",
+            "<code>/readyz</code>",
+        ] {
+            assert!(html.contains(needle), "{needle}");
+        }
+        assert!(!html.contains("<script"));
+        assert!(!html.contains("http://") && !html.contains("https://cdn"));
+        assert_eq!(
+            escape("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! `X-Request-Id`: echoed when the client's is safe, generated otherwise; carried into problem bodies
+//! and the request's tracing span.
+
+use crate::error::ApiError;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{Payload, ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
+use std::future::{Ready, ready};
+use tracing::Span;
+use tracing_actix_web::{DefaultRootSpanBuilder, RootSpan, RootSpanBuilder};
+
+/// The header carrying the request id, both ways.
+pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The longest client-supplied id that is echoed.
+const MAX_CLIENT_ID_LEN: usize = 128;
+
+/// The id of one request, as answered in `X-Request-Id` and in problem bodies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestId(String);
+
+impl RequestId {
+    /// The client's id when it is 1 to 128 characters of `[A-Za-z0-9._-]`, else a fresh `req_<ulid>`.
+    ///
+    /// Anything else is replaced rather than echoed, so a client cannot inject header or log content.
+    pub fn from_client(value: Option<&str>) -> Self {
+        match value {
+            Some(id) if is_safe(id) => Self(id.to_owned()),
+            _ => Self::generate(),
+        }
+    }
+
+    pub fn generate() -> Self {
+        Self(format!("req_{}", ulid::Ulid::new()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn is_safe(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_CLIENT_ID_LEN
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+impl FromRequest for RequestId {
+    type Error = std::convert::Infallible;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Ok(req
+            .extensions()
+            .get::<Self>()
+            .cloned()
+            .unwrap_or_else(Self::generate)))
+    }
+}
+
+/// Paths whose errors are all problem documents, even those raised by actix itself. Routes other crates
+/// mount (the simulator speaks the Cloud API's error format) are left alone.
+fn is_contract_path(path: &str) -> bool {
+    path == "/api/v1" || path.starts_with("/api/v1/") || matches!(path, "/healthz" | "/readyz" | "/docs")
+}
+
+/// Assigns the request id, renders every [`ApiError`] as a problem carrying it, and sets the header.
+pub(crate) async fn middleware(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let id = RequestId::from_client(
+        req.headers()
+            .get(X_REQUEST_ID)
+            .and_then(|value| value.to_str().ok()),
+    );
+    req.extensions_mut().insert(id.clone());
+    let contract_path = is_contract_path(req.path());
+    // The request cannot be kept to rebuild a response from an `Err`: routing needs it unshared. Herald's
+    // own handlers and middleware turn every error into a response, so an `Err` here comes from a
+    // service mounted by another crate, and actix renders it.
+    let response = next.call(req).await?.map_into_boxed_body();
+    let mut response = render_problem(response, &id, contract_path);
+    if let Ok(value) = HeaderValue::from_str(id.as_str()) {
+        response.headers_mut().insert(X_REQUEST_ID, value);
+    }
+    Ok(response)
+}
+
+fn render_problem(
+    response: ServiceResponse<BoxBody>,
+    id: &RequestId,
+    contract_path: bool,
+) -> ServiceResponse<BoxBody> {
+    let rendered = response.response().error().and_then(|error| {
+        if let Some(api) = error.as_error::<ApiError>() {
+            api.log(id.as_str());
+            return Some(api.to_response(Some(id.as_str())));
+        }
+        if !contract_path {
+            return None;
+        }
+        let fallback = match error.as_response_error().status_code().as_u16() {
+            400 => ApiError::InvalidJson("the request could not be read".to_owned()),
+            404 => ApiError::NotFound,
+            405 => ApiError::MethodNotAllowed,
+            413 => ApiError::PayloadTooLarge {
+                limit: crate::JSON_LIMIT_BYTES,
+            },
+            415 => ApiError::UnsupportedMediaType,
+            500..=599 => ApiError::Internal(anyhow::anyhow!("{error}")),
+            _ => return None,
+        };
+        fallback.log(id.as_str());
+        Some(fallback.to_response(Some(id.as_str())))
+    });
+    match rendered {
+        Some(problem) => response.into_response(problem),
+        None => response,
+    }
+}
+
+/// Records the caller's organization in the request span, once authentication knows it.
+pub(crate) fn record_organization(req: &HttpRequest, organization: &impl std::fmt::Display) {
+    if let Some(span) = req.extensions().get::<RootSpan>() {
+        span.record("organization_id", tracing::field::display(organization));
+    }
+}
+
+/// The request span: Herald's request id (not tracing-actix-web's own UUID) and, once known, the
+/// organization. Headers are not recorded, so the `Authorization` header never reaches a log.
+pub struct HeraldRootSpan;
+
+impl RootSpanBuilder for HeraldRootSpan {
+    fn on_request_start(request: &ServiceRequest) -> Span {
+        let request_id = request
+            .extensions()
+            .get::<RequestId>()
+            .map(|id| id.0.clone())
+            .unwrap_or_default();
+        let route = request.match_pattern().unwrap_or_else(|| "default".to_owned());
+        tracing::info_span!(
+            "HTTP request",
+            http.method = %request.method(),
+            http.route = %route,
+            http.target = %request.path(),
+            request_id = %request_id,
+            organization_id = tracing::field::Empty,
+            http.status_code = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+            exception.message = tracing::field::Empty,
+            exception.details = tracing::field::Empty,
+        )
+    }
+
+    fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, actix_web::Error>) {
+        DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_client_ids_are_echoed() {
+        for id in ["abc", "req-1.2_3", &"a".repeat(128), "0"] {
+            assert_eq!(RequestId::from_client(Some(id)).as_str(), id);
+        }
+    }
+
+    #[test]
+    fn unsafe_or_missing_ids_are_replaced() {
+        let too_long = "a".repeat(129);
+        for id in [
+            None,
+            Some(""),
+            Some(too_long.as_str()),
+            Some("has space"),
+            Some("new\nline"),
+            Some("semi;colon"),
+            Some("ünï"),
+            Some("a/b"),
+        ] {
+            let generated = RequestId::from_client(id);
+            assert!(generated.as_str().starts_with("req_"), "{id:?}");
+            assert_eq!(generated.as_str().len(), 4 + 26, "{id:?}");
+            assert!(ulid::Ulid::from_string(&generated.as_str()[4..]).is_ok());
+        }
+    }
+
+    #[test]
+    fn generated_ids_differ() {
+        assert_ne!(RequestId::generate(), RequestId::generate());
+    }
+
+    #[test]
+    fn contract_paths() {
+        assert!(is_contract_path("/api/v1/messages"));
+        assert!(is_contract_path("/healthz"));
+        assert!(!is_contract_path("/simulator/v21.0/123/messages"));
+        assert!(!is_contract_path("/api/v10"));
+    }
+}

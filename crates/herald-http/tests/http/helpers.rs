@@ -1,0 +1,232 @@
+//! A test application over mocked ports, and small request helpers.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceResponse};
+use actix_web::http::header::HeaderMap;
+use actix_web::test::{self, TestRequest};
+use actix_web::web;
+use herald_domain::Timestamp;
+use herald_domain::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
+use herald_domain::ids::{ApiKeyId, OrganizationId, SenderId};
+use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
+use herald_domain::ports::{
+    Credential, MockAccountStore, MockClock, MockIdGenerator, MockMessageStore, MockTemplateStore,
+    MockWindowStore, NoRateLimit,
+};
+use herald_domain::usecases::{
+    Authenticate, GetMessage, ListMessages, MessageEvents, SendMessage, SendPorts, SendSettings, WindowStatus,
+};
+use herald_domain::values::{DisplayName, PhoneNumber};
+use herald_http::{ApiContext, Readiness};
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use ulid::Ulid;
+
+pub const KEY: &str = "hk_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+pub const DISABLED_KEY: &str = "hk_live_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB";
+pub const SUSPENDED_KEY: &str = "hk_live_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC";
+pub const UNKNOWN_KEY: &str = "hk_live_DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD";
+pub const SENDER: &str = "+15550001111";
+
+pub fn now() -> Timestamp {
+    chrono::DateTime::from_timestamp_millis(1_795_256_130_123).unwrap()
+}
+
+pub fn org_id() -> OrganizationId {
+    OrganizationId::from_ulid(Ulid::from_parts(1, 1))
+}
+
+pub fn sender() -> SenderNumber {
+    SenderNumber {
+        id: SenderId::from_ulid(Ulid::from_parts(1, 2)),
+        organization_id: org_id(),
+        number: PhoneNumber::parse(SENDER).unwrap(),
+        phone_number_id: NetworkRef::parse("1000000001").unwrap(),
+        waba_id: NetworkRef::parse("2000000001").unwrap(),
+        access_token_env: None,
+        is_default: true,
+        throughput_per_second: 80,
+        created_at: now(),
+    }
+}
+
+fn credential(key: &str, key_status: ApiKeyStatus, org_status: AccountStatus) -> Credential {
+    let key = ApiKey::parse(key).unwrap();
+    let plan = Plan::defaults()
+        .into_iter()
+        .find(|p| p.name.as_str() == "business")
+        .unwrap();
+    Credential {
+        key: ApiKeyRecord {
+            id: ApiKeyId::from_ulid(Ulid::from_parts(1, 3)),
+            organization_id: org_id(),
+            name: None,
+            prefix: key.public_prefix(),
+            digest: key.digest(),
+            status: key_status,
+            created_at: now(),
+            last_used_at: Some(now()),
+            disabled_at: None,
+        },
+        organization: Organization {
+            id: org_id(),
+            name: DisplayName::parse("Acme").unwrap(),
+            status: org_status,
+            plan: PlanName::parse("business").unwrap(),
+            owner_email: None,
+            created_at: now(),
+        },
+        plan,
+    }
+}
+
+/// The mocked ports; tests add the expectations their requests need.
+pub struct World {
+    pub accounts: MockAccountStore,
+    pub messages: MockMessageStore,
+    pub templates: MockTemplateStore,
+    pub windows: MockWindowStore,
+    pub ready: Result<(), String>,
+}
+
+impl World {
+    /// Three known keys (active, disabled, of a suspended organization) and one default sender.
+    pub fn new() -> Self {
+        let mut accounts = MockAccountStore::new();
+        let known = [
+            credential(KEY, ApiKeyStatus::Active, AccountStatus::Active),
+            credential(DISABLED_KEY, ApiKeyStatus::Disabled, AccountStatus::Active),
+            credential(SUSPENDED_KEY, ApiKeyStatus::Active, AccountStatus::Suspended),
+        ];
+        accounts
+            .expect_find_credential()
+            .returning(move |digest| Ok(known.iter().find(|c| c.key.digest == *digest).cloned()));
+        accounts.expect_touch_api_key().returning(|_, _| Ok(()));
+        accounts.expect_senders().returning(|_| Ok(vec![sender()]));
+        Self {
+            accounts,
+            messages: MockMessageStore::new(),
+            templates: MockTemplateStore::new(),
+            windows: MockWindowStore::new(),
+            ready: Ok(()),
+        }
+    }
+
+    pub fn context(self) -> web::Data<ApiContext> {
+        let accounts = Arc::new(self.accounts);
+        let messages = Arc::new(self.messages);
+        let windows = Arc::new(self.windows);
+        let mut clock = MockClock::new();
+        clock.expect_now().returning(now);
+        let clock = Arc::new(clock);
+        let counter = AtomicU64::new(1);
+        let mut ids = MockIdGenerator::new();
+        ids.expect_next_ulid().returning(move || {
+            Ulid::from_parts(
+                1_795_256_130_123,
+                u128::from(counter.fetch_add(1, Ordering::SeqCst)),
+            )
+        });
+        web::Data::new(ApiContext {
+            authenticate: Authenticate::new(accounts.clone(), clock.clone()),
+            send: SendMessage::new(
+                SendPorts {
+                    accounts: accounts.clone(),
+                    messages: messages.clone(),
+                    templates: Arc::new(self.templates),
+                    windows: windows.clone(),
+                    limiter: Arc::new(NoRateLimit),
+                    clock: clock.clone(),
+                    ids: Arc::new(ids),
+                },
+                SendSettings::default(),
+            ),
+            get_message: GetMessage::new(messages.clone()),
+            list_messages: ListMessages::new(messages.clone()),
+            message_events: MessageEvents::new(messages),
+            window_status: WindowStatus::new(accounts, windows, clock),
+            readiness: Arc::new(FixedReadiness(self.ready)),
+        })
+    }
+}
+
+struct FixedReadiness(Result<(), String>);
+
+#[async_trait::async_trait]
+impl Readiness for FixedReadiness {
+    async fn check(&self) -> Result<(), String> {
+        self.0.clone()
+    }
+}
+
+/// What came back.
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub text: String,
+    pub json: Value,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Asserts a problem document with this status and code, whose request id matches the header.
+    pub fn assert_problem(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "{}",
+            self.text
+        );
+        assert_eq!(self.json["code"], code, "{}", self.text);
+        assert_eq!(self.json["status"], status);
+        assert_eq!(self.json["type"], format!("urn:herald:error:{code}"));
+        let request_id = self
+            .header("x-request-id")
+            .expect("X-Request-Id on every response");
+        assert_eq!(self.json["request_id"], request_id);
+    }
+
+    pub fn error_fields(&self) -> Vec<String> {
+        self.json["errors"]
+            .as_array()
+            .map(|errors| {
+                errors
+                    .iter()
+                    .map(|e| e["field"].as_str().unwrap().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+pub async fn call<S, R, B>(app: &S, req: R) -> Reply
+where
+    S: Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    B: MessageBody,
+{
+    let response = test::call_service(app, req).await;
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let bytes = test::read_body(response).await;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Reply {
+        status,
+        headers,
+        text,
+        json,
+    }
+}
+
+pub fn authed(req: TestRequest) -> TestRequest {
+    req.insert_header(("Authorization", format!("Bearer {KEY}")))
+}
+
+pub fn post_json(path: &str, body: &Value) -> TestRequest {
+    authed(TestRequest::post().uri(path)).set_json(body)
+}

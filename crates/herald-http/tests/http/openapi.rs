@@ -1,0 +1,137 @@
+//! The OpenAPI document is generated; this locks it. Run with `UPDATE_SNAPSHOTS=1` to accept a change,
+//! then review the diff of docs/openapi.json like any other change of the contract.
+
+use std::path::PathBuf;
+
+fn snapshot_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json")
+}
+
+fn generated() -> String {
+    let mut json = herald_http::openapi().to_pretty_json().unwrap();
+    json.push('\n');
+    json
+}
+
+#[test]
+fn openapi_matches_the_committed_snapshot() {
+    let path = snapshot_path();
+    let generated = generated();
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "docs/openapi.json differs from the generated document; if the change is intended, run \
+         `UPDATE_SNAPSHOTS=1 cargo test -p herald-http --test http openapi` and commit the file"
+    );
+}
+
+#[test]
+fn every_route_is_documented_with_its_error_responses() {
+    let doc: serde_json::Value = serde_json::from_str(&generated()).unwrap();
+    let problem = "#/components/schemas/Problem";
+    let cases: [(&str, &str, &[&str]); 10] = [
+        (
+            "/api/v1/messages/send-template",
+            "post",
+            &[
+                "202", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "/api/v1/messages/send-text",
+            "post",
+            &[
+                "202", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "/api/v1/messages",
+            "get",
+            &["200", "401", "403", "422", "500", "503"],
+        ),
+        (
+            "/api/v1/messages/{id}",
+            "get",
+            &["200", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/messages/{id}/events",
+            "get",
+            &["200", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/contacts/{number}/window",
+            "get",
+            &["200", "401", "403", "422", "500", "503"],
+        ),
+        ("/healthz", "get", &["200"]),
+        ("/readyz", "get", &["200", "503"]),
+        ("/api/v1/openapi.json", "get", &["200"]),
+        ("/docs", "get", &["200"]),
+    ];
+    for (path, method, statuses) in cases {
+        let operation = &doc["paths"][path][method];
+        assert!(operation.is_object(), "{method} {path} is missing");
+        let responses = operation["responses"].as_object().unwrap();
+        let mut documented: Vec<&str> = responses.keys().map(String::as_str).collect();
+        documented.sort_unstable();
+        assert_eq!(documented, statuses, "{method} {path}");
+        for (status, response) in responses {
+            if status.starts_with('4') || status.starts_with('5') {
+                assert_eq!(
+                    response["content"]["application/problem+json"]["schema"]["$ref"], problem,
+                    "{method} {path} {status}"
+                );
+            }
+        }
+        if path.starts_with("/api/v1/messages") || path.starts_with("/api/v1/contacts") {
+            assert_eq!(
+                operation["security"],
+                serde_json::json!([{"bearer": []}]),
+                "{path}"
+            );
+        }
+    }
+    let send = &doc["paths"]["/api/v1/messages/send-template"]["post"];
+    assert_eq!(
+        send["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/SendTemplateRequest"
+    );
+    assert!(send["responses"]["202"]["headers"]["Location"].is_object());
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    for schema in [
+        "Problem",
+        "MessageResource",
+        "MessagePageResource",
+        "EventListResource",
+        "WindowResource",
+        "SendTextRequest",
+    ] {
+        assert!(schemas.contains_key(schema), "{schema}");
+    }
+    let message = &schemas["MessageResource"]["properties"];
+    for field in [
+        "id",
+        "status",
+        "to",
+        "from",
+        "type",
+        "template",
+        "text",
+        "caption",
+        "media",
+        "client_reference",
+        "network_message_id",
+        "error",
+        "created_at",
+        "updated_at",
+        "timestamps",
+    ] {
+        assert!(message.get(field).is_some(), "MessageResource.{field}");
+    }
+    assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+}
