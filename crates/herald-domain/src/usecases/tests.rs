@@ -5,8 +5,11 @@
 
 mod admin;
 mod authenticate;
+mod callbacks;
+mod dispatch;
 mod queries;
 mod send;
+mod templates;
 
 use crate::Timestamp;
 use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};

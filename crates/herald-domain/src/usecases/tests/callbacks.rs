@@ -1,0 +1,824 @@
+//! `ProcessCallbacks`: storing a callback before acknowledging it, routing each status and inbound message
+//! to its organization, what is skipped and noted, and that a store failure leaves the callback unprocessed.
+
+use super::*;
+use crate::dispatch::{InboundRecord, StatusApplied, StatusUpdate, StoredCallback};
+use crate::ids::EventId;
+use crate::message::{EventSource, MessageError, MessageStatus, StatusTimestamps};
+use crate::network::{
+    InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
+};
+use crate::ports::{MockAccountStore, MockCallbackDecoder, MockTrackingStore, StoreError};
+use crate::status::{NotApplied, StatusReport, StatusState, Transition};
+use crate::usecases::{CallbackReport, ProcessCallbacks};
+use std::sync::{Arc, Mutex};
+
+const WAMID: &str = "wamid.HBgLMTU1NTEyMzQ1NjcVAgARGBI";
+const UNKNOWN_PHONE_NUMBER_ID: &str = "199999999";
+
+/// The callback every `process` test handles.
+fn callback(n: u128) -> StoredCallback {
+    StoredCallback {
+        id: EventId::from_ulid(ulid(900 + n)),
+        received_at: now() - seconds(2),
+        body: format!("{{\"entry\":{n}}}").into_bytes(),
+    }
+}
+
+/// When the network says the status happened: a little before now.
+fn occurred_at() -> Timestamp {
+    now() - seconds(40)
+}
+
+/// A status report from the default sender's number about `stored_message(1)`, carrying its id as callback
+/// data.
+fn status_report(status: ReportedStatus) -> NetworkStatusReport {
+    NetworkStatusReport {
+        phone_number_id: sender(1, DEFAULT_NUMBER, true).phone_number_id,
+        network_message_id: WAMID.into(),
+        callback_data: Some(stored_message(1).id.to_string()),
+        status,
+        occurred_at: occurred_at(),
+        recipient: Some("15551234567".into()),
+        error: None,
+    }
+}
+
+fn inbound(phone_number_id: &str) -> InboundMessage {
+    InboundMessage {
+        phone_number_id: network_ref(phone_number_id),
+        network_message_id: "wamid.INBOUND1".into(),
+        from: phone(RECIPIENT),
+        from_name: Some("Ana".into()),
+        received_at: now() - seconds(3),
+        message_type: "text".into(),
+        content: InboundContent::Text { body: "hi".into() },
+        context_message_id: None,
+        raw: "{\"type\":\"text\"}".into(),
+    }
+}
+
+fn parsed(events: Vec<NetworkEvent>, skipped: Vec<&str>) -> ParsedCallback {
+    ParsedCallback {
+        events,
+        skipped: skipped.into_iter().map(String::from).collect(),
+    }
+}
+
+/// What the store answers for an applied report: the message moved to `status`.
+fn applied(status: MessageStatus) -> StatusApplied {
+    let mut message = stored_message(1);
+    message.status = status;
+    StatusApplied {
+        transition: Transition::Applied {
+            previous: MessageStatus::Submitted,
+            state: StatusState {
+                status,
+                timestamps: StatusTimestamps::default(),
+                error: None,
+            },
+        },
+        message,
+    }
+}
+
+fn recorded_only() -> StatusApplied {
+    StatusApplied {
+        transition: Transition::Recorded {
+            reason: NotApplied::Late,
+        },
+        message: stored_message(1),
+    }
+}
+
+/// The update `process` must hand the store for `status_report(reported)` once the message is known as
+/// `message`: the mapped status, the network id carried, the first two generated ids, the clock time.
+fn expected_update(message: MessageId, status: MessageStatus, error: Option<MessageError>) -> StatusUpdate {
+    StatusUpdate {
+        organization_id: org_id(),
+        message_id: message,
+        report: StatusReport {
+            status,
+            occurred_at: occurred_at(),
+            error,
+        },
+        network_message_id: Some(WAMID.into()),
+        source: EventSource::Network,
+        event_id: EventId::from_ulid(generated(1)),
+        customer_event_id: EventId::from_ulid(generated(2)),
+        recorded_at: now(),
+    }
+}
+
+/// Every port of `ProcessCallbacks` as a mock; a port without expectations panics when called.
+struct Ports {
+    accounts: MockAccountStore,
+    tracking: MockTrackingStore,
+    decoder: MockCallbackDecoder,
+}
+
+impl Ports {
+    fn new() -> Self {
+        Self {
+            accounts: MockAccountStore::new(),
+            tracking: MockTrackingStore::new(),
+            decoder: MockCallbackDecoder::new(),
+        }
+    }
+
+    /// The decoder turns `callback(n)`'s body into `answer`, once.
+    fn decodes(&mut self, n: u128, answer: Result<ParsedCallback, String>) -> &mut Self {
+        self.decoder
+            .expect_decode()
+            .withf(move |body| body == callback(n).body.as_slice())
+            .times(1)
+            .returning(move |_| answer.clone());
+        self
+    }
+
+    /// The account store knows the default sender by its phone number id, and nothing else.
+    fn knows_default_sender(&mut self) -> &mut Self {
+        self.accounts.expect_sender_by_phone_number_id().returning(|id| {
+            let known = sender(1, DEFAULT_NUMBER, true);
+            Ok((*id == known.phone_number_id).then_some(known))
+        });
+        self
+    }
+
+    /// `mark_callback_processed` is called once, for `callback(n)` at `now()` with `note`.
+    fn marks(&mut self, n: u128, note: Option<&str>) -> &mut Self {
+        let note = note.map(String::from);
+        self.tracking
+            .expect_mark_callback_processed()
+            .withf(move |id, at, given| *id == callback(n).id && *at == now() && *given == note)
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        self
+    }
+
+    fn never_marks(&mut self) -> &mut Self {
+        self.tracking.expect_mark_callback_processed().times(0);
+        self
+    }
+
+    fn never_applies(&mut self) -> &mut Self {
+        self.tracking.expect_apply_status().times(0);
+        self
+    }
+
+    fn never_looks_up_by_network_id(&mut self) -> &mut Self {
+        self.tracking.expect_message_by_network_id().times(0);
+        self
+    }
+
+    fn never_records_inbound(&mut self) -> &mut Self {
+        self.tracking.expect_record_inbound_message().times(0);
+        self
+    }
+
+    /// `apply_status` answers `answer` once and keeps the update it was given.
+    fn applies(&mut self, answer: Option<StatusApplied>) -> Arc<Mutex<Vec<StatusUpdate>>> {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&seen);
+        self.tracking
+            .expect_apply_status()
+            .times(1)
+            .returning(move |update| {
+                keep.lock().unwrap().push(update.clone());
+                Ok(answer.clone())
+            });
+        seen
+    }
+
+    fn use_case(self) -> ProcessCallbacks {
+        ProcessCallbacks::new(
+            Arc::new(self.accounts),
+            Arc::new(self.tracking),
+            Arc::new(self.decoder),
+            Arc::new(clock_at(now())),
+            Arc::new(sequential_ids()),
+        )
+    }
+}
+
+fn only_update(seen: &Arc<Mutex<Vec<StatusUpdate>>>) -> StatusUpdate {
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    seen[0].clone()
+}
+
+// ---- receive ----
+
+#[test]
+fn receive_stores_the_body_with_a_new_id_and_the_clock_time() {
+    let mut ports = Ports::new();
+    let expected = StoredCallback {
+        id: EventId::from_ulid(generated(1)),
+        received_at: now(),
+        body: b"{\"object\":\"whatsapp_business_account\"}".to_vec(),
+    };
+    let want = expected.clone();
+    ports
+        .tracking
+        .expect_store_callback()
+        .withf(move |c| *c == want)
+        .times(1)
+        .returning(|_| Ok(()));
+    ports.decoder.expect_decode().times(0);
+    let stored = run(ports.use_case().receive(expected.body.clone())).unwrap();
+    assert_eq!(stored, expected);
+}
+
+#[test]
+fn receive_returns_a_store_failure_so_the_network_retries() {
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_store_callback()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("disk full".into())));
+    let err = run(ports.use_case().receive(b"{}".to_vec())).unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+}
+
+// ---- process: envelopes ----
+
+#[test]
+fn a_body_that_is_not_an_envelope_is_noted_and_still_marked_processed() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Err("expected value at line 1".into()))
+        .marks(1, Some("not a callback envelope: expected value at line 1"))
+        .never_applies()
+        .never_records_inbound();
+    ports.accounts.expect_sender_by_phone_number_id().times(0);
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        report,
+        CallbackReport {
+            skipped: vec!["not a callback envelope: expected value at line 1".into()],
+            ..CallbackReport::default()
+        }
+    );
+}
+
+#[test]
+fn an_empty_envelope_is_marked_processed_without_a_note() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(ParsedCallback::default()))
+        .marks(1, None)
+        .never_applies()
+        .never_records_inbound();
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(report, CallbackReport::default());
+}
+
+// ---- process: statuses ----
+
+#[test]
+fn a_status_with_callback_data_is_applied_to_that_message_without_a_lookup() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Delivered))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .marks(1, None);
+    let seen = ports.applies(Some(applied(MessageStatus::Delivered)));
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        only_update(&seen),
+        expected_update(stored_message(1).id, MessageStatus::Delivered, None)
+    );
+    assert_eq!(
+        report,
+        CallbackReport {
+            statuses_applied: 1,
+            ..CallbackReport::default()
+        }
+    );
+}
+
+#[test]
+fn every_reported_status_maps_to_its_message_status_and_played_counts_as_read() {
+    for (reported, status) in [
+        (ReportedStatus::Sent, MessageStatus::Sent),
+        (ReportedStatus::Delivered, MessageStatus::Delivered),
+        (ReportedStatus::Read, MessageStatus::Read),
+        (ReportedStatus::Played, MessageStatus::Read),
+    ] {
+        let mut ports = Ports::new();
+        ports
+            .decodes(
+                1,
+                Ok(parsed(
+                    vec![NetworkEvent::Status(status_report(reported))],
+                    vec![],
+                )),
+            )
+            .knows_default_sender()
+            .never_looks_up_by_network_id()
+            .marks(1, None);
+        let seen = ports.applies(Some(applied(status)));
+        run(ports.use_case().process(&callback(1))).unwrap();
+        assert_eq!(
+            only_update(&seen),
+            expected_update(stored_message(1).id, status, None),
+            "{reported:?}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_status_carries_the_networks_error() {
+    let error = MessageError {
+        code: "recipient_unreachable".into(),
+        title: "Recipient unreachable".into(),
+        detail: "message undeliverable".into(),
+        network_code: Some(131_026),
+    };
+    let mut report_in = status_report(ReportedStatus::Failed);
+    report_in.error = Some(error.clone());
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report_in)], vec![])))
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .marks(1, None);
+    let seen = ports.applies(Some(applied(MessageStatus::Failed)));
+    run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        only_update(&seen),
+        expected_update(stored_message(1).id, MessageStatus::Failed, Some(error))
+    );
+}
+
+#[test]
+fn a_status_without_usable_callback_data_is_matched_by_network_id() {
+    let not_ids = [
+        None,
+        Some("order-1234".to_string()),
+        Some(format!("key_{}", ulid(501))),
+        Some("msg_not-a-ulid".to_string()),
+    ];
+    for callback_data in not_ids {
+        let mut report_in = status_report(ReportedStatus::Sent);
+        report_in.callback_data = callback_data.clone();
+        let mut ports = Ports::new();
+        ports
+            .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report_in)], vec![])))
+            .knows_default_sender()
+            .marks(1, None);
+        // The message found by network id is stored_message(3), so the update cannot come from elsewhere.
+        ports
+            .tracking
+            .expect_message_by_network_id()
+            .withf(|org, id| *org == org_id() && id == WAMID)
+            .times(1)
+            .returning(|_, _| Ok(Some(stored_message(3))));
+        let seen = ports.applies(Some(applied(MessageStatus::Sent)));
+        let report = run(ports.use_case().process(&callback(1))).unwrap();
+        assert_eq!(
+            only_update(&seen),
+            expected_update(stored_message(3).id, MessageStatus::Sent, None),
+            "{callback_data:?}"
+        );
+        assert_eq!(report.statuses_applied, 1);
+    }
+}
+
+#[test]
+fn a_status_for_an_unknown_phone_number_id_is_skipped_and_noted() {
+    let mut report_in = status_report(ReportedStatus::Delivered);
+    report_in.phone_number_id = network_ref(UNKNOWN_PHONE_NUMBER_ID);
+    let note = format!("status for unknown phone_number_id {UNKNOWN_PHONE_NUMBER_ID}");
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report_in)], vec![])))
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .never_applies()
+        .marks(1, Some(&note));
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        report,
+        CallbackReport {
+            skipped: vec![note],
+            ..CallbackReport::default()
+        }
+    );
+}
+
+#[test]
+fn a_status_for_a_message_no_one_knows_is_skipped_and_noted() {
+    let mut report_in = status_report(ReportedStatus::Delivered);
+    report_in.callback_data = None;
+    let note = format!("status for unknown message {WAMID}");
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report_in)], vec![])))
+        .knows_default_sender()
+        .never_applies()
+        .marks(1, Some(&note));
+    ports
+        .tracking
+        .expect_message_by_network_id()
+        .times(1)
+        .returning(|_, _| Ok(None));
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(report.skipped, vec![note]);
+    assert_eq!(report.statuses_applied + report.statuses_recorded_only, 0);
+}
+
+#[test]
+fn a_status_whose_message_the_store_does_not_have_is_skipped_and_noted() {
+    // The callback data names a message that is not the organization's (or no longer exists).
+    let note = format!("status for unknown message {WAMID}");
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Read))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .marks(1, Some(&note));
+    ports.applies(None);
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        report,
+        CallbackReport {
+            skipped: vec![note],
+            ..CallbackReport::default()
+        }
+    );
+}
+
+#[test]
+fn a_status_the_machine_only_records_is_counted_as_recorded() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Sent))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .marks(1, None);
+    ports.applies(Some(recorded_only()));
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        report,
+        CallbackReport {
+            statuses_recorded_only: 1,
+            ..CallbackReport::default()
+        }
+    );
+}
+
+// ---- process: inbound messages ----
+
+/// `record_inbound_message` answers `fresh` once and keeps the record.
+fn records_inbound(ports: &mut Ports, fresh: bool) -> Arc<Mutex<Vec<InboundRecord>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&seen);
+    ports
+        .tracking
+        .expect_record_inbound_message()
+        .times(1)
+        .returning(move |record| {
+            keep.lock().unwrap().push(record.clone());
+            Ok(fresh)
+        });
+    seen
+}
+
+#[test]
+fn an_inbound_message_is_recorded_for_the_senders_organization() {
+    let default = sender(1, DEFAULT_NUMBER, true);
+    let message = inbound(default.phone_number_id.as_str());
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(vec![NetworkEvent::Inbound(message.clone())], vec![])),
+        )
+        .knows_default_sender()
+        .never_applies()
+        .marks(1, None);
+    let seen = records_inbound(&mut ports, true);
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        seen.lock().unwrap().clone(),
+        vec![InboundRecord {
+            id: MessageId::from_ulid(generated(1)),
+            organization_id: org_id(),
+            sender_id: default.id,
+            message,
+            customer_event_id: EventId::from_ulid(generated(2)),
+            recorded_at: now(),
+        }]
+    );
+    assert_eq!(
+        report,
+        CallbackReport {
+            inbound_recorded: 1,
+            ..CallbackReport::default()
+        }
+    );
+}
+
+#[test]
+fn an_inbound_message_routes_to_the_organization_owning_the_number() {
+    // The number belongs to another organization: the record goes there, whatever the callback says.
+    let mut theirs = sender(7, "+15559990000", true);
+    theirs.organization_id = other_org_id();
+    let number_id = theirs.phone_number_id.clone();
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Inbound(inbound(number_id.as_str()))],
+                vec![],
+            )),
+        )
+        .never_applies()
+        .marks(1, None);
+    let found = theirs.clone();
+    ports
+        .accounts
+        .expect_sender_by_phone_number_id()
+        .withf(move |id| *id == number_id)
+        .times(1)
+        .returning(move |_| Ok(Some(found.clone())));
+    let seen = records_inbound(&mut ports, true);
+    run(ports.use_case().process(&callback(1))).unwrap();
+    let record = seen.lock().unwrap()[0].clone();
+    assert_eq!(record.organization_id, other_org_id());
+    assert_eq!(record.sender_id, theirs.id);
+}
+
+#[test]
+fn a_duplicate_inbound_message_is_counted_as_a_duplicate() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Inbound(inbound(
+                    sender(1, DEFAULT_NUMBER, true).phone_number_id.as_str(),
+                ))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .marks(1, None);
+    records_inbound(&mut ports, false);
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        report,
+        CallbackReport {
+            duplicates: 1,
+            ..CallbackReport::default()
+        }
+    );
+}
+
+#[test]
+fn an_inbound_message_for_an_unknown_number_is_skipped_and_noted() {
+    let note = format!("inbound for unknown phone_number_id {UNKNOWN_PHONE_NUMBER_ID}");
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Inbound(inbound(UNKNOWN_PHONE_NUMBER_ID))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_records_inbound()
+        .marks(1, Some(&note));
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(report.skipped, vec![note]);
+    assert_eq!(report.inbound_recorded + report.duplicates, 0);
+}
+
+// ---- process: a mixed callback ----
+
+#[test]
+fn a_mixed_callback_counts_each_item_and_marks_once_with_every_note() {
+    let mut lost = status_report(ReportedStatus::Delivered);
+    lost.phone_number_id = network_ref(UNKNOWN_PHONE_NUMBER_ID);
+    let events = vec![
+        NetworkEvent::Status(status_report(ReportedStatus::Delivered)),
+        NetworkEvent::Status(lost),
+        NetworkEvent::Status(status_report(ReportedStatus::Sent)),
+        NetworkEvent::Inbound(inbound(sender(1, DEFAULT_NUMBER, true).phone_number_id.as_str())),
+    ];
+    let unknown = format!("status for unknown phone_number_id {UNKNOWN_PHONE_NUMBER_ID}");
+    let note = format!("entry 2: no statuses or messages; {unknown}");
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(parsed(events, vec!["entry 2: no statuses or messages"])))
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .marks(1, Some(&note));
+    let mut answers = vec![applied(MessageStatus::Delivered), recorded_only()].into_iter();
+    ports
+        .tracking
+        .expect_apply_status()
+        .times(2)
+        .returning(move |_| Ok(answers.next()));
+    records_inbound(&mut ports, true);
+    let report = run(ports.use_case().process(&callback(1))).unwrap();
+    assert_eq!(
+        report,
+        CallbackReport {
+            statuses_applied: 1,
+            statuses_recorded_only: 1,
+            inbound_recorded: 1,
+            duplicates: 0,
+            skipped: vec!["entry 2: no statuses or messages".into(), unknown],
+        }
+    );
+}
+
+// ---- process: store failures ----
+
+#[test]
+fn a_failure_applying_a_status_propagates_and_leaves_the_callback_unprocessed() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Delivered))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_marks();
+    ports
+        .tracking
+        .expect_apply_status()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("deadlock".into())));
+    let err = run(ports.use_case().process(&callback(1))).unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+}
+
+#[test]
+fn a_failure_routing_an_item_propagates_and_leaves_the_callback_unprocessed() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Inbound(inbound(
+                    sender(1, DEFAULT_NUMBER, true).phone_number_id.as_str(),
+                ))],
+                vec![],
+            )),
+        )
+        .never_records_inbound()
+        .never_marks();
+    ports
+        .accounts
+        .expect_sender_by_phone_number_id()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("timeout".into())));
+    assert!(run(ports.use_case().process(&callback(1))).is_err());
+}
+
+#[test]
+fn a_failure_looking_up_by_network_id_or_recording_inbound_propagates_without_marking() {
+    let mut unmatched = status_report(ReportedStatus::Delivered);
+    unmatched.callback_data = None;
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(parsed(vec![NetworkEvent::Status(unmatched)], vec![])))
+        .knows_default_sender()
+        .never_applies()
+        .never_marks();
+    ports
+        .tracking
+        .expect_message_by_network_id()
+        .times(1)
+        .returning(|_, _| Err(StoreError::Unavailable("timeout".into())));
+    assert!(run(ports.use_case().process(&callback(1))).is_err());
+
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Inbound(inbound(
+                    sender(1, DEFAULT_NUMBER, true).phone_number_id.as_str(),
+                ))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_marks();
+    ports
+        .tracking
+        .expect_record_inbound_message()
+        .times(1)
+        .returning(|_| Err(StoreError::Conflict("inbound id".into())));
+    let err = run(ports.use_case().process(&callback(1))).unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+}
+
+#[test]
+fn a_failure_marking_the_callback_processed_is_returned() {
+    let mut ports = Ports::new();
+    ports.decodes(1, Ok(ParsedCallback::default()));
+    ports
+        .tracking
+        .expect_mark_callback_processed()
+        .times(1)
+        .returning(|_, _, _| Err(StoreError::Unavailable("read-only".into())));
+    assert!(run(ports.use_case().process(&callback(1))).is_err());
+}
+
+// ---- process_backlog ----
+
+#[test]
+fn the_backlog_processes_each_unprocessed_callback_received_before_the_cutoff() {
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_unprocessed_callbacks()
+        .withf(|before, limit| *before == now() - seconds(120) && *limit == 50)
+        .times(1)
+        .returning(|_, _| Ok(vec![callback(1), callback(2)]));
+    ports
+        .decodes(1, Ok(ParsedCallback::default()))
+        .decodes(2, Err("truncated".into()))
+        .marks(1, None)
+        .marks(2, Some("not a callback envelope: truncated"));
+    let processed = run(ports.use_case().process_backlog(seconds(120), 50)).unwrap();
+    assert_eq!(processed, 2);
+}
+
+#[test]
+fn an_empty_backlog_processes_nothing() {
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_unprocessed_callbacks()
+        .times(1)
+        .returning(|_, _| Ok(Vec::new()));
+    ports.decoder.expect_decode().times(0);
+    ports.never_marks();
+    assert_eq!(run(ports.use_case().process_backlog(seconds(60), 10)).unwrap(), 0);
+}
+
+#[test]
+fn a_backlog_read_failure_or_a_processing_failure_is_returned() {
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_unprocessed_callbacks()
+        .times(1)
+        .returning(|_, _| Err(StoreError::Unavailable("down".into())));
+    ports.decoder.expect_decode().times(0);
+    assert!(run(ports.use_case().process_backlog(seconds(60), 10)).is_err());
+
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_unprocessed_callbacks()
+        .times(1)
+        .returning(|_, _| Ok(vec![callback(1)]));
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Read))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_marks();
+    ports
+        .tracking
+        .expect_apply_status()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("down".into())));
+    assert!(run(ports.use_case().process_backlog(seconds(60), 10)).is_err());
+}
