@@ -1,0 +1,136 @@
+//! The command line of api.md §12.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "herald", version, about = "Herald: official WhatsApp messaging over a REST API")]
+pub struct Cli {
+    /// Configuration file (default: ./herald.toml when it exists).
+    #[arg(long, global = true, env = "HERALD_CONFIG")]
+    pub config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server.
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Operator commands: organizations, senders, keys.
+    Admin(AdminArgs),
+}
+
+/// Which parts of Herald a process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    /// The API and the background workers.
+    All,
+    /// Only the HTTP API.
+    Api,
+    /// Only the background workers.
+    Worker,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[arg(long, value_enum, default_value_t = Role::All)]
+    pub role: Role,
+    /// On an empty store, create a demo organization and print its API key and a ready `curl` line.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AdminArgs {
+    /// Print machine-readable JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: AdminCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Organizations.
+    #[command(subcommand)]
+    Org(OrgCommand),
+    /// Sender numbers.
+    #[command(subcommand)]
+    Sender(SenderCommand),
+    /// API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OrgCommand {
+    /// Create an organization; prints its id.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "trial")]
+        plan: String,
+        #[arg(long)]
+        owner_email: Option<String>,
+    },
+    /// Stop an organization: every call answers `account_inactive`.
+    Suspend { org_id: String },
+    /// Let a suspended organization in again.
+    Activate { org_id: String },
+    /// Close an organization for good.
+    Close { org_id: String },
+    /// Move an organization to another plan.
+    SetPlan { org_id: String, plan: String },
+    /// List organizations.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SenderCommand {
+    /// Register a business number.
+    Add {
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        number: String,
+        #[arg(long)]
+        phone_number_id: String,
+        #[arg(long)]
+        waba_id: String,
+        /// Environment variable holding this number's access token.
+        #[arg(long)]
+        access_token_env: Option<String>,
+        /// Make it the organization's default sender.
+        #[arg(long)]
+        default: bool,
+        /// Messages per second the network allows this number.
+        #[arg(long, default_value_t = 80)]
+        throughput: u32,
+    },
+    /// List an organization's senders.
+    List {
+        #[arg(long)]
+        org: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Create a key; prints it once.
+    Create {
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// List an organization's keys (never the secrets).
+    List {
+        #[arg(long)]
+        org: String,
+    },
+    /// Disable a key; it is refused from its next request on.
+    Disable { key_id: String },
+}

@@ -1,0 +1,122 @@
+//! `herald serve --demo`: a ready-to-use organization on an empty store, so a newcomer can send a message
+//! within a minute of `make run`.
+
+use crate::server::Services;
+use herald_domain::api_key::ApiKey;
+use herald_domain::ids::{OrganizationId, TemplateId};
+use herald_domain::message::MediaKind;
+use herald_domain::organization::{NetworkRef, PlanName};
+use herald_domain::template::{
+    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, Template, TemplateName, TemplateStatus,
+    TemplateStructure,
+};
+use herald_domain::usecases::NewSender;
+use herald_domain::values::{DisplayName, PhoneNumber};
+
+/// The simulator's business account and its two senders (api.md §13).
+pub const SIMULATOR_WABA_ID: &str = "2000000001";
+pub const SIMULATOR_SENDERS: [(&str, &str); 2] = [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
+
+/// What the demo seeding made.
+pub struct Demo {
+    pub organization_id: OrganizationId,
+    pub key: ApiKey,
+}
+
+/// Seeds the demo organization when the store has no organization yet; `None` otherwise.
+///
+/// # Errors
+/// When the store refuses a write.
+pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> {
+    let accounts = services.store.accounts();
+    if !accounts.organizations().await?.is_empty() {
+        return Ok(None);
+    }
+    let admin = services.admin();
+    let org = admin
+        .create_organization(DisplayName::parse("Demo")?, PlanName::parse("business")?, None)
+        .await?;
+    for (i, (number, phone_number_id)) in SIMULATOR_SENDERS.iter().enumerate() {
+        admin
+            .add_sender(NewSender {
+                organization_id: org.id,
+                number: PhoneNumber::parse(number)?,
+                phone_number_id: NetworkRef::parse(phone_number_id)?,
+                waba_id: NetworkRef::parse(SIMULATOR_WABA_ID)?,
+                access_token_env: None,
+                is_default: i == 0,
+                throughput_per_second: 80,
+            })
+            .await?;
+    }
+    seed_templates(services, &org.id).await?;
+    let (_, key) = admin.create_key(&org.id, Some(DisplayName::parse("demo")?)).await?;
+    Ok(Some(Demo { organization_id: org.id, key }))
+}
+
+/// Stores the simulator's templates for `org`. Until template sync from the network lands, this is how the
+/// demo organization (and the end-to-end tests) get them.
+///
+/// # Errors
+/// When the store refuses the write.
+pub async fn seed_templates(services: &Services, org: &OrganizationId) -> anyhow::Result<()> {
+    let templates = simulator_templates(services, org)?;
+    let waba = NetworkRef::parse(SIMULATOR_WABA_ID)?;
+    services.store.templates().replace_templates(org, &waba, &templates).await?;
+    Ok(())
+}
+
+/// The templates the simulator knows (api.md §13), as Herald's store copies.
+fn simulator_templates(services: &Services, org: &OrganizationId) -> anyhow::Result<Vec<Template>> {
+    let now = services.clock.now();
+    let waba = NetworkRef::parse(SIMULATOR_WABA_ID)?;
+    let make = |name: &str, language: &str, status: &str, header: HeaderSpec, body: BodySpec, buttons| {
+        Ok::<_, anyhow::Error>(Template {
+            id: TemplateId::from_ulid(services.ids.next_ulid()),
+            organization_id: *org,
+            waba_id: waba.clone(),
+            name: TemplateName::parse(name)?,
+            language: LanguageCode::parse(language)?,
+            status: TemplateStatus::parse(status)?,
+            category: "UTILITY".into(),
+            structure: TemplateStructure { header, body, buttons },
+            network_id: None,
+            synced_at: now,
+        })
+    };
+    let url_button = vec![ButtonSpec { index: 0, kind: ButtonKind::Url, parameters: 1 }];
+    let named = BodySpec::Named(vec![ParamName::parse("customer")?, ParamName::parse("date")?]);
+    Ok(vec![
+        make("hello_world", "en_US", "APPROVED", HeaderSpec::None, BodySpec::Positional(0), vec![])?,
+        make("order_shipped", "en_US", "APPROVED", HeaderSpec::Text, BodySpec::Positional(3), url_button)?,
+        make("invoice_ready", "en_US", "APPROVED", HeaderSpec::Media(MediaKind::Document), BodySpec::Positional(1), vec![])?,
+        make("promo_image", "en_US", "APPROVED", HeaderSpec::Media(MediaKind::Image), BodySpec::Positional(1), vec![])?,
+        make("welcome_video", "pt_BR", "APPROVED", HeaderSpec::Media(MediaKind::Video), BodySpec::Positional(0), vec![])?,
+        make("appointment_named", "en_US", "APPROVED", HeaderSpec::None, named, vec![])?,
+        make("spring_sale", "en_US", "PAUSED", HeaderSpec::None, BodySpec::Positional(0), vec![])?,
+    ])
+}
+
+/// The banner printed after seeding: the key (this once) and a `curl` that answers 202.
+pub fn banner(demo: &Demo, base_url: &str) -> String {
+    format!(
+        r#"
+============================================================================
+ Herald demo organization {org}
+ API key (shown only now; keep it): {key}
+
+ Send a template message:
+
+ curl -i -X POST {base_url}/api/v1/messages/send-template \
+   -H 'Authorization: Bearer {key}' \
+   -H 'Content-Type: application/json' \
+   -d '{{"to": "+15551234567", "template": {{"name": "hello_world", "language": "en_US"}}}}'
+
+ Then look it up:  curl -H 'Authorization: Bearer {key}' {base_url}/api/v1/messages
+ API reference:    {base_url}/docs
+============================================================================
+"#,
+        org = demo.organization_id,
+        key = demo.key.expose(),
+    )
+}

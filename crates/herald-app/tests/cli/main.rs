@@ -1,0 +1,149 @@
+//! The `herald` binary driven as a real process: admin commands with `--json`, a running server, a key
+//! disabled from the command line, and `serve --demo`.
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn herald(data: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_herald"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HERALD_DATABASE_URL", format!("sqlite://{}/herald.db", data.display()))
+        .env("RUST_LOG", "warn")
+        .current_dir(data);
+    command
+}
+
+fn admin_json(data: &std::path::Path, args: &[&str]) -> Value {
+    let output = herald(data).arg("admin").args(args).arg("--json").output().unwrap();
+    assert!(output.status.success(), "herald admin {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {output:?}"))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Kills the server when the test ends, however it ends.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(data: &std::path::Path, port: u16, extra: &[&str]) -> Server {
+    let child = herald(data)
+        .args(["serve"])
+        .args(extra)
+        .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    Server(child)
+}
+
+async fn wait_healthy(client: &reqwest::Client, base: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(response) = client.get(format!("{base}/healthz")).send().await
+            && response.status() == 200
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the server did not become healthy at {base}");
+}
+
+#[tokio::test]
+async fn admin_commands_and_a_key_disabled_from_the_cli() {
+    let data = tempfile::tempdir().unwrap();
+    let org = admin_json(data.path(), &["org", "create", "--name", "Acme", "--plan", "starter"]);
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    assert!(org_id.starts_with("org_"), "{org}");
+    assert_eq!(org["plan"], "starter");
+
+    let sender = admin_json(
+        data.path(),
+        &["sender", "add", "--org", &org_id, "--number", "+15550001111", "--phone-number-id", "1000000001", "--waba-id", "2000000001"],
+    );
+    assert_eq!(sender["number"], "+15550001111");
+    assert_eq!(sender["default"], true, "the first sender is the default");
+
+    let key = admin_json(data.path(), &["key", "create", "--org", &org_id, "--name", "ci"]);
+    let secret = key["key"].as_str().unwrap().to_owned();
+    let key_id = key["id"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("hk_live_") && secret.len() == 48, "{key}");
+    let listed = admin_json(data.path(), &["key", "list", "--org", &org_id]);
+    assert_eq!(listed[0]["id"], key_id.as_str());
+    assert!(!listed.to_string().contains(&secret), "a listing never shows the secret");
+
+    let unknown = herald(data.path()).args(["admin", "org", "set-plan", &org_id, "platinum"]).output().unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("platinum"));
+
+    let port = free_port();
+    let _server = serve(data.path(), port, &[]);
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    wait_healthy(&client, &base).await;
+    let messages = client.get(format!("{base}/api/v1/messages")).bearer_auth(&secret).send().await.unwrap();
+    assert_eq!(messages.status(), 200);
+
+    let disabled = admin_json(data.path(), &["key", "disable", &key_id]);
+    assert_eq!(disabled["status"], "disabled");
+    // No cache keeps a key alive: the very next request after the command returns is refused.
+    let refused = client.get(format!("{base}/api/v1/messages")).bearer_auth(&secret).send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+    assert_eq!(refused.json::<Value>().await.unwrap()["code"], "api_key_disabled");
+
+    let suspended = admin_json(data.path(), &["org", "suspend", &org_id]);
+    assert_eq!(suspended["status"], "suspended");
+}
+
+#[tokio::test]
+async fn serve_demo_prints_a_key_and_a_curl_that_answers_202() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut server = serve(data.path(), port, &["--demo"]);
+    let stdout = server.0.stdout.take().unwrap();
+    let (key, curl) = tokio::task::spawn_blocking(move || {
+        let mut key = None;
+        let mut curl = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.unwrap();
+            if let Some(rest) = line.split("API key (shown only now; keep it): ").nth(1) {
+                key = Some(rest.trim().to_owned());
+            }
+            if line.trim_start().starts_with("curl -i -X POST") {
+                curl = Some(line);
+            }
+            if line.contains("-d '{") {
+                break;
+            }
+        }
+        (key.expect("the banner shows a key"), curl.expect("the banner shows a curl line"))
+    })
+    .await
+    .unwrap();
+    assert!(curl.contains(&format!("127.0.0.1:{port}/api/v1/messages/send-template")), "{curl}");
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    wait_healthy(&client, &base).await;
+    let response = client
+        .post(format!("{base}/api/v1/messages/send-template"))
+        .bearer_auth(&key)
+        .json(&serde_json::json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    assert_eq!(response.json::<Value>().await.unwrap()["status"], "accepted");
+}
