@@ -1,1 +1,16 @@
+//! End-to-end tests: the real Herald server on a random loopback port, against SQLite and PostgreSQL.
+//!
+//! Each scenario is written once and instantiated per store by `both_stores!`. PostgreSQL scenarios skip
+//! loudly when `HERALD_TEST_DATABASE_URL` is unset (`make test` sets it whenever PostgreSQL answers, and CI
+//! always does, so there they fail instead of skipping).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code fails loudly by design"
+)]
+
+mod helpers;
+mod scenarios;

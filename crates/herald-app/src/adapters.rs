@@ -30,8 +30,13 @@ impl IdGenerator for MonotonicUlids {
             .lock()
             .ok()
             .and_then(|mut generator| generator.generate().ok())
-            .unwrap_or_else(Ulid::new)
+            .unwrap_or_else(random_ulid)
     }
+}
+
+/// A fresh random ULID (`Ulid::default()` would be the nil id, so this names the intent).
+fn random_ulid() -> Ulid {
+    Ulid::new()
 }
 
 /// The operating system's CSPRNG (through `rand`'s thread-local generator, reseeded from it).

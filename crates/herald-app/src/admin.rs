@@ -19,7 +19,11 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
     let json = args.json;
     let (value, text) = match args.command {
         AdminCommand::Org(command) => match command {
-            OrgCommand::Create { name, plan, owner_email } => {
+            OrgCommand::Create {
+                name,
+                plan,
+                owner_email,
+            } => {
                 let name = DisplayName::parse(&name).context("--name")?;
                 let plan = PlanName::parse(&plan).context("--plan")?;
                 let org = admin.create_organization(name, plan, owner_email).await?;
@@ -30,8 +34,13 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
             OrgCommand::Close { org_id } => set_status(services, &org_id, AccountStatus::Closed).await?,
             OrgCommand::SetPlan { org_id, plan } => {
                 let id = parse_org(&org_id)?;
-                admin.set_plan(&id, PlanName::parse(&plan).context("plan")?).await?;
-                (json!({ "id": id.to_string(), "plan": plan }), format!("{id} is now on plan {plan}"))
+                admin
+                    .set_plan(&id, PlanName::parse(&plan).context("plan")?)
+                    .await?;
+                (
+                    json!({ "id": id.to_string(), "plan": plan }),
+                    format!("{id} is now on plan {plan}"),
+                )
             }
             OrgCommand::List => {
                 let orgs = services.store.accounts().organizations().await?;
@@ -44,7 +53,15 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
             }
         },
         AdminCommand::Sender(command) => match command {
-            SenderCommand::Add { org, number, phone_number_id, waba_id, access_token_env, default, throughput } => {
+            SenderCommand::Add {
+                org,
+                number,
+                phone_number_id,
+                waba_id,
+                access_token_env,
+                default,
+                throughput,
+            } => {
                 let sender = admin
                     .add_sender(NewSender {
                         organization_id: parse_org(&org)?,
@@ -64,7 +81,14 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
                 let text = senders
                     .iter()
                     .map(|s| {
-                        format!("{}  {}  pnid={} waba={}{}", s.id, s.number, s.phone_number_id, s.waba_id, if s.is_default { "  (default)" } else { "" })
+                        format!(
+                            "{}  {}  pnid={} waba={}{}",
+                            s.id,
+                            s.number,
+                            s.phone_number_id,
+                            s.waba_id,
+                            if s.is_default { "  (default)" } else { "" }
+                        )
                     })
                     .collect::<Vec<_>>()
                     .join("\n");
@@ -73,7 +97,11 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
         },
         AdminCommand::Key(command) => match command {
             KeyCommand::Create { org, name } => {
-                let name = name.as_deref().map(DisplayName::parse).transpose().context("--name")?;
+                let name = name
+                    .as_deref()
+                    .map(DisplayName::parse)
+                    .transpose()
+                    .context("--name")?;
                 let (record, key) = admin.create_key(&parse_org(&org)?, name).await?;
                 let mut value = key_json(&record);
                 if let Value::Object(map) = &mut value {
@@ -97,7 +125,8 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
                             k.prefix,
                             k.status.as_str(),
                             k.created_at.to_rfc3339(),
-                            k.last_used_at.map_or_else(|| "never".to_owned(), |t| t.to_rfc3339())
+                            k.last_used_at
+                                .map_or_else(|| "never".to_owned(), |t| t.to_rfc3339())
                         )
                     })
                     .collect::<Vec<_>>()
@@ -111,7 +140,11 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
             }
         },
     };
-    Ok(if json { serde_json::to_string_pretty(&value)? } else { text })
+    Ok(if json {
+        serde_json::to_string_pretty(&value)?
+    } else {
+        text
+    })
 }
 
 async fn set_status(
@@ -121,7 +154,10 @@ async fn set_status(
 ) -> anyhow::Result<(Value, String)> {
     let id = parse_org(org_id)?;
     services.admin().set_account_status(&id, status).await?;
-    Ok((json!({ "id": id.to_string(), "status": status.as_str() }), format!("{id} is now {}", status.as_str())))
+    Ok((
+        json!({ "id": id.to_string(), "status": status.as_str() }),
+        format!("{id} is now {}", status.as_str()),
+    ))
 }
 
 fn parse_org(value: &str) -> anyhow::Result<OrganizationId> {

@@ -4,7 +4,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "herald", version, about = "Herald: official WhatsApp messaging over a REST API")]
+#[command(
+    name = "herald",
+    version,
+    about = "Herald: official WhatsApp messaging over a REST API"
+)]
 pub struct Cli {
     /// Configuration file (default: ./herald.toml when it exists).
     #[arg(long, global = true, env = "HERALD_CONFIG")]

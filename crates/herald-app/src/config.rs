@@ -127,6 +127,10 @@ impl Settings {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::result_large_err,
+    reason = "figment's Jail API returns its own large error"
+)]
 mod tests {
     use super::*;
 

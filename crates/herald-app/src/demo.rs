@@ -7,15 +7,16 @@ use herald_domain::ids::{OrganizationId, TemplateId};
 use herald_domain::message::MediaKind;
 use herald_domain::organization::{NetworkRef, PlanName};
 use herald_domain::template::{
-    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, Template, TemplateName, TemplateStatus,
-    TemplateStructure,
+    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, Template, TemplateName,
+    TemplateStatus, TemplateStructure,
 };
 use herald_domain::usecases::NewSender;
 use herald_domain::values::{DisplayName, PhoneNumber};
 
 /// The simulator's business account and its two senders (api.md §13).
 pub const SIMULATOR_WABA_ID: &str = "2000000001";
-pub const SIMULATOR_SENDERS: [(&str, &str); 2] = [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
+pub const SIMULATOR_SENDERS: [(&str, &str); 2] =
+    [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
 
 /// What the demo seeding made.
 pub struct Demo {
@@ -50,8 +51,13 @@ pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> 
             .await?;
     }
     seed_templates(services, &org.id).await?;
-    let (_, key) = admin.create_key(&org.id, Some(DisplayName::parse("demo")?)).await?;
-    Ok(Some(Demo { organization_id: org.id, key }))
+    let (_, key) = admin
+        .create_key(&org.id, Some(DisplayName::parse("demo")?))
+        .await?;
+    Ok(Some(Demo {
+        organization_id: org.id,
+        key,
+    }))
 }
 
 /// Stores the simulator's templates for `org`. Until template sync from the network lands, this is how the
@@ -62,7 +68,11 @@ pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> 
 pub async fn seed_templates(services: &Services, org: &OrganizationId) -> anyhow::Result<()> {
     let templates = simulator_templates(services, org)?;
     let waba = NetworkRef::parse(SIMULATOR_WABA_ID)?;
-    services.store.templates().replace_templates(org, &waba, &templates).await?;
+    services
+        .store
+        .templates()
+        .replace_templates(org, &waba, &templates)
+        .await?;
     Ok(())
 }
 
@@ -79,21 +89,78 @@ fn simulator_templates(services: &Services, org: &OrganizationId) -> anyhow::Res
             language: LanguageCode::parse(language)?,
             status: TemplateStatus::parse(status)?,
             category: "UTILITY".into(),
-            structure: TemplateStructure { header, body, buttons },
+            structure: TemplateStructure {
+                header,
+                body,
+                buttons,
+            },
             network_id: None,
             synced_at: now,
         })
     };
-    let url_button = vec![ButtonSpec { index: 0, kind: ButtonKind::Url, parameters: 1 }];
+    let url_button = vec![ButtonSpec {
+        index: 0,
+        kind: ButtonKind::Url,
+        parameters: 1,
+    }];
     let named = BodySpec::Named(vec![ParamName::parse("customer")?, ParamName::parse("date")?]);
     Ok(vec![
-        make("hello_world", "en_US", "APPROVED", HeaderSpec::None, BodySpec::Positional(0), vec![])?,
-        make("order_shipped", "en_US", "APPROVED", HeaderSpec::Text, BodySpec::Positional(3), url_button)?,
-        make("invoice_ready", "en_US", "APPROVED", HeaderSpec::Media(MediaKind::Document), BodySpec::Positional(1), vec![])?,
-        make("promo_image", "en_US", "APPROVED", HeaderSpec::Media(MediaKind::Image), BodySpec::Positional(1), vec![])?,
-        make("welcome_video", "pt_BR", "APPROVED", HeaderSpec::Media(MediaKind::Video), BodySpec::Positional(0), vec![])?,
-        make("appointment_named", "en_US", "APPROVED", HeaderSpec::None, named, vec![])?,
-        make("spring_sale", "en_US", "PAUSED", HeaderSpec::None, BodySpec::Positional(0), vec![])?,
+        make(
+            "hello_world",
+            "en_US",
+            "APPROVED",
+            HeaderSpec::None,
+            BodySpec::Positional(0),
+            vec![],
+        )?,
+        make(
+            "order_shipped",
+            "en_US",
+            "APPROVED",
+            HeaderSpec::Text,
+            BodySpec::Positional(3),
+            url_button,
+        )?,
+        make(
+            "invoice_ready",
+            "en_US",
+            "APPROVED",
+            HeaderSpec::Media(MediaKind::Document),
+            BodySpec::Positional(1),
+            vec![],
+        )?,
+        make(
+            "promo_image",
+            "en_US",
+            "APPROVED",
+            HeaderSpec::Media(MediaKind::Image),
+            BodySpec::Positional(1),
+            vec![],
+        )?,
+        make(
+            "welcome_video",
+            "pt_BR",
+            "APPROVED",
+            HeaderSpec::Media(MediaKind::Video),
+            BodySpec::Positional(0),
+            vec![],
+        )?,
+        make(
+            "appointment_named",
+            "en_US",
+            "APPROVED",
+            HeaderSpec::None,
+            named,
+            vec![],
+        )?,
+        make(
+            "spring_sale",
+            "en_US",
+            "PAUSED",
+            HeaderSpec::None,
+            BodySpec::Positional(0),
+            vec![],
+        )?,
     ])
 }
 

@@ -28,7 +28,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if settings.migrate_on_start {
                 services.store.migrate().await.context("running migrations")?;
             }
-            let seeded = if args.demo { demo::seed_if_empty(&services).await? } else { None };
+            let seeded = if args.demo {
+                demo::seed_if_empty(&services).await?
+            } else {
+                None
+            };
             if args.role == Role::Worker {
                 tracing::info!("no background work runs in this version yet; waiting for a shutdown signal");
                 tokio::signal::ctrl_c().await?;
@@ -37,10 +41,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             let app = Application::build(&settings, &services)?;
             let base_url = format!("http://{}", display_addr(&settings.listen, app.port()));
             match seeded {
-                Some(demo) => println!("{}", demo::banner(&demo, &base_url)),
-                None if args.demo => println!(
+                Some(demo) => print_out(&demo::banner(&demo, &base_url)),
+                None if args.demo => print_out(
                     "\nThe store already has organizations, so no demo was seeded. Make a new key with:\n  \
-                     herald admin org list\n  herald admin key create --org <org_id>\n"
+                     herald admin org list\n  herald admin key create --org <org_id>\n",
                 ),
                 None => {}
             }
@@ -71,6 +75,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 /// `127.0.0.1:0` with the bound port, for printing.
 fn display_addr(listen: &str, port: u16) -> String {
     let host = listen.rsplit_once(':').map_or(listen, |(host, _)| host);
-    let host = if host == "0.0.0.0" || host.is_empty() { "127.0.0.1" } else { host };
+    let host = if host == "0.0.0.0" || host.is_empty() {
+        "127.0.0.1"
+    } else {
+        host
+    };
     format!("{host}:{port}")
+}
+
+/// Writes to stdout without panicking when nobody reads it any more: a closed pipe must not stop a server.
+fn print_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
 }

@@ -3,7 +3,8 @@ use crate::config::Settings;
 use anyhow::Context;
 use herald_domain::ports::{Clock, IdGenerator, NoRateLimit, RateLimiter, SecretSource};
 use herald_domain::usecases::{
-    Admin, Authenticate, GetMessage, ListMessages, MessageEvents, SendMessage, SendPorts, SendSettings, WindowStatus,
+    Admin, Authenticate, GetMessage, ListMessages, MessageEvents, SendMessage, SendPorts, SendSettings,
+    WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_store::{Store, StoreOptions};
@@ -26,10 +27,18 @@ impl Services {
     /// # Errors
     /// When the store cannot be reached.
     pub async fn connect(settings: &Settings) -> anyhow::Result<Self> {
-        let options = StoreOptions { max_connections: settings.max_connections, ..StoreOptions::default() };
+        let options = StoreOptions {
+            max_connections: settings.max_connections,
+            ..StoreOptions::default()
+        };
         let store = Store::connect(&settings.database_url, &options)
             .await
-            .with_context(|| format!("connecting to the store at {}", redact_url(&settings.database_url)))?;
+            .with_context(|| {
+                format!(
+                    "connecting to the store at {}",
+                    redact_url(&settings.database_url)
+                )
+            })?;
         Ok(Self::with_store(store))
     }
 
@@ -45,7 +54,12 @@ impl Services {
     }
 
     pub fn admin(&self) -> Admin {
-        Admin::new(self.store.accounts(), self.clock.clone(), self.ids.clone(), self.secrets.clone())
+        Admin::new(
+            self.store.accounts(),
+            self.clock.clone(),
+            self.ids.clone(),
+            self.secrets.clone(),
+        )
     }
 
     fn api_context(&self) -> ApiContext {
@@ -79,7 +93,10 @@ struct StoreReadiness(Store);
 #[async_trait::async_trait]
 impl Readiness for StoreReadiness {
     async fn check(&self) -> Result<(), String> {
-        self.0.ping().await.map_err(|e| format!("store unreachable: {e}"))?;
+        self.0
+            .ping()
+            .await
+            .map_err(|e| format!("store unreachable: {e}"))?;
         match self.0.pending_migrations().await {
             Ok(0) => Ok(()),
             Ok(n) => Err(format!("{n} migrations pending")),
@@ -100,7 +117,8 @@ impl Application {
     /// # Errors
     /// When the address cannot be bound.
     pub fn build(settings: &Settings, services: &Services) -> anyhow::Result<Self> {
-        let listener = TcpListener::bind(&settings.listen).with_context(|| format!("binding {}", settings.listen))?;
+        let listener =
+            TcpListener::bind(&settings.listen).with_context(|| format!("binding {}", settings.listen))?;
         let port = listener.local_addr()?.port();
         let context = actix_web::web::Data::new(services.api_context());
         let mut server = actix_web::HttpServer::new(move || herald_http::app(context.clone()))
@@ -109,7 +127,10 @@ impl Application {
         if settings.http_workers > 0 {
             server = server.workers(settings.http_workers);
         }
-        Ok(Self { port, server: server.run() })
+        Ok(Self {
+            port,
+            server: server.run(),
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -132,8 +153,12 @@ impl Application {
 
 /// Hides the password of a database URL for logs.
 pub(crate) fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
-    let Some((credentials, host)) = rest.rsplit_once('@') else { return url.to_owned() };
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let Some((credentials, host)) = rest.rsplit_once('@') else {
+        return url.to_owned();
+    };
     match credentials.split_once(':') {
         Some((user, _)) => format!("{scheme}://{user}:[redacted]@{host}"),
         None => url.to_owned(),

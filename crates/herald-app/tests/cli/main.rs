@@ -1,6 +1,14 @@
 //! The `herald` binary driven as a real process: admin commands with `--json`, a running server, a key
 //! disabled from the command line, and `serve --demo`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code fails loudly by design"
+)]
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -11,20 +19,36 @@ fn herald(data: &std::path::Path) -> Command {
     command
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HERALD_DATABASE_URL", format!("sqlite://{}/herald.db", data.display()))
+        .env(
+            "HERALD_DATABASE_URL",
+            format!("sqlite://{}/herald.db", data.display()),
+        )
         .env("RUST_LOG", "warn")
         .current_dir(data);
     command
 }
 
 fn admin_json(data: &std::path::Path, args: &[&str]) -> Value {
-    let output = herald(data).arg("admin").args(args).arg("--json").output().unwrap();
-    assert!(output.status.success(), "herald admin {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    let output = herald(data)
+        .arg("admin")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "herald admin {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {output:?}"))
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// Kills the server when the test ends, however it ends.
@@ -65,14 +89,28 @@ async fn wait_healthy(client: &reqwest::Client, base: &str) {
 #[tokio::test]
 async fn admin_commands_and_a_key_disabled_from_the_cli() {
     let data = tempfile::tempdir().unwrap();
-    let org = admin_json(data.path(), &["org", "create", "--name", "Acme", "--plan", "starter"]);
+    let org = admin_json(
+        data.path(),
+        &["org", "create", "--name", "Acme", "--plan", "starter"],
+    );
     let org_id = org["id"].as_str().unwrap().to_owned();
     assert!(org_id.starts_with("org_"), "{org}");
     assert_eq!(org["plan"], "starter");
 
     let sender = admin_json(
         data.path(),
-        &["sender", "add", "--org", &org_id, "--number", "+15550001111", "--phone-number-id", "1000000001", "--waba-id", "2000000001"],
+        &[
+            "sender",
+            "add",
+            "--org",
+            &org_id,
+            "--number",
+            "+15550001111",
+            "--phone-number-id",
+            "1000000001",
+            "--waba-id",
+            "2000000001",
+        ],
     );
     assert_eq!(sender["number"], "+15550001111");
     assert_eq!(sender["default"], true, "the first sender is the default");
@@ -83,9 +121,15 @@ async fn admin_commands_and_a_key_disabled_from_the_cli() {
     assert!(secret.starts_with("hk_live_") && secret.len() == 48, "{key}");
     let listed = admin_json(data.path(), &["key", "list", "--org", &org_id]);
     assert_eq!(listed[0]["id"], key_id.as_str());
-    assert!(!listed.to_string().contains(&secret), "a listing never shows the secret");
+    assert!(
+        !listed.to_string().contains(&secret),
+        "a listing never shows the secret"
+    );
 
-    let unknown = herald(data.path()).args(["admin", "org", "set-plan", &org_id, "platinum"]).output().unwrap();
+    let unknown = herald(data.path())
+        .args(["admin", "org", "set-plan", &org_id, "platinum"])
+        .output()
+        .unwrap();
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("platinum"));
 
@@ -94,13 +138,23 @@ async fn admin_commands_and_a_key_disabled_from_the_cli() {
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     wait_healthy(&client, &base).await;
-    let messages = client.get(format!("{base}/api/v1/messages")).bearer_auth(&secret).send().await.unwrap();
+    let messages = client
+        .get(format!("{base}/api/v1/messages"))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(messages.status(), 200);
 
     let disabled = admin_json(data.path(), &["key", "disable", &key_id]);
     assert_eq!(disabled["status"], "disabled");
     // No cache keeps a key alive: the very next request after the command returns is refused.
-    let refused = client.get(format!("{base}/api/v1/messages")).bearer_auth(&secret).send().await.unwrap();
+    let refused = client
+        .get(format!("{base}/api/v1/messages"))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(refused.status(), 401);
     assert_eq!(refused.json::<Value>().await.unwrap()["code"], "api_key_disabled");
 
@@ -114,26 +168,29 @@ async fn serve_demo_prints_a_key_and_a_curl_that_answers_202() {
     let port = free_port();
     let mut server = serve(data.path(), port, &["--demo"]);
     let stdout = server.0.stdout.take().unwrap();
-    let (key, curl) = tokio::task::spawn_blocking(move || {
+    // Read the banner on a thread that keeps draining stdout afterwards, like a terminal would.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let mut key = None;
-        let mut curl = None;
         for line in BufReader::new(stdout).lines() {
-            let line = line.unwrap();
+            let Ok(line) = line else { break };
             if let Some(rest) = line.split("API key (shown only now; keep it): ").nth(1) {
                 key = Some(rest.trim().to_owned());
             }
             if line.trim_start().starts_with("curl -i -X POST") {
-                curl = Some(line);
-            }
-            if line.contains("-d '{") {
-                break;
+                let _ = tx.send((key.clone(), line));
             }
         }
-        (key.expect("the banner shows a key"), curl.expect("the banner shows a curl line"))
-    })
-    .await
-    .unwrap();
-    assert!(curl.contains(&format!("127.0.0.1:{port}/api/v1/messages/send-template")), "{curl}");
+    });
+    let (key, curl) = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(120)))
+        .await
+        .unwrap()
+        .expect("the banner shows a curl line");
+    let key = key.expect("the banner shows a key");
+    assert!(
+        curl.contains(&format!("127.0.0.1:{port}/api/v1/messages/send-template")),
+        "{curl}"
+    );
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     wait_healthy(&client, &base).await;

@@ -1,5 +1,13 @@
 //! Integration tests of the domain crate as a whole.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "test code fails loudly by design"
+)]
+
 use std::process::Command;
 
 /// The hexagon's rule: the domain depends on no framework. Cargo resolves the real dependency tree, so a

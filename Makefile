@@ -1,0 +1,29 @@
+# Herald — the two commands a newcomer needs are `make run` and `make test`.
+CARGO ?= cargo
+
+.PHONY: run test lint fmt build clean-data help
+
+help:
+	@echo "make run   - build and start Herald on SQLite (./data) with the in-process simulator and a demo organization"
+	@echo "make test  - run every test (PostgreSQL suites run when PostgreSQL answers on 127.0.0.1:5432)"
+	@echo "make lint  - rustfmt --check and clippy -D warnings"
+
+run:
+	@mkdir -p data
+	$(CARGO) run -p herald-app --bin herald -- serve --demo
+
+build:
+	$(CARGO) build --workspace --all-targets
+
+test:
+	@scripts/test.sh
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
+
+clean-data:
+	rm -rf data
