@@ -80,8 +80,10 @@ fn lookup(code: i64) -> Option<(ErrorClass, &'static str, &'static str)> {
             "throughput_exceeded",
             "The sender number's throughput limit was reached",
         ),
+        // Per recipient, not per sender: retrying this one message with growing backoff is right, slowing the
+        // whole sender down would punish every other recipient (cloud-api.md §6).
         131056 => (
-            Throttled,
+            Retryable,
             "pair_rate_limited",
             "Too many messages to this recipient in a short time",
         ),
@@ -225,10 +227,10 @@ mod tests {
         for code in [0, 190, 10, 200, 299] {
             assert_eq!(classify(code, "").class, ErrorClass::Credentials, "{code}");
         }
-        for code in [4, 80007, 130429, 131056] {
+        for code in [4, 80007, 130429] {
             assert_eq!(classify(code, "").class, ErrorClass::Throttled, "{code}");
         }
-        for code in [1, 2, 131000, 131016, 131057, 133004] {
+        for code in [1, 2, 131000, 131016, 131056, 131057, 133004] {
             assert_eq!(classify(code, "").class, ErrorClass::Retryable, "{code}");
         }
         let expected = [

@@ -66,14 +66,30 @@ async fn throughput_limits_are_throttled_with_retry_after() {
             "HTTP {status}"
         );
     }
-    let without_header = outcome(graph_error(400, 131056, "pair")).await;
+    let without_header = outcome(graph_error(400, 80007, "waba")).await;
     assert_eq!(
         without_header,
         NetworkError::Throttled {
-            code: 131056,
-            detail: "pair".into(),
+            code: 80007,
+            detail: "waba".into(),
             retry_after: None
         }
+    );
+}
+
+/// The pair rate limit concerns one recipient: that message backs off, the sender is not slowed down.
+#[tokio::test]
+async fn the_pair_rate_limit_is_retried_per_message() {
+    let error = outcome(graph_error(400, 131056, "pair")).await;
+    assert!(
+        matches!(
+            error,
+            NetworkError::Retryable {
+                code: Some(131056),
+                ..
+            }
+        ),
+        "{error:?}"
     );
 }
 
