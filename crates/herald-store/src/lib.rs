@@ -7,6 +7,8 @@
 
 mod dto;
 mod error;
+mod notify;
+mod payloads;
 mod pg;
 mod queries;
 mod rows;
@@ -16,7 +18,12 @@ mod tables;
 pub mod testing;
 
 use async_trait::async_trait;
-use herald_domain::ports::{AccountStore, MessageStore, StoreError, TemplateStore, WindowStore};
+use herald_domain::Timestamp;
+use herald_domain::dispatch::CustomerEventType;
+use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::ports::{
+    AccountStore, MessageStore, OutboxStore, StoreError, TemplateStore, TrackingStore, WindowStore,
+};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
@@ -49,6 +56,24 @@ impl Default for StoreOptions {
     }
 }
 
+pub use notify::WorkNotifier;
+
+/// A customer event as stored (api.md §9): what the webhook dispatcher will deliver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomerEventRecord {
+    pub id: EventId,
+    pub organization_id: OrganizationId,
+    pub event_type: CustomerEventType,
+    /// The message it is about (an inbound message's own id for `message.inbound`).
+    pub message_id: Option<MessageId>,
+    /// 1, 2, 3… per message.
+    pub sequence: u32,
+    /// The JSON body, exactly as it will be delivered.
+    pub payload: String,
+    pub occurred_at: Timestamp,
+    pub created_at: Timestamp,
+}
+
 /// Something kept alive as long as a backend is (a test database that is dropped with it).
 pub(crate) type Keepalive = Option<Arc<dyn Any + Send + Sync>>;
 
@@ -59,6 +84,11 @@ trait Admin: Send + Sync + 'static {
     async fn migrate(&self) -> anyhow::Result<()>;
     async fn pending_migrations(&self) -> anyhow::Result<usize>;
     async fn ping(&self) -> Result<(), StoreError>;
+    fn work_notifier(&self) -> WorkNotifier;
+    async fn customer_events(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<CustomerEventRecord>, StoreError>;
 }
 
 /// The store the app uses: one backend behind every store port.
@@ -69,6 +99,8 @@ pub struct Store {
     messages: Arc<dyn MessageStore>,
     templates: Arc<dyn TemplateStore>,
     windows: Arc<dyn WindowStore>,
+    outbox: Arc<dyn OutboxStore>,
+    tracking: Arc<dyn TrackingStore>,
 }
 
 impl fmt::Debug for Store {
@@ -142,14 +174,16 @@ impl Store {
 
     fn from_backend<D>(db: Arc<D>) -> Self
     where
-        D: Admin + AccountStore + MessageStore + TemplateStore + WindowStore,
+        D: Admin + AccountStore + MessageStore + TemplateStore + WindowStore + OutboxStore + TrackingStore,
     {
         Self {
             admin: db.clone(),
             accounts: db.clone(),
             messages: db.clone(),
             templates: db.clone(),
-            windows: db,
+            windows: db.clone(),
+            outbox: db.clone(),
+            tracking: db,
         }
     }
 
@@ -200,6 +234,35 @@ impl Store {
     /// Service windows.
     pub fn windows(&self) -> Arc<dyn WindowStore> {
         self.windows.clone()
+    }
+
+    /// The outbox, as the dispatch workers use it.
+    pub fn outbox(&self) -> Arc<dyn OutboxStore> {
+        self.outbox.clone()
+    }
+
+    /// Status reports, inbound messages and stored network callbacks.
+    pub fn tracking(&self) -> Arc<dyn TrackingStore> {
+        self.tracking.clone()
+    }
+
+    /// Wake-ups for dispatch workers when jobs may have become due. On PostgreSQL the first call starts
+    /// listening on a dedicated connection (reconnecting on errors) and must be made inside a Tokio
+    /// runtime; until that connection is up, waiters just time out.
+    pub fn work_notifier(&self) -> WorkNotifier {
+        self.admin.work_notifier()
+    }
+
+    /// The organization's customer events, oldest first. For inspection (tests, operators); the webhook
+    /// dispatcher reads them through its own port.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub async fn customer_events(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<CustomerEventRecord>, StoreError> {
+        self.admin.customer_events(organization).await
     }
 }
 

@@ -2,17 +2,24 @@
 
 pub(crate) mod schema;
 
-use crate::error::from_pool;
-use crate::{Admin, Backend, Keepalive, StoreOptions};
+use crate::error::{TxError, from_pool};
+use crate::rows::{ClaimedRow, JOB_IN_FLIGHT, JOB_PENDING};
+use crate::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::Connection;
-use diesel_async::AsyncPgConnection;
+use diesel::sql_types::{BigInt, Bool, Integer, Text, Timestamptz};
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::bb8::{Pool, PooledConnection};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use futures::StreamExt;
+use herald_domain::ids::OrganizationId;
 use herald_domain::ports::StoreError;
+use std::sync::OnceLock;
+use std::time::Duration;
 
 pub(crate) const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
 
@@ -20,13 +27,28 @@ pub(crate) const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migra
 /// Herald processes).
 const MIGRATION_LOCK: i64 = 0x4865_7261_6c64_4d31;
 
+/// The channel `accept` notifies and the work notifier listens on.
+const WORK_CHANNEL: &str = "herald_outbox";
+
 type Conn = AsyncPgConnection;
 
 /// The PostgreSQL store. One pool serves reads and writes; PostgreSQL handles concurrent writers.
 pub(crate) struct Db {
     pool: Pool<Conn>,
     url: String,
+    notifier: WorkNotifier,
+    /// The LISTEN task, started by the first `work_notifier()` call (`None`: there was no runtime).
+    listener: OnceLock<Option<Listener>>,
     _keepalive: Keepalive,
+}
+
+/// The LISTEN task; it stops with the store.
+struct Listener(tokio::task::JoinHandle<()>);
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl Db {
@@ -50,8 +72,26 @@ impl Db {
         Ok(Self {
             pool,
             url: url.to_owned(),
+            notifier: WorkNotifier::new(),
+            listener: OnceLock::new(),
             _keepalive: keepalive,
         })
+    }
+
+    /// After a committed accept: nothing to do here, the NOTIFY sent in the transaction reaches every
+    /// process's listener (this one's included) at commit.
+    fn work_committed(&self) {}
+
+    fn start_listener(&self) -> Option<Listener> {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => Some(Listener(
+                runtime.spawn(listen(self.url.clone(), self.notifier.clone())),
+            )),
+            Err(_) => {
+                tracing::warn!("no Tokio runtime: dispatch wake-ups fall back to polling");
+                None
+            }
+        }
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
@@ -92,6 +132,132 @@ macro_rules! write_tx {
     };
 }
 
+/// `query` with `FOR UPDATE`: the row stays locked until the transaction ends.
+macro_rules! for_update {
+    ($query:expr) => {
+        $query.for_update()
+    };
+}
+
+/// A claimed job with its old values, as the claiming statement returns it.
+#[derive(diesel::QueryableByName)]
+struct ClaimedByName {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    organization_id: String,
+    #[diesel(sql_type = Text)]
+    message_id: String,
+    #[diesel(sql_type = Integer)]
+    attempts: i32,
+    #[diesel(sql_type = Timestamptz)]
+    deadline: DateTime<Utc>,
+    #[diesel(sql_type = Text)]
+    old_state: String,
+    #[diesel(sql_type = Integer)]
+    old_attempts: i32,
+    #[diesel(sql_type = Bool)]
+    old_awaiting: bool,
+}
+
+/// Leases up to `limit` due jobs in ONE statement. `SKIP LOCKED` lets any number of workers claim at once
+/// without waiting on each other or taking the same row; the CTE keeps each row's old values, which say
+/// what happened to the job before (the `RETURNING` list of an `UPDATE` sees only the new ones).
+async fn claim_due(
+    conn: &mut Conn,
+    token: &str,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<ClaimedRow>, TxError> {
+    let rows = diesel::sql_query(format!(
+        "WITH due AS ( \
+             SELECT id, state AS old_state, attempts AS old_attempts, awaiting_callback AS old_awaiting \
+             FROM outbox \
+             WHERE (state = '{JOB_PENDING}' AND available_at <= $1) \
+                OR (state = '{JOB_IN_FLIGHT}' AND lease_until < $1) \
+             ORDER BY available_at \
+             LIMIT $2 \
+             FOR UPDATE SKIP LOCKED \
+         ) \
+         UPDATE outbox SET state = '{JOB_IN_FLIGHT}', claim_token = $3, lease_until = $4, \
+             attempts = outbox.attempts + 1, awaiting_callback = false, updated_at = $1 \
+         FROM due WHERE outbox.id = due.id \
+         RETURNING outbox.id, outbox.organization_id, outbox.message_id, outbox.attempts, outbox.deadline, \
+             due.old_state, due.old_attempts, due.old_awaiting"
+    ))
+    .bind::<Timestamptz, _>(now)
+    .bind::<BigInt, _>(limit)
+    .bind::<Text, _>(token)
+    .bind::<Timestamptz, _>(lease_until)
+    .load::<ClaimedByName>(conn)
+    .await?;
+    let mut claimed: Vec<ClaimedRow> = rows
+        .into_iter()
+        .map(|row| ClaimedRow {
+            id: row.id,
+            organization_id: row.organization_id,
+            message_id: row.message_id,
+            attempts: row.attempts,
+            deadline: row.deadline,
+            old_state: row.old_state,
+            old_attempts: row.old_attempts,
+            old_awaiting: row.old_awaiting,
+        })
+        .collect();
+    // RETURNING has no order; keep the outbox's (ids are time-ordered).
+    claimed.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(claimed)
+}
+
+/// Inside `accept`'s transaction: delivered to every listener when (and only if) it commits.
+async fn announce_work(conn: &mut Conn) -> Result<(), TxError> {
+    diesel::sql_query(format!("SELECT pg_notify('{WORK_CHANNEL}', '')"))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Listens for new work for as long as the store lives, reconnecting after errors with a growing pause.
+async fn listen(url: String, notifier: WorkNotifier) {
+    let mut pause = Duration::from_secs(1);
+    loop {
+        match listen_once(&url, &notifier).await {
+            Ok(()) => pause = Duration::from_secs(1),
+            Err(error) => {
+                tracing::warn!(error = %format!("{error:#}"), "dispatch wake-ups lost their connection; reconnecting");
+            }
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// One listening connection, until it fails. `Ok` when it had been listening (so the next try starts
+/// with a short pause), `Err` when it could not even start.
+async fn listen_once(url: &str, notifier: &WorkNotifier) -> anyhow::Result<()> {
+    use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+    let mut conn = AsyncPgConnection::establish(url)
+        .await
+        .context("cannot connect to PostgreSQL")?;
+    conn.batch_execute(&format!("LISTEN {WORK_CHANNEL}"))
+        .await
+        .context("LISTEN failed")?;
+    // Work accepted while no connection listened announced itself to nobody: let the workers look now.
+    notifier.wake();
+    let mut notifications = std::pin::pin!(conn.notifications_stream());
+    while let Some(notification) = notifications.next().await {
+        match notification {
+            Ok(_) => notifier.wake(),
+            Err(error) => {
+                tracing::warn!(%error, "dispatch wake-up connection failed");
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
 crate::queries::port_impls!();
 
 #[async_trait]
@@ -127,5 +293,17 @@ impl Admin for Db {
 
     async fn ping(&self) -> Result<(), StoreError> {
         self.ping_query().await
+    }
+
+    fn work_notifier(&self) -> WorkNotifier {
+        self.listener.get_or_init(|| self.start_listener());
+        self.notifier.clone()
+    }
+
+    async fn customer_events(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<CustomerEventRecord>, StoreError> {
+        self.customer_events_query(organization).await
     }
 }

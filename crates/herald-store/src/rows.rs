@@ -4,12 +4,14 @@
 //! positionally, so one struct serves PostgreSQL and SQLite. Every text read back is re-validated by the
 //! domain's constructors; a row that fails is reported as corrupt rather than guessed at.
 
+use crate::CustomerEventRecord;
 use crate::dto::{ContentDto, ErrorDto, StructureDto};
 use crate::error::corrupt;
 use chrono::{DateTime, Utc};
 use diesel::Queryable;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
-use herald_domain::ids::{ApiKeyId, EventId, MessageId, OrganizationId, SenderId, TemplateId};
+use herald_domain::dispatch::{ClaimedJob, CustomerEventType, JobHistory, StoredCallback};
+use herald_domain::ids::{ApiKeyId, EventId, JobId, MessageId, OrganizationId, SenderId, TemplateId};
 use herald_domain::message::{
     EventSource, Message, MessageContent, MessageError, MessageStatus, StatusEvent, StatusTimestamps,
 };
@@ -498,5 +500,140 @@ impl IdempotencyRow {
             }
             other => Err(corrupt("idempotency state", other)),
         }
+    }
+}
+
+/// The `state` of a job leased to a dispatch worker.
+pub(crate) const JOB_IN_FLIGHT: &str = "in_flight";
+/// The `state` of a job whose message went out or needs no sending.
+pub(crate) const JOB_DONE: &str = "done";
+/// The `state` of a job whose message failed.
+pub(crate) const JOB_FAILED: &str = "failed";
+
+/// A job just claimed: its new values, and the old ones that say what happened to it before.
+#[derive(Debug)]
+pub(crate) struct ClaimedRow {
+    pub id: String,
+    pub organization_id: String,
+    pub message_id: String,
+    /// Including this claim.
+    pub attempts: i32,
+    pub deadline: Time,
+    pub old_state: String,
+    pub old_attempts: i32,
+    pub old_awaiting: bool,
+}
+
+impl ClaimedRow {
+    /// What happened to the job before this claim, read from its row as it was.
+    pub(crate) fn history(&self) -> JobHistory {
+        if self.old_state == JOB_IN_FLIGHT {
+            JobHistory::Reclaimed
+        } else if self.old_awaiting {
+            JobHistory::AwaitedCallback
+        } else if self.old_attempts > 0 {
+            JobHistory::Retried
+        } else {
+            JobHistory::Fresh
+        }
+    }
+
+    /// The claimed job with its message, sender and the organization's account status (`status`).
+    pub(crate) fn into_job(
+        self,
+        message: MessageRow,
+        sender: SenderRow,
+        status: &str,
+    ) -> Result<ClaimedJob, StoreError> {
+        Ok(ClaimedJob {
+            job_id: parse("job id", JobId::parse(&self.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&self.organization_id))?,
+            attempts: to_u32("job attempts", self.attempts)?,
+            history: self.history(),
+            deadline: self.deadline,
+            message: message.try_into()?,
+            sender: sender.try_into()?,
+            account_status: parse("account status", AccountStatus::parse(status))?,
+        })
+    }
+}
+
+/// A job's last error as stored: Herald's code and the detail.
+pub(crate) fn job_error(error: &MessageError) -> String {
+    format!("{}: {}", error.code, error.detail)
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct CallbackRow {
+    pub id: String,
+    pub received_at: Time,
+    pub body: Vec<u8>,
+    #[expect(
+        dead_code,
+        reason = "loaded positionally; only unprocessed callbacks are read"
+    )]
+    pub processed_at: Option<Time>,
+    #[expect(
+        dead_code,
+        reason = "loaded positionally; the note is for operators reading the table"
+    )]
+    pub note: Option<String>,
+}
+
+impl TryFrom<CallbackRow> for StoredCallback {
+    type Error = StoreError;
+
+    fn try_from(row: CallbackRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("callback id", EventId::parse(&row.id))?,
+            received_at: row.received_at,
+            body: row.body,
+        })
+    }
+}
+
+/// A row of `events` (customer events).
+#[derive(Debug, Queryable)]
+pub(crate) struct CustomerEventRow {
+    pub id: String,
+    pub organization_id: String,
+    pub event_type: String,
+    pub message_id: Option<String>,
+    pub sequence: i32,
+    pub payload: String,
+    pub occurred_at: Time,
+    pub created_at: Time,
+}
+
+fn parse_event_type(value: &str) -> Result<CustomerEventType, StoreError> {
+    [
+        CustomerEventType::MessageStatus,
+        CustomerEventType::MessageFailed,
+        CustomerEventType::MessageInbound,
+        CustomerEventType::WebhookTest,
+    ]
+    .into_iter()
+    .find(|t| t.as_str() == value)
+    .ok_or_else(|| corrupt("event type", value))
+}
+
+impl TryFrom<CustomerEventRow> for CustomerEventRecord {
+    type Error = StoreError;
+
+    fn try_from(row: CustomerEventRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("event id", EventId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            event_type: parse_event_type(&row.event_type)?,
+            message_id: row
+                .message_id
+                .as_deref()
+                .map(|m| parse("message id", MessageId::parse(m)))
+                .transpose()?,
+            sequence: to_u32("event sequence", row.sequence)?,
+            payload: row.payload,
+            occurred_at: row.occurred_at,
+            created_at: row.created_at,
+        })
     }
 }

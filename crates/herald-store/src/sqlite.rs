@@ -7,17 +7,21 @@
 
 pub(crate) mod schema;
 
-use crate::error::from_pool;
-use crate::{Admin, Backend, Keepalive, SqliteTarget, StoreOptions};
+use crate::error::{TxError, from_pool};
+use crate::rows::{ClaimedRow, JOB_IN_FLIGHT, JOB_PENDING};
+use crate::{Admin, Backend, CustomerEventRecord, Keepalive, SqliteTarget, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
+use chrono::{DateTime, Utc};
 use diesel::SqliteConnection;
+use diesel::prelude::*;
 use diesel::result::{ConnectionError, ConnectionResult};
 use diesel_async::pooled_connection::bb8::{Pool, PooledConnection};
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use herald_domain::ids::OrganizationId;
 use herald_domain::ports::StoreError;
 use std::future::Future;
 use std::pin::Pin;
@@ -56,6 +60,8 @@ pub(crate) struct Db {
     writer: Pool<Conn>,
     /// The same pool as `writer` for an in-memory database, which exists only inside its one connection.
     reader: Pool<Conn>,
+    /// One process owns a SQLite file, so in-process wake-ups reach every dispatch worker.
+    notifier: WorkNotifier,
     _keepalive: Keepalive,
 }
 
@@ -113,8 +119,14 @@ impl Db {
         Ok(Self {
             writer,
             reader,
+            notifier: WorkNotifier::new(),
             _keepalive: keepalive,
         })
+    }
+
+    /// After a committed accept: wake the dispatch workers.
+    fn work_committed(&self) {
+        self.notifier.wake();
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
@@ -154,6 +166,82 @@ macro_rules! write_tx {
     };
 }
 
+/// SQLite has no row locks: the writer's `BEGIN IMMEDIATE` transaction already serializes every write.
+macro_rules! for_update {
+    ($query:expr) => {
+        $query
+    };
+}
+
+/// Leases up to `limit` due jobs: a select then an update, safe because the writer's immediate
+/// transaction admits no other writer in between.
+async fn claim_due(
+    conn: &mut Conn,
+    token: &str,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<ClaimedRow>, TxError> {
+    use schema::outbox;
+    let due = outbox::table
+        .filter(
+            outbox::state
+                .eq(JOB_PENDING)
+                .and(outbox::available_at.le(now))
+                .or(outbox::state
+                    .eq(JOB_IN_FLIGHT)
+                    .and(outbox::lease_until.assume_not_null().lt(now))),
+        )
+        .order((outbox::available_at, outbox::id))
+        .limit(limit)
+        .select((
+            outbox::id,
+            outbox::organization_id,
+            outbox::message_id,
+            outbox::deadline,
+            outbox::state,
+            outbox::attempts,
+            outbox::awaiting_callback,
+        ))
+        .load::<(String, String, String, DateTime<Utc>, String, i32, bool)>(conn)
+        .await?;
+    if due.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<&str> = due.iter().map(|row| row.0.as_str()).collect();
+    diesel::update(outbox::table.filter(outbox::id.eq_any(&ids)))
+        .set((
+            outbox::state.eq(JOB_IN_FLIGHT),
+            outbox::claim_token.eq(Some(token)),
+            outbox::lease_until.eq(Some(lease_until)),
+            outbox::attempts.eq(outbox::attempts + 1),
+            outbox::awaiting_callback.eq(false),
+            outbox::updated_at.eq(now),
+        ))
+        .execute(conn)
+        .await?;
+    Ok(due
+        .into_iter()
+        .map(
+            |(id, organization_id, message_id, deadline, old_state, old_attempts, old_awaiting)| ClaimedRow {
+                id,
+                organization_id,
+                message_id,
+                attempts: old_attempts.saturating_add(1),
+                deadline,
+                old_state,
+                old_attempts,
+                old_awaiting,
+            },
+        )
+        .collect())
+}
+
+/// Nothing to do inside the transaction: the wake-up is in-process, after the commit.
+async fn announce_work(_conn: &mut Conn) -> Result<(), TxError> {
+    Ok(())
+}
+
 crate::queries::port_impls!();
 
 #[async_trait]
@@ -185,5 +273,16 @@ impl Admin for Db {
 
     async fn ping(&self) -> Result<(), StoreError> {
         self.ping_query().await
+    }
+
+    fn work_notifier(&self) -> WorkNotifier {
+        self.notifier.clone()
+    }
+
+    async fn customer_events(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<CustomerEventRecord>, StoreError> {
+        self.customer_events_query(organization).await
     }
 }

@@ -138,6 +138,7 @@ macro_rules! define_tables {
                 last_error -> Nullable<Text>,
                 created_at -> Moment,
                 updated_at -> Moment,
+                awaiting_callback -> Bool,
             }
         }
 
@@ -196,6 +197,55 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            network_callbacks (id) {
+                id -> Text,
+                received_at -> Moment,
+                body -> Binary,
+                processed_at -> Nullable<Moment>,
+                note -> Nullable<Text>,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            inbound_messages (id) {
+                id -> Text,
+                organization_id -> Text,
+                sender_id -> Text,
+                from_number -> Text,
+                network_message_id -> Text,
+                message_type -> Text,
+                content -> Text,
+                from_name -> Nullable<Text>,
+                context_message_id -> Nullable<Text>,
+                raw -> Text,
+                received_at -> Moment,
+                recorded_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            events (id) {
+                id -> Text,
+                organization_id -> Text,
+                event_type -> Text,
+                message_id -> Nullable<Text>,
+                sequence -> Integer,
+                payload -> Text,
+                occurred_at -> Moment,
+                created_at -> Moment,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
 
@@ -211,6 +261,9 @@ macro_rules! define_tables {
             idempotency_keys,
             templates,
             service_windows,
+            network_callbacks,
+            inbound_messages,
+            events,
         );
     };
 }

@@ -21,21 +21,30 @@ mod accounts;
 mod idempotency;
 mod isolation;
 mod messages;
+mod outbox;
 mod templates;
+mod tracking;
 mod windows;
 
 pub use accounts::*;
 pub use idempotency::*;
 pub use isolation::*;
 pub use messages::*;
+pub use outbox::*;
 pub use templates::*;
+pub use tracking::*;
 pub use windows::*;
 
 use crate::fixtures::{self, SIMULATOR_SENDER_1};
+use async_trait::async_trait;
+use herald_domain::Timestamp;
+use herald_domain::dispatch::CustomerEventType;
+use herald_domain::ids::{EventId, MessageId, OrganizationId};
 use herald_domain::message::Message;
 use herald_domain::organization::{Organization, SenderNumber};
 use herald_domain::ports::{
-    AcceptOutcome, AcceptRequest, AccountStore, MessageStore, TemplateStore, WindowStore,
+    AcceptOutcome, AcceptRequest, AccountStore, MessageStore, OutboxStore, StoreError, TemplateStore,
+    TrackingStore, WindowStore,
 };
 use std::sync::Arc;
 
@@ -50,6 +59,36 @@ pub struct Ports {
     pub templates: Arc<dyn TemplateStore>,
     /// Service windows.
     pub windows: Arc<dyn WindowStore>,
+    /// The dispatch outbox.
+    pub outbox: Arc<dyn OutboxStore>,
+    /// Status reports, inbound messages, stored network callbacks.
+    pub tracking: Arc<dyn TrackingStore>,
+    /// The customer events written, for the contract to check (no domain port reads them yet).
+    pub events: Arc<dyn EventLog>,
+}
+
+/// A customer event (api.md §9) as a store wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedEvent {
+    pub id: EventId,
+    pub organization_id: OrganizationId,
+    pub event_type: CustomerEventType,
+    /// The message it is about (an inbound message's own id for `message.inbound`).
+    pub message_id: Option<MessageId>,
+    /// 1, 2, 3… per message.
+    pub sequence: u32,
+    /// The JSON body to deliver.
+    pub payload: String,
+    pub occurred_at: Timestamp,
+    pub created_at: Timestamp,
+}
+
+/// Reads back the customer events a store wrote. Not a domain port: the webhook dispatcher will read them
+/// through its own; this lets the contract check what `TrackingStore` and `OutboxStore` wrote.
+#[async_trait]
+pub trait EventLog: Send + Sync + 'static {
+    /// The organization's customer events, oldest first (by id).
+    async fn customer_events(&self, organization: &OrganizationId) -> Result<Vec<RecordedEvent>, StoreError>;
 }
 
 /// The names of every scenario, in the order [`crate::contract_suite!`] declares them.
@@ -85,6 +124,22 @@ pub const SCENARIOS: &[&str] = &[
     "templates_replace_get_and_list",
     "templates_replace_is_scoped_by_waba",
     "windows_only_move_forward",
+    "outbox_claim_returns_due_jobs_with_context",
+    "outbox_lease_blocks_claims_until_it_expires",
+    "outbox_submitted_sets_status_and_emits_one_event",
+    "outbox_failed_fails_the_message",
+    "outbox_retry_is_claimed_again_as_retried",
+    "outbox_await_callback_is_claimed_again_as_awaited",
+    "outbox_hold_does_not_count_an_attempt",
+    "outbox_already_done_closes_the_job",
+    "outbox_concurrent_claims_complete_every_job_once",
+    "tracking_reports_follow_the_status_machine",
+    "tracking_failure_event_carries_the_error",
+    "tracking_network_id_is_kept_once_set",
+    "tracking_is_scoped_by_organization",
+    "tracking_inbound_is_deduplicated_and_refreshes_the_window",
+    "tracking_inbound_events_describe_the_content",
+    "tracking_callbacks_round_trip",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -131,6 +186,22 @@ macro_rules! contract_suite {
             templates_replace_get_and_list,
             templates_replace_is_scoped_by_waba,
             windows_only_move_forward,
+            outbox_claim_returns_due_jobs_with_context,
+            outbox_lease_blocks_claims_until_it_expires,
+            outbox_submitted_sets_status_and_emits_one_event,
+            outbox_failed_fails_the_message,
+            outbox_retry_is_claimed_again_as_retried,
+            outbox_await_callback_is_claimed_again_as_awaited,
+            outbox_hold_does_not_count_an_attempt,
+            outbox_already_done_closes_the_job,
+            outbox_concurrent_claims_complete_every_job_once,
+            tracking_reports_follow_the_status_machine,
+            tracking_failure_event_carries_the_error,
+            tracking_network_id_is_kept_once_set,
+            tracking_is_scoped_by_organization,
+            tracking_inbound_is_deduplicated_and_refreshes_the_window,
+            tracking_inbound_events_describe_the_content,
+            tracking_callbacks_round_trip,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -5,21 +5,29 @@
 //! `.await`: each call is therefore one transaction, which is what makes `accept` all-or-nothing and
 //! the quota exact under concurrent accepts.
 
-use crate::contract::Ports;
+use crate::contract::{EventLog, Ports, RecordedEvent};
 use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
-use herald_domain::ids::{ApiKeyId, MessageId, OrganizationId, SenderId};
-use herald_domain::message::{Message, StatusEvent};
+use herald_domain::dispatch::{
+    ClaimToken, ClaimedJob, CustomerEventType, InboundRecord, JobCompletion, JobHistory, JobOutcome,
+    StatusApplied, StatusUpdate, StoredCallback,
+};
+use herald_domain::ids::{ApiKeyId, EventId, MessageId, OrganizationId, SenderId};
+use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
+use herald_domain::network::InboundContent;
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
 use herald_domain::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim, MessageQuery,
-    MessageStore, OutboxJob, StoreError, TemplateQuery, TemplateStore, WindowStore,
+    MessageStore, OutboxJob, OutboxStore, StoreError, TemplateQuery, TemplateStore, TrackingStore,
+    WindowStore,
 };
+use herald_domain::status::{self, StatusReport, StatusState, Transition};
 use herald_domain::template::{LanguageCode, Template, TemplateName};
 use herald_domain::time::BillingPeriod;
 use herald_domain::values::{IdempotencyKey, PhoneNumber, RequestFingerprint};
 use herald_domain::window::ServiceWindow;
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -41,6 +49,41 @@ struct IdempotencyRecord {
     claim: Claim,
 }
 
+/// Where an outbox job stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JobState {
+    Pending,
+    InFlight,
+    Done,
+    Failed,
+}
+
+/// An outbox job and its dispatch state.
+#[derive(Debug, Clone)]
+struct JobRecord {
+    job: OutboxJob,
+    state: JobState,
+    attempts: u32,
+    claim: Option<(ClaimToken, Timestamp)>,
+    awaiting_callback: bool,
+}
+
+impl JobRecord {
+    fn is_due(&self, now: Timestamp) -> bool {
+        match self.state {
+            JobState::Pending => self.job.available_at <= now,
+            JobState::InFlight => self.claim.is_some_and(|(_, lease_until)| lease_until < now),
+            JobState::Done | JobState::Failed => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CallbackEntry {
+    callback: StoredCallback,
+    processed: Option<(Timestamp, Option<String>)>,
+}
+
 #[derive(Debug, Default)]
 struct State {
     plans: BTreeMap<PlanName, Plan>,
@@ -49,7 +92,10 @@ struct State {
     api_keys: Vec<ApiKeyRecord>,
     messages: BTreeMap<MessageId, Message>,
     events: HashMap<MessageId, Vec<StatusEvent>>,
-    jobs: Vec<OutboxJob>,
+    jobs: Vec<JobRecord>,
+    inbound: Vec<InboundRecord>,
+    callbacks: Vec<CallbackEntry>,
+    customer_events: Vec<RecordedEvent>,
     usage: HashMap<(OrganizationId, BillingPeriod), u64>,
     idempotency: HashMap<(OrganizationId, IdempotencyKey), IdempotencyRecord>,
     templates: Vec<Template>,
@@ -108,13 +154,20 @@ impl InMemoryStore {
             messages: self.clone(),
             templates: self.clone(),
             windows: self.clone(),
+            outbox: self.clone(),
+            tracking: self.clone(),
+            events: self.clone(),
         }
     }
 
-    /// Every outbox job written so far, in the order written. No port reads the outbox yet; tests of the
-    /// send path look here.
+    /// Every outbox job written so far, in the order written, as accepted (for tests of the send path).
     pub fn outbox(&self) -> Vec<OutboxJob> {
-        self.state().jobs.clone()
+        self.state().jobs.iter().map(|j| j.job.clone()).collect()
+    }
+
+    /// Every customer event written so far, in the order written.
+    pub fn customer_events(&self) -> Vec<RecordedEvent> {
+        self.state().customer_events.clone()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -387,7 +440,7 @@ impl MessageStore for InMemoryStore {
         if state.events.values().flatten().any(|e| e.id == request.event.id) {
             return Err(conflict("event id already exists"));
         }
-        if state.jobs.iter().any(|j| j.id == request.job.id) {
+        if state.jobs.iter().any(|j| j.job.id == request.job.id) {
             return Err(conflict("job id already exists"));
         }
         let counter = (message.organization_id, request.quota.period.clone());
@@ -399,7 +452,13 @@ impl MessageStore for InMemoryStore {
         state.usage.insert(counter, used.saturating_add(1));
         state.messages.insert(message.id, message.clone());
         state.events.insert(message.id, vec![request.event.clone()]);
-        state.jobs.push(request.job.clone());
+        state.jobs.push(JobRecord {
+            job: request.job.clone(),
+            state: JobState::Pending,
+            attempts: 0,
+            claim: None,
+            awaiting_callback: false,
+        });
         if let Some(key) = &request.idempotency_key
             && let Some(record) = state.idempotency.get_mut(&(message.organization_id, key.clone()))
         {
@@ -552,15 +611,455 @@ impl WindowStore for InMemoryStore {
     }
 
     async fn record_inbound(&self, window: &ServiceWindow) -> Result<(), StoreError> {
-        let mut state = self.state();
+        self.state().record_window(window);
+        Ok(())
+    }
+}
+
+/// RFC 3339 in UTC with milliseconds and `Z`, as event bodies carry times.
+fn event_time(at: Timestamp) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// The body of a `message.status` / `message.failed` event (api.md §9).
+fn status_payload(
+    message: &Message,
+    previous: MessageStatus,
+    occurred_at: Timestamp,
+    sequence: u32,
+    timestamp: Timestamp,
+) -> Value {
+    let event_type = CustomerEventType::for_status(message.status);
+    let mut data = json!({
+        "message_id": message.id.to_string(),
+        "status": message.status.as_str(),
+        "previous_status": previous.as_str(),
+        "to": message.to.as_str(),
+        "from": message.from.as_str(),
+        "client_reference": message.client_reference.as_ref().map(|r| r.as_str()),
+        "network_message_id": message.network_message_id,
+        "occurred_at": event_time(occurred_at),
+        "sequence": sequence,
+    });
+    if event_type == CustomerEventType::MessageFailed
+        && let (Some(error), Some(fields)) = (&message.error, data.as_object_mut())
+    {
+        fields.insert(
+            "error".to_owned(),
+            json!({
+                "code": error.code,
+                "title": error.title,
+                "detail": error.detail,
+                "network_code": error.network_code,
+            }),
+        );
+    }
+    json!({ "type": event_type.as_str(), "timestamp": event_time(timestamp), "data": data })
+}
+
+/// The body of a `message.inbound` event; `to` is the receiving sender's number.
+fn inbound_payload(record: &InboundRecord, to: &str) -> Value {
+    let inbound = &record.message;
+    let mut data = serde_json::Map::new();
+    data.insert("id".to_owned(), json!(record.id.to_string()));
+    data.insert("from".to_owned(), json!(inbound.from.as_str()));
+    data.insert("to".to_owned(), json!(to));
+    data.insert("type".to_owned(), json!(inbound.message_type));
+    match &inbound.content {
+        InboundContent::Text { body } => {
+            data.insert("text".to_owned(), json!({ "body": body }));
+        }
+        InboundContent::Media {
+            kind,
+            network_media_id,
+            mime_type,
+            sha256,
+            caption,
+            filename,
+        } => {
+            data.insert(
+                "media".to_owned(),
+                json!({
+                    "kind": kind,
+                    "network_media_id": network_media_id,
+                    "mime_type": mime_type,
+                    "sha256": sha256,
+                    "caption": caption,
+                    "filename": filename,
+                }),
+            );
+        }
+        InboundContent::Other => {
+            let raw = serde_json::from_str::<Value>(&inbound.raw).unwrap_or_else(|_| json!(inbound.raw));
+            data.insert("raw".to_owned(), raw);
+        }
+    }
+    data.insert("received_at".to_owned(), json!(event_time(inbound.received_at)));
+    data.insert(
+        "context".to_owned(),
+        inbound
+            .context_message_id
+            .as_ref()
+            .map_or(Value::Null, |id| json!({ "message_id": id })),
+    );
+    json!({
+        "type": CustomerEventType::MessageInbound.as_str(),
+        "timestamp": event_time(record.recorded_at),
+        "data": data,
+    })
+}
+
+impl State {
+    /// `TrackingStore::apply_status` on the locked state (also the status change of a completed job).
+    fn apply_status(&mut self, update: &StatusUpdate) -> Result<Option<StatusApplied>, StoreError> {
+        let Some(message) = self
+            .messages
+            .get(&update.message_id)
+            .filter(|m| m.organization_id == update.organization_id)
+            .cloned()
+        else {
+            return Ok(None);
+        };
+        let current = StatusState {
+            status: message.status,
+            timestamps: message.timestamps.clone(),
+            error: message.error.clone(),
+        };
+        let transition = status::apply(&current, &update.report);
+        let mut after = message;
+        let previous = match &transition {
+            Transition::Applied { previous, state } => {
+                after.status = state.status;
+                after.timestamps = state.timestamps.clone();
+                after.error = state.error.clone();
+                after.updated_at = update.recorded_at;
+                if after.network_message_id.is_none() {
+                    after.network_message_id = update.network_message_id.clone();
+                }
+                Some(*previous)
+            }
+            Transition::Recorded { .. } => None,
+        };
+        let customer_event = match previous {
+            Some(previous) => {
+                let last = self
+                    .customer_events
+                    .iter()
+                    .filter(|e| e.message_id == Some(after.id))
+                    .map(|e| e.sequence)
+                    .max()
+                    .unwrap_or(0);
+                let sequence = last.saturating_add(1);
+                let payload = status_payload(
+                    &after,
+                    previous,
+                    update.report.occurred_at,
+                    sequence,
+                    update.recorded_at,
+                );
+                Some(RecordedEvent {
+                    id: update.customer_event_id,
+                    organization_id: after.organization_id,
+                    event_type: CustomerEventType::for_status(after.status),
+                    message_id: Some(after.id),
+                    sequence,
+                    payload: serde_json::to_string(&payload)
+                        .map_err(|e| StoreError::Unknown(anyhow::anyhow!("cannot encode an event: {e}")))?,
+                    occurred_at: update.report.occurred_at,
+                    created_at: update.recorded_at,
+                })
+            }
+            None => None,
+        };
+        // Every check passed: the writes below cannot fail.
+        self.events.entry(after.id).or_default().push(StatusEvent {
+            id: update.event_id,
+            organization_id: after.organization_id,
+            message_id: after.id,
+            status: update.report.status,
+            previous_status: previous,
+            applied: previous.is_some(),
+            source: update.source,
+            error: update.report.error.clone(),
+            occurred_at: update.report.occurred_at,
+            recorded_at: update.recorded_at,
+        });
+        self.customer_events.extend(customer_event);
+        self.messages.insert(after.id, after.clone());
+        Ok(Some(StatusApplied {
+            transition,
+            message: after,
+        }))
+    }
+
+    fn record_window(&mut self, window: &ServiceWindow) {
         let slot = (window.organization_id, window.sender_id, window.recipient.clone());
-        let newer = state
+        let newer = self
             .windows
             .get(&slot)
             .is_none_or(|stored| window.last_inbound_at > stored.last_inbound_at);
         if newer {
-            state.windows.insert(slot, window.clone());
+            self.windows.insert(slot, window.clone());
         }
+    }
+}
+
+#[async_trait]
+impl OutboxStore for InMemoryStore {
+    async fn claim_jobs(
+        &self,
+        token: &ClaimToken,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<ClaimedJob>, StoreError> {
+        let mut state = self.state();
+        let mut due: Vec<usize> = (0..state.jobs.len())
+            .filter(|i| state.jobs.get(*i).is_some_and(|j| j.is_due(now)))
+            .collect();
+        due.sort_by_key(|i| state.jobs.get(*i).map(|j| (j.job.available_at, j.job.id)));
+        due.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        let mut claimed = Vec::with_capacity(due.len());
+        for index in due {
+            let Some(record) = state.jobs.get(index).cloned() else {
+                continue;
+            };
+            let missing =
+                || StoreError::Unknown(anyhow::anyhow!("outbox job {} without its rows", record.job.id));
+            let message = state
+                .messages
+                .get(&record.job.message_id)
+                .cloned()
+                .ok_or_else(missing)?;
+            let sender = state
+                .senders
+                .iter()
+                .find(|s| s.id == message.sender_id)
+                .cloned()
+                .ok_or_else(missing)?;
+            let account_status = state
+                .organizations
+                .iter()
+                .find(|o| o.id == message.organization_id)
+                .map(|o| o.status)
+                .ok_or_else(missing)?;
+            let history = if record.state == JobState::InFlight {
+                JobHistory::Reclaimed
+            } else if record.awaiting_callback {
+                JobHistory::AwaitedCallback
+            } else if record.attempts > 0 {
+                JobHistory::Retried
+            } else {
+                JobHistory::Fresh
+            };
+            let attempts = record.attempts.saturating_add(1);
+            if let Some(stored) = state.jobs.get_mut(index) {
+                stored.state = JobState::InFlight;
+                stored.attempts = attempts;
+                stored.claim = Some((*token, lease_until));
+                stored.awaiting_callback = false;
+            }
+            claimed.push(ClaimedJob {
+                job_id: record.job.id,
+                organization_id: record.job.organization_id,
+                attempts,
+                history,
+                deadline: record.job.deadline,
+                message,
+                sender,
+                account_status,
+            });
+        }
+        Ok(claimed)
+    }
+
+    async fn complete_job(&self, completion: &JobCompletion) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let Some(record) = state.jobs.iter_mut().find(|j| {
+            j.job.id == completion.job_id
+                && j.job.organization_id == completion.organization_id
+                && j.state == JobState::InFlight
+                && j.claim.is_some_and(|(token, _)| token == completion.token)
+        }) else {
+            return Ok(false);
+        };
+        record.claim = None;
+        let report = match &completion.outcome {
+            JobOutcome::Submitted { network_message_id } => {
+                record.state = JobState::Done;
+                Some((
+                    StatusReport {
+                        status: MessageStatus::Submitted,
+                        occurred_at: completion.at,
+                        error: None,
+                    },
+                    Some(network_message_id.clone()),
+                ))
+            }
+            JobOutcome::AlreadyDone => {
+                record.state = JobState::Done;
+                None
+            }
+            JobOutcome::Failed { error } => {
+                record.state = JobState::Failed;
+                Some((
+                    StatusReport {
+                        status: MessageStatus::Failed,
+                        occurred_at: completion.at,
+                        error: Some(error.clone()),
+                    },
+                    None,
+                ))
+            }
+            JobOutcome::Retry { at, .. } => {
+                record.state = JobState::Pending;
+                record.job.available_at = *at;
+                None
+            }
+            JobOutcome::AwaitCallback { until, .. } => {
+                record.state = JobState::Pending;
+                record.job.available_at = *until;
+                record.awaiting_callback = true;
+                None
+            }
+            JobOutcome::Hold { until } => {
+                record.state = JobState::Pending;
+                record.job.available_at = *until;
+                record.attempts = record.attempts.saturating_sub(1);
+                None
+            }
+        };
+        if let Some((report, network_message_id)) = report {
+            state.apply_status(&StatusUpdate {
+                organization_id: completion.organization_id,
+                message_id: completion.message_id,
+                report,
+                network_message_id,
+                source: EventSource::Herald,
+                event_id: completion.event_id,
+                customer_event_id: completion.customer_event_id,
+                recorded_at: completion.at,
+            })?;
+        }
+        Ok(true)
+    }
+}
+
+#[async_trait]
+impl TrackingStore for InMemoryStore {
+    async fn apply_status(&self, update: &StatusUpdate) -> Result<Option<StatusApplied>, StoreError> {
+        self.state().apply_status(update)
+    }
+
+    async fn message_by_network_id(
+        &self,
+        organization: &OrganizationId,
+        network_message_id: &str,
+    ) -> Result<Option<Message>, StoreError> {
+        Ok(self
+            .state()
+            .messages
+            .values()
+            .find(|m| {
+                &m.organization_id == organization
+                    && m.network_message_id.as_deref() == Some(network_message_id)
+            })
+            .cloned())
+    }
+
+    async fn record_inbound_message(&self, record: &InboundRecord) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let to = state
+            .senders
+            .iter()
+            .find(|s| s.id == record.sender_id && s.organization_id == record.organization_id)
+            .map(|s| s.number.as_str().to_owned())
+            .ok_or(StoreError::NotFound)?;
+        if state.inbound.iter().any(|r| {
+            r.organization_id == record.organization_id
+                && r.message.network_message_id == record.message.network_message_id
+        }) {
+            return Ok(false);
+        }
+        let payload = serde_json::to_string(&inbound_payload(record, &to))
+            .map_err(|e| StoreError::Unknown(anyhow::anyhow!("cannot encode an event: {e}")))?;
+        state.record_window(&ServiceWindow {
+            organization_id: record.organization_id,
+            sender_id: record.sender_id,
+            recipient: record.message.from.clone(),
+            last_inbound_at: record.message.received_at,
+        });
+        state.customer_events.push(RecordedEvent {
+            id: record.customer_event_id,
+            organization_id: record.organization_id,
+            event_type: CustomerEventType::MessageInbound,
+            message_id: Some(record.id),
+            sequence: 1,
+            payload,
+            occurred_at: record.message.received_at,
+            created_at: record.recorded_at,
+        });
+        state.inbound.push(record.clone());
+        Ok(true)
+    }
+
+    async fn store_callback(&self, callback: &StoredCallback) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if state.callbacks.iter().any(|c| c.callback.id == callback.id) {
+            return Err(conflict("callback id already exists"));
+        }
+        state.callbacks.push(CallbackEntry {
+            callback: callback.clone(),
+            processed: None,
+        });
         Ok(())
+    }
+
+    async fn unprocessed_callbacks(
+        &self,
+        received_before: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<StoredCallback>, StoreError> {
+        let mut pending: Vec<StoredCallback> = self
+            .state()
+            .callbacks
+            .iter()
+            .filter(|c| c.processed.is_none() && c.callback.received_at < received_before)
+            .map(|c| c.callback.clone())
+            .collect();
+        pending.sort_by_key(|c| (c.received_at, c.id));
+        pending.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(pending)
+    }
+
+    async fn mark_callback_processed(
+        &self,
+        id: &EventId,
+        at: Timestamp,
+        note: Option<String>,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        let entry = state
+            .callbacks
+            .iter_mut()
+            .find(|c| &c.callback.id == id)
+            .ok_or(StoreError::NotFound)?;
+        entry.processed = Some((at, note));
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl EventLog for InMemoryStore {
+    async fn customer_events(&self, organization: &OrganizationId) -> Result<Vec<RecordedEvent>, StoreError> {
+        let mut events: Vec<RecordedEvent> = self
+            .state()
+            .customer_events
+            .iter()
+            .filter(|e| &e.organization_id == organization)
+            .cloned()
+            .collect();
+        events.sort_by_key(|e| e.id);
+        Ok(events)
     }
 }

@@ -1,7 +1,11 @@
 //! Stores for the tests.
 
+use async_trait::async_trait;
+use herald_domain::ids::OrganizationId;
+use herald_domain::ports::StoreError;
 use herald_store::{Store, testing};
-use herald_testkit::contract::Ports;
+use herald_testkit::contract::{EventLog, Ports, RecordedEvent};
+use std::sync::Arc;
 
 /// The ports of `store`, as the use cases hold them.
 pub fn ports(store: &Store) -> Ports {
@@ -10,6 +14,32 @@ pub fn ports(store: &Store) -> Ports {
         messages: store.messages(),
         templates: store.templates(),
         windows: store.windows(),
+        outbox: store.outbox(),
+        tracking: store.tracking(),
+        events: Arc::new(StoreEvents(store.clone())),
+    }
+}
+
+/// The store's customer events, for the contract's checks.
+struct StoreEvents(Store);
+
+#[async_trait]
+impl EventLog for StoreEvents {
+    async fn customer_events(&self, organization: &OrganizationId) -> Result<Vec<RecordedEvent>, StoreError> {
+        let events = self.0.customer_events(organization).await?;
+        Ok(events
+            .into_iter()
+            .map(|e| RecordedEvent {
+                id: e.id,
+                organization_id: e.organization_id,
+                event_type: e.event_type,
+                message_id: e.message_id,
+                sequence: e.sequence,
+                payload: e.payload,
+                occurred_at: e.occurred_at,
+                created_at: e.created_at,
+            })
+            .collect())
     }
 }
 

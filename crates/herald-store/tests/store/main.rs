@@ -14,6 +14,7 @@
 
 mod helpers;
 mod migrations;
+mod notifier;
 mod races;
 
 use helpers::{ports, postgres_or_skip, sqlite};

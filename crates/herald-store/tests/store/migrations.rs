@@ -8,8 +8,8 @@ use std::time::Duration;
 async fn assert_migrates_from_empty(store: &Store) {
     assert_eq!(
         store.pending_migrations().await.expect("pending migrations"),
-        1,
-        "an empty database has the one initial migration pending"
+        2,
+        "an empty database has both migrations pending (initial, network)"
     );
     assert!(
         store.accounts().plans().await.is_err(),

@@ -1,0 +1,193 @@
+//! The bodies of customer events (api.md §9), built in the transaction that writes the event, so what a
+//! customer receives is exactly what the store recorded at that moment.
+
+use chrono::SecondsFormat;
+use herald_domain::Timestamp;
+use herald_domain::dispatch::{CustomerEventType, InboundRecord};
+use herald_domain::message::{Message, MessageStatus};
+use herald_domain::network::InboundContent;
+use herald_domain::values::PhoneNumber;
+use serde_json::{Map, Value, json};
+
+/// RFC 3339 in UTC with milliseconds and `Z`, the one time format of event bodies.
+pub(crate) fn event_time(at: Timestamp) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// A `message.status` or `message.failed` event for `message` (as it is after the change).
+pub(crate) fn status_event(
+    message: &Message,
+    previous: MessageStatus,
+    occurred_at: Timestamp,
+    sequence: u32,
+    timestamp: Timestamp,
+) -> Value {
+    let event_type = CustomerEventType::for_status(message.status);
+    let mut data = json!({
+        "message_id": message.id.to_string(),
+        "status": message.status.as_str(),
+        "previous_status": previous.as_str(),
+        "to": message.to.as_str(),
+        "from": message.from.as_str(),
+        "client_reference": message.client_reference.as_ref().map(|r| r.as_str()),
+        "network_message_id": message.network_message_id,
+        "occurred_at": event_time(occurred_at),
+        "sequence": sequence,
+    });
+    if event_type == CustomerEventType::MessageFailed
+        && let (Some(error), Some(fields)) = (&message.error, data.as_object_mut())
+    {
+        fields.insert(
+            "error".to_owned(),
+            json!({
+                "code": error.code,
+                "title": error.title,
+                "detail": error.detail,
+                "network_code": error.network_code,
+            }),
+        );
+    }
+    json!({
+        "type": event_type.as_str(),
+        "timestamp": event_time(timestamp),
+        "data": data,
+    })
+}
+
+/// A `message.inbound` event; `to` is the number of the sender (business number) that received it.
+pub(crate) fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
+    let inbound = &record.message;
+    let mut data = Map::new();
+    data.insert("id".to_owned(), json!(record.id.to_string()));
+    data.insert("from".to_owned(), json!(inbound.from.as_str()));
+    data.insert("to".to_owned(), json!(to.as_str()));
+    data.insert("type".to_owned(), json!(inbound.message_type));
+    match &inbound.content {
+        InboundContent::Text { body } => {
+            data.insert("text".to_owned(), json!({ "body": body }));
+        }
+        InboundContent::Media {
+            kind,
+            network_media_id,
+            mime_type,
+            sha256,
+            caption,
+            filename,
+        } => {
+            // Herald's own `med_` id arrives with the media download (a later issue); until then the
+            // network's id is what identifies the file.
+            data.insert(
+                "media".to_owned(),
+                json!({
+                    "kind": kind,
+                    "network_media_id": network_media_id,
+                    "mime_type": mime_type,
+                    "sha256": sha256,
+                    "caption": caption,
+                    "filename": filename,
+                }),
+            );
+        }
+        InboundContent::Other => {
+            // Kinds Herald does not model reach the customer as the network sent them, never dropped.
+            let raw = serde_json::from_str::<Value>(&inbound.raw).unwrap_or_else(|_| json!(inbound.raw));
+            data.insert("raw".to_owned(), raw);
+        }
+    }
+    data.insert("received_at".to_owned(), json!(event_time(inbound.received_at)));
+    data.insert(
+        "context".to_owned(),
+        inbound
+            .context_message_id
+            .as_ref()
+            .map_or(Value::Null, |id| json!({ "message_id": id })),
+    );
+    json!({
+        "type": CustomerEventType::MessageInbound.as_str(),
+        "timestamp": event_time(record.recorded_at),
+        "data": data,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
+    use herald_domain::message::{MessageContent, MessageError};
+    use herald_domain::network::InboundMessage;
+    use herald_domain::organization::NetworkRef;
+    use herald_domain::values::MessageText;
+    use ulid::Ulid;
+
+    fn at(micros: i64) -> Timestamp {
+        chrono::DateTime::from_timestamp_micros(micros).unwrap()
+    }
+
+    #[test]
+    fn failed_event_carries_the_error_and_millisecond_times() {
+        let mut message = Message::accepted(
+            MessageId::from_ulid(Ulid::from_parts(1, 1)),
+            OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            (
+                SenderId::from_ulid(Ulid::from_parts(1, 3)),
+                PhoneNumber::parse("+15550001111").unwrap(),
+            ),
+            PhoneNumber::parse("+15551234567").unwrap(),
+            MessageContent::Text {
+                body: MessageText::parse("hi").unwrap(),
+                preview_url: false,
+            },
+            None,
+            at(1_700_000_000_000_000),
+        );
+        message.status = MessageStatus::Failed;
+        message.error = Some(MessageError {
+            code: "recipient_unreachable".into(),
+            title: "Unreachable".into(),
+            detail: "x".into(),
+            network_code: Some(131_026),
+        });
+        let body = status_event(
+            &message,
+            MessageStatus::Sent,
+            at(1_700_000_000_123_456),
+            2,
+            at(1_700_000_001_000_000),
+        );
+        assert_eq!(body["type"], "message.failed");
+        assert_eq!(body["timestamp"], "2023-11-14T22:13:21.000Z");
+        assert_eq!(body["data"]["occurred_at"], "2023-11-14T22:13:20.123Z");
+        assert_eq!(body["data"]["previous_status"], "sent");
+        assert_eq!(body["data"]["client_reference"], Value::Null);
+        assert_eq!(body["data"]["sequence"], 2);
+        assert_eq!(body["data"]["error"]["network_code"], 131_026);
+    }
+
+    #[test]
+    fn inbound_of_an_unmodelled_kind_keeps_the_raw_object() {
+        let record = InboundRecord {
+            id: MessageId::from_ulid(Ulid::from_parts(1, 1)),
+            organization_id: OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            sender_id: SenderId::from_ulid(Ulid::from_parts(1, 3)),
+            message: InboundMessage {
+                phone_number_id: NetworkRef::parse("123").unwrap(),
+                network_message_id: "wamid.A".into(),
+                from: PhoneNumber::parse("+15551234567").unwrap(),
+                from_name: None,
+                received_at: at(1_700_000_000_000_000),
+                message_type: "reaction".into(),
+                content: InboundContent::Other,
+                context_message_id: Some("wamid.B".into()),
+                raw: r#"{"reaction":{"emoji":"👍"}}"#.into(),
+            },
+            customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),
+            recorded_at: at(1_700_000_000_000_000),
+        };
+        let body = inbound_event(&record, &PhoneNumber::parse("+15550001111").unwrap());
+        assert_eq!(body["type"], "message.inbound");
+        assert_eq!(body["data"]["to"], "+15550001111");
+        assert_eq!(body["data"]["raw"]["reaction"]["emoji"], "👍");
+        assert_eq!(body["data"]["context"]["message_id"], "wamid.B");
+        assert!(body["data"].get("text").is_none());
+    }
+}

@@ -1,0 +1,492 @@
+//! `OutboxStore`: claiming due jobs under a lease, and what each outcome writes.
+
+use super::{Ports, RecordedEvent, accept_ok, new_organization, new_organization_with_sender};
+use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, next_ulid, sender, text_message};
+use chrono::TimeDelta;
+use herald_domain::Timestamp;
+use herald_domain::dispatch::{
+    ClaimToken, ClaimedJob, CustomerEventType, JobCompletion, JobHistory, JobOutcome,
+};
+use herald_domain::ids::EventId;
+use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
+use herald_domain::organization::{AccountStatus, Organization, SenderNumber};
+use herald_domain::ports::{AcceptRequest, MessageQuery};
+use std::collections::HashSet;
+
+/// A new claim token.
+pub(super) fn token() -> ClaimToken {
+    ClaimToken(next_ulid())
+}
+
+/// Claims at `now` with a 60 s lease.
+pub(super) async fn claim(ports: &Ports, token: ClaimToken, now: Timestamp, limit: u32) -> Vec<ClaimedJob> {
+    ports
+        .outbox
+        .claim_jobs(&token, now, now + TimeDelta::seconds(60), limit)
+        .await
+        .expect("claim_jobs")
+}
+
+/// A completion of `job` under `token` at `at`.
+pub(super) fn completion(
+    job: &ClaimedJob,
+    token: ClaimToken,
+    outcome: JobOutcome,
+    at: Timestamp,
+) -> JobCompletion {
+    JobCompletion {
+        job_id: job.job_id,
+        organization_id: job.organization_id,
+        message_id: job.message.id,
+        token,
+        outcome,
+        at,
+        event_id: EventId::from_ulid(next_ulid()),
+        customer_event_id: EventId::from_ulid(next_ulid()),
+    }
+}
+
+async fn complete(ports: &Ports, completion: &JobCompletion) -> bool {
+    ports.outbox.complete_job(completion).await.expect("complete_job")
+}
+
+async fn read(ports: &Ports, message: &Message) -> Message {
+    ports
+        .messages
+        .message(&message.organization_id, &message.id)
+        .await
+        .expect("message")
+        .expect("the message exists")
+}
+
+async fn history_len(ports: &Ports, message: &Message) -> usize {
+    ports
+        .messages
+        .status_history(&message.organization_id, &message.id)
+        .await
+        .expect("status_history")
+        .expect("the message exists")
+        .len()
+}
+
+pub(super) async fn events_of(ports: &Ports, organization: &Organization) -> Vec<RecordedEvent> {
+    ports
+        .events
+        .customer_events(&organization.id)
+        .await
+        .expect("customer_events")
+}
+
+pub(super) fn payload(event: &RecordedEvent) -> serde_json::Value {
+    serde_json::from_str(&event.payload).expect("an event payload is JSON")
+}
+
+/// An organization with a sender and one message accepted at `at(0)`, its job due at once; and the job,
+/// claimed at `at(1)` under the returned token.
+async fn one_claimed_job(ports: &Ports) -> (Organization, Message, ClaimToken, ClaimedJob) {
+    let (org, sender) = new_organization_with_sender(ports, "starter").await;
+    let message = text_message(org.id, &sender, "+15551234567", at(0));
+    accept_ok(ports, &accept_request(&message, None, None)).await;
+    let token = token();
+    let mut jobs = claim(ports, token, at(1), 10).await;
+    assert_eq!(jobs.len(), 1, "the one due job must be claimed");
+    let job = jobs.remove(0);
+    (org, message, token, job)
+}
+
+fn error() -> MessageError {
+    MessageError {
+        code: "recipient_unreachable".to_owned(),
+        title: "Recipient unreachable".to_owned(),
+        detail: "the number is not on the network".to_owned(),
+        network_code: Some(131_026),
+    }
+}
+
+/// Due jobs come with their message, sender and account status; jobs not yet due stay; limit holds.
+pub async fn outbox_claim_returns_due_jobs_with_context(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let due: Vec<Message> = (0..3)
+        .map(|i| text_message(org.id, &sender, "+15551234567", at(i)))
+        .collect();
+    let mut requests: Vec<AcceptRequest> = due.iter().map(|m| accept_request(m, None, None)).collect();
+    let later = text_message(org.id, &sender, "+15551234567", at(3));
+    let mut later_request = accept_request(&later, None, None);
+    later_request.job.available_at = at(40);
+    for request in requests.iter().chain([&later_request]) {
+        accept_ok(&ports, request).await;
+    }
+
+    let first = claim(&ports, token(), at(10), 2).await;
+    assert_eq!(first.len(), 2, "claim_jobs must honour its limit");
+    let second = claim(&ports, token(), at(10), 10).await;
+    assert_eq!(
+        second.len(),
+        1,
+        "the remaining due job is claimed; the one due at(40) is not"
+    );
+    let mut claimed: Vec<ClaimedJob> = first.into_iter().chain(second).collect();
+    claimed.sort_by_key(|j| j.job_id);
+    requests.sort_by_key(|r| r.job.id);
+    for (job, request) in claimed.iter().zip(&requests) {
+        assert_eq!(job.job_id, request.job.id);
+        assert_eq!(job.organization_id, org.id);
+        assert_eq!(job.attempts, 1, "the first claim is attempt 1");
+        assert_eq!(job.history, JobHistory::Fresh);
+        assert_eq!(job.deadline, request.job.deadline);
+        assert_eq!(
+            job.message, request.message,
+            "the claimed job carries its message as accepted"
+        );
+        assert_eq!(job.sender, sender, "the claimed job carries its sender");
+        assert_eq!(job.account_status, AccountStatus::Active);
+    }
+    assert!(
+        claim(&ports, token(), at(39), 10).await.is_empty(),
+        "a job is not claimed before its available_at"
+    );
+    let later_jobs = claim(&ports, token(), at(40), 10).await;
+    assert_eq!(later_jobs.len(), 1, "a job is due at its available_at");
+    assert_eq!(later_jobs[0].message.id, later.id);
+
+    // The account status is read at claim time.
+    let suspended = new_organization(&ports, "starter").await;
+    let suspended_sender = sender_of(&ports, &suspended).await;
+    let message = text_message(suspended.id, &suspended_sender, "+15551234567", at(0));
+    accept_ok(&ports, &accept_request(&message, None, None)).await;
+    ports
+        .accounts
+        .set_account_status(&suspended.id, AccountStatus::Suspended)
+        .await
+        .expect("set_account_status");
+    let jobs = claim(&ports, token(), at(5), 10).await;
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].account_status, AccountStatus::Suspended);
+}
+
+async fn sender_of(ports: &Ports, organization: &Organization) -> SenderNumber {
+    let sender = sender(organization.id, SIMULATOR_SENDER_1, true);
+    ports.accounts.add_sender(&sender).await.expect("add_sender");
+    sender
+}
+
+/// A live lease keeps the job from every other claim; once it expired the job is reclaimed (history
+/// `Reclaimed`, attempt 2) and the old token can no longer complete it.
+pub async fn outbox_lease_blocks_claims_until_it_expires(ports: Ports) {
+    let (org, message, first_token, first) = one_claimed_job(&ports).await;
+    assert!(
+        claim(&ports, token(), at(30), 10).await.is_empty(),
+        "a job under a live lease is not claimed again"
+    );
+    // The lease runs to at(61): at that very instant it still holds.
+    assert!(claim(&ports, token(), at(61), 10).await.is_empty());
+    let second_token = token();
+    let reclaimed = claim(&ports, second_token, at(62), 10).await;
+    assert_eq!(reclaimed.len(), 1, "an expired lease is reclaimed");
+    assert_eq!(reclaimed[0].job_id, first.job_id);
+    assert_eq!(reclaimed[0].history, JobHistory::Reclaimed);
+    assert_eq!(reclaimed[0].attempts, 2);
+
+    let stale = completion(
+        &first,
+        first_token,
+        JobOutcome::Submitted {
+            network_message_id: "wamid.stale".to_owned(),
+        },
+        at(63),
+    );
+    assert!(
+        !complete(&ports, &stale).await,
+        "the token of an expired claim must not complete the job"
+    );
+    assert_eq!(
+        read(&ports, &message).await.status,
+        MessageStatus::Accepted,
+        "nothing was written"
+    );
+    assert_eq!(history_len(&ports, &message).await, 1);
+    assert!(events_of(&ports, &org).await.is_empty());
+
+    let current = completion(&reclaimed[0], second_token, JobOutcome::AlreadyDone, at(64));
+    assert!(
+        complete(&ports, &current).await,
+        "the current claim completes the job"
+    );
+}
+
+/// `Submitted`: the job is done, the message `submitted` with the network id, one history entry and one
+/// `message.status` event (sequence 1) with the api.md §9 body.
+pub async fn outbox_submitted_sets_status_and_emits_one_event(ports: Ports) {
+    let (org, message, token, job) = one_claimed_job(&ports).await;
+    let done = completion(
+        &job,
+        token,
+        JobOutcome::Submitted {
+            network_message_id: "wamid.SUBMITTED1".to_owned(),
+        },
+        at(2),
+    );
+    assert!(complete(&ports, &done).await);
+
+    let after = read(&ports, &message).await;
+    assert_eq!(after.status, MessageStatus::Submitted);
+    assert_eq!(after.network_message_id.as_deref(), Some("wamid.SUBMITTED1"));
+    assert_eq!(after.timestamps.submitted, Some(at(2)));
+    assert_eq!(after.updated_at, at(2));
+    let history = ports
+        .messages
+        .status_history(&org.id, &message.id)
+        .await
+        .expect("status_history")
+        .expect("exists");
+    assert_eq!(history.len(), 2, "accepted + submitted");
+    let entry = &history[1];
+    assert_eq!(entry.id, done.event_id);
+    assert_eq!(entry.status, MessageStatus::Submitted);
+    assert_eq!(entry.previous_status, Some(MessageStatus::Accepted));
+    assert!(entry.applied);
+    assert_eq!(entry.source, EventSource::Herald);
+
+    let events = events_of(&ports, &org).await;
+    assert_eq!(events.len(), 1, "one status change, one customer event");
+    let event = &events[0];
+    assert_eq!(event.id, done.customer_event_id);
+    assert_eq!(event.event_type, CustomerEventType::MessageStatus);
+    assert_eq!(event.message_id, Some(message.id));
+    assert_eq!(event.sequence, 1);
+    let body = payload(event);
+    assert_eq!(body["type"], "message.status");
+    assert_eq!(body["data"]["message_id"], message.id.to_string());
+    assert_eq!(body["data"]["status"], "submitted");
+    assert_eq!(body["data"]["previous_status"], "accepted");
+    assert_eq!(body["data"]["to"], "+15551234567");
+    assert_eq!(body["data"]["from"], SIMULATOR_SENDER_1);
+    assert_eq!(body["data"]["client_reference"], serde_json::Value::Null);
+    assert_eq!(body["data"]["network_message_id"], "wamid.SUBMITTED1");
+    assert_eq!(body["data"]["sequence"], 1);
+    let occurred = at(2).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    assert_eq!(
+        body["data"]["occurred_at"],
+        occurred.as_str(),
+        "RFC 3339, milliseconds, Z"
+    );
+    assert_eq!(body["timestamp"], occurred.as_str());
+    assert!(body["data"].get("error").is_none());
+
+    assert!(
+        !complete(&ports, &done).await,
+        "a completed job cannot be completed again"
+    );
+    assert!(
+        claim(&ports, super::outbox::token(), at(100_000), 10)
+            .await
+            .is_empty(),
+        "a done job is never claimed again"
+    );
+}
+
+/// `Failed`: the message fails with the error; one `message.failed` event; the job is never claimed again.
+pub async fn outbox_failed_fails_the_message(ports: Ports) {
+    let (org, message, token, job) = one_claimed_job(&ports).await;
+    assert!(
+        complete(
+            &ports,
+            &completion(&job, token, JobOutcome::Failed { error: error() }, at(2))
+        )
+        .await
+    );
+    let after = read(&ports, &message).await;
+    assert_eq!(after.status, MessageStatus::Failed);
+    assert_eq!(after.error, Some(error()));
+    assert_eq!(after.timestamps.failed, Some(at(2)));
+    assert_eq!(history_len(&ports, &message).await, 2);
+    let events = events_of(&ports, &org).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].event_type, CustomerEventType::MessageFailed);
+    let body = payload(&events[0]);
+    assert_eq!(body["type"], "message.failed");
+    assert_eq!(body["data"]["status"], "failed");
+    assert_eq!(body["data"]["error"]["code"], "recipient_unreachable");
+    assert_eq!(body["data"]["error"]["network_code"], 131_026);
+    assert!(
+        claim(&ports, super::outbox::token(), at(100_000), 10)
+            .await
+            .is_empty()
+    );
+}
+
+/// `Retry`: nothing happens to the message; the job is due again at the given time, as `Retried`.
+pub async fn outbox_retry_is_claimed_again_as_retried(ports: Ports) {
+    let (org, message, token, job) = one_claimed_job(&ports).await;
+    let retry = JobOutcome::Retry {
+        at: at(100),
+        error: "network busy".to_owned(),
+    };
+    assert!(complete(&ports, &completion(&job, token, retry, at(2))).await);
+    assert_eq!(read(&ports, &message).await.status, MessageStatus::Accepted);
+    assert_eq!(
+        history_len(&ports, &message).await,
+        1,
+        "a retry writes no history"
+    );
+    assert!(events_of(&ports, &org).await.is_empty(), "a retry emits no event");
+    assert!(claim(&ports, super::outbox::token(), at(99), 10).await.is_empty());
+    let again = claim(&ports, super::outbox::token(), at(100), 10).await;
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].history, JobHistory::Retried);
+    assert_eq!(again[0].attempts, 2);
+}
+
+/// `AwaitCallback`: due again at `until`, as `AwaitedCallback`; the flag goes with that claim.
+pub async fn outbox_await_callback_is_claimed_again_as_awaited(ports: Ports) {
+    let (_org, message, token, job) = one_claimed_job(&ports).await;
+    let wait = JobOutcome::AwaitCallback {
+        until: at(300),
+        detail: "timeout after sending".to_owned(),
+    };
+    assert!(complete(&ports, &completion(&job, token, wait, at(2))).await);
+    assert_eq!(read(&ports, &message).await.status, MessageStatus::Accepted);
+    assert!(
+        claim(&ports, super::outbox::token(), at(299), 10)
+            .await
+            .is_empty()
+    );
+    let awaited_token = super::outbox::token();
+    let awaited = claim(&ports, awaited_token, at(300), 10).await;
+    assert_eq!(awaited.len(), 1);
+    assert_eq!(awaited[0].history, JobHistory::AwaitedCallback);
+    assert_eq!(awaited[0].attempts, 2);
+
+    let retry = JobOutcome::Retry {
+        at: at(400),
+        error: "still busy".to_owned(),
+    };
+    assert!(complete(&ports, &completion(&awaited[0], awaited_token, retry, at(301))).await);
+    let retried = claim(&ports, super::outbox::token(), at(400), 10).await;
+    assert_eq!(
+        retried[0].history,
+        JobHistory::Retried,
+        "the wait-for-callback flag does not outlive the claim that read it"
+    );
+    assert_eq!(retried[0].attempts, 3);
+}
+
+/// `Hold`: due again at `until` with the attempt given back.
+pub async fn outbox_hold_does_not_count_an_attempt(ports: Ports) {
+    let (_org, message, token, job) = one_claimed_job(&ports).await;
+    assert!(
+        complete(
+            &ports,
+            &completion(&job, token, JobOutcome::Hold { until: at(50) }, at(2))
+        )
+        .await
+    );
+    assert_eq!(read(&ports, &message).await.status, MessageStatus::Accepted);
+    assert!(claim(&ports, super::outbox::token(), at(49), 10).await.is_empty());
+    let again = claim(&ports, super::outbox::token(), at(50), 10).await;
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].attempts, 1, "a hold is not an attempt");
+    assert_eq!(
+        again[0].history,
+        JobHistory::Fresh,
+        "a held fresh job is still fresh"
+    );
+}
+
+/// `AlreadyDone`: the job closes; the message, its history and events are untouched.
+pub async fn outbox_already_done_closes_the_job(ports: Ports) {
+    let (org, message, token, job) = one_claimed_job(&ports).await;
+    assert!(complete(&ports, &completion(&job, token, JobOutcome::AlreadyDone, at(2))).await);
+    assert_eq!(read(&ports, &message).await, message);
+    assert_eq!(history_len(&ports, &message).await, 1);
+    assert!(events_of(&ports, &org).await.is_empty());
+    assert!(
+        claim(&ports, super::outbox::token(), at(100_000), 10)
+            .await
+            .is_empty()
+    );
+}
+
+const CONCURRENT_MESSAGES: usize = 2_000;
+const CLAIMERS: usize = 4;
+
+/// 2,000 jobs, 4 claimers looping claim(50) + complete(Submitted) until nothing is due: every job is
+/// claimed and completed exactly once and every message ends `submitted`.
+pub async fn outbox_concurrent_claims_complete_every_job_once(ports: Ports) {
+    use futures::StreamExt;
+    let (org, sender) = new_organization_with_sender(&ports, "enterprise").await;
+    let messages: Vec<Message> = (0..CONCURRENT_MESSAGES)
+        .map(|_| text_message(org.id, &sender, "+15551234567", at(0)))
+        .collect();
+    futures::stream::iter(messages.iter().map(|m| {
+        let ports = ports.clone();
+        let request = accept_request(m, None, None);
+        async move { accept_ok(&ports, &request).await }
+    }))
+    .buffer_unordered(8)
+    .collect::<Vec<()>>()
+    .await;
+
+    let claimers: Vec<_> = (0..CLAIMERS)
+        .map(|_| {
+            let ports = ports.clone();
+            tokio::spawn(async move {
+                let token = token();
+                let mut done = Vec::new();
+                loop {
+                    // Everyone claims at one instant with an hour's lease: no lease can expire mid-test.
+                    let jobs = ports
+                        .outbox
+                        .claim_jobs(&token, at(10), at(3_610), 50)
+                        .await
+                        .expect("claim_jobs");
+                    if jobs.is_empty() {
+                        return done;
+                    }
+                    for job in jobs {
+                        let outcome = JobOutcome::Submitted {
+                            network_message_id: format!("wamid.{}", job.job_id),
+                        };
+                        let held = ports
+                            .outbox
+                            .complete_job(&completion(&job, token, outcome, at(11)))
+                            .await
+                            .expect("complete_job");
+                        assert!(held, "a claimer must be able to complete every job it claimed");
+                        done.push(job.job_id);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for claimer in claimers {
+        all.extend(claimer.await.expect("claimer task"));
+    }
+    let distinct: HashSet<_> = all.iter().copied().collect();
+    assert_eq!(distinct.len(), all.len(), "no job may be claimed twice");
+    assert_eq!(all.len(), CONCURRENT_MESSAGES, "every job is claimed once");
+
+    let submitted = ports
+        .messages
+        .messages(
+            &org.id,
+            &MessageQuery {
+                status: Some(MessageStatus::Submitted),
+                limit: u32::try_from(CONCURRENT_MESSAGES * 2).expect("small"),
+                ..MessageQuery::default()
+            },
+        )
+        .await
+        .expect("messages");
+    assert_eq!(
+        submitted.len(),
+        CONCURRENT_MESSAGES,
+        "every message ends submitted"
+    );
+    assert!(
+        claim(&ports, super::outbox::token(), at(100_000), 10)
+            .await
+            .is_empty()
+    );
+}

@@ -1,0 +1,578 @@
+//! `TrackingStore`: status reports through the status machine, inbound messages, stored callbacks.
+
+use super::outbox::{events_of, payload};
+use super::{Ports, accept_ok, new_organization_with_sender};
+use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, network_ref, next_ulid, phone, text_message};
+use herald_domain::Timestamp;
+use herald_domain::dispatch::{
+    CustomerEventType, InboundRecord, StatusApplied, StatusUpdate, StoredCallback,
+};
+use herald_domain::ids::{EventId, MessageId};
+use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
+use herald_domain::network::{InboundContent, InboundMessage};
+use herald_domain::organization::{Organization, SenderNumber};
+use herald_domain::status::{NotApplied, StatusReport, Transition};
+
+/// Recording times that only increase, as Herald's clock would give them, whatever the reports' own times.
+fn next_recorded_at() -> Timestamp {
+    static RECORDED: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+    let step = RECORDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    at(10_000) + chrono::TimeDelta::milliseconds(step)
+}
+
+/// A report of `status` at `occurred_at` from the network, recorded now.
+fn update(
+    message: &Message,
+    status: MessageStatus,
+    occurred_at: Timestamp,
+    wamid: Option<&str>,
+) -> StatusUpdate {
+    let error = (status == MessageStatus::Failed).then(|| MessageError {
+        code: "recipient_unreachable".to_owned(),
+        title: "Recipient unreachable".to_owned(),
+        detail: "not on the network".to_owned(),
+        network_code: Some(131_026),
+    });
+    StatusUpdate {
+        organization_id: message.organization_id,
+        message_id: message.id,
+        report: StatusReport {
+            status,
+            occurred_at,
+            error,
+        },
+        network_message_id: wamid.map(str::to_owned),
+        source: EventSource::Network,
+        event_id: EventId::from_ulid(next_ulid()),
+        customer_event_id: EventId::from_ulid(next_ulid()),
+        recorded_at: next_recorded_at(),
+    }
+}
+
+async fn apply(ports: &Ports, update: &StatusUpdate) -> StatusApplied {
+    let applied = ports
+        .tracking
+        .apply_status(update)
+        .await
+        .expect("apply_status")
+        .expect("the message exists for its organization");
+    let stored = ports
+        .messages
+        .message(&update.organization_id, &update.message_id)
+        .await
+        .expect("message")
+        .expect("exists");
+    assert_eq!(
+        applied.message, stored,
+        "StatusApplied carries the message as now stored"
+    );
+    applied
+}
+
+fn recorded(applied: &StatusApplied) -> Option<NotApplied> {
+    match applied.transition {
+        Transition::Applied { .. } => None,
+        Transition::Recorded { reason } => Some(reason),
+    }
+}
+
+async fn accepted_message(ports: &Ports) -> (Organization, SenderNumber, Message) {
+    let (org, sender) = new_organization_with_sender(ports, "starter").await;
+    let message = text_message(org.id, &sender, "+15551234567", at(0));
+    accept_ok(ports, &accept_request(&message, None, None)).await;
+    (org, sender, message)
+}
+
+/// Out of order and repeated reports: applied ones move the status (filling skipped stages) and emit one
+/// event each with sequences 1, 2, 3; late, duplicate and failed-after-delivery ones are recorded only.
+pub async fn tracking_reports_follow_the_status_machine(ports: Ports) {
+    let (org, _sender, message) = accepted_message(&ports).await;
+    let submitted = apply(
+        &ports,
+        &update(&message, MessageStatus::Submitted, at(1), Some("wamid.M1")),
+    )
+    .await;
+    assert_eq!(recorded(&submitted), None);
+    assert_eq!(submitted.message.status, MessageStatus::Submitted);
+
+    let delivered_update = update(&message, MessageStatus::Delivered, at(3), Some("wamid.M1"));
+    let delivered = apply(&ports, &delivered_update).await;
+    assert_eq!(
+        delivered.transition,
+        Transition::Applied {
+            previous: MessageStatus::Submitted,
+            state: herald_domain::status::StatusState {
+                status: MessageStatus::Delivered,
+                timestamps: delivered.message.timestamps.clone(),
+                error: None,
+            },
+        }
+    );
+    let t = &delivered.message.timestamps;
+    assert_eq!(t.submitted, Some(at(1)), "reached stages keep their time");
+    assert_eq!(t.sent, Some(at(3)), "the skipped stage gets the report's time");
+    assert_eq!(t.delivered, Some(at(3)));
+    assert_eq!(delivered.message.updated_at, delivered_update.recorded_at);
+
+    let late = apply(
+        &ports,
+        &update(&message, MessageStatus::Sent, at(2), Some("wamid.M1")),
+    )
+    .await;
+    assert_eq!(recorded(&late), Some(NotApplied::Late));
+    assert_eq!(late.message, delivered.message, "a late report changes nothing");
+    let duplicate = apply(&ports, &update(&message, MessageStatus::Delivered, at(4), None)).await;
+    assert_eq!(recorded(&duplicate), Some(NotApplied::Duplicate));
+    let failed = apply(&ports, &update(&message, MessageStatus::Failed, at(5), None)).await;
+    assert_eq!(recorded(&failed), Some(NotApplied::FailedAfterDelivery));
+    assert_eq!(failed.message.status, MessageStatus::Delivered);
+    assert_eq!(failed.message.error, None, "an unapplied failure leaves no error");
+    let read = apply(&ports, &update(&message, MessageStatus::Read, at(6), None)).await;
+    assert_eq!(recorded(&read), None);
+    assert_eq!(read.message.status, MessageStatus::Read);
+
+    let history = ports
+        .messages
+        .status_history(&org.id, &message.id)
+        .await
+        .expect("status_history")
+        .expect("exists");
+    let summary: Vec<(MessageStatus, bool, Option<MessageStatus>)> = history
+        .iter()
+        .map(|e| (e.status, e.applied, e.previous_status))
+        .collect();
+    use MessageStatus::*;
+    assert_eq!(
+        summary,
+        vec![
+            (Accepted, true, None),
+            (Submitted, true, Some(Accepted)),
+            (Delivered, true, Some(Submitted)),
+            (Sent, false, None),
+            (Delivered, false, None),
+            (Failed, false, None),
+            (Read, true, Some(Delivered)),
+        ],
+        "every report is in the history, applied or not"
+    );
+    assert_eq!(
+        history[5].error.as_ref().map(|e| e.code.as_str()),
+        Some("recipient_unreachable")
+    );
+    assert_eq!(history[3].source, EventSource::Network);
+
+    let events = events_of(&ports, &org).await;
+    let seen: Vec<(u32, CustomerEventType, String)> = events
+        .iter()
+        .map(|e| {
+            (
+                e.sequence,
+                e.event_type,
+                payload(e)["data"]["status"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (1, CustomerEventType::MessageStatus, "submitted".to_owned()),
+            (2, CustomerEventType::MessageStatus, "delivered".to_owned()),
+            (3, CustomerEventType::MessageStatus, "read".to_owned()),
+        ],
+        "one event per status change, numbered per message"
+    );
+    let body = payload(&events[1]);
+    assert_eq!(body["data"]["previous_status"], "submitted");
+    assert_eq!(body["data"]["sequence"], 2);
+    assert_eq!(body["data"]["network_message_id"], "wamid.M1");
+    assert!(events.iter().all(|e| e.message_id == Some(message.id)));
+}
+
+/// A failure before delivery applies with its error and emits `message.failed`; nothing moves a failed
+/// message, and a repeated failure emits nothing.
+pub async fn tracking_failure_event_carries_the_error(ports: Ports) {
+    let (org, _sender, message) = accepted_message(&ports).await;
+    let failed = apply(
+        &ports,
+        &update(&message, MessageStatus::Failed, at(1), Some("wamid.F1")),
+    )
+    .await;
+    assert_eq!(recorded(&failed), None);
+    assert_eq!(failed.message.status, MessageStatus::Failed);
+    assert_eq!(
+        failed.message.error.as_ref().map(|e| e.network_code),
+        Some(Some(131_026))
+    );
+    let again = apply(&ports, &update(&message, MessageStatus::Failed, at(2), None)).await;
+    assert_eq!(recorded(&again), Some(NotApplied::Duplicate));
+    let sent = apply(&ports, &update(&message, MessageStatus::Sent, at(3), None)).await;
+    assert_eq!(recorded(&sent), Some(NotApplied::AlreadyFailed));
+
+    let events = events_of(&ports, &org).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].event_type, CustomerEventType::MessageFailed);
+    let body = payload(&events[0]);
+    assert_eq!(body["type"], "message.failed");
+    assert_eq!(body["data"]["previous_status"], "accepted");
+    assert_eq!(body["data"]["error"]["code"], "recipient_unreachable");
+    assert_eq!(body["data"]["error"]["title"], "Recipient unreachable");
+    assert_eq!(body["data"]["error"]["detail"], "not on the network");
+    assert_eq!(body["data"]["error"]["network_code"], 131_026);
+}
+
+/// The network id is stored by the first applied report carrying one and kept; lookups by it work.
+pub async fn tracking_network_id_is_kept_once_set(ports: Ports) {
+    let (org, _sender, message) = accepted_message(&ports).await;
+    let missing = ports
+        .tracking
+        .message_by_network_id(&org.id, "wamid.A")
+        .await
+        .expect("message_by_network_id");
+    assert_eq!(missing, None);
+    apply(
+        &ports,
+        &update(&message, MessageStatus::Sent, at(1), Some("wamid.A")),
+    )
+    .await;
+    let later = apply(
+        &ports,
+        &update(&message, MessageStatus::Delivered, at(2), Some("wamid.B")),
+    )
+    .await;
+    assert_eq!(later.message.network_message_id.as_deref(), Some("wamid.A"));
+    let found = ports
+        .tracking
+        .message_by_network_id(&org.id, "wamid.A")
+        .await
+        .expect("message_by_network_id");
+    assert_eq!(found, Some(later.message));
+    let other = ports
+        .tracking
+        .message_by_network_id(&org.id, "wamid.B")
+        .await
+        .expect("message_by_network_id");
+    assert_eq!(other, None);
+}
+
+/// Another organization's message is, to apply_status and message_by_network_id, a message that does not
+/// exist; nothing is written.
+pub async fn tracking_is_scoped_by_organization(ports: Ports) {
+    let (owner, _sender, message) = accepted_message(&ports).await;
+    let (intruder, _other_sender, _) = accepted_message(&ports).await;
+    apply(
+        &ports,
+        &update(&message, MessageStatus::Sent, at(1), Some("wamid.OWN")),
+    )
+    .await;
+    let mut foreign = update(&message, MessageStatus::Delivered, at(2), None);
+    foreign.organization_id = intruder.id;
+    let answer = ports.tracking.apply_status(&foreign).await.expect("apply_status");
+    assert_eq!(
+        answer, None,
+        "apply_status of another organization's message answers None"
+    );
+    let unknown = update(
+        &Message {
+            id: MessageId::from_ulid(next_ulid()),
+            ..message.clone()
+        },
+        MessageStatus::Delivered,
+        at(2),
+        None,
+    );
+    assert_eq!(
+        ports.tracking.apply_status(&unknown).await.expect("apply_status"),
+        None
+    );
+    let stored = ports
+        .messages
+        .message(&owner.id, &message.id)
+        .await
+        .expect("message")
+        .expect("exists");
+    assert_eq!(stored.status, MessageStatus::Sent, "nothing was applied");
+    let history = ports
+        .messages
+        .status_history(&owner.id, &message.id)
+        .await
+        .expect("history")
+        .expect("exists");
+    assert_eq!(history.len(), 2, "nothing was recorded");
+    assert_eq!(events_of(&ports, &owner).await.len(), 1);
+    assert!(events_of(&ports, &intruder).await.is_empty());
+    let found = ports
+        .tracking
+        .message_by_network_id(&intruder.id, "wamid.OWN")
+        .await
+        .expect("message_by_network_id");
+    assert_eq!(found, None, "message_by_network_id is scoped by organization");
+}
+
+fn inbound(
+    sender: &SenderNumber,
+    wamid: &str,
+    received_at: Timestamp,
+    content: InboundContent,
+    message_type: &str,
+) -> InboundMessage {
+    InboundMessage {
+        phone_number_id: network_ref(sender.phone_number_id.as_str()),
+        network_message_id: wamid.to_owned(),
+        from: phone("+15557654321"),
+        from_name: Some("Ana".to_owned()),
+        received_at,
+        message_type: message_type.to_owned(),
+        content,
+        context_message_id: None,
+        raw: format!(r#"{{"id":"{wamid}"}}"#),
+    }
+}
+
+fn record(org: &Organization, sender: &SenderNumber, message: InboundMessage) -> InboundRecord {
+    InboundRecord {
+        id: MessageId::from_ulid(next_ulid()),
+        organization_id: org.id,
+        sender_id: sender.id,
+        message,
+        customer_event_id: EventId::from_ulid(next_ulid()),
+        recorded_at: at(1_000),
+    }
+}
+
+fn text(body: &str) -> InboundContent {
+    InboundContent::Text {
+        body: body.to_owned(),
+    }
+}
+
+async fn window_at(ports: &Ports, org: &Organization, sender: &SenderNumber) -> Option<Timestamp> {
+    ports
+        .windows
+        .window(&org.id, &sender.id, &phone("+15557654321"))
+        .await
+        .expect("window")
+        .map(|w| w.last_inbound_at)
+}
+
+/// An inbound message is recorded once per network id and organization; it opens the window, moves it only
+/// forward, and emits one `message.inbound` event (sequence 1); a duplicate writes nothing.
+pub async fn tracking_inbound_is_deduplicated_and_refreshes_the_window(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let first = record(
+        &org,
+        &sender,
+        inbound(&sender, "wamid.IN1", at(10), text("hello"), "text"),
+    );
+    assert!(
+        ports
+            .tracking
+            .record_inbound_message(&first)
+            .await
+            .expect("record_inbound_message")
+    );
+    assert_eq!(
+        window_at(&ports, &org, &sender).await,
+        Some(at(10)),
+        "the inbound opens the window"
+    );
+    let events = events_of(&ports, &org).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].id, first.customer_event_id);
+    assert_eq!(events[0].event_type, CustomerEventType::MessageInbound);
+    assert_eq!(events[0].message_id, Some(first.id));
+    assert_eq!(events[0].sequence, 1);
+
+    let mut again = record(
+        &org,
+        &sender,
+        inbound(&sender, "wamid.IN1", at(20), text("hello"), "text"),
+    );
+    again.recorded_at = at(1_001);
+    assert!(
+        !ports
+            .tracking
+            .record_inbound_message(&again)
+            .await
+            .expect("record_inbound_message"),
+        "a network message already recorded answers false"
+    );
+    assert_eq!(
+        window_at(&ports, &org, &sender).await,
+        Some(at(10)),
+        "a duplicate writes nothing"
+    );
+    assert_eq!(
+        events_of(&ports, &org).await.len(),
+        1,
+        "a duplicate emits nothing"
+    );
+
+    let older = record(
+        &org,
+        &sender,
+        inbound(&sender, "wamid.IN0", at(5), text("earlier"), "text"),
+    );
+    assert!(
+        ports
+            .tracking
+            .record_inbound_message(&older)
+            .await
+            .expect("record_inbound_message")
+    );
+    assert_eq!(
+        window_at(&ports, &org, &sender).await,
+        Some(at(10)),
+        "an older inbound does not move the window back"
+    );
+    let newer = record(
+        &org,
+        &sender,
+        inbound(&sender, "wamid.IN2", at(30), text("later"), "text"),
+    );
+    assert!(
+        ports
+            .tracking
+            .record_inbound_message(&newer)
+            .await
+            .expect("record_inbound_message")
+    );
+    assert_eq!(window_at(&ports, &org, &sender).await, Some(at(30)));
+    assert_eq!(events_of(&ports, &org).await.len(), 3);
+
+    // Network ids are unique per organization only.
+    let (other_org, other_sender) = new_organization_with_sender(&ports, "starter").await;
+    let elsewhere = record(
+        &other_org,
+        &other_sender,
+        inbound(&other_sender, "wamid.IN1", at(10), text("hi"), "text"),
+    );
+    assert!(
+        ports
+            .tracking
+            .record_inbound_message(&elsewhere)
+            .await
+            .expect("record_inbound_message")
+    );
+    assert_eq!(events_of(&ports, &other_org).await.len(), 1);
+}
+
+/// The `message.inbound` body: text, media and unmodelled kinds (the network's object under `raw`), the
+/// receiving number as `to`, and the replied-to message as `context`.
+pub async fn tracking_inbound_events_describe_the_content(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let mut with_context = inbound(&sender, "wamid.T", at(10), text("hello"), "text");
+    with_context.context_message_id = Some("wamid.ORIGINAL".to_owned());
+    let media = InboundContent::Media {
+        kind: "image".to_owned(),
+        network_media_id: "1234567890".to_owned(),
+        mime_type: Some("image/jpeg".to_owned()),
+        sha256: Some("abc".to_owned()),
+        caption: Some("look".to_owned()),
+        filename: None,
+    };
+    let mut reaction = inbound(&sender, "wamid.R", at(12), InboundContent::Other, "reaction");
+    reaction.raw = r#"{"type":"reaction","reaction":{"message_id":"wamid.X","emoji":"👍"}}"#.to_owned();
+    let records = [
+        record(&org, &sender, with_context),
+        record(&org, &sender, inbound(&sender, "wamid.M", at(11), media, "image")),
+        record(&org, &sender, reaction),
+    ];
+    for r in &records {
+        assert!(
+            ports
+                .tracking
+                .record_inbound_message(r)
+                .await
+                .expect("record_inbound_message")
+        );
+    }
+    let events = events_of(&ports, &org).await;
+    assert_eq!(events.len(), 3);
+    let bodies: Vec<serde_json::Value> = events.iter().map(payload).collect();
+    let text_body = &bodies[0];
+    assert_eq!(text_body["type"], "message.inbound");
+    assert_eq!(
+        text_body["timestamp"],
+        at(1_000)
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            .as_str()
+    );
+    let data = &text_body["data"];
+    assert_eq!(data["id"], records[0].id.to_string());
+    assert_eq!(data["from"], "+15557654321");
+    assert_eq!(
+        data["to"], SIMULATOR_SENDER_1,
+        "`to` is the receiving sender's number"
+    );
+    assert_eq!(data["type"], "text");
+    assert_eq!(data["text"]["body"], "hello");
+    assert_eq!(data["context"]["message_id"], "wamid.ORIGINAL");
+    assert_eq!(
+        data["received_at"],
+        at(10)
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            .as_str()
+    );
+    let media_data = &bodies[1]["data"];
+    assert_eq!(media_data["type"], "image");
+    assert_eq!(media_data["media"]["mime_type"], "image/jpeg");
+    assert_eq!(media_data["media"]["caption"], "look");
+    assert_eq!(media_data["context"], serde_json::Value::Null);
+    let raw_data = &bodies[2]["data"];
+    assert_eq!(raw_data["type"], "reaction");
+    assert_eq!(
+        raw_data["raw"]["reaction"]["emoji"], "👍",
+        "unmodelled kinds keep the network's object"
+    );
+}
+
+/// Stored callbacks read back byte for byte; the unprocessed ones are listed oldest first, before the
+/// bound, up to the limit; processed ones are not listed.
+pub async fn tracking_callbacks_round_trip(ports: Ports) {
+    let callback = |seconds: i64, body: &[u8]| StoredCallback {
+        id: EventId::from_ulid(next_ulid()),
+        received_at: at(seconds),
+        body: body.to_vec(),
+    };
+    let third = callback(3, b"{\"entry\":[3]}");
+    let first = callback(1, b"{\"entry\":[1]}");
+    let second = callback(2, &[0xff, 0x00, 0xfe, b'x']);
+    for c in [&third, &first, &second] {
+        ports.tracking.store_callback(c).await.expect("store_callback");
+    }
+    let listed = ports
+        .tracking
+        .unprocessed_callbacks(at(3), 10)
+        .await
+        .expect("unprocessed_callbacks");
+    assert_eq!(
+        listed,
+        vec![first.clone(), second.clone()],
+        "oldest first, received before the bound, bytes intact"
+    );
+    let limited = ports
+        .tracking
+        .unprocessed_callbacks(at(10), 1)
+        .await
+        .expect("unprocessed_callbacks");
+    assert_eq!(limited, vec![first.clone()]);
+    ports
+        .tracking
+        .mark_callback_processed(&first.id, at(4), Some("skipped one item".to_owned()))
+        .await
+        .expect("mark_callback_processed");
+    ports
+        .tracking
+        .mark_callback_processed(&second.id, at(4), None)
+        .await
+        .expect("mark_callback_processed");
+    let rest = ports
+        .tracking
+        .unprocessed_callbacks(at(10), 10)
+        .await
+        .expect("unprocessed_callbacks");
+    assert_eq!(rest, vec![third], "processed callbacks are no longer listed");
+}
