@@ -8,9 +8,11 @@ mod cursor;
 mod dto;
 mod error;
 mod handlers;
+pub mod network;
 mod openapi;
 mod request_id;
 mod send_body;
+mod templates;
 
 pub use auth::Caller;
 pub use dto::{
@@ -19,6 +21,7 @@ pub use dto::{
 };
 pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
 pub use openapi::openapi;
+pub use templates::{TemplateListResource, TemplateResource, TemplateSyncResource};
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};
 
 use actix_web::body::MessageBody;
@@ -28,7 +31,8 @@ use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{App, HttpRequest, Resource, web};
 use herald_domain::usecases::{
-    Authenticate, GetMessage, ListMessages, MessageEvents, SendMessage, WindowStatus,
+    Authenticate, GetMessage, ListMessages, ListTemplates, MessageEvents, SendMessage, SyncTemplates,
+    WindowStatus,
 };
 use std::sync::Arc;
 use tracing_actix_web::TracingLogger;
@@ -54,6 +58,8 @@ pub struct ApiContext {
     pub list_messages: ListMessages,
     pub message_events: MessageEvents,
     pub window_status: WindowStatus,
+    pub templates: ListTemplates,
+    pub sync_templates: Arc<SyncTemplates>,
     pub readiness: Arc<dyn Readiness>,
 }
 
@@ -103,6 +109,9 @@ fn routes(config: &mut web::ServiceConfig) {
                 .service(resource("/messages/{id}").route(web::get().to(handlers::get_message)))
                 .service(resource("/messages/{id}/events").route(web::get().to(handlers::message_events)))
                 .service(resource("/contacts/{number}/window").route(web::get().to(handlers::window)))
+                .service(resource("/templates").route(web::get().to(templates::list_templates)))
+                .service(resource("/templates/sync").route(web::post().to(templates::sync_templates)))
+                .service(resource("/templates/{name}/{language}").route(web::get().to(templates::get_template)))
                 .service(resource("/openapi.json").route(web::get().to(handlers::openapi_json)))
                 .default_service(web::to(handlers::not_found)),
         )

@@ -3,6 +3,7 @@
 use crate::dto;
 use crate::error::{Problem, ProblemField};
 use crate::handlers;
+use crate::templates;
 use std::fmt::Write;
 use std::sync::OnceLock;
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -24,6 +25,9 @@ use utoipa::{Modify, OpenApi};
         handlers::get_message,
         handlers::message_events,
         handlers::window,
+        templates::list_templates,
+        templates::get_template,
+        templates::sync_templates,
         handlers::healthz,
         handlers::readyz,
         handlers::openapi_json,
@@ -39,11 +43,15 @@ use utoipa::{Modify, OpenApi};
         dto::HealthResource,
         dto::SendTextRequest,
         dto::SendTemplateRequest,
+        templates::TemplateResource,
+        templates::TemplateListResource,
+        templates::TemplateSyncResource,
     )),
     modifiers(&BearerAuth),
     tags(
         (name = "messages", description = "Send messages and follow their status (api.md §4, §5)."),
         (name = "contacts", description = "The 24-hour service window (api.md §7)."),
+        (name = "templates", description = "The organization's templates as synced from the network (api.md §6)."),
         (name = "operations", description = "Health, readiness and this reference (api.md §11)."),
     )
 )]

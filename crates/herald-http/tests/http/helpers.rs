@@ -128,17 +128,29 @@ impl World {
                 u128::from(counter.fetch_add(1, Ordering::SeqCst)),
             )
         });
+        let templates: Arc<dyn herald_domain::ports::TemplateStore> = Arc::new(self.templates);
+        let ids: Arc<dyn herald_domain::ports::IdGenerator> = Arc::new(ids);
+        // The template endpoints are covered end to end; here they only need to exist.
+        let network = Arc::new(herald_domain::network::MockMessagingNetwork::new());
         web::Data::new(ApiContext {
+            templates: herald_domain::usecases::ListTemplates::new(templates.clone()),
+            sync_templates: Arc::new(herald_domain::usecases::SyncTemplates::new(
+                accounts.clone(),
+                templates.clone(),
+                network,
+                clock.clone(),
+                ids.clone(),
+            )),
             authenticate: Authenticate::new(accounts.clone(), clock.clone()),
             send: SendMessage::new(
                 SendPorts {
                     accounts: accounts.clone(),
                     messages: messages.clone(),
-                    templates: Arc::new(self.templates),
+                    templates,
                     windows: windows.clone(),
                     limiter: Arc::new(NoRateLimit),
                     clock: clock.clone(),
-                    ids: Arc::new(ids),
+                    ids,
                 },
                 SendSettings::default(),
             ),

@@ -1,0 +1,84 @@
+//! The network-facing endpoints (api.md §10): `GET /webhooks/whatsapp` answers the verification handshake,
+//! `POST /webhooks/whatsapp` takes the network's signed callbacks.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+use herald_domain::usecases::ProcessCallbacks;
+use serde::Deserialize;
+use std::sync::Arc;
+
+/// The largest callback body taken; the network sends at most 3 MB.
+pub const CALLBACK_LIMIT_BYTES: usize = 4 * 1024 * 1024;
+
+/// Checks what the network presents: the body signature and the handshake token.
+pub trait CallbackAuthenticator: Send + Sync + 'static {
+    /// Whether `signature` (the `X-Hub-Signature-256` header) signs `raw_body`. Must compare in constant time.
+    fn signature_valid(&self, signature: Option<&str>, raw_body: &[u8]) -> bool;
+
+    /// Whether the handshake's `hub.verify_token` is the configured one. Must compare in constant time.
+    fn verify_token_valid(&self, token: &str) -> bool;
+}
+
+/// What the network endpoints need.
+pub struct NetworkWebhook {
+    pub callbacks: Arc<ProcessCallbacks>,
+    pub authenticator: Arc<dyn CallbackAuthenticator>,
+}
+
+/// Mounts `/webhooks/whatsapp`.
+pub fn configure(config: &mut web::ServiceConfig, webhook: web::Data<NetworkWebhook>) {
+    config.service(
+        web::resource("/webhooks/whatsapp")
+            .app_data(webhook)
+            .app_data(web::PayloadConfig::new(CALLBACK_LIMIT_BYTES))
+            .route(web::get().to(verify))
+            .route(web::post().to(receive))
+            .default_service(web::to(crate::handlers::method_not_allowed)),
+    );
+}
+
+#[derive(Debug, Deserialize)]
+struct Handshake {
+    #[serde(rename = "hub.mode")]
+    mode: Option<String>,
+    #[serde(rename = "hub.verify_token")]
+    verify_token: Option<String>,
+    #[serde(rename = "hub.challenge")]
+    challenge: Option<String>,
+}
+
+async fn verify(webhook: web::Data<NetworkWebhook>, query: web::Query<Handshake>) -> HttpResponse {
+    let handshake = query.into_inner();
+    let token_ok = handshake.verify_token.as_deref().is_some_and(|t| webhook.authenticator.verify_token_valid(t));
+    match (handshake.mode.as_deref(), handshake.challenge) {
+        (Some("subscribe"), Some(challenge)) if token_ok => {
+            HttpResponse::Ok().content_type("text/plain").body(challenge)
+        }
+        _ => HttpResponse::Forbidden().finish(),
+    }
+}
+
+/// Verifies the signature on the raw bytes before anything is parsed, stores the body durably, answers 200,
+/// and processes it afterwards. A crash after the 200 loses nothing: the worker's backlog sweep processes
+/// stored callbacks that were never marked processed.
+async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web::Bytes) -> HttpResponse {
+    let signature = req.headers().get("x-hub-signature-256").and_then(|v| v.to_str().ok());
+    if !webhook.authenticator.signature_valid(signature, &body) {
+        tracing::warn!("network callback refused: bad or missing signature");
+        return HttpResponse::Unauthorized().finish();
+    }
+    let stored = match webhook.callbacks.receive(body.to_vec()).await {
+        Ok(stored) => stored,
+        Err(error) => {
+            // Not acknowledged: the network retries it.
+            tracing::error!(%error, "could not store a network callback");
+            return HttpResponse::ServiceUnavailable().insert_header(("Retry-After", "5")).finish();
+        }
+    };
+    let callbacks = webhook.callbacks.clone();
+    actix_web::rt::spawn(async move {
+        if let Err(error) = callbacks.process(&stored).await {
+            tracing::warn!(%error, callback = %stored.id, "callback processing failed; the backlog sweep retries it");
+        }
+    });
+    HttpResponse::Ok().finish()
+}
