@@ -58,9 +58,13 @@ pub async fn spawn_app(db: Db) -> Option<TestApp> {
         http_workers: 2,
         ..Settings::default()
     };
-    let app = Application::build(&settings, &services).expect("server binds");
-    let base = format!("http://127.0.0.1:{}", app.port());
-    let handle = app.handle();
+    // The API alone: these scenarios check what is stored at acceptance, so nothing dispatches.
+    let app = Application::build(&settings, &services, herald_app::cli::Role::Api).expect("server binds");
+    let base = format!(
+        "http://127.0.0.1:{}",
+        app.port().expect("the API role serves HTTP")
+    );
+    let handle = app.handle().expect("the API role serves HTTP");
     tokio::spawn(app.run_until_stopped());
 
     let (org, key) = new_org(&services, "business").await;

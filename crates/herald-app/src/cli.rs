@@ -25,6 +25,37 @@ pub enum Command {
     Migrate,
     /// Operator commands: organizations, senders, keys.
     Admin(AdminArgs),
+    /// Run the Cloud API simulator alone (the network stand-in).
+    Simulator(SimulatorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimulatorArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8090")]
+    pub listen: String,
+    /// Where status and inbound callbacks go (Herald's `/webhooks/whatsapp`).
+    #[arg(long)]
+    pub callback: Option<String>,
+    /// Signs the callbacks; must equal Herald's HERALD_APP_SECRET.
+    #[arg(
+        long,
+        env = "HERALD_APP_SECRET",
+        default_value = "simulator-app-secret",
+        hide_env_values = true
+    )]
+    pub app_secret: String,
+    /// The access token it accepts.
+    #[arg(
+        long,
+        env = "HERALD_SIMULATOR_TOKEN",
+        default_value = "simulator-token",
+        hide_env_values = true
+    )]
+    pub token: String,
+    /// Messages per second each sender may send before the throughput error.
+    #[arg(long, default_value_t = 1_000)]
+    pub throughput: u32,
 }
 
 /// Which parts of Herald a process runs.

@@ -57,6 +57,34 @@ pub struct Settings {
     pub allow_private_webhook_targets: bool,
     pub allow_insecure_webhooks: bool,
     pub log_format: LogFormat,
+    /// The access token for senders added without `--access-token-env` (cloud mode).
+    #[serde(serialize_with = "redact")]
+    pub cloud_access_token: Option<SecretString>,
+    /// Where a process that does not serve the simulator itself reaches it (`http://host:port/simulator`).
+    pub simulator_url: Option<String>,
+    /// The simulator's throughput limit per sender number, messages per second.
+    pub simulator_throughput_per_sender: u32,
+    /// The simulator's delay between a message's status reports, milliseconds.
+    pub simulator_callback_delay_min_ms: u64,
+    pub simulator_callback_delay_max_ms: u64,
+    /// Concurrent dispatch loops per worker process.
+    pub dispatch_loops: usize,
+    /// Jobs claimed per dispatch round.
+    pub dispatch_batch_size: u32,
+    /// Longest wait between dispatch rounds when nothing wakes the loop, milliseconds (at most 1,000).
+    pub dispatch_poll_ms: u64,
+    /// How long dispatch keeps retrying a message before it fails, hours.
+    pub dispatch_deadline_hours: i64,
+    /// After an unknown outcome, how long to wait for the network's callback before resending, seconds.
+    pub callback_wait_seconds: i64,
+    /// How long a dispatch claim holds its jobs, seconds; longer than a network call can take.
+    pub dispatch_lease_seconds: i64,
+    /// First retry delay after a transient network error, milliseconds (doubles per attempt).
+    pub dispatch_base_backoff_ms: i64,
+    /// Make the simulator send every status callback twice (to exercise deduplication).
+    pub simulator_duplicate_callbacks: bool,
+    /// How often templates are synced from the network, seconds.
+    pub template_sync_interval_seconds: u64,
 }
 
 fn redact<S: serde::Serializer>(value: &Option<SecretString>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -85,6 +113,20 @@ impl Default for Settings {
             allow_private_webhook_targets: false,
             allow_insecure_webhooks: false,
             log_format: LogFormat::Text,
+            cloud_access_token: None,
+            simulator_url: None,
+            simulator_throughput_per_sender: 1_000,
+            simulator_callback_delay_min_ms: 20,
+            simulator_callback_delay_max_ms: 200,
+            dispatch_loops: 2,
+            dispatch_batch_size: 100,
+            dispatch_poll_ms: 500,
+            dispatch_deadline_hours: 24,
+            callback_wait_seconds: 300,
+            dispatch_lease_seconds: 60,
+            dispatch_base_backoff_ms: 2_000,
+            simulator_duplicate_callbacks: false,
+            template_sync_interval_seconds: 600,
         }
     }
 }
@@ -117,6 +159,22 @@ impl Settings {
             "database_url must start with postgres:// or sqlite:"
         );
         anyhow::ensure!(self.max_connections >= 1, "max_connections must be at least 1");
+        anyhow::ensure!(
+            (1..=1_000).contains(&self.dispatch_poll_ms),
+            "dispatch_poll_ms must be 1 to 1000 (a queued message never waits longer than that to be seen)"
+        );
+        anyhow::ensure!(
+            self.dispatch_batch_size >= 1,
+            "dispatch_batch_size must be at least 1"
+        );
+        anyhow::ensure!(
+            self.dispatch_lease_seconds >= 20,
+            "dispatch_lease_seconds must be at least 20 (longer than the 15 s network timeout)"
+        );
+        anyhow::ensure!(
+            self.simulator_callback_delay_min_ms <= self.simulator_callback_delay_max_ms,
+            "simulator_callback_delay_min_ms must not exceed simulator_callback_delay_max_ms"
+        );
         Ok(())
     }
 

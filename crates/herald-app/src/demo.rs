@@ -50,7 +50,6 @@ pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> 
             })
             .await?;
     }
-    seed_templates(services, &org.id).await?;
     let (_, key) = admin
         .create_key(&org.id, Some(DisplayName::parse("demo")?))
         .await?;
@@ -60,8 +59,8 @@ pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> 
     }))
 }
 
-/// Stores the simulator's templates for `org`. Until template sync from the network lands, this is how the
-/// demo organization (and the end-to-end tests) get them.
+/// Stores the simulator's templates for `org` directly, without asking the network: for tests that run
+/// without a network.
 ///
 /// # Errors
 /// When the store refuses the write.

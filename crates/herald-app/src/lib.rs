@@ -7,7 +7,20 @@ pub mod admin;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod network;
 mod server;
 pub mod telemetry;
+pub mod workers;
 
 pub use server::{Application, Services};
+
+/// `host:port` to print or call for a listen address and its bound port (`0.0.0.0` becomes `127.0.0.1`).
+pub fn display_addr(listen: &str, port: u16) -> String {
+    let host = listen.rsplit_once(':').map_or(listen, |(host, _)| host);
+    let host = if host == "0.0.0.0" || host.is_empty() {
+        "127.0.0.1"
+    } else {
+        host
+    };
+    format!("{host}:{port}")
+}

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use herald_app::cli::{Cli, Command, Role};
+use herald_app::cli::{Cli, Command};
 use herald_app::config::Settings;
 use herald_app::{Application, Services, admin, demo, telemetry};
 
@@ -19,6 +19,10 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Simulator(args) = &cli.command {
+        telemetry::init(herald_app::config::LogFormat::Text);
+        return simulator(args).await;
+    }
     let settings = Settings::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve(args) => {
@@ -33,22 +37,25 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             } else {
                 None
             };
-            if args.role == Role::Worker {
-                tracing::info!("no background work runs in this version yet; waiting for a shutdown signal");
-                tokio::signal::ctrl_c().await?;
-                return Ok(());
+            let app = Application::build(&settings, &services, args.role)?;
+            if let Some(port) = app.port() {
+                let base_url = format!("http://{}", herald_app::display_addr(&settings.listen, port));
+                tracing::info!(%base_url, "listening");
+                match seeded {
+                    Some(demo) => {
+                        // The demo's templates come from the network, like any organization's.
+                        if let Err(error) = app.sync_templates_now().await {
+                            tracing::warn!(%error, "template sync failed");
+                        }
+                        print_out(&demo::banner(&demo, &base_url));
+                    }
+                    None if args.demo => print_out(
+                        "\nThe store already has organizations, so no demo was seeded. Make a new key with:\n  \
+                         herald admin org list\n  herald admin key create --org <org_id>\n",
+                    ),
+                    None => {}
+                }
             }
-            let app = Application::build(&settings, &services)?;
-            let base_url = format!("http://{}", display_addr(&settings.listen, app.port()));
-            match seeded {
-                Some(demo) => print_out(&demo::banner(&demo, &base_url)),
-                None if args.demo => print_out(
-                    "\nThe store already has organizations, so no demo was seeded. Make a new key with:\n  \
-                     herald admin org list\n  herald admin key create --org <org_id>\n",
-                ),
-                None => {}
-            }
-            tracing::info!(%base_url, "listening");
             app.run_until_stopped().await?;
             tracing::info!("stopped");
             Ok(())
@@ -69,18 +76,26 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{output}");
             Ok(())
         }
+        Command::Simulator(_) => Ok(()),
     }
 }
 
-/// `127.0.0.1:0` with the bound port, for printing.
-fn display_addr(listen: &str, port: u16) -> String {
-    let host = listen.rsplit_once(':').map_or(listen, |(host, _)| host);
-    let host = if host == "0.0.0.0" || host.is_empty() {
-        "127.0.0.1"
-    } else {
-        host
-    };
-    format!("{host}:{port}")
+/// `herald simulator`: the network stand-in alone, for tests of the real Cloud API client.
+async fn simulator(args: &herald_app::cli::SimulatorArgs) -> anyhow::Result<()> {
+    let simulator = herald_simulator::Simulator::new(herald_simulator::SimulatorConfig {
+        access_token: args.token.clone(),
+        app_secret: args.app_secret.clone(),
+        callback_url: args.callback.clone(),
+        throughput_per_sender: args.throughput,
+        ..herald_simulator::SimulatorConfig::default()
+    });
+    let (server, port) = herald_simulator::standalone(&args.listen, simulator)?;
+    print_out(&format!(
+        "simulator listening on http://{}/simulator (Graph API paths and /simulator/control/…)",
+        herald_app::display_addr(&args.listen, port)
+    ));
+    server.await?;
+    Ok(())
 }
 
 /// Writes to stdout without panicking when nobody reads it any more: a closed pipe must not stop a server.

@@ -1,13 +1,23 @@
 use crate::adapters::{MonotonicUlids, OsSecrets, SystemClock};
-use crate::config::Settings;
+use crate::cli::Role;
+use crate::config::{NetworkMode, Settings};
+use crate::network::{AppSecretAuthenticator, CloudApiDecoder, SenderPacer};
+use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
+use herald_cloudapi::{CloudApiClient, CloudApiConfig};
+use herald_domain::network::MessagingNetwork;
 use herald_domain::ports::{Clock, IdGenerator, NoRateLimit, RateLimiter, SecretSource};
+use herald_domain::time::Duration;
 use herald_domain::usecases::{
-    Admin, Authenticate, GetMessage, ListMessages, MessageEvents, SendMessage, SendPorts, SendSettings,
+    Admin, Authenticate, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, ListMessages,
+    ListTemplates, MessageEvents, ProcessCallbacks, SendMessage, SendPorts, SendSettings, SyncTemplates,
     WindowStatus,
 };
+use herald_http::network::NetworkWebhook;
 use herald_http::{ApiContext, Readiness};
+use herald_simulator::{Simulator, SimulatorConfig};
 use herald_store::{Store, StoreOptions};
+use secrecy::{ExposeSecret, SecretString};
 use std::net::TcpListener;
 use std::sync::Arc;
 
@@ -62,7 +72,27 @@ impl Services {
         )
     }
 
-    fn api_context(&self) -> ApiContext {
+    fn sync_templates(&self, network: Arc<dyn MessagingNetwork>) -> SyncTemplates {
+        SyncTemplates::new(
+            self.store.accounts(),
+            self.store.templates(),
+            network,
+            self.clock.clone(),
+            self.ids.clone(),
+        )
+    }
+
+    fn process_callbacks(&self) -> ProcessCallbacks {
+        ProcessCallbacks::new(
+            self.store.accounts(),
+            self.store.tracking(),
+            Arc::new(CloudApiDecoder),
+            self.clock.clone(),
+            self.ids.clone(),
+        )
+    }
+
+    fn api_context(&self, settings: &Settings, network: Arc<dyn MessagingNetwork>) -> ApiContext {
         let store = &self.store;
         ApiContext {
             authenticate: Authenticate::new(store.accounts(), self.clock.clone()),
@@ -76,14 +106,39 @@ impl Services {
                     clock: self.clock.clone(),
                     ids: self.ids.clone(),
                 },
-                SendSettings::default(),
+                SendSettings {
+                    dispatch_deadline: Duration::hours(settings.dispatch_deadline_hours),
+                    ..SendSettings::default()
+                },
             ),
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
+            templates: ListTemplates::new(store.templates()),
+            sync_templates: Arc::new(self.sync_templates(network)),
             readiness: Arc::new(StoreReadiness(store.clone())),
         }
+    }
+
+    fn dispatch(&self, settings: &Settings, network: Arc<dyn MessagingNetwork>) -> DispatchMessages {
+        DispatchMessages::new(
+            DispatchPorts {
+                outbox: self.store.outbox(),
+                network,
+                pacer: Arc::new(SenderPacer::default()),
+                clock: self.clock.clone(),
+                ids: self.ids.clone(),
+                random: self.secrets.clone(),
+            },
+            DispatchSettings {
+                batch_size: settings.dispatch_batch_size,
+                callback_window: Duration::seconds(settings.callback_wait_seconds),
+                lease: Duration::seconds(settings.dispatch_lease_seconds),
+                base_backoff: Duration::milliseconds(settings.dispatch_base_backoff_ms),
+                ..DispatchSettings::default()
+            },
+        )
     }
 }
 
@@ -105,50 +160,202 @@ impl Readiness for StoreReadiness {
     }
 }
 
-/// A bound, ready-to-run server.
+/// A bound, ready-to-run Herald: the HTTP server (roles `all`, `api`) and the background workers (roles
+/// `all`, `worker`).
 pub struct Application {
-    port: u16,
-    server: actix_web::dev::Server,
+    port: Option<u16>,
+    server: Option<(
+        actix_web::dev::ServerHandle,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    )>,
+    workers: Option<Workers>,
+    sync: Arc<SyncTemplates>,
+    simulator: Option<Arc<Simulator>>,
+    shutdown_grace: std::time::Duration,
 }
 
 impl Application {
-    /// Binds `settings.listen` (port 0 picks a free one) and builds the server on `services`.
+    /// Binds `settings.listen` (port 0 picks a free one) and builds everything `role` runs on `services`.
+    /// With the simulator network (the default) the simulator is served in-process under `/simulator` and
+    /// calls back to this server's `/webhooks/whatsapp`.
     ///
     /// # Errors
-    /// When the address cannot be bound.
-    pub fn build(settings: &Settings, services: &Services) -> anyhow::Result<Self> {
-        let listener =
-            TcpListener::bind(&settings.listen).with_context(|| format!("binding {}", settings.listen))?;
-        let port = listener.local_addr()?.port();
-        let context = actix_web::web::Data::new(services.api_context());
-        let mut server = actix_web::HttpServer::new(move || herald_http::app(context.clone()))
-            .shutdown_timeout(settings.shutdown_timeout_seconds)
-            .listen(listener)?;
-        if settings.http_workers > 0 {
-            server = server.workers(settings.http_workers);
-        }
+    /// When the address cannot be bound or the configuration is incomplete (e.g. cloud mode without an app
+    /// secret).
+    pub fn build(settings: &Settings, services: &Services, role: Role) -> anyhow::Result<Self> {
+        let serves_http = role != Role::Worker;
+        let listener = if serves_http {
+            Some(
+                TcpListener::bind(&settings.listen)
+                    .with_context(|| format!("binding {}", settings.listen))?,
+            )
+        } else {
+            None
+        };
+        let port = listener
+            .as_ref()
+            .map(|l| l.local_addr().map(|a| a.port()))
+            .transpose()?;
+        let own_base = port.map(|p| format!("http://{}", crate::display_addr(&settings.listen, p)));
+
+        let app_secret = match (&settings.app_secret, settings.network) {
+            (Some(secret), _) => secret.clone(),
+            // The in-process simulator and the verifier share the process, so a fresh secret is enough.
+            (None, NetworkMode::Simulator) => SecretString::from(random_secret(services.secrets.as_ref())),
+            (None, NetworkMode::Cloud) if serves_http => {
+                anyhow::bail!(
+                    "HERALD_APP_SECRET is required with HERALD_NETWORK=cloud: it verifies the network's callbacks"
+                )
+            }
+            (None, NetworkMode::Cloud) => SecretString::from(String::new()),
+        };
+        let simulator_token = settings
+            .simulator_token
+            .clone()
+            .unwrap_or_else(|| SecretString::from(herald_simulator::DEFAULT_ACCESS_TOKEN.to_owned()));
+
+        let (simulator, network_base, default_token) = match settings.network {
+            NetworkMode::Simulator => {
+                let simulator = own_base.as_ref().map(|base| {
+                    Simulator::new(SimulatorConfig {
+                        access_token: simulator_token.expose_secret().to_owned(),
+                        app_secret: app_secret.expose_secret().to_owned(),
+                        callback_url: Some(format!("{base}/webhooks/whatsapp")),
+                        throughput_per_sender: settings.simulator_throughput_per_sender,
+                        callback_delay_ms: (
+                            settings.simulator_callback_delay_min_ms,
+                            settings.simulator_callback_delay_max_ms,
+                        ),
+                        duplicate_callbacks: settings.simulator_duplicate_callbacks,
+                        ..SimulatorConfig::default()
+                    })
+                });
+                let base = match (&settings.simulator_url, &own_base) {
+                    (Some(url), _) => url.clone(),
+                    (None, Some(base)) => format!("{base}/simulator"),
+                    (None, None) => anyhow::bail!(
+                        "a worker-only process with the simulator network needs HERALD_SIMULATOR_URL (an API process's /simulator)"
+                    ),
+                };
+                (simulator, base, Some(simulator_token))
+            }
+            NetworkMode::Cloud => (
+                None,
+                settings.cloud_api_base_url.clone(),
+                settings.cloud_access_token.clone(),
+            ),
+        };
+        let mut network_config = CloudApiConfig::new(network_base, settings.graph_api_version.clone());
+        network_config.default_access_token = default_token;
+        let network: Arc<dyn MessagingNetwork> = Arc::new(CloudApiClient::new(network_config)?);
+        let sync = Arc::new(services.sync_templates(network.clone()));
+
+        let server = match listener {
+            None => None,
+            Some(listener) => {
+                let context = actix_web::web::Data::new(services.api_context(settings, network.clone()));
+                let webhook = actix_web::web::Data::new(NetworkWebhook {
+                    callbacks: Arc::new(services.process_callbacks()),
+                    authenticator: Arc::new(AppSecretAuthenticator {
+                        app_secret: app_secret.clone(),
+                        verify_token: settings.verify_token.clone(),
+                    }),
+                });
+                let mounted = simulator.clone();
+                let mut server = actix_web::HttpServer::new(move || {
+                    let webhook = webhook.clone();
+                    let mounted = mounted.clone();
+                    herald_http::app(context.clone())
+                        .configure(move |config| herald_http::network::configure(config, webhook))
+                        .configure(move |config| {
+                            if let Some(simulator) = mounted {
+                                herald_simulator::configure(config, simulator);
+                            }
+                        })
+                })
+                .shutdown_timeout(settings.shutdown_timeout_seconds)
+                .listen(listener)?;
+                if settings.http_workers > 0 {
+                    server = server.workers(settings.http_workers);
+                }
+                // Spawned now, not when awaited: an actix server accepts nothing until its future runs, and the
+                // workers (template sync, the in-process simulator's callbacks) need it from the start.
+                let server = server.run();
+                Some((server.handle(), tokio::spawn(server)))
+            }
+        };
+
+        let workers = (role != Role::Api).then(|| {
+            Workers::start(
+                Arc::new(services.dispatch(settings, network.clone())),
+                Arc::new(services.process_callbacks()),
+                sync.clone(),
+                services.store.work_notifier(),
+                &WorkerSettings {
+                    dispatch_loops: settings.dispatch_loops,
+                    poll_interval: std::time::Duration::from_millis(settings.dispatch_poll_ms),
+                    backlog_interval: std::time::Duration::from_secs(5),
+                    template_sync_interval: std::time::Duration::from_secs(
+                        settings.template_sync_interval_seconds.max(1),
+                    ),
+                },
+            )
+        });
         Ok(Self {
             port,
-            server: server.run(),
+            server,
+            workers,
+            sync,
+            simulator,
+            shutdown_grace: std::time::Duration::from_secs(settings.shutdown_timeout_seconds),
         })
     }
 
-    pub fn port(&self) -> u16 {
+    /// The bound HTTP port (`None` for a worker-only process).
+    pub fn port(&self) -> Option<u16> {
         self.port
     }
 
-    /// Serves until SIGINT/SIGTERM, then lets in-flight requests finish (graceful shutdown).
+    /// The in-process simulator, when this process serves it.
+    pub fn simulator(&self) -> Option<Arc<Simulator>> {
+        self.simulator.clone()
+    }
+
+    /// Syncs every organization's templates now.
+    ///
+    /// # Errors
+    /// When the organizations cannot be listed.
+    pub async fn sync_templates_now(&self) -> anyhow::Result<()> {
+        self.sync.sync_all().await?;
+        Ok(())
+    }
+
+    /// Serves until SIGINT/SIGTERM (or, without HTTP, until Ctrl-C), then lets in-flight requests and the
+    /// current worker rounds finish.
     ///
     /// # Errors
     /// When the server fails.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        match self.server {
+            Some((_, running)) => running.await??,
+            None => tokio::signal::ctrl_c().await?,
+        }
+        if let Some(workers) = self.workers {
+            workers.stop(self.shutdown_grace).await;
+        }
+        Ok(())
     }
 
-    /// A handle to stop the server from elsewhere (tests).
-    pub fn handle(&self) -> actix_web::dev::ServerHandle {
-        self.server.handle()
+    /// A handle to stop the HTTP server from elsewhere (tests).
+    pub fn handle(&self) -> Option<actix_web::dev::ServerHandle> {
+        self.server.as_ref().map(|(handle, _)| handle.clone())
     }
+}
+
+fn random_secret(secrets: &dyn SecretSource) -> String {
+    let mut bytes = [0_u8; 32];
+    secrets.fill(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Hides the password of a database URL for logs.

@@ -21,8 +21,8 @@ pub use dto::{
 };
 pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
 pub use openapi::openapi;
-pub use templates::{TemplateListResource, TemplateResource, TemplateSyncResource};
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};
+pub use templates::{TemplateListResource, TemplateResource, TemplateSyncResource};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -111,7 +111,9 @@ fn routes(config: &mut web::ServiceConfig) {
                 .service(resource("/contacts/{number}/window").route(web::get().to(handlers::window)))
                 .service(resource("/templates").route(web::get().to(templates::list_templates)))
                 .service(resource("/templates/sync").route(web::post().to(templates::sync_templates)))
-                .service(resource("/templates/{name}/{language}").route(web::get().to(templates::get_template)))
+                .service(
+                    resource("/templates/{name}/{language}").route(web::get().to(templates::get_template)),
+                )
                 .service(resource("/openapi.json").route(web::get().to(handlers::openapi_json)))
                 .default_service(web::to(handlers::not_found)),
         )

@@ -48,7 +48,10 @@ struct Handshake {
 
 async fn verify(webhook: web::Data<NetworkWebhook>, query: web::Query<Handshake>) -> HttpResponse {
     let handshake = query.into_inner();
-    let token_ok = handshake.verify_token.as_deref().is_some_and(|t| webhook.authenticator.verify_token_valid(t));
+    let token_ok = handshake
+        .verify_token
+        .as_deref()
+        .is_some_and(|t| webhook.authenticator.verify_token_valid(t));
     match (handshake.mode.as_deref(), handshake.challenge) {
         (Some("subscribe"), Some(challenge)) if token_ok => {
             HttpResponse::Ok().content_type("text/plain").body(challenge)
@@ -61,7 +64,10 @@ async fn verify(webhook: web::Data<NetworkWebhook>, query: web::Query<Handshake>
 /// and processes it afterwards. A crash after the 200 loses nothing: the worker's backlog sweep processes
 /// stored callbacks that were never marked processed.
 async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web::Bytes) -> HttpResponse {
-    let signature = req.headers().get("x-hub-signature-256").and_then(|v| v.to_str().ok());
+    let signature = req
+        .headers()
+        .get("x-hub-signature-256")
+        .and_then(|v| v.to_str().ok());
     if !webhook.authenticator.signature_valid(signature, &body) {
         tracing::warn!("network callback refused: bad or missing signature");
         return HttpResponse::Unauthorized().finish();
@@ -71,7 +77,9 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
         Err(error) => {
             // Not acknowledged: the network retries it.
             tracing::error!(%error, "could not store a network callback");
-            return HttpResponse::ServiceUnavailable().insert_header(("Retry-After", "5")).finish();
+            return HttpResponse::ServiceUnavailable()
+                .insert_header(("Retry-After", "5"))
+                .finish();
         }
     };
     let callbacks = webhook.callbacks.clone();

@@ -80,15 +80,29 @@ impl From<&Template> for TemplateResource {
     fn from(template: &Template) -> Self {
         let structure = &template.structure;
         let header = match &structure.header {
-            HeaderSpec::None => TemplateHeaderResource { format: "none".into(), parameters: 0 },
-            HeaderSpec::Text => TemplateHeaderResource { format: "text".into(), parameters: 1 },
-            HeaderSpec::Media(kind) => TemplateHeaderResource { format: kind.as_str().into(), parameters: 1 },
-            HeaderSpec::Location => TemplateHeaderResource { format: "location".into(), parameters: 1 },
+            HeaderSpec::None => TemplateHeaderResource {
+                format: "none".into(),
+                parameters: 0,
+            },
+            HeaderSpec::Text => TemplateHeaderResource {
+                format: "text".into(),
+                parameters: 1,
+            },
+            HeaderSpec::Media(kind) => TemplateHeaderResource {
+                format: kind.as_str().into(),
+                parameters: 1,
+            },
+            HeaderSpec::Location => TemplateHeaderResource {
+                format: "location".into(),
+                parameters: 1,
+            },
         };
         let body = match &structure.body {
-            BodySpec::Positional(count) => {
-                TemplateBodyResource { parameter_format: "positional".into(), parameters: *count, names: Vec::new() }
-            }
+            BodySpec::Positional(count) => TemplateBodyResource {
+                parameter_format: "positional".into(),
+                parameters: *count,
+                names: Vec::new(),
+            },
             BodySpec::Named(names) => TemplateBodyResource {
                 parameter_format: "named".into(),
                 parameters: names.len(),
@@ -144,13 +158,19 @@ pub(crate) async fn list_templates(
         .map(TemplateName::parse)
         .transpose()
         .map_err(|e| ApiError::field("name", e.0))?;
-    let status = query.status.as_deref().filter(|s| !s.is_empty()).map(str::to_uppercase);
+    let status = query
+        .status
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(str::to_uppercase);
     let templates = ctx
         .templates
         .execute(&caller.0.organization.id, &TemplateQuery { status, name })
         .await
         .map_err(ApiError::from)?;
-    Ok(HttpResponse::Ok().json(TemplateListResource { data: templates.iter().map(TemplateResource::from).collect() }))
+    Ok(HttpResponse::Ok().json(TemplateListResource {
+        data: templates.iter().map(TemplateResource::from).collect(),
+    }))
 }
 
 /// One template by name and language.
@@ -184,7 +204,10 @@ pub(crate) async fn get_template(
         .await
         .map_err(ApiError::from)?
         .ok_or_else(|| {
-            ApiError::TemplateNotFound(herald_domain::template::TemplateRef { name: name.clone(), language: language.clone() })
+            ApiError::TemplateNotFound(herald_domain::template::TemplateRef {
+                name: name.clone(),
+                language: language.clone(),
+            })
         })?;
     Ok(HttpResponse::Ok().json(TemplateResource::from(&template)))
 }
@@ -204,10 +227,18 @@ pub(crate) async fn get_template(
     security(("bearer" = []))
 )]
 pub(crate) async fn sync_templates(ctx: web::Data<ApiContext>, caller: Caller) -> HandlerResult {
-    let report = ctx.sync_templates.sync_organization(&caller.0.organization.id).await.map_err(|error| match error {
-        SyncError::Store(store) => ApiError::from(store),
-        SyncError::Network(network) => ApiError::Unavailable(format!("the network refused the listing: {network}")),
-    })?;
-    Ok(HttpResponse::Ok()
-        .json(TemplateSyncResource { business_accounts: report.business_accounts, templates: report.templates }))
+    let report = ctx
+        .sync_templates
+        .sync_organization(&caller.0.organization.id)
+        .await
+        .map_err(|error| match error {
+            SyncError::Store(store) => ApiError::from(store),
+            SyncError::Network(network) => {
+                ApiError::Unavailable(format!("the network refused the listing: {network}"))
+            }
+        })?;
+    Ok(HttpResponse::Ok().json(TemplateSyncResource {
+        business_accounts: report.business_accounts,
+        templates: report.templates,
+    }))
 }
