@@ -52,14 +52,20 @@ pub async fn spawn_app(db: Db) -> Option<TestApp> {
             (store, Box::new(guard))
         }
     };
-    let services = Services::with_store(store);
     let settings = Settings {
         listen: "127.0.0.1:0".into(),
         http_workers: 2,
         ..Settings::default()
     };
-    // The API alone: these scenarios check what is stored at acceptance, so nothing dispatches.
-    let app = Application::build(&settings, &services, herald_app::cli::Role::Api).expect("server binds");
+    Some(spawn_api_on(&settings, &Services::with_store(store), guard).await)
+}
+
+/// The API alone (no workers: these scenarios check what is stored at acceptance, so nothing dispatches),
+/// with one organization on the business plan whose default sender is the simulator's first number, its
+/// templates stored, and a key.
+pub async fn spawn_api_on(settings: &Settings, services: &Services, guard: Box<dyn Any + Send>) -> TestApp {
+    let services = services.clone();
+    let app = Application::build(settings, &services, herald_app::cli::Role::Api).expect("server binds");
     let base = format!(
         "http://127.0.0.1:{}",
         app.port().expect("the API role serves HTTP")
@@ -82,7 +88,7 @@ pub async fn spawn_app(db: Db) -> Option<TestApp> {
         .await
         .unwrap();
     herald_app::demo::seed_templates(&services, &org).await.unwrap();
-    Some(TestApp {
+    TestApp {
         base,
         http: reqwest::Client::new(),
         services,
@@ -91,7 +97,7 @@ pub async fn spawn_app(db: Db) -> Option<TestApp> {
         sender,
         handle,
         _guard: guard,
-    })
+    }
 }
 
 /// A new organization on `plan` with one API key.
@@ -179,6 +185,24 @@ impl TestApp {
                 None => return ids,
             }
         }
+    }
+
+    /// How many accepted sends the in-process simulator holds for `message_id`.
+    pub async fn copies_sent_to(&self, message_id: &str) -> usize {
+        let sent: Value = self
+            .http
+            .get(self.url("/simulator/control/sent"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        sent.as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["biz_opaque_callback_data"] == message_id)
+            .count()
     }
 
     /// This month's quota count.

@@ -13,4 +13,5 @@
 )]
 
 mod helpers;
+mod network;
 mod scenarios;

@@ -30,6 +30,14 @@ const TEMPLATE_LOCK: i64 = 0x4865_7261_6c64_5431;
 /// Keeps a test database alive; see the module docs for when it goes away.
 pub struct Guard {
     _database: Arc<dyn Any + Send + Sync>,
+    url: String,
+}
+
+impl Guard {
+    /// The test database's URL, for tests that need more connection pools (several worker processes) on it.
+    pub fn database_url(&self) -> &str {
+        &self.url
+    }
 }
 
 impl std::fmt::Debug for Guard {
@@ -59,7 +67,7 @@ pub async fn fresh_sqlite() -> anyhow::Result<(Store, Guard)> {
     let keep: Arc<dyn Any + Send + Sync> = Arc::new(dir);
     let store = Store::connect_keeping(&url, &test_options(), Some(keep.clone())).await?;
     store.migrate().await?;
-    Ok((store, Guard { _database: keep }))
+    Ok((store, Guard { _database: keep, url }))
 }
 
 /// A migrated PostgreSQL store on a new database, or `None` when [`DATABASE_URL_ENV`] is unset.
@@ -229,8 +237,15 @@ async fn new_postgres(server: &str, template: Option<&str>) -> anyhow::Result<(S
         name: name.clone(),
     });
     let keep: Keepalive = Some(database.clone());
-    let store = Store::connect_keeping(&with_database(server, &name)?, &test_options(), keep).await?;
-    Ok((store, Guard { _database: database }))
+    let url = with_database(server, &name)?;
+    let store = Store::connect_keeping(&url, &test_options(), keep).await?;
+    Ok((
+        store,
+        Guard {
+            _database: database,
+            url,
+        },
+    ))
 }
 
 /// Drops its test database when the last holder lets go.

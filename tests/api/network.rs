@@ -1,0 +1,687 @@
+//! End to end through the network: the real Cloud API client, the simulator (served in-process on the
+//! app's random port) and its signed callbacks, the dispatch workers and callback processing — on both
+//! stores.
+
+use crate::helpers::{Db, assert_problem};
+use herald_app::config::Settings;
+use herald_app::{Application, Services};
+use herald_domain::ids::OrganizationId;
+use herald_domain::organization::{NetworkRef, PlanName};
+use herald_domain::usecases::NewSender;
+use herald_domain::values::{DisplayName, PhoneNumber};
+use serde_json::{Value, json};
+use std::any::Any;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+macro_rules! network_scenarios {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(crate::helpers::Db::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_err() {
+                        eprintln!("SKIPPED (HERALD_TEST_DATABASE_URL unset): network::postgres::{}", stringify!($name));
+                        return;
+                    }
+                    super::$name(crate::helpers::Db::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+
+network_scenarios!(
+    text_inside_the_window_is_delivered,
+    templates_are_delivered_and_endings_steer_the_outcome,
+    duplicated_callbacks_produce_one_event_each,
+    throughput_errors_slow_dispatch_without_failing,
+    a_worker_dying_after_the_network_accepted_does_not_double_send,
+    network_callbacks_need_a_valid_signature,
+);
+
+const SENDER: &str = "+15550001111";
+
+/// Herald with workers and the in-process simulator, one organization whose sender is the simulator's first
+/// number, and its templates synced from the simulator.
+pub struct NetApp {
+    pub base: String,
+    pub http: reqwest::Client,
+    pub services: Services,
+    pub org: OrganizationId,
+    pub key: String,
+    pub app_secret: String,
+    handle: actix_web::dev::ServerHandle,
+    _guard: Box<dyn Any + Send>,
+}
+
+impl Drop for NetApp {
+    fn drop(&mut self) {
+        drop(self.handle.stop(false));
+    }
+}
+
+pub async fn store_for(db: Db) -> (herald_store::Store, herald_store::testing::Guard) {
+    match db {
+        Db::Sqlite => herald_store::testing::fresh_sqlite()
+            .await
+            .expect("fresh SQLite store"),
+        Db::Postgres => herald_store::testing::fresh_postgres()
+            .await
+            .expect("fresh PostgreSQL store")
+            .expect("HERALD_TEST_DATABASE_URL is set"),
+    }
+}
+
+/// Settings that make the simulator and the workers quick, for tests.
+pub fn fast_settings() -> Settings {
+    Settings {
+        listen: "127.0.0.1:0".into(),
+        http_workers: 2,
+        app_secret: Some("test-app-secret".to_owned().into()),
+        simulator_callback_delay_min_ms: 5,
+        simulator_callback_delay_max_ms: 20,
+        dispatch_poll_ms: 50,
+        dispatch_base_backoff_ms: 50,
+        shutdown_timeout_seconds: 1,
+        ..Settings::default()
+    }
+}
+
+async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput: u32) -> NetApp {
+    let (store, guard) = store_for(db).await;
+    let mut settings = fast_settings();
+    tweak(&mut settings);
+    let services = Services::with_store(store);
+    let admin = services.admin();
+    let org = admin
+        .create_organization(
+            DisplayName::parse("Net org").unwrap(),
+            PlanName::parse("business").unwrap(),
+            None,
+        )
+        .await
+        .unwrap();
+    admin
+        .add_sender(NewSender {
+            organization_id: org.id,
+            number: PhoneNumber::parse(SENDER).unwrap(),
+            phone_number_id: NetworkRef::parse("1000000001").unwrap(),
+            waba_id: NetworkRef::parse("2000000001").unwrap(),
+            access_token_env: None,
+            is_default: true,
+            throughput_per_second: throughput,
+        })
+        .await
+        .unwrap();
+    let (_, key) = admin.create_key(&org.id, None).await.unwrap();
+    let app = Application::build(&settings, &services, herald_app::cli::Role::All).expect("server binds");
+    let base = format!("http://127.0.0.1:{}", app.port().unwrap());
+    let handle = app.handle().unwrap();
+    app.sync_templates_now().await.unwrap();
+    tokio::spawn(app.run_until_stopped());
+    NetApp {
+        base,
+        http: reqwest::Client::new(),
+        services,
+        org: org.id,
+        key: key.expose().to_owned(),
+        app_secret: "test-app-secret".into(),
+        handle,
+        _guard: Box::new(guard),
+    }
+}
+
+impl NetApp {
+    async fn send(&self, path: &str, body: Value) -> Value {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(&self.key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
+        response.json().await.unwrap()
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(&self.key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// Polls the message until `done` holds (at most 30 s).
+    async fn wait_for(&self, id: &str, done: impl Fn(&Value, &Value) -> bool) -> (Value, Value) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let message = self.get(&format!("/api/v1/messages/{id}")).await;
+            let events = self.get(&format!("/api/v1/messages/{id}/events")).await;
+            if done(&message, &events) {
+                return (message, events);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out; last seen: {message}\n{events}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn wait_status(&self, id: &str, status: &str) -> (Value, Value) {
+        self.wait_for(id, |m, _| m["status"] == status).await
+    }
+
+    async fn simulator_sent(&self) -> Vec<Value> {
+        let sent: Value = self
+            .http
+            .get(format!("{}/simulator/control/sent", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        sent.as_array().cloned().unwrap_or_default()
+    }
+
+    async fn copies_sent(&self, message_id: &str) -> usize {
+        self.simulator_sent()
+            .await
+            .iter()
+            .filter(|r| r["biz_opaque_callback_data"] == message_id)
+            .count()
+    }
+}
+
+fn template(to: &str) -> Value {
+    json!({ "to": to, "template": { "name": "hello_world", "language": "en_US" } })
+}
+
+fn statuses(events: &Value) -> Vec<(String, bool)> {
+    events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["status"].as_str().unwrap().to_owned(),
+                e["applied"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+async fn text_inside_the_window_is_delivered(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let to = "+15551234567";
+    // Free-form is refused until the number writes in.
+    let closed = app
+        .http
+        .post(format!("{}/api/v1/messages/send-text", app.base))
+        .bearer_auth(&app.key)
+        .json(&json!({ "to": to, "message": "hi" }))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(closed, 422, "service_window_closed").await;
+
+    let inbound = app
+        .http
+        .post(format!("{}/simulator/control/inbound", app.base))
+        .json(&json!({ "from": to, "to": SENDER, "text": "Olá, where is my order? 📦" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(inbound.status(), 200);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while app.get("/api/v1/contacts/%2B15551234567/window").await["open"] != true {
+        assert!(
+            Instant::now() < deadline,
+            "the inbound message never opened the window"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let events = app.services.store.customer_events(&app.org).await.unwrap();
+    let inbound_event = events
+        .iter()
+        .find(|e| e.event_type.as_str() == "message.inbound")
+        .expect("inbound event");
+    let payload: Value = serde_json::from_str(&inbound_event.payload).unwrap();
+    assert_eq!(
+        payload["data"]["text"]["body"], "Olá, where is my order? 📦",
+        "non-ASCII text survives the signed callback"
+    );
+    assert_eq!(payload["data"]["from"], to);
+
+    let message = app
+        .send(
+            "/api/v1/messages/send-text",
+            json!({ "to": to, "message": "On its way!" }),
+        )
+        .await;
+    let (delivered, _) = app
+        .wait_status(message["id"].as_str().unwrap(), "delivered")
+        .await;
+    assert!(
+        delivered["network_message_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("wamid.")
+    );
+    let request = app
+        .simulator_sent()
+        .await
+        .into_iter()
+        .find(|r| r["biz_opaque_callback_data"] == message["id"])
+        .expect("the simulator received the send");
+    assert_eq!(request["request"]["type"], "text");
+    assert_eq!(request["request"]["text"]["body"], "On its way!");
+}
+
+async fn templates_are_delivered_and_endings_steer_the_outcome(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let plain = app
+        .send("/api/v1/messages/send-template", template("+15551234567"))
+        .await;
+    let refused = app
+        .send("/api/v1/messages/send-template", template("+15551239999"))
+        .await;
+    let flaky = app
+        .send("/api/v1/messages/send-template", template("+15551239998"))
+        .await;
+    let early_delivery = app
+        .send("/api/v1/messages/send-template", template("+15551239996"))
+        .await;
+    let reader = app
+        .send("/api/v1/messages/send-template", template("+15551239997"))
+        .await;
+    let full = json!({
+        "to": "+15551234568",
+        "template": { "name": "order_shipped", "language": "en_US" },
+        "variables": { "header": { "type": "text", "values": ["#1234"] }, "body": ["Ana", "#1234", "Friday"],
+                       "buttons": [ { "index": 0, "sub_type": "url", "values": ["track/1234"] } ] }
+    });
+    let shipped = app.send("/api/v1/messages/send-template", full).await;
+
+    let (_, events) = app.wait_status(plain["id"].as_str().unwrap(), "delivered").await;
+    let applied: Vec<String> = statuses(&events)
+        .into_iter()
+        .filter(|(_, a)| *a)
+        .map(|(s, _)| s)
+        .collect();
+    assert_eq!(applied, ["accepted", "submitted", "sent", "delivered"]);
+    app.wait_status(shipped["id"].as_str().unwrap(), "delivered")
+        .await;
+
+    let (failed, _) = app.wait_status(refused["id"].as_str().unwrap(), "failed").await;
+    assert_eq!(failed["error"]["network_code"], 131026, "{failed}");
+    assert_eq!(failed["error"]["code"], "recipient_unreachable");
+
+    let flaky_id = flaky["id"].as_str().unwrap();
+    app.wait_status(flaky_id, "delivered").await;
+    assert_eq!(
+        app.copies_sent(flaky_id).await,
+        1,
+        "two 500s, then one accepted send"
+    );
+
+    let early_id = early_delivery["id"].as_str().unwrap();
+    let (message, events) = app
+        .wait_for(early_id, |_, events| {
+            statuses(events)
+                .iter()
+                .any(|(s, applied)| s == "sent" && !applied)
+        })
+        .await;
+    assert_eq!(
+        message["status"], "delivered",
+        "the late `sent` does not move it back"
+    );
+    assert!(statuses(&events).contains(&("delivered".to_owned(), true)));
+
+    app.wait_status(reader["id"].as_str().unwrap(), "read").await;
+    for id in
+        [&plain, &refused, &flaky, &early_delivery, &reader, &shipped].map(|m| m["id"].as_str().unwrap())
+    {
+        // `…9999` too: the network takes the request, then reports the failure.
+        assert_eq!(app.copies_sent(id).await, 1, "{id}");
+    }
+}
+
+async fn duplicated_callbacks_produce_one_event_each(db: Db) {
+    let app = spawn(db, |s| s.simulator_duplicate_callbacks = true, 80).await;
+    let message = app
+        .send("/api/v1/messages/send-template", template("+15551234567"))
+        .await;
+    let id = message["id"].as_str().unwrap();
+    // Wait until both copies of `delivered` were recorded.
+    let (_, events) = app
+        .wait_for(id, |m, e| {
+            m["status"] == "delivered" && statuses(e).iter().filter(|(s, _)| s == "delivered").count() == 2
+        })
+        .await;
+    let history = statuses(&events);
+    assert_eq!(history.iter().filter(|(s, a)| s == "delivered" && *a).count(), 1);
+    assert_eq!(
+        history.iter().filter(|(s, a)| s == "delivered" && !*a).count(),
+        1,
+        "{history:?}"
+    );
+    let customer: Vec<(String, u32)> = app
+        .services
+        .store
+        .customer_events(&app.org)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.message_id.map(|m| m.to_string()) == Some(id.to_owned()))
+        .map(|e| {
+            let payload: Value = serde_json::from_str(&e.payload).unwrap();
+            (payload["data"]["status"].as_str().unwrap().to_owned(), e.sequence)
+        })
+        .collect();
+    assert_eq!(
+        customer,
+        [
+            ("submitted".to_owned(), 1),
+            ("sent".to_owned(), 2),
+            ("delivered".to_owned(), 3)
+        ],
+        "one customer event per change of status, in sequence"
+    );
+}
+
+async fn throughput_errors_slow_dispatch_without_failing(db: Db) {
+    // Herald's pacing (100/s) is above the simulator's limit (5/s): the network answers 130429 and dispatch
+    // must back off and retry, never fail.
+    let app = spawn(db, |s| s.simulator_throughput_per_sender = 5, 100).await;
+    let mut ids = Vec::new();
+    for i in 0..15 {
+        let message = app
+            .send(
+                "/api/v1/messages/send-template",
+                template(&format!("+155520000{i:02}")),
+            )
+            .await;
+        ids.push(message["id"].as_str().unwrap().to_owned());
+    }
+    for id in &ids {
+        let (message, _) = app
+            .wait_for(id, |m, _| m["status"] == "delivered" || m["status"] == "failed")
+            .await;
+        assert_eq!(message["status"], "delivered", "{message}");
+        assert_eq!(app.copies_sent(id).await, 1);
+    }
+}
+
+/// A worker that dies after the network accepted its send but before it recorded `submitted` must not cause a
+/// second send: the job is reclaimed when its lease expires, waits for a callback carrying its message id, and
+/// finds the message already moved on.
+async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) {
+    use herald_domain::dispatch::JobCompletion;
+    use herald_domain::ports::{OutboxStore, StoreError};
+    use herald_domain::usecases::{DispatchMessages, DispatchPorts, DispatchSettings};
+
+    /// An outbox whose completions never land: the process "dies" right after the network call.
+    struct DiesBeforeRecording(Arc<dyn OutboxStore>);
+
+    #[async_trait::async_trait]
+    impl OutboxStore for DiesBeforeRecording {
+        async fn claim_jobs(
+            &self,
+            token: &herald_domain::dispatch::ClaimToken,
+            now: herald_domain::Timestamp,
+            lease_until: herald_domain::Timestamp,
+            limit: u32,
+        ) -> Result<Vec<herald_domain::dispatch::ClaimedJob>, StoreError> {
+            self.0.claim_jobs(token, now, lease_until, limit).await
+        }
+        async fn complete_job(&self, _: &JobCompletion) -> Result<bool, StoreError> {
+            Err(StoreError::Unavailable("the worker died".into()))
+        }
+    }
+
+    // The API alone (with the simulator and callbacks); dispatch runs by hand below.
+    let (store, guard) = store_for(db).await;
+    let services = Services::with_store(store);
+    let settings = fast_settings();
+    let app = crate::helpers::spawn_api_on(&settings, &services, Box::new(guard)).await;
+    let message: Value = app
+        .post("/api/v1/messages/send-template", &template("+15551234567"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let id = message["id"].as_str().unwrap().to_owned();
+
+    let network: Arc<dyn herald_domain::network::MessagingNetwork> = Arc::new(
+        herald_cloudapi::CloudApiClient::new({
+            let mut config = herald_cloudapi::CloudApiConfig::new(format!("{}/simulator", app.base), "v23.0");
+            config.default_access_token = Some(herald_simulator::DEFAULT_ACCESS_TOKEN.to_owned().into());
+            config
+        })
+        .unwrap(),
+    );
+    let dispatcher = |outbox: Arc<dyn OutboxStore>| {
+        DispatchMessages::new(
+            DispatchPorts {
+                outbox,
+                network: network.clone(),
+                pacer: Arc::new(herald_app::network::SenderPacer::default()),
+                clock: services.clock.clone(),
+                ids: services.ids.clone(),
+                random: services.secrets.clone(),
+            },
+            DispatchSettings {
+                lease: herald_domain::time::Duration::milliseconds(500),
+                callback_window: herald_domain::time::Duration::milliseconds(500),
+                ..DispatchSettings::default()
+            },
+        )
+    };
+    let dying = dispatcher(Arc::new(DiesBeforeRecording(services.store.outbox())));
+    let report = dying.run_once().await.unwrap();
+    assert_eq!(report.claimed, 1);
+    assert_eq!(
+        app.copies_sent_to(&id).await,
+        1,
+        "the network accepted the first attempt"
+    );
+
+    // The restarted worker: the lease expires, the job comes back as reclaimed and waits for a callback.
+    let restarted = dispatcher(services.store.outbox());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let report = restarted.run_once().await.unwrap();
+        if report.already_done == 1 {
+            break;
+        }
+        assert_eq!(
+            report.submitted, 0,
+            "a reclaimed job must not be resent while a callback may come"
+        );
+        assert!(Instant::now() < deadline, "the job never settled");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let fetched: Value = app
+        .get(&format!("/api/v1/messages/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        ["sent", "delivered"].contains(&fetched["status"].as_str().unwrap()),
+        "{fetched}"
+    );
+    assert_eq!(
+        app.copies_sent_to(&id).await,
+        1,
+        "exactly one copy reached the network"
+    );
+    assert_eq!(
+        restarted.run_once().await.unwrap().claimed,
+        0,
+        "nothing is left to dispatch"
+    );
+}
+
+async fn network_callbacks_need_a_valid_signature(db: Db) {
+    use hmac::Mac;
+    let app = spawn(db, |s| s.verify_token = Some("verify-me".to_owned().into()), 80).await;
+    let url = format!("{}/webhooks/whatsapp", app.base);
+    let ok = app
+        .http
+        .get(format!(
+            "{url}?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert_eq!(ok.text().await.unwrap(), "1158201444");
+    let wrong = app
+        .http
+        .get(format!(
+            "{url}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 403);
+
+    let fixtures: Value =
+        serde_json::from_str(include_str!("../../../shared/fixtures/cloud-api/message.json")).unwrap();
+    let body = serde_json::to_vec(&fixtures["text"]).unwrap();
+    let unsigned = app.http.post(&url).body(body.clone()).send().await.unwrap();
+    assert_eq!(unsigned.status(), 401);
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(b"wrong-secret").unwrap();
+    mac.update(&body);
+    let forged = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+    let refused = app
+        .http
+        .post(&url)
+        .header("x-hub-signature-256", forged)
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(app.app_secret.as_bytes()).unwrap();
+    mac.update(&body);
+    let signed = format!("sha256={}", hex::encode(mac.finalize().into_bytes()));
+    let accepted = app
+        .http
+        .post(&url)
+        .header("x-hub-signature-256", signed)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        accepted.status(),
+        200,
+        "an unknown phone_number_id is logged and acknowledged"
+    );
+}
+
+/// Two worker processes' worth of dispatch (separate connection pools, as separate processes would have) on
+/// one PostgreSQL database: 2,000 queued messages, each submitted exactly once — the simulator's own record
+/// of what it accepted is the proof.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_worker_pools_submit_2000_messages_exactly_once() {
+    let Some((store, guard)) = herald_store::testing::fresh_postgres()
+        .await
+        .expect("fresh PostgreSQL store")
+    else {
+        eprintln!(
+            "SKIPPED (HERALD_TEST_DATABASE_URL unset): network::postgres_two_worker_pools_submit_2000_messages_exactly_once"
+        );
+        return;
+    };
+    let url = guard.database_url().to_owned();
+    let api_services = Services::with_store(store);
+    let settings = fast_settings();
+    let api = crate::helpers::spawn_api_on(&settings, &api_services, Box::new(guard)).await;
+
+    // A second sender at 1,000 messages/s, so the run is bounded by the network's own limit.
+    let admin = api_services.admin();
+    let org = admin
+        .create_organization(
+            DisplayName::parse("Bulk").unwrap(),
+            PlanName::parse("enterprise").unwrap(),
+            None,
+        )
+        .await
+        .unwrap();
+    let sender = admin
+        .add_sender(NewSender {
+            organization_id: org.id,
+            number: PhoneNumber::parse("+15550002222").unwrap(),
+            phone_number_id: NetworkRef::parse("1000000002").unwrap(),
+            waba_id: NetworkRef::parse("2000000001").unwrap(),
+            access_token_env: None,
+            is_default: true,
+            throughput_per_second: 1_000,
+        })
+        .await
+        .unwrap();
+    crate::helpers::fill_quota(&api_services, &org.id, &sender, 2_000, 10_000).await;
+
+    let worker_settings = Settings {
+        database_url: url,
+        simulator_url: Some(format!("{}/simulator", api.base)),
+        dispatch_loops: 2,
+        ..fast_settings()
+    };
+    let mut workers = Vec::new();
+    for _ in 0..2 {
+        let services = Services::connect(&worker_settings).await.unwrap();
+        workers.push(Application::build(&worker_settings, &services, herald_app::cli::Role::Worker).unwrap());
+    }
+
+    let messages = api_services.store.messages();
+    let waiting = herald_domain::ports::MessageQuery {
+        status: Some(herald_domain::message::MessageStatus::Accepted),
+        limit: 1,
+        ..Default::default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while !messages.messages(&org.id, &waiting).await.unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "dispatch did not drain the queue");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let sent: Vec<Value> = api
+        .http
+        .get(api.url("/simulator/control/sent"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ours: Vec<&str> = sent
+        .iter()
+        .filter(|r| r["phone_number_id"] == "1000000002")
+        .map(|r| r["biz_opaque_callback_data"].as_str().unwrap())
+        .collect();
+    let unique: std::collections::HashSet<&str> = ours.iter().copied().collect();
+    assert_eq!(unique.len(), 2_000, "every message reached the network");
+    assert_eq!(ours.len(), 2_000, "and none twice");
+    drop(workers);
+}
