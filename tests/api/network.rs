@@ -46,6 +46,7 @@ network_scenarios!(
     throughput_errors_slow_dispatch_without_failing,
     a_worker_dying_after_the_network_accepted_does_not_double_send,
     network_callbacks_need_a_valid_signature,
+    templates_are_synced_from_the_network_and_listed,
 );
 
 const SENDER: &str = "+15550001111";
@@ -684,4 +685,68 @@ async fn postgres_two_worker_pools_submit_2000_messages_exactly_once() {
     assert_eq!(unique.len(), 2_000, "every message reached the network");
     assert_eq!(ours.len(), 2_000, "and none twice");
     drop(workers);
+}
+
+async fn templates_are_synced_from_the_network_and_listed(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let all = app.get("/api/v1/templates").await;
+    let names: Vec<&str> = all["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 7, "{all}");
+    for name in [
+        "hello_world",
+        "order_shipped",
+        "invoice_ready",
+        "promo_image",
+        "welcome_video",
+        "appointment_named",
+        "spring_sale",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    let approved = app.get("/api/v1/templates?status=APPROVED").await;
+    assert_eq!(
+        approved["data"].as_array().unwrap().len(),
+        6,
+        "spring_sale is PAUSED"
+    );
+
+    let shipped = app.get("/api/v1/templates/order_shipped/en_US").await;
+    assert_eq!(shipped["status"], "APPROVED");
+    assert_eq!(shipped["header"], json!({ "format": "text", "parameters": 1 }));
+    assert_eq!(shipped["body"]["parameter_format"], "positional");
+    assert_eq!(shipped["body"]["parameters"], 3);
+    assert_eq!(
+        shipped["buttons"],
+        json!([{ "index": 0, "sub_type": "url", "parameters": 1 }])
+    );
+    let named = app.get("/api/v1/templates/appointment_named/en_US").await;
+    assert_eq!(named["body"]["names"], json!(["customer", "date"]));
+    let invoice = app.get("/api/v1/templates/invoice_ready/en_US").await;
+    assert_eq!(invoice["header"]["format"], "document");
+
+    let missing = app
+        .http
+        .get(format!("{}/api/v1/templates/nope/en_US", app.base))
+        .bearer_auth(&app.key)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(missing, 404, "template_not_found").await;
+    let synced = app
+        .http
+        .post(format!("{}/api/v1/templates/sync", app.base))
+        .bearer_auth(&app.key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(synced.status(), 200);
+    assert_eq!(
+        synced.json::<Value>().await.unwrap(),
+        json!({ "business_accounts": 1, "templates": 7 })
+    );
 }
