@@ -1,12 +1,13 @@
 # Herald — the two commands a newcomer needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt build clean-data help
+.PHONY: run test lint fmt build bench clean-data help
 
 help:
 	@echo "make run   - build and start Herald on SQLite (./data) with the in-process simulator and a demo organization"
 	@echo "make test  - run every test (PostgreSQL suites run when PostgreSQL answers on 127.0.0.1:5432)"
 	@echo "make lint  - rustfmt --check and clippy -D warnings"
+	@echo "make bench - measure and write docs/benchmarks.md"
 
 run:
 	@mkdir -p data
@@ -17,6 +18,11 @@ build:
 
 test:
 	@scripts/test.sh
+
+# Benchmarks write docs/benchmarks.md (machine, command, figures). PostgreSQL figures need a server on
+# 127.0.0.1:5432 (or HERALD_TEST_DATABASE_URL).
+bench:
+	@scripts/bench.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -1,0 +1,170 @@
+//! Dispatch throughput: accepted → submitted through the real Cloud API client and the simulator (limit
+//! 1,000 messages/s per sender), per sender and over both of the simulator's senders, on each store.
+//! Run with `make bench`; appends a section to `docs/benchmarks.md` when `HERALD_BENCH_REPORT` names a file.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "a benchmark fails loudly")]
+
+use herald_app::config::Settings;
+use herald_app::{Application, Services};
+use herald_domain::ids::{EventId, JobId, MessageId};
+use herald_domain::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
+use herald_domain::organization::{NetworkRef, PlanName, SenderNumber};
+use herald_domain::ports::{AcceptRequest, MessageQuery, OutboxJob, QuotaCharge};
+use herald_domain::template::{LanguageCode, TemplateName, TemplateRef, TemplateVariables};
+use herald_domain::time::BillingPeriod;
+use herald_domain::usecases::NewSender;
+use herald_domain::values::{DisplayName, PhoneNumber};
+use std::time::{Duration, Instant};
+
+const PER_SENDER: u64 = 3_000;
+const RUNS: usize = 3;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let mut lines = vec![
+        "## P3 dispatch (accepted → submitted), issue 3".to_owned(),
+        String::new(),
+        format!("Command: `make bench` (`cargo bench -p herald-tests --bench dispatch`). {PER_SENDER} queued messages per sender, simulator limit 1,000/s per sender, one worker process (2 dispatch loops), median of {RUNS} runs (min–max)."),
+        String::new(),
+        "| store | senders | messages/s (median) | min | max | per sender |".to_owned(),
+        "|---|---|---|---|---|---|".to_owned(),
+    ];
+    let mut stores = vec!["sqlite"];
+    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_ok() {
+        stores.push("postgres");
+    }
+    for store in stores {
+        for senders in [1_usize, 2] {
+            let mut rates: Vec<f64> = (0..RUNS).map(|_| runtime.block_on(run(store, senders))).collect();
+            rates.sort_by(f64::total_cmp);
+            let median = rates[RUNS / 2];
+            let line = format!(
+                "| {store} | {senders} | {median:.0} | {:.0} | {:.0} | {:.0} |",
+                rates[0],
+                rates[RUNS - 1],
+                median / senders as f64
+            );
+            println!("{line}");
+            lines.push(line);
+        }
+    }
+    if let Ok(path) = std::env::var("HERALD_BENCH_REPORT") {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+        writeln!(file, "{}\n", lines.join("\n")).unwrap();
+    }
+}
+
+/// One run: a fresh store, `senders` senders with `PER_SENDER` queued messages each; returns messages/s.
+async fn run(store: &str, senders: usize) -> f64 {
+    let (store, guard) = match store {
+        "sqlite" => herald_store::testing::fresh_sqlite().await.unwrap(),
+        _ => herald_store::testing::fresh_postgres().await.unwrap().unwrap(),
+    };
+    let services = Services::with_store(store);
+    let settings = Settings {
+        listen: "127.0.0.1:0".into(),
+        http_workers: 1,
+        simulator_callback_delay_min_ms: 20,
+        simulator_callback_delay_max_ms: 200,
+        ..Settings::default()
+    };
+    let api = Application::build(&settings, &services, herald_app::cli::Role::Api).unwrap();
+    let base = format!("http://127.0.0.1:{}", api.port().unwrap());
+    tokio::spawn(api.run_until_stopped());
+
+    let admin = services.admin();
+    let org = admin
+        .create_organization(DisplayName::parse("Bench").unwrap(), PlanName::parse("enterprise").unwrap(), None)
+        .await
+        .unwrap();
+    let numbers = [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
+    for (number, pnid) in numbers.iter().take(senders) {
+        let sender = admin
+            .add_sender(NewSender {
+                organization_id: org.id,
+                number: PhoneNumber::parse(number).unwrap(),
+                phone_number_id: NetworkRef::parse(pnid).unwrap(),
+                waba_id: NetworkRef::parse("2000000001").unwrap(),
+                access_token_env: None,
+                is_default: false,
+                throughput_per_second: 1_000,
+            })
+            .await
+            .unwrap();
+        queue(&services, &sender, PER_SENDER).await;
+    }
+    let total = PER_SENDER * senders as u64;
+
+    let worker_settings = Settings {
+        database_url: guard.database_url().to_owned(),
+        simulator_url: Some(format!("{base}/simulator")),
+        ..settings.clone()
+    };
+    let worker_services = Services::connect(&worker_settings).await.unwrap();
+    let started = Instant::now();
+    let worker = Application::build(&worker_settings, &worker_services, herald_app::cli::Role::Worker).unwrap();
+    let waiting = MessageQuery { status: Some(MessageStatus::Accepted), limit: 1, ..MessageQuery::default() };
+    while !services.store.messages().messages(&org.id, &waiting).await.unwrap().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(300), "dispatch did not drain");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let rate = total as f64 / started.elapsed().as_secs_f64();
+    drop(worker);
+    drop(guard);
+    rate
+}
+
+async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
+    let messages = services.store.messages();
+    let now = chrono::Utc::now();
+    let requests: Vec<AcceptRequest> = (0..count)
+        .map(|i| {
+            let message = Message::accepted(
+                MessageId::from_ulid(services.ids.next_ulid()),
+                sender.organization_id,
+                (sender.id, sender.number.clone()),
+                PhoneNumber::parse(&format!("+1555{:07}", i)).unwrap(),
+                MessageContent::Template {
+                    template: TemplateRef {
+                        name: TemplateName::parse("hello_world").unwrap(),
+                        language: LanguageCode::parse("en_US").unwrap(),
+                    },
+                    variables: TemplateVariables::default(),
+                },
+                None,
+                now,
+            );
+            AcceptRequest {
+                event: StatusEvent {
+                    id: EventId::from_ulid(services.ids.next_ulid()),
+                    organization_id: sender.organization_id,
+                    message_id: message.id,
+                    status: MessageStatus::Accepted,
+                    previous_status: None,
+                    applied: true,
+                    source: EventSource::Herald,
+                    error: None,
+                    occurred_at: now,
+                    recorded_at: now,
+                },
+                job: OutboxJob {
+                    id: JobId::from_ulid(services.ids.next_ulid()),
+                    organization_id: sender.organization_id,
+                    message_id: message.id,
+                    sender_id: sender.id,
+                    available_at: now,
+                    deadline: now + chrono::TimeDelta::hours(24),
+                },
+                quota: QuotaCharge { period: BillingPeriod::containing(now), limit: None },
+                idempotency_key: None,
+                message,
+            }
+        })
+        .collect();
+    for chunk in requests.chunks(50) {
+        for outcome in futures::future::join_all(chunk.iter().map(|r| messages.accept(r))).await {
+            outcome.unwrap();
+        }
+    }
+}
