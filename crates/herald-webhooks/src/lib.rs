@@ -1,0 +1,21 @@
+//! Herald's customer webhooks (api.md §9): Standard Webhooks signing, the SSRF rules for destinations,
+//! the HTTP client of one delivery attempt, and the retry schedule.
+//!
+//! A pure library: no database and no web framework. The delivery worker stores outcomes and schedules
+//! attempts with [`next_attempt`]; the HTTP API checks URLs at registration with
+//! [`DestinationPolicy::check_url`].
+
+mod delivery;
+mod destination;
+mod schedule;
+mod signing;
+
+pub use delivery::{
+    AttemptErrorKind, AttemptOutcome, BODY_PREFIX_LIMIT, Deliverer, DelivererBuildError, DeliveryTimeouts,
+};
+pub use destination::{CheckedUrl, DestinationError, DestinationPolicy, ForbiddenRange, forbidden_range};
+pub use schedule::{MAX_ATTEMPTS, MAX_JITTER, SCHEDULE, THROTTLED_MINIMUM, next_attempt, parse_retry_after};
+pub use signing::{
+    GENERATED_SECRET_BYTES, MAX_SECRET_BYTES, MIN_SECRET_BYTES, SECRET_PREFIX, SecretError, WebhookSecret,
+    sign, verify,
+};
