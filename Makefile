@@ -9,8 +9,10 @@ help:
 	@echo "make lint  - rustfmt --check and clippy -D warnings"
 	@echo "make bench - measure and write docs/benchmarks.md"
 
+# ./data holds herald.db and encryption.key (made on first start; it opens the stored access tokens, so
+# back it up with the database): readable by its owner only.
 run:
-	@mkdir -p data
+	@mkdir -p -m 700 data
 	$(CARGO) run -p herald-app --bin herald -- serve --demo
 
 build:

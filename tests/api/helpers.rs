@@ -82,6 +82,7 @@ pub async fn spawn_api_on(settings: &Settings, services: &Services, guard: Box<d
             phone_number_id: NetworkRef::parse("1000000001").unwrap(),
             waba_id: NetworkRef::parse("2000000001").unwrap(),
             access_token_env: None,
+            access_token: None,
             is_default: true,
             throughput_per_second: 80,
         })

@@ -118,6 +118,7 @@ async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput: u32) -> Ne
             phone_number_id: NetworkRef::parse("1000000001").unwrap(),
             waba_id: NetworkRef::parse("2000000001").unwrap(),
             access_token_env: None,
+            access_token: None,
             is_default: true,
             throughput_per_second: throughput,
         })
@@ -637,6 +638,7 @@ async fn postgres_two_worker_pools_submit_2000_messages_exactly_once() {
             phone_number_id: NetworkRef::parse("1000000002").unwrap(),
             waba_id: NetworkRef::parse("2000000001").unwrap(),
             access_token_env: None,
+            access_token: None,
             is_default: true,
             throughput_per_second: 1_000,
         })
@@ -646,6 +648,8 @@ async fn postgres_two_worker_pools_submit_2000_messages_exactly_once() {
 
     let worker_settings = Settings {
         database_url: url,
+        // Worker processes on PostgreSQL refuse to start without the key that opens stored tokens.
+        encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
         simulator_url: Some(format!("{}/simulator", api.base)),
         dispatch_loops: 2,
         ..fast_settings()

@@ -372,6 +372,7 @@ async fn quota_is_never_over_counted_under_concurrency(app: TestApp) {
             phone_number_id: herald_domain::organization::NetworkRef::parse("1000000099").unwrap(),
             waba_id: herald_domain::organization::NetworkRef::parse("2000000001").unwrap(),
             access_token_env: None,
+            access_token: None,
             is_default: true,
             throughput_per_second: 80,
         })

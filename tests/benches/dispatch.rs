@@ -2,7 +2,12 @@
 //! 1,000 messages/s per sender), per sender and over both of the simulator's senders, on each store.
 //! Run with `make bench`; appends a section to `docs/benchmarks.md` when `HERALD_BENCH_REPORT` names a file.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, reason = "a benchmark fails loudly")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a benchmark fails loudly"
+)]
 
 use herald_app::config::Settings;
 use herald_app::{Application, Services};
@@ -20,11 +25,17 @@ const PER_SENDER: u64 = 3_000;
 const RUNS: usize = 3;
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     let mut lines = vec![
         "## P3 dispatch (accepted → submitted), issue 3".to_owned(),
         String::new(),
-        format!("Command: `make bench` (`cargo bench -p herald-tests --bench dispatch`). {PER_SENDER} queued messages per sender, simulator limit 1,000/s per sender, one worker process (2 dispatch loops), median of {RUNS} runs (min–max)."),
+        format!(
+            "Command: `make bench` (`cargo bench -p herald-tests --bench dispatch`). {PER_SENDER} queued messages per sender, simulator limit 1,000/s per sender, one worker process (2 dispatch loops), median of {RUNS} runs (min–max)."
+        ),
         String::new(),
         "| store | senders | messages/s (median) | min | max | per sender |".to_owned(),
         "|---|---|---|---|---|---|".to_owned(),
@@ -50,7 +61,11 @@ fn main() {
     }
     if let Ok(path) = std::env::var("HERALD_BENCH_REPORT") {
         use std::io::Write;
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap();
         writeln!(file, "{}\n", lines.join("\n")).unwrap();
     }
 }
@@ -75,7 +90,11 @@ async fn run(store: &str, senders: usize) -> f64 {
 
     let admin = services.admin();
     let org = admin
-        .create_organization(DisplayName::parse("Bench").unwrap(), PlanName::parse("enterprise").unwrap(), None)
+        .create_organization(
+            DisplayName::parse("Bench").unwrap(),
+            PlanName::parse("enterprise").unwrap(),
+            None,
+        )
         .await
         .unwrap();
     let numbers = [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
@@ -87,6 +106,7 @@ async fn run(store: &str, senders: usize) -> f64 {
                 phone_number_id: NetworkRef::parse(pnid).unwrap(),
                 waba_id: NetworkRef::parse("2000000001").unwrap(),
                 access_token_env: None,
+                access_token: None,
                 is_default: false,
                 throughput_per_second: 1_000,
             })
@@ -103,10 +123,25 @@ async fn run(store: &str, senders: usize) -> f64 {
     };
     let worker_services = Services::connect(&worker_settings).await.unwrap();
     let started = Instant::now();
-    let worker = Application::build(&worker_settings, &worker_services, herald_app::cli::Role::Worker).unwrap();
-    let waiting = MessageQuery { status: Some(MessageStatus::Accepted), limit: 1, ..MessageQuery::default() };
-    while !services.store.messages().messages(&org.id, &waiting).await.unwrap().is_empty() {
-        assert!(started.elapsed() < Duration::from_secs(300), "dispatch did not drain");
+    let worker =
+        Application::build(&worker_settings, &worker_services, herald_app::cli::Role::Worker).unwrap();
+    let waiting = MessageQuery {
+        status: Some(MessageStatus::Accepted),
+        limit: 1,
+        ..MessageQuery::default()
+    };
+    while !services
+        .store
+        .messages()
+        .messages(&org.id, &waiting)
+        .await
+        .unwrap()
+        .is_empty()
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "dispatch did not drain"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let rate = total as f64 / started.elapsed().as_secs_f64();
@@ -156,7 +191,10 @@ async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
                     available_at: now,
                     deadline: now + chrono::TimeDelta::hours(24),
                 },
-                quota: QuotaCharge { period: BillingPeriod::containing(now), limit: None },
+                quota: QuotaCharge {
+                    period: BillingPeriod::containing(now),
+                    limit: None,
+                },
                 idempotency_key: None,
                 message,
             }

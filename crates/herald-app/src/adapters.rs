@@ -1,7 +1,14 @@
-//! The production adapters of the domain's small ports: time, ids and randomness.
+//! The production adapters of the domain's small ports: time, ids, randomness, and the sealing of secrets
+//! kept at rest (with its key file).
 
+use anyhow::Context;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use chacha20poly1305::aead::{Aead, Generate};
+use chacha20poly1305::{Key, KeyInit, XChaCha20Poly1305, XNonce};
 use herald_domain::Timestamp;
-use herald_domain::ports::{Clock, IdGenerator, SecretSource};
+use herald_domain::ports::{Clock, IdGenerator, SealError, SecretSealer, SecretSource};
+use std::path::Path;
 use std::sync::Mutex;
 use ulid::Ulid;
 
@@ -49,6 +56,148 @@ impl SecretSource for OsSecrets {
     }
 }
 
+/// A 32-byte key for [`XChaChaSealer`]. Its `Debug` prints nothing of it.
+#[derive(Clone)]
+pub struct EncryptionKey([u8; KEY_BYTES]);
+
+const KEY_BYTES: usize = 32;
+const NONCE_BYTES: usize = 24;
+
+impl EncryptionKey {
+    /// Reads the base64 form (`HERALD_ENCRYPTION_KEY`, the key file).
+    ///
+    /// # Errors
+    /// When the text is not base64 or does not decode to exactly 32 bytes; the message never quotes it.
+    pub fn from_base64(text: &str) -> anyhow::Result<Self> {
+        let bytes = BASE64
+            .decode(text.trim())
+            .map_err(|_| anyhow::anyhow!("the encryption key is not valid base64"))?;
+        let length = bytes.len();
+        let key: [u8; KEY_BYTES] = bytes.try_into().map_err(|_| {
+            anyhow::anyhow!(
+                "the encryption key must be base64 of exactly {KEY_BYTES} bytes, but it decodes to {length} \
+                 bytes (make one with `openssl rand -base64 32`)"
+            )
+        })?;
+        Ok(Self(key))
+    }
+
+    /// A fresh key from the operating system's random source.
+    ///
+    /// # Errors
+    /// When the operating system has no randomness to give.
+    pub fn generate() -> anyhow::Result<Self> {
+        let key = Key::try_generate()
+            .map_err(|e| anyhow::anyhow!("the operating system's random source failed: {e}"))?;
+        Ok(Self(key.into()))
+    }
+
+    /// The base64 form, for the key file only.
+    fn to_base64(&self) -> String {
+        BASE64.encode(self.0)
+    }
+}
+
+impl std::fmt::Debug for EncryptionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EncryptionKey(..)")
+    }
+}
+
+/// XChaCha20-Poly1305 with one key: a sealed secret is a random 24-byte nonce followed by the ciphertext and
+/// its 16-byte tag. The nonce is large enough to be drawn at random for every seal without a counter.
+#[derive(Clone)]
+pub struct XChaChaSealer {
+    cipher: XChaCha20Poly1305,
+}
+
+impl XChaChaSealer {
+    pub fn new(key: &EncryptionKey) -> Self {
+        Self {
+            cipher: XChaCha20Poly1305::new(&Key::from(key.0)),
+        }
+    }
+}
+
+impl SecretSealer for XChaChaSealer {
+    fn seal(&self, plaintext: &str) -> Vec<u8> {
+        // `generate` reads the OS random source and stops the process if it has none: sealing without a
+        // fresh nonce would be worse than not sealing.
+        let nonce = XNonce::generate();
+        let mut sealed = nonce.to_vec();
+        // Encryption fails only for inputs beyond 256 GiB, which a token never is.
+        if let Ok(ciphertext) = self.cipher.encrypt(&nonce, plaintext.as_bytes()) {
+            sealed.extend_from_slice(&ciphertext);
+        }
+        sealed
+    }
+
+    fn open(&self, sealed: &[u8]) -> Result<String, SealError> {
+        let (nonce, ciphertext) = sealed.split_at_checked(NONCE_BYTES).ok_or(SealError::Malformed)?;
+        let nonce = XNonce::try_from(nonce).map_err(|_| SealError::Malformed)?;
+        let plaintext = self
+            .cipher
+            .decrypt(&nonce, ciphertext)
+            .map_err(|_| SealError::Rejected)?;
+        String::from_utf8(plaintext).map_err(|_| SealError::Malformed)
+    }
+}
+
+/// The name of the key file in the data directory.
+pub const KEY_FILE_NAME: &str = "encryption.key";
+
+/// The key in `<dir>/encryption.key`, created (mode 0600) when missing. Answers whether it was created now.
+///
+/// Two processes starting at once both end up with the same key: the file is written whole under a
+/// temporary name and then linked into place, which fails if another process got there first.
+///
+/// # Errors
+/// When the directory cannot be created or written, or an existing file does not hold a valid key.
+pub fn load_or_create_key_file(dir: &Path) -> anyhow::Result<(EncryptionKey, bool)> {
+    let path = dir.join(KEY_FILE_NAME);
+    if let Some(key) = read_key_file(&path)? {
+        return Ok((key, false));
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create the directory {}", dir.display()))?;
+    let key = EncryptionKey::generate()?;
+    let temporary = dir.join(format!("{KEY_FILE_NAME}.{}.tmp", Ulid::new()));
+    write_private(&temporary, &format!("{}\n", key.to_base64()))
+        .with_context(|| format!("cannot write the key file {}", temporary.display()))?;
+    let linked = std::fs::hard_link(&temporary, &path);
+    let _ = std::fs::remove_file(&temporary);
+    match linked {
+        Ok(()) => Ok((key, true)),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            let key = read_key_file(&path)?
+                .with_context(|| format!("the key file {} vanished while it was read", path.display()))?;
+            Ok((key, false))
+        }
+        Err(error) => Err(error).with_context(|| format!("cannot create the key file {}", path.display())),
+    }
+}
+
+fn read_key_file(path: &Path) -> anyhow::Result<Option<EncryptionKey>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => EncryptionKey::from_base64(&text)
+            .map(Some)
+            .with_context(|| format!("the key file {} is damaged", path.display())),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error).with_context(|| format!("cannot read the key file {}", path.display())),
+    }
+}
+
+/// Creates `path` readable and writable by its owner only, from the first byte on.
+fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path)?;
+    file.write_all(contents.as_bytes())?;
+    file.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +211,127 @@ mod tests {
             assert!(next > last);
             last = next;
         }
+    }
+
+    fn sealer() -> XChaChaSealer {
+        XChaChaSealer::new(&EncryptionKey::generate().unwrap())
+    }
+
+    const TOKEN: &str = "EAAGm0PX4ZCpsBA-an-access-token";
+
+    #[test]
+    fn a_sealed_token_opens_to_itself_and_does_not_contain_it() {
+        let sealer = sealer();
+        let sealed = sealer.seal(TOKEN);
+        assert_eq!(
+            sealed.len(),
+            NONCE_BYTES + TOKEN.len() + 16,
+            "nonce, ciphertext, tag"
+        );
+        assert!(
+            !sealed
+                .windows(8)
+                .any(|w| TOKEN.as_bytes().windows(8).any(|t| t == w)),
+            "no 8-byte run of the token shows in the sealed bytes"
+        );
+        assert_eq!(sealer.open(&sealed).unwrap(), TOKEN);
+        assert_eq!(sealer.open(&sealer.seal("")).unwrap(), "");
+    }
+
+    #[test]
+    fn flipping_any_byte_is_detected() {
+        let sealer = sealer();
+        let sealed = sealer.seal(TOKEN);
+        for i in 0..sealed.len() {
+            let mut tampered = sealed.clone();
+            tampered[i] ^= 0x01;
+            assert_eq!(sealer.open(&tampered), Err(SealError::Rejected), "byte {i}");
+        }
+        assert_eq!(sealer.open(&sealed[..sealed.len() - 1]), Err(SealError::Rejected));
+        assert_eq!(sealer.open(&sealed[..NONCE_BYTES - 1]), Err(SealError::Malformed));
+        assert_eq!(sealer.open(&[]), Err(SealError::Malformed));
+    }
+
+    #[test]
+    fn another_key_cannot_open() {
+        let sealed = sealer().seal(TOKEN);
+        assert_eq!(sealer().open(&sealed), Err(SealError::Rejected));
+    }
+
+    #[test]
+    fn the_same_text_never_seals_the_same_way() {
+        let sealer = sealer();
+        let (a, b) = (sealer.seal(TOKEN), sealer.seal(TOKEN));
+        assert_ne!(a, b);
+        assert_ne!(a[..NONCE_BYTES], b[..NONCE_BYTES], "a fresh nonce per seal");
+        assert_eq!(sealer.open(&a).unwrap(), sealer.open(&b).unwrap());
+    }
+
+    #[test]
+    fn a_base64_key_must_be_32_bytes() {
+        let key = EncryptionKey::from_base64(&BASE64.encode([7_u8; 32])).unwrap();
+        let same = EncryptionKey::from_base64(&format!("  {}\n", BASE64.encode([7_u8; 32]))).unwrap();
+        assert_eq!(
+            XChaChaSealer::new(&same)
+                .open(&XChaChaSealer::new(&key).seal(TOKEN))
+                .unwrap(),
+            TOKEN
+        );
+        for length in [0, 16, 31, 33, 64] {
+            let error = EncryptionKey::from_base64(&BASE64.encode(vec![7_u8; length])).unwrap_err();
+            assert!(
+                error.to_string().contains(&format!("decodes to {length} bytes")),
+                "{error}"
+            );
+        }
+        assert!(EncryptionKey::from_base64("***").is_err());
+        assert_eq!(format!("{key:?}"), "EncryptionKey(..)");
+    }
+
+    #[test]
+    fn the_key_file_is_made_once_private_and_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let (first, created) = load_or_create_key_file(&data).unwrap();
+        assert!(created);
+        let path = data.join(KEY_FILE_NAME);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "mode {mode:o}");
+        }
+        let stored = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(stored.trim(), first.to_base64());
+
+        let (second, created) = load_or_create_key_file(&data).unwrap();
+        assert!(!created, "an existing key file is reused");
+        let sealed = XChaChaSealer::new(&first).seal(TOKEN);
+        assert_eq!(XChaChaSealer::new(&second).open(&sealed).unwrap(), TOKEN);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), stored, "never rewritten");
+        let leftovers: Vec<_> = std::fs::read_dir(&data)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            leftovers,
+            [std::ffi::OsString::from(KEY_FILE_NAME)],
+            "no temporary file left"
+        );
+    }
+
+    #[test]
+    fn a_damaged_key_file_is_an_error_not_a_new_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(KEY_FILE_NAME);
+        std::fs::write(&path, "c2hvcnQ=\n").unwrap();
+        let error = format!("{:#}", load_or_create_key_file(dir.path()).unwrap_err());
+        assert!(error.contains("damaged") && error.contains("32 bytes"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "c2hvcnQ=\n",
+            "left as it was"
+        );
     }
 
     #[test]

@@ -59,9 +59,17 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
                 phone_number_id,
                 waba_id,
                 access_token_env,
+                access_token_stdin,
                 default,
                 throughput,
             } => {
+                let access_token = if access_token_stdin {
+                    // Checked before reading, so the operator is not asked for a token that cannot be kept.
+                    anyhow::ensure!(services.sealer.is_some(), crate::server::NO_KEY_WITH_POSTGRES);
+                    Some(read_token(std::io::stdin().lock())?)
+                } else {
+                    None
+                };
                 let sender = admin
                     .add_sender(NewSender {
                         organization_id: parse_org(&org)?,
@@ -69,6 +77,7 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
                         phone_number_id: NetworkRef::parse(&phone_number_id).context("--phone-number-id")?,
                         waba_id: NetworkRef::parse(&waba_id).context("--waba-id")?,
                         access_token_env,
+                        access_token,
                         is_default: default,
                         throughput_per_second: throughput.clamp(1, 1_000),
                     })
@@ -160,6 +169,37 @@ async fn set_status(
     ))
 }
 
+/// The most a token read from standard input may be: Graph tokens are a few hundred characters.
+const MAX_TOKEN_BYTES: u64 = 16 * 1024;
+
+/// Reads an access token (surrounding whitespace and the final newline trimmed).
+///
+/// # Errors
+/// When the input cannot be read, is empty, too long, or has whitespace inside the token.
+fn read_token(input: impl std::io::Read) -> anyhow::Result<String> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    input
+        .take(MAX_TOKEN_BYTES + 1)
+        .read_to_string(&mut text)
+        .context("reading the access token from standard input")?;
+    anyhow::ensure!(
+        u64::try_from(text.len()).unwrap_or(u64::MAX) <= MAX_TOKEN_BYTES,
+        "the access token on standard input is longer than {MAX_TOKEN_BYTES} bytes"
+    );
+    let token = text.trim();
+    anyhow::ensure!(
+        !token.is_empty(),
+        "--access-token-stdin: standard input held no access token (pipe it in, e.g. `herald admin sender add … --access-token-stdin < token.txt`)"
+    );
+    // A token never contains whitespace; some inside means two lines or a paste gone wrong.
+    anyhow::ensure!(
+        !token.chars().any(char::is_whitespace),
+        "--access-token-stdin: the access token must be one word on one line"
+    );
+    Ok(token.to_owned())
+}
+
 fn parse_org(value: &str) -> anyhow::Result<OrganizationId> {
     OrganizationId::parse(value).with_context(|| format!("`{value}` is not an organization id"))
 }
@@ -183,6 +223,8 @@ fn sender_json(sender: &SenderNumber) -> Value {
         "phone_number_id": sender.phone_number_id.as_str(),
         "waba_id": sender.waba_id.as_str(),
         "access_token_env": sender.access_token_env,
+        // Whether a token is stored, never the token nor its ciphertext.
+        "access_token_stored": sender.sealed_access_token.is_some(),
         "default": sender.is_default,
         "throughput_per_second": sender.throughput_per_second,
         "created_at": sender.created_at.to_rfc3339(),
@@ -200,4 +242,21 @@ fn key_json(key: &ApiKeyRecord) -> Value {
         "last_used_at": key.last_used_at.map(|t| t.to_rfc3339()),
         "disabled_at": key.disabled_at.map(|t| t.to_rfc3339()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_is_read_trimmed_and_bad_input_is_refused() {
+        assert_eq!(read_token(&b"  EAAG-token-1\n"[..]).unwrap(), "EAAG-token-1");
+        assert_eq!(read_token(&b"EAAG-token-2"[..]).unwrap(), "EAAG-token-2");
+        assert!(read_token(&b" \n\n"[..]).is_err());
+        assert!(read_token(&b"two\nlines"[..]).is_err());
+        let long = vec![b'a'; 16 * 1024 + 1];
+        assert!(read_token(long.as_slice()).is_err());
+        let limit = vec![b'a'; 16 * 1024];
+        assert_eq!(read_token(limit.as_slice()).unwrap().len(), 16 * 1024);
+    }
 }

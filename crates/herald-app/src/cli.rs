@@ -136,8 +136,12 @@ pub enum SenderCommand {
         #[arg(long)]
         waba_id: String,
         /// Environment variable holding this number's access token.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "access_token_stdin")]
         access_token_env: Option<String>,
+        /// Read this number's access token from standard input and store it encrypted. Never pass a token
+        /// as an argument: arguments show in `ps` and in shell history.
+        #[arg(long)]
+        access_token_stdin: bool,
         /// Make it the organization's default sender.
         #[arg(long)]
         default: bool,

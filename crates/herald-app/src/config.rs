@@ -1,8 +1,9 @@
 //! Configuration: defaults compiled in, then `herald.toml`, then `HERALD_*` environment variables.
 
+use anyhow::Context;
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
-use secrecy::SecretString;
+use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -48,7 +49,8 @@ pub struct Settings {
     /// Answers the network's webhook verification handshake.
     #[serde(serialize_with = "redact")]
     pub verify_token: Option<SecretString>,
-    /// Key that encrypts secrets at rest (base64 of 32 bytes).
+    /// Key that encrypts secrets at rest (base64 of 32 bytes). Unset with a SQLite file, one is generated
+    /// once into `encryption.key` next to the database; unset with PostgreSQL, `serve` refuses to start.
     #[serde(serialize_with = "redact")]
     pub encryption_key: Option<SecretString>,
     /// The access token the simulator accepts.
@@ -175,6 +177,10 @@ impl Settings {
             self.simulator_callback_delay_min_ms <= self.simulator_callback_delay_max_ms,
             "simulator_callback_delay_min_ms must not exceed simulator_callback_delay_max_ms"
         );
+        if let Some(key) = &self.encryption_key {
+            crate::adapters::EncryptionKey::from_base64(key.expose_secret())
+                .context("HERALD_ENCRYPTION_KEY (encryption_key)")?;
+        }
         Ok(())
     }
 
@@ -205,6 +211,33 @@ mod tests {
             assert!(settings.app_secret.is_some());
             assert!(!settings.redacted().contains("s3cret"));
             assert!(settings.redacted().contains("[redacted]"));
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn the_encryption_key_must_be_32_bytes_of_base64_and_is_never_quoted() {
+        figment::Jail::expect_with(|jail| {
+            // 31 bytes.
+            jail.set_env(
+                "HERALD_ENCRYPTION_KEY",
+                "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHg==",
+            );
+            let error = format!("{:#}", Settings::load(None).unwrap_err());
+            assert!(
+                error.contains("exactly 32 bytes") && error.contains("31"),
+                "{error}"
+            );
+            assert!(!error.contains("AAECAwQF"), "{error}");
+            jail.set_env("HERALD_ENCRYPTION_KEY", "not base64 at all!");
+            let error = format!("{:#}", Settings::load(None).unwrap_err());
+            assert!(error.contains("HERALD_ENCRYPTION_KEY"), "{error}");
+            jail.set_env(
+                "HERALD_ENCRYPTION_KEY",
+                "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+            );
+            let settings = Settings::load(None).map_err(|e| e.to_string())?;
+            assert!(!settings.redacted().contains("AAECAwQF"));
             Ok(())
         });
     }

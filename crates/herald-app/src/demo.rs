@@ -45,6 +45,7 @@ pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> 
                 phone_number_id: NetworkRef::parse(phone_number_id)?,
                 waba_id: NetworkRef::parse(SIMULATOR_WABA_ID)?,
                 access_token_env: None,
+                access_token: None,
                 is_default: i == 0,
                 throughput_per_second: 80,
             })

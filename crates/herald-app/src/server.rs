@@ -1,4 +1,7 @@
-use crate::adapters::{MonotonicUlids, OsSecrets, SystemClock};
+use crate::adapters::{
+    EncryptionKey, KEY_FILE_NAME, MonotonicUlids, OsSecrets, SystemClock, XChaChaSealer,
+    load_or_create_key_file,
+};
 use crate::cli::Role;
 use crate::config::{NetworkMode, Settings};
 use crate::network::{AppSecretAuthenticator, CloudApiDecoder, SenderPacer};
@@ -6,7 +9,7 @@ use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
 use herald_domain::network::MessagingNetwork;
-use herald_domain::ports::{Clock, IdGenerator, NoRateLimit, RateLimiter, SecretSource};
+use herald_domain::ports::{Clock, IdGenerator, NoRateLimit, RateLimiter, SecretSealer, SecretSource};
 use herald_domain::time::Duration;
 use herald_domain::usecases::{
     Admin, Authenticate, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, ListMessages,
@@ -29,13 +32,17 @@ pub struct Services {
     pub ids: Arc<dyn IdGenerator>,
     pub secrets: Arc<dyn SecretSource>,
     pub limiter: Arc<dyn RateLimiter>,
+    /// Seals and opens the senders' stored access tokens; `None` with PostgreSQL and no configured key,
+    /// where storing a token and serving are refused.
+    pub sealer: Option<Arc<dyn SecretSealer>>,
 }
 
 impl Services {
-    /// Connects the configured store (without migrating it).
+    /// Connects the configured store (without migrating it) and finds the encryption key (see
+    /// [`encryption_key`]).
     ///
     /// # Errors
-    /// When the store cannot be reached.
+    /// When the store cannot be reached, or the key file cannot be read or created.
     pub async fn connect(settings: &Settings) -> anyhow::Result<Self> {
         let options = StoreOptions {
             max_connections: settings.max_connections,
@@ -49,17 +56,27 @@ impl Services {
                     redact_url(&settings.database_url)
                 )
             })?;
-        Ok(Self::with_store(store))
+        let sealer =
+            encryption_key(settings)?.map(|key| Arc::new(XChaChaSealer::new(&key)) as Arc<dyn SecretSealer>);
+        Ok(Self {
+            sealer,
+            ..Self::with_store(store)
+        })
     }
 
-    /// Wraps an already connected store with the production clock, ids and randomness.
+    /// Wraps an already connected store with the production clock, ids and randomness, and a sealer whose
+    /// key is made now and lives only in this process (tokens it seals cannot be opened by another process).
     pub fn with_store(store: Store) -> Self {
+        let sealer = EncryptionKey::generate()
+            .ok()
+            .map(|key| Arc::new(XChaChaSealer::new(&key)) as Arc<dyn SecretSealer>);
         Self {
             store,
             clock: Arc::new(SystemClock),
             ids: Arc::new(MonotonicUlids::default()),
             secrets: Arc::new(OsSecrets),
             limiter: Arc::new(NoRateLimit),
+            sealer,
         }
     }
 
@@ -69,6 +86,7 @@ impl Services {
             self.clock.clone(),
             self.ids.clone(),
             self.secrets.clone(),
+            self.sealer.clone(),
         )
     }
 
@@ -181,8 +199,10 @@ impl Application {
     ///
     /// # Errors
     /// When the address cannot be bound or the configuration is incomplete (e.g. cloud mode without an app
-    /// secret).
+    /// secret, or PostgreSQL without an encryption key).
     pub fn build(settings: &Settings, services: &Services, role: Role) -> anyhow::Result<Self> {
+        // Refused up front rather than at the first send of a sender with a stored token, hours later.
+        anyhow::ensure!(services.sealer.is_some(), NO_KEY_WITH_POSTGRES);
         let serves_http = role != Role::Worker;
         let listener = if serves_http {
             Some(
@@ -247,7 +267,8 @@ impl Application {
         };
         let mut network_config = CloudApiConfig::new(network_base, settings.graph_api_version.clone());
         network_config.default_access_token = default_token;
-        let network: Arc<dyn MessagingNetwork> = Arc::new(CloudApiClient::new(network_config)?);
+        let network: Arc<dyn MessagingNetwork> =
+            Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
         let sync = Arc::new(services.sync_templates(network.clone()));
 
         let server = match listener {
@@ -352,6 +373,45 @@ impl Application {
     }
 }
 
+/// The message for a process that must seal or open tokens but has no key.
+pub(crate) const NO_KEY_WITH_POSTGRES: &str = "HERALD_ENCRYPTION_KEY is required with PostgreSQL: it \
+     encrypts the senders' access tokens at rest. Set it to base64 of 32 random bytes (e.g. `openssl rand \
+     -base64 32`), the same in every Herald process of this database, and keep it safe: tokens stored with \
+     a lost key must be added again";
+
+/// The key that seals the senders' tokens: `encryption_key` when set; otherwise, for a SQLite file, the
+/// key in `encryption.key` next to the database (generated on first use); for in-memory SQLite, a key
+/// for this process only (its data dies with it too); for PostgreSQL, none.
+///
+/// # Errors
+/// When the configured key is invalid, or the key file cannot be read or created.
+pub fn encryption_key(settings: &Settings) -> anyhow::Result<Option<EncryptionKey>> {
+    if let Some(configured) = &settings.encryption_key {
+        return EncryptionKey::from_base64(configured.expose_secret())
+            .context("HERALD_ENCRYPTION_KEY (encryption_key)")
+            .map(Some);
+    }
+    if !settings.database_url.starts_with("sqlite:") {
+        return Ok(None);
+    }
+    match herald_store::sqlite_data_dir(&settings.database_url) {
+        Some(dir) => {
+            let (key, created) = load_or_create_key_file(&dir)?;
+            let path = dir.join(KEY_FILE_NAME);
+            if created {
+                tracing::info!(
+                    path = %path.display(),
+                    "generated an encryption key for stored access tokens; back it up with the database"
+                );
+            } else {
+                tracing::info!(path = %path.display(), "using the encryption key file");
+            }
+            Ok(Some(key))
+        }
+        None => EncryptionKey::generate().map(Some),
+    }
+}
+
 fn random_secret(secrets: &dyn SecretSource) -> String {
     let mut bytes = [0_u8; 32];
     secrets.fill(&mut bytes);
@@ -374,7 +434,65 @@ pub(crate) fn redact_url(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::redact_url;
+    use super::{XChaChaSealer, encryption_key, redact_url};
+    use crate::config::Settings;
+    use herald_domain::ports::SecretSealer;
+    use secrecy::SecretString;
+
+    fn with_database(url: String) -> Settings {
+        Settings {
+            database_url: url,
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn the_key_is_configured_else_kept_next_to_a_sqlite_file_else_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let file_db = with_database(format!("sqlite://{}/data/herald.db", dir.path().display()));
+        let first = encryption_key(&file_db).unwrap().unwrap();
+        assert!(dir.path().join("data/encryption.key").exists());
+        let again = encryption_key(&file_db).unwrap().unwrap();
+        let sealed = XChaChaSealer::new(&first).seal("token");
+        assert_eq!(
+            XChaChaSealer::new(&again).open(&sealed).unwrap(),
+            "token",
+            "the same key on a later start"
+        );
+
+        let configured = Settings {
+            encryption_key: Some(SecretString::from("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")),
+            ..with_database(format!("sqlite://{}/other/herald.db", dir.path().display()))
+        };
+        let key = encryption_key(&configured).unwrap().unwrap();
+        assert!(
+            XChaChaSealer::new(&key).open(&sealed).is_err(),
+            "the configured key, not the file's"
+        );
+        assert!(
+            !dir.path().join("other").exists(),
+            "no key file when a key is configured"
+        );
+
+        assert!(
+            encryption_key(&with_database("postgres://u@h/db".into()))
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            encryption_key(&with_database("sqlite::memory:".into()))
+                .unwrap()
+                .is_some()
+        );
+
+        // A data directory that cannot be created (its parent is a file) is an error, not a missing key.
+        std::fs::write(dir.path().join("plain-file"), "x").unwrap();
+        let blocked = with_database(format!(
+            "sqlite://{}/plain-file/sub/herald.db",
+            dir.path().display()
+        ));
+        assert!(encryption_key(&blocked).is_err());
+    }
 
     #[test]
     fn database_passwords_are_redacted() {

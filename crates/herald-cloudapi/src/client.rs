@@ -9,11 +9,13 @@ use async_trait::async_trait;
 use herald_domain::message::{Message, MessageError};
 use herald_domain::network::{MessagingNetwork, NetworkError, NetworkReceipt, NetworkTemplate};
 use herald_domain::organization::SenderNumber;
+use herald_domain::ports::SecretSealer;
 use herald_domain::time::Duration;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{RequestBuilder, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// Where the Cloud API is and how long to wait for it.
 #[derive(Debug, Clone)]
@@ -22,7 +24,7 @@ pub struct CloudApiConfig {
     pub base_url: String,
     /// The Graph API version in every path, e.g. `v23.0`.
     pub graph_version: String,
-    /// The token used when a sender names no environment variable of its own.
+    /// The token used when a sender has neither a stored token nor an environment variable of its own.
     pub default_access_token: Option<SecretString>,
     /// The whole request, answer included.
     pub request_timeout: std::time::Duration,
@@ -44,7 +46,7 @@ impl CloudApiConfig {
 }
 
 /// Meta's WhatsApp Cloud API (or the simulator), over one shared connection pool.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CloudApiClient {
     http: reqwest::Client,
     /// `{base_url}/{graph_version}` without a trailing slash.
@@ -52,6 +54,18 @@ pub struct CloudApiClient {
     /// Scheme, host and port of the base: the bearer token is never sent anywhere else.
     origin: reqwest::Url,
     default_access_token: Option<SecretString>,
+    /// Opens the senders' stored tokens; `None` when no encryption key is configured.
+    sealer: Option<Arc<dyn SecretSealer>>,
+}
+
+impl std::fmt::Debug for CloudApiClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloudApiClient")
+            .field("versioned_base", &self.versioned_base)
+            .field("default_access_token", &self.default_access_token)
+            .field("sealer", &self.sealer.as_ref().map(|_| ".."))
+            .finish_non_exhaustive()
+    }
 }
 
 /// Pages followed at most when listing templates, so a server that keeps answering a cursor cannot loop forever.
@@ -84,11 +98,43 @@ impl CloudApiClient {
             versioned_base,
             origin,
             default_access_token: config.default_access_token,
+            sealer: None,
         })
     }
 
-    /// The sender's token: from the environment variable it names, else the default.
+    /// Lets the client open the senders' stored (sealed) access tokens. Without a sealer, a sender with a
+    /// stored token cannot send.
+    #[must_use]
+    pub fn with_sealer(mut self, sealer: Option<Arc<dyn SecretSealer>>) -> Self {
+        self.sealer = sealer;
+        self
+    }
+
+    /// The sender's token: its stored one (opened now, kept no longer than the request), else the
+    /// environment variable it names, else the default.
     fn token(&self, sender: &SenderNumber) -> Result<SecretString, NetworkError> {
+        if let Some(sealed) = &sender.sealed_access_token {
+            // A sender with its own token must never fall back to another source: that could send as another
+            // account.
+            let sealer = self.sealer.as_ref().ok_or_else(|| NetworkError::Credentials {
+                code: None,
+                detail: format!(
+                    "sender {} has a stored access token but no encryption key is configured to open it",
+                    sender.number
+                ),
+            })?;
+            return sealer
+                .open(sealed.as_bytes())
+                .map(SecretString::from)
+                .map_err(|error| NetworkError::Credentials {
+                    code: None,
+                    detail: format!(
+                        "the stored access token of sender {} cannot be opened ({error}); the encryption key \
+                         may have changed since it was stored",
+                        sender.number
+                    ),
+                });
+        }
         match &sender.access_token_env {
             Some(variable) => match std::env::var(variable) {
                 Ok(token) if !token.trim().is_empty() => Ok(SecretString::from(token)),

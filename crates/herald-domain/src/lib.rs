@@ -20,6 +20,7 @@ pub mod template;
 pub mod time;
 pub mod usecases;
 pub mod values;
+pub mod webhook;
 pub mod window;
 
 pub use error::{FieldError, ValidationErrors};

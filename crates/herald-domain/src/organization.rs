@@ -179,10 +179,37 @@ pub struct SenderNumber {
     pub waba_id: NetworkRef,
     /// Name of the environment variable holding this sender's access token, if not the default.
     pub access_token_env: Option<String>,
+    /// This sender's own access token, encrypted by a [`crate::ports::SecretSealer`]; opened only to send.
+    pub sealed_access_token: Option<SealedSecret>,
     pub is_default: bool,
     /// Messages per second the network allows this number (80 by default, up to 1,000).
     pub throughput_per_second: u32,
     pub created_at: Timestamp,
+}
+
+/// Bytes produced by a [`crate::ports::SecretSealer`]. Its `Debug` prints no content, so a sender can be
+/// logged whole without leaking even the ciphertext.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SealedSecret(Vec<u8>);
+
+impl SealedSecret {
+    pub fn new(bytes: Vec<u8>) -> Self {
+        Self(bytes)
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.0
+    }
+}
+
+impl fmt::Debug for SealedSecret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SealedSecret(..)")
+    }
 }
 
 /// A network-side numeric id (`phone_number_id`, WABA id): 1 to 32 digits.
@@ -249,6 +276,15 @@ mod tests {
             plans.iter().map(|p| p.webhook_endpoints).collect::<Vec<_>>(),
             [1, 3, 10, 50]
         );
+    }
+
+    #[test]
+    fn sealed_secrets_print_no_bytes() {
+        let sealed = SealedSecret::new(vec![0xAB, 0xCD]);
+        assert_eq!(format!("{sealed:?}"), "SealedSecret(..)");
+        assert_eq!(format!("{:?}", Some(sealed.clone())), "Some(SealedSecret(..))");
+        assert_eq!(sealed.as_bytes(), [0xAB, 0xCD]);
+        assert_eq!(sealed.into_bytes(), vec![0xAB, 0xCD]);
     }
 
     #[test]

@@ -33,6 +33,31 @@ pub trait SecretSource: Send + Sync + 'static {
     fn fill(&self, buf: &mut [u8]);
 }
 
+/// Why a sealed secret could not be opened. Never carries the secret or the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SealError {
+    /// Too short or otherwise not something [`SecretSealer::seal`] produced.
+    #[error("the sealed secret is malformed")]
+    Malformed,
+    /// Authentication failed: the bytes were altered, or they were sealed with another key.
+    #[error("the sealed secret does not authenticate: it was altered or sealed with another key")]
+    Rejected,
+}
+
+/// Authenticated encryption of secrets kept at rest (a sender's network access token). The domain only
+/// moves sealed bytes around; the adapter owns the cipher and the key.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait SecretSealer: Send + Sync + 'static {
+    /// Encrypts `plaintext`; two seals of the same text differ (a fresh nonce each time).
+    fn seal(&self, plaintext: &str) -> Vec<u8>;
+
+    /// Decrypts what [`SecretSealer::seal`] produced with the same key.
+    ///
+    /// # Errors
+    /// [`SealError`] when the bytes were altered, sealed with another key, or are not a sealed secret.
+    fn open(&self, sealed: &[u8]) -> Result<String, SealError>;
+}
+
 /// What any store operation can fail with, beyond its own business outcomes.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

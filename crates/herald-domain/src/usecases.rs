@@ -9,6 +9,7 @@ mod send;
 mod templates;
 #[cfg(test)]
 mod tests;
+mod webhooks;
 
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated};
@@ -19,6 +20,9 @@ pub use queries::{
 };
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
+pub use webhooks::{
+    DeliverWebhooks, DeliveryReport, DeliverySettings, EndpointPatch, ManageWebhooks, WebhookError,
+};
 
 use crate::ports::IdGenerator;
 

@@ -144,6 +144,19 @@ fn parse_url(url: &str) -> anyhow::Result<Target> {
     }))
 }
 
+/// The directory of a SQLite URL's database file (`.` for a bare file name): where other files of the
+/// same installation belong. `None` for PostgreSQL, in-memory SQLite and URLs that are not understood.
+pub fn sqlite_data_dir(url: &str) -> Option<std::path::PathBuf> {
+    match parse_url(url).ok()? {
+        Target::Sqlite(SqliteTarget::File(path)) => Some(
+            path.parent()
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .map_or_else(|| std::path::PathBuf::from("."), std::path::Path::to_path_buf),
+        ),
+        Target::Sqlite(SqliteTarget::Memory) | Target::Postgres => None,
+    }
+}
+
 impl Store {
     /// Opens the store at `url`: `postgres://…` for PostgreSQL; `sqlite://path` (the file's directory is
     /// created if missing) or `sqlite::memory:` for SQLite. Checks that one connection can be opened and
@@ -284,6 +297,20 @@ mod tests {
             file("/abs/h.db")
         );
         assert_eq!(parse_url("sqlite:h.db").unwrap(), file("h.db"));
+        assert_eq!(
+            sqlite_data_dir("sqlite://data/herald.db"),
+            Some(std::path::PathBuf::from("data"))
+        );
+        assert_eq!(
+            sqlite_data_dir("sqlite:///var/lib/herald/h.db?mode=rwc"),
+            Some(std::path::PathBuf::from("/var/lib/herald"))
+        );
+        assert_eq!(
+            sqlite_data_dir("sqlite:h.db"),
+            Some(std::path::PathBuf::from("."))
+        );
+        assert_eq!(sqlite_data_dir("sqlite::memory:"), None);
+        assert_eq!(sqlite_data_dir("postgres://u@h/db"), None);
         let memory = Target::Sqlite(SqliteTarget::Memory);
         assert_eq!(parse_url("sqlite::memory:").unwrap(), memory);
         assert_eq!(parse_url("sqlite://:memory:").unwrap(), memory);

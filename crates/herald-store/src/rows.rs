@@ -7,6 +7,8 @@
 use crate::CustomerEventRecord;
 use crate::dto::{ContentDto, ErrorDto, StructureDto};
 use crate::error::corrupt;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::{DateTime, Utc};
 use diesel::Queryable;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
@@ -15,7 +17,9 @@ use herald_domain::ids::{ApiKeyId, EventId, JobId, MessageId, OrganizationId, Se
 use herald_domain::message::{
     EventSource, Message, MessageContent, MessageError, MessageStatus, StatusEvent, StatusTimestamps,
 };
-use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
+use herald_domain::organization::{
+    AccountStatus, NetworkRef, Organization, Plan, PlanName, SealedSecret, SenderNumber,
+};
 use herald_domain::ports::{IdempotencyBegin, StoreError};
 use herald_domain::template::{LanguageCode, Template, TemplateName, TemplateStatus, TemplateStructure};
 use herald_domain::values::{ClientReference, DisplayName, PhoneNumber, RequestFingerprint};
@@ -152,7 +156,8 @@ pub(crate) struct SenderRow {
     pub phone_number_id: String,
     pub waba_id: String,
     pub access_token_env: Option<String>,
-    /// Not part of the domain yet (a later issue encrypts tokens at rest); loaded to keep rows positional.
+    /// The sealed access token as standard base64: the column is TEXT on both backends, and text keeps the
+    /// stored form identical on both.
     pub access_token_ciphertext: Option<String>,
     pub is_default: bool,
     pub throughput_per_second: i32,
@@ -168,7 +173,10 @@ impl SenderRow {
             phone_number_id: sender.phone_number_id.as_str().to_owned(),
             waba_id: sender.waba_id.as_str().to_owned(),
             access_token_env: sender.access_token_env.clone(),
-            access_token_ciphertext: None,
+            access_token_ciphertext: sender
+                .sealed_access_token
+                .as_ref()
+                .map(|sealed| BASE64.encode(sealed.as_bytes())),
             is_default: sender.is_default,
             throughput_per_second: to_i32("throughput", sender.throughput_per_second)?,
             created_at: sender.created_at,
@@ -187,6 +195,16 @@ impl TryFrom<SenderRow> for SenderNumber {
             phone_number_id: parse("phone number id", NetworkRef::parse(&row.phone_number_id))?,
             waba_id: parse("business account id", NetworkRef::parse(&row.waba_id))?,
             access_token_env: row.access_token_env,
+            sealed_access_token: row
+                .access_token_ciphertext
+                .map(|text| {
+                    // The decoder's error would quote the stored text; keep sealed material out of messages.
+                    BASE64
+                        .decode(text.as_bytes())
+                        .map(SealedSecret::new)
+                        .map_err(|_| corrupt("sealed access token", "not base64"))
+                })
+                .transpose()?,
             is_default: row.is_default,
             throughput_per_second: to_u32("throughput", row.throughput_per_second)?,
             created_at: row.created_at,

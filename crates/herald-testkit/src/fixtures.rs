@@ -258,6 +258,7 @@ pub fn sender(organization: OrganizationId, number: &str, is_default: bool) -> S
         phone_number_id: network_ref(&digits_of(id)),
         waba_id: network_ref(SIMULATOR_WABA),
         access_token_env: None,
+        sealed_access_token: None,
         is_default,
         throughput_per_second: 80,
         created_at: t0(),

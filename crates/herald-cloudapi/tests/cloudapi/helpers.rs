@@ -41,6 +41,7 @@ pub fn sender() -> SenderNumber {
         phone_number_id: NetworkRef::parse(PHONE_NUMBER_ID).unwrap(),
         waba_id: NetworkRef::parse(WABA_ID).unwrap(),
         access_token_env: None,
+        sealed_access_token: None,
         is_default: true,
         throughput_per_second: 80,
         created_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),

@@ -16,3 +16,4 @@ mod helpers;
 mod send;
 mod signature;
 mod templates;
+mod tokens;

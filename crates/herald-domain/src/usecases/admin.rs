@@ -1,9 +1,10 @@
 use super::new_id;
 use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
 use crate::ids::{ApiKeyId, OrganizationId, SenderId};
-use crate::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
-use crate::ports::{AccountStore, Clock, IdGenerator, SecretSource, StoreError};
+use crate::organization::{AccountStatus, NetworkRef, Organization, PlanName, SealedSecret, SenderNumber};
+use crate::ports::{AccountStore, Clock, IdGenerator, SecretSealer, SecretSource, StoreError};
 use crate::values::{DisplayName, PhoneNumber};
+use std::fmt;
 use std::sync::Arc;
 
 /// Why an operator command failed.
@@ -17,6 +18,9 @@ pub enum AdminError {
     UnknownKey(ApiKeyId),
     #[error("{0}")]
     Conflict(String),
+    /// A secret was given to store, but this process has no key to seal it with.
+    #[error("no encryption key is configured, so the access token cannot be stored")]
+    NoSealer,
     #[error(transparent)]
     Store(StoreError),
 }
@@ -31,15 +35,33 @@ impl From<StoreError> for AdminError {
 }
 
 /// A sender number to register.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct NewSender {
     pub organization_id: OrganizationId,
     pub number: PhoneNumber,
     pub phone_number_id: NetworkRef,
     pub waba_id: NetworkRef,
     pub access_token_env: Option<String>,
+    /// The sender's own access token in plaintext: it lives only in memory and is sealed before it is
+    /// stored.
+    pub access_token: Option<String>,
     pub is_default: bool,
     pub throughput_per_second: u32,
+}
+
+impl fmt::Debug for NewSender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewSender")
+            .field("organization_id", &self.organization_id)
+            .field("number", &self.number)
+            .field("phone_number_id", &self.phone_number_id)
+            .field("waba_id", &self.waba_id)
+            .field("access_token_env", &self.access_token_env)
+            .field("access_token", &self.access_token.as_ref().map(|_| "[redacted]"))
+            .field("is_default", &self.is_default)
+            .field("throughput_per_second", &self.throughput_per_second)
+            .finish()
+    }
 }
 
 /// The operator's commands (`herald admin …`) and the owner's key management.
@@ -48,20 +70,25 @@ pub struct Admin {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     secrets: Arc<dyn SecretSource>,
+    sealer: Option<Arc<dyn SecretSealer>>,
 }
 
 impl Admin {
+    /// `sealer` encrypts the access tokens given with new senders; without one, such senders are refused
+    /// ([`AdminError::NoSealer`]) and everything else works.
     pub fn new(
         accounts: Arc<dyn AccountStore>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
         secrets: Arc<dyn SecretSource>,
+        sealer: Option<Arc<dyn SecretSealer>>,
     ) -> Self {
         Self {
             accounts,
             clock,
             ids,
             secrets,
+            sealer,
         }
     }
 
@@ -116,9 +143,18 @@ impl Admin {
         })
     }
 
+    /// Registers a sender; its access token, if given, is stored sealed.
+    ///
     /// # Errors
-    /// [`AdminError::UnknownOrganization`]; [`AdminError::Conflict`] for a number already registered.
+    /// [`AdminError::UnknownOrganization`]; [`AdminError::Conflict`] for a number already registered;
+    /// [`AdminError::NoSealer`] for a token without a sealer.
     pub async fn add_sender(&self, sender: NewSender) -> Result<SenderNumber, AdminError> {
+        let sealed_access_token = match (&sender.access_token, &self.sealer) {
+            (None, _) => None,
+            (Some(token), Some(sealer)) => Some(SealedSecret::new(sealer.seal(token))),
+            // Checked before anything is read, so a refused token leaves no trace in the store.
+            (Some(_), None) => return Err(AdminError::NoSealer),
+        };
         self.require_organization(&sender.organization_id).await?;
         let existing = self.accounts.senders(&sender.organization_id).await?;
         let record = SenderNumber {
@@ -128,6 +164,7 @@ impl Admin {
             phone_number_id: sender.phone_number_id,
             waba_id: sender.waba_id,
             access_token_env: sender.access_token_env,
+            sealed_access_token,
             // The first sender is the default, so a one-number organization needs no `from`.
             is_default: sender.is_default || existing.is_empty(),
             throughput_per_second: sender.throughput_per_second,

@@ -115,6 +115,7 @@ fn sender(n: u128, number: &str, is_default: bool) -> SenderNumber {
         phone_number_id: network_ref(&format!("10000000{n}")),
         waba_id: network_ref(&format!("20000000{n}")),
         access_token_env: None,
+        sealed_access_token: None,
         is_default,
         throughput_per_second: 80,
         created_at: now() - chrono::TimeDelta::days(10),

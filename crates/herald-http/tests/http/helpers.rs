@@ -45,6 +45,7 @@ pub fn sender() -> SenderNumber {
         phone_number_id: NetworkRef::parse("1000000001").unwrap(),
         waba_id: NetworkRef::parse("2000000001").unwrap(),
         access_token_env: None,
+        sealed_access_token: None,
         is_default: true,
         throughput_per_second: 80,
         created_at: now(),

@@ -6,7 +6,9 @@ use crate::fixtures::{
 };
 use herald_domain::api_key::{ApiKeyRecord, ApiKeyStatus};
 use herald_domain::ids::{ApiKeyId, OrganizationId};
-use herald_domain::organization::{AccountStatus, MessageKind, Organization, Plan, SenderNumber};
+use herald_domain::organization::{
+    AccountStatus, MessageKind, Organization, Plan, SealedSecret, SenderNumber,
+};
 use herald_domain::ports::StoreError;
 
 /// The seeded plans are exactly those of api.md §8, listed by name, each readable alone.
@@ -259,6 +261,50 @@ pub async fn accounts_senders_default_handling(ports: Ports) {
         listed.iter().filter(|s| s.is_default).count(),
         1,
         "exactly one default"
+    );
+}
+
+/// A sender's sealed access token is opaque bytes: every byte value (NUL and bytes that are not UTF-8
+/// included) reads back exactly, through every read; a sender without one reads back without one.
+pub async fn accounts_sender_sealed_token_round_trips(ports: Ports) {
+    let org = new_organization(&ports, "starter").await;
+    let sealed: Vec<u8> = (0..=255_u8).chain([0, 0xFF, 0x80]).collect();
+    let with_token = SenderNumber {
+        created_at: at(0),
+        sealed_access_token: Some(SealedSecret::new(sealed.clone())),
+        ..sender(org.id, SIMULATOR_SENDER_1, true)
+    };
+    let without_token = SenderNumber {
+        created_at: at(1),
+        ..sender(org.id, SIMULATOR_SENDER_2, false)
+    };
+    ports.accounts.add_sender(&with_token).await.expect("add_sender");
+    ports
+        .accounts
+        .add_sender(&without_token)
+        .await
+        .expect("add_sender");
+
+    let listed = ports.accounts.senders(&org.id).await.expect("senders");
+    assert_eq!(
+        listed,
+        vec![with_token.clone(), without_token.clone()],
+        "senders() must read the sealed token back exactly, and no token where none was stored"
+    );
+    assert_eq!(
+        listed[0].sealed_access_token.as_ref().map(SealedSecret::as_bytes),
+        Some(sealed.as_slice()),
+        "the sealed bytes must round-trip byte for byte"
+    );
+    let routed = ports
+        .accounts
+        .sender_by_phone_number_id(&with_token.phone_number_id)
+        .await
+        .expect("sender_by_phone_number_id");
+    assert_eq!(
+        routed.and_then(|s| s.sealed_access_token),
+        Some(SealedSecret::new(sealed)),
+        "sender_by_phone_number_id() must carry the sealed token too"
     );
 }
 

@@ -1,7 +1,8 @@
 //! `Admin`: the operator's commands and the owner's key management.
 
 use super::*;
-use crate::ports::{MockAccountStore, MockSecretSource, StoreError};
+use crate::organization::SealedSecret;
+use crate::ports::{MockAccountStore, MockSecretSealer, MockSecretSource, StoreError};
 use crate::usecases::{Admin, AdminError, NewSender};
 use std::sync::Arc;
 
@@ -29,6 +30,17 @@ fn admin_with(accounts: MockAccountStore, secrets: MockSecretSource) -> Admin {
         Arc::new(clock_at(now())),
         Arc::new(sequential_ids()),
         Arc::new(secrets),
+        None,
+    )
+}
+
+fn admin_sealing(accounts: MockAccountStore, sealer: MockSecretSealer) -> Admin {
+    Admin::new(
+        Arc::new(accounts),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+        Arc::new(counting_secrets()),
+        Some(Arc::new(sealer)),
     )
 }
 
@@ -213,6 +225,7 @@ fn new_sender(is_default: bool) -> NewSender {
         phone_number_id: network_ref("100000009"),
         waba_id: network_ref("200000009"),
         access_token_env: Some("HERALD_TOKEN_2".into()),
+        access_token: None,
         is_default,
         throughput_per_second: 80,
     }
@@ -226,6 +239,7 @@ fn expected_sender(is_default: bool) -> SenderNumber {
         phone_number_id: network_ref("100000009"),
         waba_id: network_ref("200000009"),
         access_token_env: Some("HERALD_TOKEN_2".into()),
+        sealed_access_token: None,
         is_default,
         throughput_per_second: 80,
         created_at: now(),
@@ -300,6 +314,52 @@ fn a_number_already_registered_is_a_conflict() {
         matches!(&result, Err(AdminError::Conflict(what)) if what.contains("+15550002222")),
         "{result:?}"
     );
+}
+
+#[test]
+fn a_given_access_token_is_stored_sealed_never_in_plaintext() {
+    let mut sealer = MockSecretSealer::new();
+    sealer
+        .expect_seal()
+        .withf(|plaintext| plaintext == "EAAG-secret-token")
+        .times(1)
+        .returning(|_| vec![9, 8, 7]);
+    sealer.expect_open().times(0);
+    let expected = SenderNumber {
+        sealed_access_token: Some(SealedSecret::new(vec![9, 8, 7])),
+        ..expected_sender(true)
+    };
+    let accounts = store_adding(Vec::new(), expected.clone());
+    let mut new = new_sender(false);
+    new.access_token = Some("EAAG-secret-token".into());
+
+    let result = run(admin_sealing(accounts, sealer).add_sender(new));
+
+    assert_eq!(result.unwrap(), expected);
+}
+
+#[test]
+fn a_token_without_a_sealer_is_refused_before_any_read_or_write() {
+    let mut accounts = MockAccountStore::new();
+    accounts.expect_organization().times(0);
+    accounts.expect_senders().times(0);
+    accounts.expect_add_sender().times(0);
+    let mut new = new_sender(false);
+    new.access_token = Some("EAAG-secret-token".into());
+
+    let result = run(admin(accounts).add_sender(new));
+
+    assert!(matches!(result, Err(AdminError::NoSealer)), "{result:?}");
+}
+
+#[test]
+fn a_new_sender_debug_hides_its_token() {
+    let mut new = new_sender(false);
+    new.access_token = Some("EAAG-secret-token".into());
+    let printed = format!("{new:?}");
+    assert!(!printed.contains("EAAG-secret-token"), "{printed}");
+    assert!(printed.contains("[redacted]"), "{printed}");
+    assert!(printed.contains("HERALD_TOKEN_2"), "{printed}");
 }
 
 // ---- keys ----

@@ -1,0 +1,156 @@
+//! A sender's stored (sealed) access token: opened only to send, preferred over every other source, and
+//! never replaced by another token when it cannot be opened.
+
+use crate::helpers::*;
+use herald_cloudapi::CloudApiClient;
+use herald_domain::message::MessageContent;
+use herald_domain::network::{MessagingNetwork, NetworkError};
+use herald_domain::organization::{SealedSecret, SenderNumber};
+use herald_domain::ports::{SealError, SecretSealer};
+use herald_domain::values::MessageText;
+use std::sync::Arc;
+use wiremock::MockServer;
+
+const STORED_TOKEN: &str = "EAAG-stored-token-of-this-sender";
+
+/// A stand-in for the real cipher: a tag, then the text reversed. Anything without the tag is refused, as
+/// a real sealer refuses bytes sealed with another key.
+struct ReversingSealer;
+
+const TAG: &[u8] = b"sealed:";
+
+impl SecretSealer for ReversingSealer {
+    fn seal(&self, plaintext: &str) -> Vec<u8> {
+        TAG.iter().copied().chain(plaintext.bytes().rev()).collect()
+    }
+
+    fn open(&self, sealed: &[u8]) -> Result<String, SealError> {
+        let body = sealed.strip_prefix(TAG).ok_or(SealError::Rejected)?;
+        String::from_utf8(body.iter().rev().copied().collect()).map_err(|_| SealError::Malformed)
+    }
+}
+
+fn sealing_client(server: &MockServer) -> CloudApiClient {
+    client(server).with_sealer(Some(Arc::new(ReversingSealer)))
+}
+
+fn sender_with_stored_token() -> SenderNumber {
+    SenderNumber {
+        // Cargo sets CARGO_PKG_NAME for the test process: the variable is set, and still must lose.
+        access_token_env: Some("CARGO_PKG_NAME".into()),
+        sealed_access_token: Some(SealedSecret::new(ReversingSealer.seal(STORED_TOKEN))),
+        ..sender()
+    }
+}
+
+fn text() -> MessageContent {
+    MessageContent::Text {
+        body: MessageText::parse("hi").unwrap(),
+        preview_url: false,
+    }
+}
+
+async fn accepting_server() -> MockServer {
+    let server = MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(accepted())
+        .mount(&server)
+        .await;
+    server
+}
+
+fn bearer_of(request: &wiremock::Request) -> String {
+    request
+        .headers
+        .get("authorization")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_stored_token_is_opened_and_wins_over_the_variable_and_the_default() {
+    let server = accepting_server().await;
+
+    sealing_client(&server)
+        .send(&sender_with_stored_token(), &message(text()))
+        .await
+        .unwrap();
+
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(bearer_of(&requests[0]), format!("Bearer {STORED_TOKEN}"));
+    assert_ne!(
+        STORED_TOKEN, TOKEN,
+        "the default token must differ for this test to mean anything"
+    );
+}
+
+#[tokio::test]
+async fn template_listing_uses_the_stored_token_too() {
+    let server = MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({ "data": [] })))
+        .mount(&server)
+        .await;
+
+    let templates = sealing_client(&server)
+        .templates(&sender_with_stored_token())
+        .await
+        .unwrap();
+
+    assert!(templates.is_empty());
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(bearer_of(&requests[0]), format!("Bearer {STORED_TOKEN}"));
+}
+
+#[tokio::test]
+async fn a_token_that_does_not_open_is_a_credentials_error_without_secrets_or_fallback() {
+    let server = accepting_server().await;
+    let tampered = SenderNumber {
+        sealed_access_token: Some(SealedSecret::new(b"sealed-with-another-key".to_vec())),
+        ..sender_with_stored_token()
+    };
+
+    let outcome = sealing_client(&server).send(&tampered, &message(text())).await;
+
+    match outcome {
+        Err(NetworkError::Credentials { code: None, detail }) => {
+            assert!(detail.contains("key may have changed"), "{detail}");
+            assert!(detail.contains("+15550001111"), "names the sender: {detail}");
+            assert!(!detail.contains("sealed-with-another-key"), "{detail}");
+            assert!(!detail.contains(TOKEN), "{detail}");
+        }
+        other => panic!("expected a credentials error, got {other:?}"),
+    }
+    assert!(
+        server.received_requests().await.unwrap().is_empty(),
+        "neither the variable's nor the default token may be sent instead"
+    );
+}
+
+#[tokio::test]
+async fn a_stored_token_without_a_sealer_is_refused_not_replaced() {
+    let server = accepting_server().await;
+
+    let outcome = client(&server)
+        .send(&sender_with_stored_token(), &message(text()))
+        .await;
+
+    match outcome {
+        Err(NetworkError::Credentials { code: None, detail }) => {
+            assert!(detail.contains("no encryption key"), "{detail}");
+        }
+        other => panic!("expected a credentials error, got {other:?}"),
+    }
+    assert!(server.received_requests().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_client_debug_output_shows_no_token() {
+    let server = MockServer::start().await;
+    let printed = format!("{:?}", sealing_client(&server));
+    assert!(!printed.contains(TOKEN), "{printed}");
+    assert!(printed.contains("CloudApiClient"), "{printed}");
+}

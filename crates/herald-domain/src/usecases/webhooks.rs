@@ -1,0 +1,481 @@
+use super::new_id;
+use crate::dispatch::ClaimToken;
+use crate::error::ValidationErrors;
+use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
+use crate::organization::{Plan, SealedSecret};
+use crate::ports::{Clock, IdGenerator, SecretSealer, SecretSource, StoreError};
+use crate::time::{Duration, Timestamp};
+use crate::webhook::{
+    Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, WebhookEndpoint,
+    WebhookStore, WebhookTransport, WebhookUrl,
+};
+use std::sync::Arc;
+
+/// Why a webhook operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    /// No such endpoint or delivery for this organization.
+    #[error("not found")]
+    NotFound,
+    #[error("the plan allows {limit} webhook endpoints")]
+    PlanForbids { limit: u32 },
+    #[error("validation failed: {0}")]
+    Invalid(ValidationErrors),
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for WebhookError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::NotFound => Self::NotFound,
+            other => Self::Store(other),
+        }
+    }
+}
+
+/// Changes to an endpoint (`PATCH`): only the fields given change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointPatch {
+    pub url: Option<WebhookUrl>,
+    pub events: Option<EventSelection>,
+    /// `Some(None)` clears the description.
+    pub description: Option<Option<String>>,
+    pub enabled: Option<bool>,
+}
+
+/// How long the secret before a rotation keeps signing.
+fn rotation_overlap() -> Duration {
+    Duration::hours(24)
+}
+
+/// Endpoint management (api.md §9), for the API and the dashboard.
+pub struct ManageWebhooks {
+    webhooks: Arc<dyn WebhookStore>,
+    destinations: Arc<dyn DestinationChecker>,
+    sealer: Arc<dyn SecretSealer>,
+    secrets: Arc<dyn SecretSource>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+}
+
+impl ManageWebhooks {
+    pub fn new(
+        webhooks: Arc<dyn WebhookStore>,
+        destinations: Arc<dyn DestinationChecker>,
+        sealer: Arc<dyn SecretSealer>,
+        secrets: Arc<dyn SecretSource>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self {
+            webhooks,
+            destinations,
+            sealer,
+            secrets,
+            clock,
+            ids,
+        }
+    }
+
+    /// Creates an endpoint; answers it with its secret (`whsec_…`), shown this once.
+    ///
+    /// # Errors
+    /// [`WebhookError::PlanForbids`] over the plan's endpoint count; [`WebhookError::Invalid`] on `url` when
+    /// the destination rules refuse it.
+    pub async fn create(
+        &self,
+        organization: &OrganizationId,
+        plan: &Plan,
+        url: WebhookUrl,
+        events: Option<EventSelection>,
+        description: Option<String>,
+    ) -> Result<(WebhookEndpoint, String), WebhookError> {
+        let existing = self.webhooks.endpoints(organization).await?;
+        if existing.len() >= plan.webhook_endpoints as usize {
+            return Err(WebhookError::PlanForbids {
+                limit: plan.webhook_endpoints,
+            });
+        }
+        self.check_destination(&url).await?;
+        let secret = self.new_secret();
+        let now = self.clock.now();
+        let endpoint = WebhookEndpoint {
+            id: new_id(self.ids.as_ref(), WebhookId::from_ulid),
+            organization_id: *organization,
+            url,
+            events: events.unwrap_or(EventSelection::ALL),
+            description,
+            enabled: true,
+            disabled_reason: None,
+            secret: SealedSecret::new(self.sealer.seal(&secret)),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        };
+        self.webhooks.create_endpoint(&endpoint).await?;
+        Ok((endpoint, secret))
+    }
+
+    /// # Errors
+    /// A store failure.
+    pub async fn list(&self, organization: &OrganizationId) -> Result<Vec<WebhookEndpoint>, WebhookError> {
+        Ok(self.webhooks.endpoints(organization).await?)
+    }
+
+    /// # Errors
+    /// [`WebhookError::NotFound`].
+    pub async fn get(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+    ) -> Result<WebhookEndpoint, WebhookError> {
+        self.webhooks
+            .endpoint(organization, id)
+            .await?
+            .ok_or(WebhookError::NotFound)
+    }
+
+    /// Applies a patch. Re-enabling clears the disable reason and the failing streak.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`]; [`WebhookError::Invalid`] for a refused new URL.
+    pub async fn update(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        patch: EndpointPatch,
+    ) -> Result<WebhookEndpoint, WebhookError> {
+        let mut endpoint = self.get(organization, id).await?;
+        if let Some(url) = patch.url {
+            self.check_destination(&url).await?;
+            endpoint.url = url;
+        }
+        if let Some(events) = patch.events {
+            endpoint.events = events;
+        }
+        if let Some(description) = patch.description {
+            endpoint.description = description;
+        }
+        if let Some(enabled) = patch.enabled {
+            if enabled && !endpoint.enabled {
+                endpoint.disabled_reason = None;
+                endpoint.failing_since = None;
+            }
+            endpoint.enabled = enabled;
+        }
+        endpoint.updated_at = self.clock.now();
+        self.webhooks.update_endpoint(&endpoint).await?;
+        Ok(endpoint)
+    }
+
+    /// # Errors
+    /// [`WebhookError::NotFound`].
+    pub async fn delete(&self, organization: &OrganizationId, id: &WebhookId) -> Result<(), WebhookError> {
+        Ok(self.webhooks.delete_endpoint(organization, id).await?)
+    }
+
+    /// A new secret; the old one keeps signing (a second signature) for 24 hours.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`].
+    pub async fn rotate_secret(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+    ) -> Result<(WebhookEndpoint, String), WebhookError> {
+        let mut endpoint = self.get(organization, id).await?;
+        let secret = self.new_secret();
+        let now = self.clock.now();
+        endpoint.previous_secret = Some(endpoint.secret.clone());
+        endpoint.previous_secret_expires_at = Some(now + rotation_overlap());
+        endpoint.secret = SealedSecret::new(self.sealer.seal(&secret));
+        endpoint.updated_at = now;
+        self.webhooks.update_endpoint(&endpoint).await?;
+        Ok((endpoint, secret))
+    }
+
+    /// Queues a `webhook.test` event to this endpoint now; answers the event id.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`].
+    pub async fn send_test(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+    ) -> Result<EventId, WebhookError> {
+        let endpoint = self.get(organization, id).await?;
+        let now = self.clock.now();
+        let event_id = new_id(self.ids.as_ref(), EventId::from_ulid);
+        // Ids and RFC 3339 times need no JSON escaping.
+        let payload = format!(
+            r#"{{"type":"webhook.test","timestamp":"{}","data":{{"endpoint_id":"{}","event_id":"{}"}}}}"#,
+            now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            endpoint.id,
+            event_id
+        );
+        let delivery_id = new_id(self.ids.as_ref(), DeliveryId::from_ulid);
+        self.webhooks
+            .record_test_event(organization, &endpoint.id, &event_id, &delivery_id, &payload, now)
+            .await?;
+        Ok(event_id)
+    }
+
+    /// The endpoint's deliveries with their attempts, newest first.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`] for an unknown endpoint; [`WebhookError::Invalid`] for a limit out of 1–200.
+    pub async fn deliveries(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        status: Option<DeliveryStatus>,
+        before: Option<DeliveryId>,
+        limit: u32,
+    ) -> Result<Vec<Delivery>, WebhookError> {
+        if !(1..=200).contains(&limit) {
+            return Err(WebhookError::Invalid(ValidationErrors::single(
+                "limit",
+                "must be between 1 and 200",
+            )));
+        }
+        self.get(organization, id).await?;
+        Ok(self
+            .webhooks
+            .deliveries(organization, id, status, before, limit)
+            .await?)
+    }
+
+    /// # Errors
+    /// [`WebhookError::NotFound`].
+    pub async fn redeliver(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        delivery: &DeliveryId,
+    ) -> Result<(), WebhookError> {
+        Ok(self
+            .webhooks
+            .redeliver(organization, id, delivery, self.clock.now())
+            .await?)
+    }
+
+    /// Re-queues every failed or skipped delivery since `since`; answers how many.
+    ///
+    /// # Errors
+    /// [`WebhookError::NotFound`].
+    pub async fn recover(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        since: Timestamp,
+    ) -> Result<u64, WebhookError> {
+        self.get(organization, id).await?;
+        Ok(self
+            .webhooks
+            .recover(organization, id, since, self.clock.now())
+            .await?)
+    }
+
+    async fn check_destination(&self, url: &WebhookUrl) -> Result<(), WebhookError> {
+        self.destinations
+            .check(url)
+            .await
+            .map_err(|reason| WebhookError::Invalid(ValidationErrors::single("url", reason)))
+    }
+
+    /// `whsec_` + base64 of 32 random bytes.
+    fn new_secret(&self) -> String {
+        use base64::Engine as _;
+        let mut bytes = [0_u8; 32];
+        self.secrets.fill(&mut bytes);
+        format!(
+            "whsec_{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        )
+    }
+}
+
+/// Tunables of [`DeliverWebhooks`].
+#[derive(Debug, Clone)]
+pub struct DeliverySettings {
+    pub batch_size: u32,
+    /// Longer than the 15 s request timeout plus margin.
+    pub lease: Duration,
+    /// Most deliveries in flight to one endpoint.
+    pub per_endpoint_cap: u32,
+    /// An endpoint failing every attempt for this long is disabled.
+    pub disable_after: Duration,
+}
+
+impl Default for DeliverySettings {
+    fn default() -> Self {
+        Self {
+            batch_size: 100,
+            lease: Duration::seconds(60),
+            per_endpoint_cap: 4,
+            disable_after: Duration::days(5),
+        }
+    }
+}
+
+/// What one delivery round did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeliveryReport {
+    pub claimed: usize,
+    pub succeeded: usize,
+    pub retrying: usize,
+    pub failed: usize,
+    pub endpoints_disabled: usize,
+    pub claims_lost: usize,
+}
+
+/// The webhook dispatcher (flow 4): claims due deliveries and attempts them concurrently.
+pub struct DeliverWebhooks {
+    webhooks: Arc<dyn WebhookStore>,
+    transport: Arc<dyn WebhookTransport>,
+    sealer: Arc<dyn SecretSealer>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    settings: DeliverySettings,
+}
+
+impl DeliverWebhooks {
+    pub fn new(
+        webhooks: Arc<dyn WebhookStore>,
+        transport: Arc<dyn WebhookTransport>,
+        sealer: Arc<dyn SecretSealer>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        settings: DeliverySettings,
+    ) -> Self {
+        Self {
+            webhooks,
+            transport,
+            sealer,
+            clock,
+            ids,
+            settings,
+        }
+    }
+
+    pub fn settings(&self) -> &DeliverySettings {
+        &self.settings
+    }
+
+    /// One round.
+    ///
+    /// # Errors
+    /// A store failure while claiming; a failure recording one outcome leaves that delivery to be reclaimed
+    /// when its lease expires (at-least-once delivery).
+    #[tracing::instrument(name = "webhook_round", skip_all)]
+    pub async fn run_once(&self) -> Result<DeliveryReport, StoreError> {
+        let token = ClaimToken(self.ids.next_ulid());
+        let now = self.clock.now();
+        let claimed = self
+            .webhooks
+            .claim_deliveries(
+                &token,
+                now,
+                now + self.settings.lease,
+                self.settings.batch_size,
+                self.settings.per_endpoint_cap,
+            )
+            .await?;
+        let mut report = DeliveryReport {
+            claimed: claimed.len(),
+            ..DeliveryReport::default()
+        };
+        let outcomes =
+            futures::future::join_all(claimed.into_iter().map(|delivery| self.attempt(token, delivery)))
+                .await;
+        for outcome in outcomes {
+            match outcome {
+                Ok(Some(completion)) => {
+                    match completion.status {
+                        DeliveryStatus::Succeeded => report.succeeded += 1,
+                        DeliveryStatus::Failed => report.failed += 1,
+                        _ => report.retrying += 1,
+                    }
+                    report.endpoints_disabled += usize::from(completion.disable_reason.is_some());
+                }
+                Ok(None) => report.claims_lost += 1,
+                Err(error) => {
+                    tracing::warn!(%error, "could not record a webhook attempt; it will be reclaimed")
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    async fn attempt(
+        &self,
+        token: ClaimToken,
+        delivery: crate::webhook::ClaimedDelivery,
+    ) -> Result<Option<DeliveryCompletion>, StoreError> {
+        let endpoint = &delivery.endpoint;
+        let started = self.clock.now();
+        let mut secrets = Vec::new();
+        let mut sealed = vec![&endpoint.secret];
+        if let (Some(previous), Some(until)) =
+            (&endpoint.previous_secret, endpoint.previous_secret_expires_at)
+            && until > started
+        {
+            sealed.push(previous);
+        }
+        for secret in sealed {
+            match self.sealer.open(secret.as_bytes()) {
+                Ok(text) => secrets.push(text),
+                Err(error) => {
+                    tracing::error!(%error, endpoint = %endpoint.id, "cannot open a webhook secret")
+                }
+            }
+        }
+        let report = self
+            .transport
+            .attempt(
+                &endpoint.url,
+                &delivery.event_id,
+                &delivery.payload,
+                &secrets,
+                delivery.attempt_number,
+            )
+            .await;
+        let now = self.clock.now();
+        let (status, next_attempt_at) = if report.succeeded {
+            (DeliveryStatus::Succeeded, None)
+        } else {
+            match report.retry_in {
+                Some(delay) => (DeliveryStatus::Pending, Some(now + delay)),
+                None => (DeliveryStatus::Failed, None),
+            }
+        };
+        let failing_since = if report.succeeded {
+            None
+        } else {
+            Some(endpoint.failing_since.unwrap_or(started))
+        };
+        let disable_reason = failing_since
+            .filter(|since| now - *since >= self.settings.disable_after)
+            .map(|since| {
+                format!(
+                    "disabled by Herald: every delivery attempt failed since {} (last: {})",
+                    since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    report.attempt.error_kind.as_deref().unwrap_or("http_status")
+                )
+            });
+        let completion = DeliveryCompletion {
+            delivery_id: delivery.delivery_id,
+            token,
+            attempt: report.attempt,
+            status,
+            next_attempt_at,
+            failing_since,
+            disable_reason,
+        };
+        let held = self.webhooks.complete_delivery(&completion).await?;
+        Ok(held.then_some(completion))
+    }
+}

@@ -1,0 +1,341 @@
+//! Customer webhooks (api.md §9): endpoints, deliveries and their attempts, the ports that store and send
+//! them, and the rules the use cases apply (plan limits, secret rotation, auto-disable).
+
+use crate::dispatch::{ClaimToken, CustomerEventType};
+use crate::error::InvalidValue;
+use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
+use crate::organization::SealedSecret;
+use crate::ports::StoreError;
+use crate::time::{Duration, Timestamp};
+use async_trait::async_trait;
+
+/// An endpoint's URL: absolute `https://` (or `http://`, which the destination rules may refuse), at most
+/// 2,048 characters, no credentials, no fragment. Whether its host may be reached is the destination
+/// checker's business, at registration and at every delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookUrl(String);
+
+impl WebhookUrl {
+    /// # Errors
+    /// [`InvalidValue`] when the URL is not an absolute http(s) URL with a host.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        let invalid = || InvalidValue::new("must be an absolute https:// URL");
+        let rest = value
+            .strip_prefix("https://")
+            .or_else(|| value.strip_prefix("http://"))
+            .ok_or_else(invalid)?;
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if authority.is_empty()
+            || value.len() > 2048
+            || value.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
+            return Err(invalid());
+        }
+        if authority.contains('@') {
+            return Err(InvalidValue::new("must not carry credentials (user:password@)"));
+        }
+        if value.contains('#') {
+            return Err(InvalidValue::new("must not have a fragment"));
+        }
+        Ok(Self(value.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Which events an endpoint receives. `webhook.test` always goes to the endpoint it was sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventSelection {
+    pub message_status: bool,
+    pub message_failed: bool,
+    pub message_inbound: bool,
+}
+
+impl EventSelection {
+    /// `events` omitted means all.
+    pub const ALL: Self = Self {
+        message_status: true,
+        message_failed: true,
+        message_inbound: true,
+    };
+
+    /// # Errors
+    /// [`InvalidValue`] for an unknown event name or an empty list.
+    pub fn parse(names: &[&str]) -> Result<Self, InvalidValue> {
+        let mut selection = Self {
+            message_status: false,
+            message_failed: false,
+            message_inbound: false,
+        };
+        for name in names {
+            match *name {
+                "message.status" => selection.message_status = true,
+                "message.failed" => selection.message_failed = true,
+                "message.inbound" => selection.message_inbound = true,
+                other => {
+                    return Err(InvalidValue::new(format!(
+                        "unknown event `{other}`; use message.status, message.failed, message.inbound"
+                    )));
+                }
+            }
+        }
+        if selection.names().is_empty() {
+            return Err(InvalidValue::new("must name at least one event"));
+        }
+        Ok(selection)
+    }
+
+    pub fn includes(&self, event: CustomerEventType) -> bool {
+        match event {
+            CustomerEventType::MessageStatus => self.message_status,
+            CustomerEventType::MessageFailed => self.message_failed,
+            CustomerEventType::MessageInbound => self.message_inbound,
+            CustomerEventType::WebhookTest => true,
+        }
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        if self.message_status {
+            names.push("message.status");
+        }
+        if self.message_failed {
+            names.push("message.failed");
+        }
+        if self.message_inbound {
+            names.push("message.inbound");
+        }
+        names
+    }
+}
+
+/// A customer's endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookEndpoint {
+    pub id: WebhookId,
+    pub organization_id: OrganizationId,
+    pub url: WebhookUrl,
+    pub events: EventSelection,
+    pub description: Option<String>,
+    pub enabled: bool,
+    /// Why it was disabled, when Herald disabled it (`failing since … for 5 days`), or `None`.
+    pub disabled_reason: Option<String>,
+    /// The signing secret (`whsec_…`), sealed.
+    pub secret: SealedSecret,
+    /// The secret before the last rotation, still signing until `previous_secret_expires_at`.
+    pub previous_secret: Option<SealedSecret>,
+    pub previous_secret_expires_at: Option<Timestamp>,
+    /// Since when every attempt to it failed (`None` while it answers).
+    pub failing_since: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Where a delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeliveryStatus {
+    /// Waiting for its next attempt (or being attempted).
+    Pending,
+    Succeeded,
+    /// Every scheduled attempt failed.
+    Failed,
+    /// The endpoint was disabled when the event happened; `recover` can queue it.
+    Skipped,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Skipped => "skipped",
+        }
+    }
+
+    /// # Errors
+    /// [`InvalidValue`] for an unknown status.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        match value {
+            "pending" => Ok(Self::Pending),
+            "succeeded" => Ok(Self::Succeeded),
+            "failed" => Ok(Self::Failed),
+            "skipped" => Ok(Self::Skipped),
+            other => Err(InvalidValue::new(format!("unknown delivery status `{other}`"))),
+        }
+    }
+}
+
+/// One attempt of one delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryAttempt {
+    /// 1 for the first attempt.
+    pub number: u32,
+    pub at: Timestamp,
+    pub status_code: Option<u16>,
+    /// The first 1 KiB of the answer, as text.
+    pub response_prefix: String,
+    /// `timeout`, `connect`, `blocked_destination`, `redirect`, `http_status`, `tls`, or `None` on success.
+    pub error_kind: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// One event's delivery to one endpoint, with its attempts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: DeliveryId,
+    pub organization_id: OrganizationId,
+    pub endpoint_id: WebhookId,
+    /// The event id: the `webhook-id` header, stable across attempts.
+    pub event_id: EventId,
+    pub event_type: CustomerEventType,
+    pub status: DeliveryStatus,
+    pub next_attempt_at: Option<Timestamp>,
+    pub attempts: Vec<DeliveryAttempt>,
+    pub created_at: Timestamp,
+}
+
+/// A delivery claimed for an attempt, with what the attempt needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedDelivery {
+    pub delivery_id: DeliveryId,
+    pub organization_id: OrganizationId,
+    pub endpoint: WebhookEndpoint,
+    pub event_id: EventId,
+    pub event_type: CustomerEventType,
+    /// The event body, exactly as it was first built (every attempt sends the same bytes).
+    pub payload: String,
+    /// This attempt's number (1 for the first).
+    pub attempt_number: u32,
+}
+
+/// How an attempt ended, as the transport reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptReport {
+    pub attempt: DeliveryAttempt,
+    pub succeeded: bool,
+    /// When to try again (the schedule of api.md §9 with jitter, `Retry-After` and the 60 s floor applied);
+    /// `None` when the schedule is exhausted.
+    pub retry_in: Option<Duration>,
+}
+
+/// What to record after an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryCompletion {
+    pub delivery_id: DeliveryId,
+    pub token: ClaimToken,
+    pub attempt: DeliveryAttempt,
+    /// `Pending` (with `next_attempt_at`), `Succeeded` or `Failed`.
+    pub status: DeliveryStatus,
+    pub next_attempt_at: Option<Timestamp>,
+    /// The endpoint's health after this attempt: `None` clears `failing_since` (it answered); otherwise the
+    /// (kept or new) start of its failing streak.
+    pub failing_since: Option<Timestamp>,
+    /// Set when this attempt makes Herald disable the endpoint.
+    pub disable_reason: Option<String>,
+}
+
+/// Endpoints and deliveries. Fan-out happens inside the store, in the transaction that writes each customer
+/// event: one delivery per subscribed endpoint of the organization (`pending` when enabled, `skipped` when
+/// disabled), so no event ever exists without its deliveries.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait WebhookStore: Send + Sync + 'static {
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError>;
+    /// The organization's endpoints, oldest first.
+    async fn endpoints(&self, organization: &OrganizationId) -> Result<Vec<WebhookEndpoint>, StoreError>;
+    async fn endpoint(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError>;
+    /// Replaces the endpoint's fields (url, events, description, enabled, disabled_reason, secrets,
+    /// failing_since, updated_at). # Errors [`StoreError::NotFound`].
+    async fn update_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError>;
+    /// Deletes the endpoint and its deliveries. # Errors [`StoreError::NotFound`].
+    async fn delete_endpoint(&self, organization: &OrganizationId, id: &WebhookId) -> Result<(), StoreError>;
+
+    /// Writes a `webhook.test` customer event with `payload` and one pending delivery of it to `endpoint`.
+    async fn record_test_event(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        event_id: &EventId,
+        delivery_id: &DeliveryId,
+        payload: &str,
+        at: Timestamp,
+    ) -> Result<(), StoreError>;
+
+    /// The endpoint's deliveries, newest first, with their attempts; `before` is the cursor.
+    async fn deliveries(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        status: Option<DeliveryStatus>,
+        before: Option<DeliveryId>,
+        limit: u32,
+    ) -> Result<Vec<Delivery>, StoreError>;
+
+    /// Queues one delivery again now (whatever its status). # Errors [`StoreError::NotFound`].
+    async fn redeliver(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        delivery: &DeliveryId,
+        at: Timestamp,
+    ) -> Result<(), StoreError>;
+
+    /// Queues every `failed` or `skipped` delivery of the endpoint created at or after `since`; answers how
+    /// many.
+    async fn recover(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        since: Timestamp,
+        at: Timestamp,
+    ) -> Result<u64, StoreError>;
+
+    /// Claims due pending deliveries with a lease, never giving one endpoint more than `per_endpoint_cap`
+    /// deliveries in flight (counting live leases of other claims), so a slow endpoint never starves others.
+    /// Deliveries of disabled endpoints are not claimed.
+    async fn claim_deliveries(
+        &self,
+        token: &ClaimToken,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+        per_endpoint_cap: u32,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
+
+    /// Records an attempt and the delivery's new state, and the endpoint's health (disabling it when asked),
+    /// if the claim still holds; `false` (nothing written) otherwise.
+    async fn complete_delivery(&self, completion: &DeliveryCompletion) -> Result<bool, StoreError>;
+}
+
+/// Whether a URL may be delivered to (scheme and SSRF rules). Adapter: `herald-webhooks`' destination policy.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait DestinationChecker: Send + Sync + 'static {
+    /// # Errors
+    /// Why the URL is refused, in words for the client.
+    async fn check(&self, url: &WebhookUrl) -> Result<(), String>;
+}
+
+/// Sends one signed attempt and applies the retry schedule. Adapter: `herald-webhooks`' deliverer.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait WebhookTransport: Send + Sync + 'static {
+    /// Posts `payload` to `url` signed with every secret in `secrets` (`whsec_…` text), with `webhook-id` =
+    /// `event_id`, and reports the attempt. A destination refused by the SSRF rules is an attempt with
+    /// error kind `blocked_destination`, never a connection.
+    async fn attempt(
+        &self,
+        url: &WebhookUrl,
+        event_id: &EventId,
+        payload: &str,
+        secrets: &[String],
+        attempt_number: u32,
+    ) -> AttemptReport;
+}
