@@ -7,6 +7,7 @@
 
 mod dto;
 mod error;
+mod inline;
 mod notify;
 mod payloads;
 mod pg;
@@ -24,6 +25,7 @@ use herald_domain::ids::{EventId, MessageId, OrganizationId};
 use herald_domain::ports::{
     AccountStore, MessageStore, OutboxStore, StoreError, TemplateStore, TrackingStore, WindowStore,
 };
+use herald_domain::webhook::WebhookStore;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
@@ -85,6 +87,7 @@ trait Admin: Send + Sync + 'static {
     async fn pending_migrations(&self) -> anyhow::Result<usize>;
     async fn ping(&self) -> Result<(), StoreError>;
     fn work_notifier(&self) -> WorkNotifier;
+    fn webhook_notifier(&self) -> WorkNotifier;
     async fn customer_events(
         &self,
         organization: &OrganizationId,
@@ -101,6 +104,7 @@ pub struct Store {
     windows: Arc<dyn WindowStore>,
     outbox: Arc<dyn OutboxStore>,
     tracking: Arc<dyn TrackingStore>,
+    webhooks: Arc<dyn WebhookStore>,
 }
 
 impl fmt::Debug for Store {
@@ -187,7 +191,14 @@ impl Store {
 
     fn from_backend<D>(db: Arc<D>) -> Self
     where
-        D: Admin + AccountStore + MessageStore + TemplateStore + WindowStore + OutboxStore + TrackingStore,
+        D: Admin
+            + AccountStore
+            + MessageStore
+            + TemplateStore
+            + WindowStore
+            + OutboxStore
+            + TrackingStore
+            + WebhookStore,
     {
         Self {
             admin: db.clone(),
@@ -196,7 +207,8 @@ impl Store {
             templates: db.clone(),
             windows: db.clone(),
             outbox: db.clone(),
-            tracking: db,
+            tracking: db.clone(),
+            webhooks: db,
         }
     }
 
@@ -257,6 +269,22 @@ impl Store {
     /// Status reports, inbound messages and stored network callbacks.
     pub fn tracking(&self) -> Arc<dyn TrackingStore> {
         self.tracking.clone()
+    }
+
+    /// Customer webhook endpoints and their deliveries. Deliveries are written by the store itself, in the
+    /// transaction of each customer event (the fan-out).
+    pub fn webhooks(&self) -> Arc<dyn WebhookStore> {
+        self.webhooks.clone()
+    }
+
+    /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out
+    /// to an enabled endpoint, a test event, a redelivery or recovery, an endpoint enabled. On PostgreSQL
+    /// the signal is `LISTEN herald_webhooks` on the same listening connection as [`Store::work_notifier`]
+    /// (the first call of either starts it, inside a Tokio runtime); on SQLite an in-process signal. A
+    /// wake-up is a hint: deliveries also become due by time alone (retries, expired leases), so callers
+    /// keep polling with a timeout.
+    pub fn webhook_notifier(&self) -> WorkNotifier {
+        self.admin.webhook_notifier()
     }
 
     /// Wake-ups for dispatch workers when jobs may have become due. On PostgreSQL the first call starts

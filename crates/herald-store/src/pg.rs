@@ -3,7 +3,7 @@
 pub(crate) mod schema;
 
 use crate::error::{TxError, from_pool};
-use crate::rows::{ClaimedRow, JOB_IN_FLIGHT, JOB_PENDING};
+use crate::rows::{ClaimedRow, DELIVERY_PENDING, JOB_IN_FLIGHT, JOB_PENDING};
 use crate::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
@@ -30,6 +30,13 @@ const MIGRATION_LOCK: i64 = 0x4865_7261_6c64_4d31;
 /// The channel `accept` notifies and the work notifier listens on.
 const WORK_CHANNEL: &str = "herald_outbox";
 
+/// The channel the webhook fan-out (and re-queuing) notifies and the webhook notifier listens on.
+const WEBHOOK_CHANNEL: &str = "herald_webhooks";
+
+/// Serializes webhook claims (any constant, shared by all Herald processes): the per-endpoint cap counts
+/// the live leases of other claims, which a concurrent claim's snapshot could not see.
+const DELIVERY_CLAIM_LOCK: i64 = 0x4865_7261_6c64_5744;
+
 type Conn = AsyncPgConnection;
 
 /// The PostgreSQL store. One pool serves reads and writes; PostgreSQL handles concurrent writers.
@@ -37,7 +44,9 @@ pub(crate) struct Db {
     pool: Pool<Conn>,
     url: String,
     notifier: WorkNotifier,
-    /// The LISTEN task, started by the first `work_notifier()` call (`None`: there was no runtime).
+    webhook_notifier: WorkNotifier,
+    /// The LISTEN task, started by the first `work_notifier()` or `webhook_notifier()` call (`None`: there
+    /// was no runtime).
     listener: OnceLock<Option<Listener>>,
     _keepalive: Keepalive,
 }
@@ -73,6 +82,7 @@ impl Db {
             pool,
             url: url.to_owned(),
             notifier: WorkNotifier::new(),
+            webhook_notifier: WorkNotifier::new(),
             listener: OnceLock::new(),
             _keepalive: keepalive,
         })
@@ -82,11 +92,18 @@ impl Db {
     /// process's listener (this one's included) at commit.
     fn work_committed(&self) {}
 
+    /// After a transaction that may have made deliveries due: nothing to do, as for `work_committed`.
+    fn webhooks_committed(&self) {}
+
     fn start_listener(&self) -> Option<Listener> {
         match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => Some(Listener(
-                runtime.spawn(listen(self.url.clone(), self.notifier.clone())),
-            )),
+            Ok(runtime) => Some(Listener(runtime.spawn(listen(
+                self.url.clone(),
+                Notifiers {
+                    work: self.notifier.clone(),
+                    webhooks: self.webhook_notifier.clone(),
+                },
+            )))),
             Err(_) => {
                 tracing::warn!("no Tokio runtime: dispatch wake-ups fall back to polling");
                 None
@@ -218,8 +235,82 @@ async fn announce_work(conn: &mut Conn) -> Result<(), TxError> {
     Ok(())
 }
 
+/// Inside a transaction that made deliveries due: delivered to every listener at commit.
+async fn announce_webhooks(conn: &mut Conn) -> Result<(), TxError> {
+    diesel::sql_query(format!("SELECT pg_notify('{WEBHOOK_CHANNEL}', '')"))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// A claimed delivery's id, as the claiming statement returns it.
+#[derive(diesel::QueryableByName)]
+struct ClaimedDeliveryId {
+    #[diesel(sql_type = Text)]
+    id: String,
+}
+
+/// Leases up to `limit` due deliveries, at most `cap` live leases per endpoint. The CTE ranks each
+/// endpoint's due deliveries (a window function) and keeps those that fit beside the endpoint's live
+/// leases; the chosen rows are then locked with `SKIP LOCKED` (a row being completed or redelivered is
+/// left for the next round instead of waited for) and their due condition re-checked on the locked
+/// version. Claims are serialized by a transaction-level advisory lock, so the live-lease count each one
+/// reads includes every earlier claim and the cap holds across processes.
+async fn claim_due_deliveries(
+    conn: &mut Conn,
+    token: &str,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: i64,
+    cap: i64,
+) -> Result<Vec<String>, TxError> {
+    diesel::sql_query(format!("SELECT pg_advisory_xact_lock({DELIVERY_CLAIM_LOCK})"))
+        .execute(conn)
+        .await?;
+    let rows = diesel::sql_query(format!(
+        "WITH live AS ( \
+             SELECT endpoint_id, COUNT(*) AS leased FROM webhook_deliveries \
+             WHERE status = '{DELIVERY_PENDING}' AND claim_token IS NOT NULL AND lease_until >= $1 \
+             GROUP BY endpoint_id \
+         ), ranked AS ( \
+             SELECT d.id, d.endpoint_id, d.next_attempt_at, \
+                 ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank \
+             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
+             WHERE d.status = '{DELIVERY_PENDING}' AND d.next_attempt_at <= $1 \
+                 AND (d.claim_token IS NULL OR d.lease_until < $1) AND e.enabled \
+         ), chosen AS ( \
+             SELECT r.id FROM ranked r LEFT JOIN live l ON l.endpoint_id = r.endpoint_id \
+             WHERE r.rank + COALESCE(l.leased, 0) <= $2 \
+             ORDER BY r.next_attempt_at, r.id \
+             LIMIT $3 \
+         ), locked AS ( \
+             SELECT d.id FROM webhook_deliveries d \
+             WHERE d.id IN (SELECT id FROM chosen) AND d.status = '{DELIVERY_PENDING}' \
+                 AND (d.claim_token IS NULL OR d.lease_until < $1) \
+             FOR UPDATE SKIP LOCKED \
+         ) \
+         UPDATE webhook_deliveries SET claim_token = $4, lease_until = $5, updated_at = $1 \
+         FROM locked WHERE webhook_deliveries.id = locked.id \
+         RETURNING webhook_deliveries.id"
+    ))
+    .bind::<Timestamptz, _>(now)
+    .bind::<BigInt, _>(cap)
+    .bind::<BigInt, _>(limit)
+    .bind::<Text, _>(token)
+    .bind::<Timestamptz, _>(lease_until)
+    .load::<ClaimedDeliveryId>(conn)
+    .await?;
+    Ok(rows.into_iter().map(|row| row.id).collect())
+}
+
+/// The notifiers the LISTEN connection wakes, one per channel.
+struct Notifiers {
+    work: WorkNotifier,
+    webhooks: WorkNotifier,
+}
+
 /// Listens for new work for as long as the store lives, reconnecting after errors with a growing pause.
-async fn listen(url: String, notifier: WorkNotifier) {
+async fn listen(url: String, notifier: Notifiers) {
     let mut pause = Duration::from_secs(1);
     loop {
         match listen_once(&url, &notifier).await {
@@ -235,20 +326,22 @@ async fn listen(url: String, notifier: WorkNotifier) {
 
 /// One listening connection, until it fails. `Ok` when it had been listening (so the next try starts
 /// with a short pause), `Err` when it could not even start.
-async fn listen_once(url: &str, notifier: &WorkNotifier) -> anyhow::Result<()> {
+async fn listen_once(url: &str, notifier: &Notifiers) -> anyhow::Result<()> {
     use diesel_async::{AsyncConnection, SimpleAsyncConnection};
     let mut conn = AsyncPgConnection::establish(url)
         .await
         .context("cannot connect to PostgreSQL")?;
-    conn.batch_execute(&format!("LISTEN {WORK_CHANNEL}"))
+    conn.batch_execute(&format!("LISTEN {WORK_CHANNEL}; LISTEN {WEBHOOK_CHANNEL}"))
         .await
         .context("LISTEN failed")?;
-    // Work accepted while no connection listened announced itself to nobody: let the workers look now.
-    notifier.wake();
+    // Work made while no connection listened announced itself to nobody: let the workers look now.
+    notifier.work.wake();
+    notifier.webhooks.wake();
     let mut notifications = std::pin::pin!(conn.notifications_stream());
     while let Some(notification) = notifications.next().await {
         match notification {
-            Ok(_) => notifier.wake(),
+            Ok(notification) if notification.channel == WEBHOOK_CHANNEL => notifier.webhooks.wake(),
+            Ok(_) => notifier.work.wake(),
             Err(error) => {
                 tracing::warn!(%error, "dispatch wake-up connection failed");
                 return Ok(());
@@ -298,6 +391,11 @@ impl Admin for Db {
     fn work_notifier(&self) -> WorkNotifier {
         self.listener.get_or_init(|| self.start_listener());
         self.notifier.clone()
+    }
+
+    fn webhook_notifier(&self) -> WorkNotifier {
+        self.listener.get_or_init(|| self.start_listener());
+        self.webhook_notifier.clone()
     }
 
     async fn customer_events(

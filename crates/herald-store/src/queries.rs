@@ -27,7 +27,7 @@ macro_rules! port_impls {
             use super::schema::{
                 api_keys, events, idempotency_keys, inbound_messages, message_events, messages,
                 network_callbacks, organizations, outbox, plans, senders, service_windows, templates,
-                usage_counters,
+                usage_counters, webhook_attempts, webhook_deliveries, webhook_endpoints,
             };
             use super::{Conn, Db};
             use async_trait::async_trait;
@@ -38,7 +38,9 @@ macro_rules! port_impls {
                 ClaimToken, ClaimedJob, CustomerEventType, InboundRecord, JobCompletion, JobOutcome,
                 StatusApplied, StatusUpdate, StoredCallback,
             };
-            use herald_domain::ids::{ApiKeyId, EventId, MessageId, OrganizationId, SenderId};
+            use herald_domain::ids::{
+                ApiKeyId, DeliveryId, EventId, MessageId, OrganizationId, SenderId, WebhookId,
+            };
             use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
             use herald_domain::organization::{
                 AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber,
@@ -52,16 +54,21 @@ macro_rules! port_impls {
             use herald_domain::template::{LanguageCode, Template, TemplateName};
             use herald_domain::time::{BillingPeriod, Timestamp};
             use herald_domain::values::{IdempotencyKey, PhoneNumber};
+            use herald_domain::webhook::{
+                ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus,
+                WebhookEndpoint, WebhookStore,
+            };
             use herald_domain::window::ServiceWindow;
             use $crate::CustomerEventRecord;
             use $crate::dto::InboundContentDto;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::payloads;
             use $crate::rows::{
-                ApiKeyRow, CallbackRow, CustomerEventRow, EventRow, IDEMPOTENCY_COMPLETED,
-                IDEMPOTENCY_PENDING, IdempotencyRow, JOB_DONE, JOB_FAILED, JOB_IN_FLIGHT, JOB_PENDING,
-                MessageRow, OrganizationRow, PlanRow, SenderRow, TemplateRow, WindowRow, job_error,
-                quota_ceiling, to_json,
+                ApiKeyRow, AttemptRow, CallbackRow, CustomerEventRow, DELIVERY_FAILED, DELIVERY_PENDING,
+                DELIVERY_SKIPPED, DeliveryRow, EventRow, IDEMPOTENCY_COMPLETED, IDEMPOTENCY_PENDING,
+                IdempotencyRow, JOB_DONE, JOB_FAILED, JOB_IN_FLIGHT, JOB_PENDING, MessageRow,
+                OrganizationRow, PlanRow, SenderRow, TemplateRow, WebhookEndpointRow, WindowRow,
+                fan_out_delivery_id, job_error, parse_event_type, quota_ceiling, to_i32, to_json,
             };
 
             /// Converts loaded rows, failing on the first corrupt one.
@@ -112,7 +119,8 @@ macro_rules! port_impls {
                 Ok(())
             }
 
-            async fn insert_customer_event(conn: &mut Conn, event: &CustomerEventRow) -> Result<(), TxError> {
+            /// Writes one row of `events`, and nothing else.
+            async fn insert_event_row(conn: &mut Conn, event: &CustomerEventRow) -> Result<(), TxError> {
                 diesel::insert_into(events::table)
                     .values((
                         events::id.eq(&event.id),
@@ -127,6 +135,117 @@ macro_rules! port_impls {
                     .execute(conn)
                     .await?;
                 Ok(())
+            }
+
+            /// A delivery row as written: no attempts yet, no claim.
+            struct NewDelivery<'a> {
+                id: String,
+                organization_id: &'a str,
+                endpoint_id: &'a str,
+                event_id: &'a str,
+                event_type: &'a str,
+                status: &'static str,
+                next_attempt_at: Option<Timestamp>,
+                at: Timestamp,
+            }
+
+            async fn insert_delivery(conn: &mut Conn, delivery: &NewDelivery<'_>) -> Result<(), TxError> {
+                diesel::insert_into(webhook_deliveries::table)
+                    .values((
+                        webhook_deliveries::id.eq(&delivery.id),
+                        webhook_deliveries::organization_id.eq(delivery.organization_id),
+                        webhook_deliveries::endpoint_id.eq(delivery.endpoint_id),
+                        webhook_deliveries::event_id.eq(delivery.event_id),
+                        webhook_deliveries::event_type.eq(delivery.event_type),
+                        webhook_deliveries::status.eq(delivery.status),
+                        webhook_deliveries::attempts.eq(0),
+                        webhook_deliveries::next_attempt_at.eq(delivery.next_attempt_at),
+                        webhook_deliveries::created_at.eq(delivery.at),
+                        webhook_deliveries::updated_at.eq(delivery.at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            }
+
+            /// THE place customer events are written: the event row and, in the same transaction, its
+            /// fan-out (`WebhookStore`'s rule): one delivery per endpoint of the organization whose
+            /// selection includes the event's type, `pending` and due at the event's recording time when
+            /// the endpoint is enabled, `skipped` when it is not. Recording time rather than the network's
+            /// `occurred_at`, which may lie in Herald's future by clock skew and would hold the delivery.
+            async fn insert_customer_event(conn: &mut Conn, event: &CustomerEventRow) -> Result<(), TxError> {
+                insert_event_row(conn, event).await?;
+                let event_type = parse_event_type(&event.event_type)?;
+                if event_type == CustomerEventType::WebhookTest {
+                    // A test event goes to the one endpoint it was sent to (`record_test_event`).
+                    return Ok(());
+                }
+                let endpoints = webhook_endpoints::table
+                    .filter(webhook_endpoints::organization_id.eq(&event.organization_id))
+                    .order(webhook_endpoints::id)
+                    .load::<WebhookEndpointRow>(conn)
+                    .await?;
+                let event_id = EventId::parse(&event.id).map_err(|e| corrupt("event id", e))?;
+                let mut pending = 0_usize;
+                for endpoint in endpoints
+                    .iter()
+                    .filter(|endpoint| endpoint.events().includes(event_type))
+                {
+                    let endpoint_id = WebhookId::parse(&endpoint.id).map_err(|e| corrupt("webhook id", e))?;
+                    let (status, next_attempt_at) = if endpoint.enabled {
+                        pending += 1;
+                        (DELIVERY_PENDING, Some(event.created_at))
+                    } else {
+                        (DELIVERY_SKIPPED, None)
+                    };
+                    insert_delivery(
+                        conn,
+                        &NewDelivery {
+                            id: fan_out_delivery_id(&event_id, &endpoint_id).to_string(),
+                            organization_id: &event.organization_id,
+                            endpoint_id: &endpoint.id,
+                            event_id: &event.id,
+                            event_type: &event.event_type,
+                            status,
+                            next_attempt_at,
+                            at: event.created_at,
+                        },
+                    )
+                    .await?;
+                }
+                if pending > 0 {
+                    super::announce_webhooks(conn).await?;
+                }
+                Ok(())
+            }
+
+            /// The deliveries of `rows` with their attempts, in the rows' order.
+            async fn with_attempts(
+                conn: &mut Conn,
+                rows: Vec<DeliveryRow>,
+            ) -> Result<Vec<Delivery>, TxError> {
+                let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+                let attempts = webhook_attempts::table
+                    .filter(webhook_attempts::delivery_id.eq_any(&ids))
+                    .order((webhook_attempts::delivery_id, webhook_attempts::number))
+                    .load::<AttemptRow>(conn)
+                    .await?;
+                let mut by_delivery: std::collections::HashMap<String, Vec<DeliveryAttempt>> =
+                    std::collections::HashMap::new();
+                for attempt in attempts {
+                    let key = attempt.delivery_id.clone();
+                    by_delivery
+                        .entry(key)
+                        .or_default()
+                        .push(DeliveryAttempt::try_from(attempt)?);
+                }
+                Ok(rows
+                    .into_iter()
+                    .map(|row| {
+                        let attempts = by_delivery.remove(&row.id).unwrap_or_default();
+                        row.into_delivery(attempts)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?)
             }
 
             /// Opens or moves forward the service window of (sender, recipient) to `at`.
@@ -1030,7 +1149,7 @@ macro_rules! port_impls {
                     let org = completion.organization_id.to_string();
                     let token = completion.token.as_string();
                     let at = completion.at;
-                    write_tx!(self, |conn| {
+                    let held = write_tx!(self, |conn| {
                         // Only the claim that holds the job may record its outcome.
                         macro_rules! held {
                             () => {
@@ -1141,7 +1260,12 @@ macro_rules! port_impls {
                         }
                         Ok(true)
                     })
-                    .map_err(TxError::into_store)
+                    .map_err(TxError::into_store)?;
+                    if held {
+                        // The outcome may have written a customer event and its deliveries.
+                        self.webhooks_committed();
+                    }
+                    Ok(held)
                 }
             }
 
@@ -1151,7 +1275,15 @@ macro_rules! port_impls {
                     &self,
                     update: &StatusUpdate,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    write_tx!(self, |conn| apply_in_tx(conn, update).await).map_err(TxError::into_store)
+                    let applied = write_tx!(self, |conn| apply_in_tx(conn, update).await)
+                        .map_err(TxError::into_store)?;
+                    if applied
+                        .as_ref()
+                        .is_some_and(|a| matches!(a.transition, Transition::Applied { .. }))
+                    {
+                        self.webhooks_committed();
+                    }
+                    Ok(applied)
                 }
 
                 async fn message_by_network_id(
@@ -1179,7 +1311,7 @@ macro_rules! port_impls {
                         "inbound content",
                         &InboundContentDto::from(&inbound.content),
                     )?;
-                    write_tx!(self, |conn| {
+                    let recorded = write_tx!(self, |conn| {
                         let number = senders::table
                             .find(&sender)
                             .filter(senders::organization_id.eq(&org))
@@ -1236,7 +1368,11 @@ macro_rules! port_impls {
                         .await?;
                         Ok(true)
                     })
-                    .map_err(TxError::into_store)
+                    .map_err(TxError::into_store)?;
+                    if recorded {
+                        self.webhooks_committed();
+                    }
+                    Ok(recorded)
                 }
 
                 async fn store_callback(&self, callback: &StoredCallback) -> Result<(), StoreError> {
@@ -1289,6 +1425,426 @@ macro_rules! port_impls {
                         return Err(StoreError::NotFound);
                     }
                     Ok(())
+                }
+            }
+
+            /// The endpoint's id if it belongs to the organization, read inside a write transaction.
+            async fn endpoint_exists(conn: &mut Conn, org: &str, id: &str) -> Result<bool, TxError> {
+                let found = webhook_endpoints::table
+                    .find(id)
+                    .filter(webhook_endpoints::organization_id.eq(org))
+                    .select(webhook_endpoints::id)
+                    .first::<String>(conn)
+                    .await
+                    .optional()?;
+                Ok(found.is_some())
+            }
+
+            /// A claimed delivery as the dispatcher needs it.
+            fn claimed_delivery(
+                delivery: DeliveryRow,
+                endpoint: WebhookEndpointRow,
+                payload: String,
+            ) -> Result<ClaimedDelivery, StoreError> {
+                let attempt_number = delivery.next_attempt_number()?;
+                let delivery = delivery.into_delivery(Vec::new())?;
+                Ok(ClaimedDelivery {
+                    delivery_id: delivery.id,
+                    organization_id: delivery.organization_id,
+                    endpoint: endpoint.try_into()?,
+                    event_id: delivery.event_id,
+                    event_type: delivery.event_type,
+                    payload,
+                    attempt_number,
+                })
+            }
+
+            #[async_trait]
+            impl WebhookStore for Db {
+                async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+                    let row = WebhookEndpointRow::from(endpoint);
+                    let mut conn = self.write().await?;
+                    diesel::insert_into(webhook_endpoints::table)
+                        .values((
+                            webhook_endpoints::id.eq(&row.id),
+                            webhook_endpoints::organization_id.eq(&row.organization_id),
+                            webhook_endpoints::url.eq(&row.url),
+                            webhook_endpoints::sub_status.eq(row.sub_status),
+                            webhook_endpoints::sub_failed.eq(row.sub_failed),
+                            webhook_endpoints::sub_inbound.eq(row.sub_inbound),
+                            webhook_endpoints::description.eq(&row.description),
+                            webhook_endpoints::enabled.eq(row.enabled),
+                            webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
+                            webhook_endpoints::secret.eq(&row.secret),
+                            webhook_endpoints::previous_secret.eq(&row.previous_secret),
+                            webhook_endpoints::previous_secret_expires_at.eq(row.previous_secret_expires_at),
+                            webhook_endpoints::failing_since.eq(row.failing_since),
+                            webhook_endpoints::created_at.eq(row.created_at),
+                            webhook_endpoints::updated_at.eq(row.updated_at),
+                        ))
+                        .execute(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    Ok(())
+                }
+
+                async fn endpoints(
+                    &self,
+                    organization: &OrganizationId,
+                ) -> Result<Vec<WebhookEndpoint>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = webhook_endpoints::table
+                        .filter(webhook_endpoints::organization_id.eq(organization.to_string()))
+                        .order((webhook_endpoints::created_at, webhook_endpoints::id))
+                        .load::<WebhookEndpointRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows)
+                }
+
+                async fn endpoint(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &WebhookId,
+                ) -> Result<Option<WebhookEndpoint>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let row = webhook_endpoints::table
+                        .find(id.to_string())
+                        .filter(webhook_endpoints::organization_id.eq(organization.to_string()))
+                        .first::<WebhookEndpointRow>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    row.map(WebhookEndpoint::try_from).transpose()
+                }
+
+                async fn update_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+                    let row = WebhookEndpointRow::from(endpoint);
+                    let mut conn = self.write().await?;
+                    let changed = diesel::update(
+                        webhook_endpoints::table
+                            .find(&row.id)
+                            .filter(webhook_endpoints::organization_id.eq(&row.organization_id)),
+                    )
+                    .set((
+                        webhook_endpoints::url.eq(&row.url),
+                        webhook_endpoints::sub_status.eq(row.sub_status),
+                        webhook_endpoints::sub_failed.eq(row.sub_failed),
+                        webhook_endpoints::sub_inbound.eq(row.sub_inbound),
+                        webhook_endpoints::description.eq(&row.description),
+                        webhook_endpoints::enabled.eq(row.enabled),
+                        webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
+                        webhook_endpoints::secret.eq(&row.secret),
+                        webhook_endpoints::previous_secret.eq(&row.previous_secret),
+                        webhook_endpoints::previous_secret_expires_at.eq(row.previous_secret_expires_at),
+                        webhook_endpoints::failing_since.eq(row.failing_since),
+                        webhook_endpoints::updated_at.eq(row.updated_at),
+                    ))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    if changed == 0 {
+                        return Err(StoreError::NotFound);
+                    }
+                    drop(conn);
+                    if endpoint.enabled {
+                        // Re-enabled: its pending deliveries may be claimed again.
+                        self.webhooks_committed();
+                    }
+                    Ok(())
+                }
+
+                async fn delete_endpoint(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &WebhookId,
+                ) -> Result<(), StoreError> {
+                    let mut conn = self.write().await?;
+                    // Its deliveries and their attempts go with it (ON DELETE CASCADE).
+                    let deleted = diesel::delete(
+                        webhook_endpoints::table
+                            .find(id.to_string())
+                            .filter(webhook_endpoints::organization_id.eq(organization.to_string())),
+                    )
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    if deleted == 0 {
+                        return Err(StoreError::NotFound);
+                    }
+                    Ok(())
+                }
+
+                async fn record_test_event(
+                    &self,
+                    organization: &OrganizationId,
+                    endpoint: &WebhookId,
+                    event_id: &EventId,
+                    delivery_id: &DeliveryId,
+                    payload: &str,
+                    at: Timestamp,
+                ) -> Result<(), StoreError> {
+                    let org = organization.to_string();
+                    let endpoint = endpoint.to_string();
+                    let event = CustomerEventRow {
+                        id: event_id.to_string(),
+                        organization_id: org.clone(),
+                        event_type: CustomerEventType::WebhookTest.as_str().to_owned(),
+                        message_id: None,
+                        sequence: 1,
+                        payload: payload.to_owned(),
+                        occurred_at: at,
+                        created_at: at,
+                    };
+                    write_tx!(self, |conn| {
+                        if !endpoint_exists(conn, &org, &endpoint).await? {
+                            return Err(StoreError::NotFound.into());
+                        }
+                        insert_event_row(conn, &event).await?;
+                        insert_delivery(
+                            conn,
+                            &NewDelivery {
+                                id: delivery_id.to_string(),
+                                organization_id: &org,
+                                endpoint_id: &endpoint,
+                                event_id: &event.id,
+                                event_type: &event.event_type,
+                                status: DELIVERY_PENDING,
+                                next_attempt_at: Some(at),
+                                at,
+                            },
+                        )
+                        .await?;
+                        super::announce_webhooks(conn).await?;
+                        Ok(())
+                    })
+                    .map_err(TxError::into_store)?;
+                    self.webhooks_committed();
+                    Ok(())
+                }
+
+                async fn deliveries(
+                    &self,
+                    organization: &OrganizationId,
+                    endpoint: &WebhookId,
+                    status: Option<DeliveryStatus>,
+                    before: Option<DeliveryId>,
+                    limit: u32,
+                ) -> Result<Vec<Delivery>, StoreError> {
+                    let mut select = webhook_deliveries::table
+                        .filter(webhook_deliveries::organization_id.eq(organization.to_string()))
+                        .filter(webhook_deliveries::endpoint_id.eq(endpoint.to_string()))
+                        .into_boxed();
+                    if let Some(status) = status {
+                        select = select.filter(webhook_deliveries::status.eq(status.as_str()));
+                    }
+                    if let Some(cursor) = before {
+                        select = select.filter(webhook_deliveries::id.lt(cursor.to_string()));
+                    }
+                    let mut conn = self.read().await?;
+                    let rows = select
+                        .order(webhook_deliveries::id.desc())
+                        .limit(i64::from(limit))
+                        .load::<DeliveryRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    with_attempts(&mut *conn, rows)
+                        .await
+                        .map_err(TxError::into_store)
+                }
+
+                async fn redeliver(
+                    &self,
+                    organization: &OrganizationId,
+                    endpoint: &WebhookId,
+                    delivery: &DeliveryId,
+                    at: Timestamp,
+                ) -> Result<(), StoreError> {
+                    let mut conn = self.write().await?;
+                    // A claim in flight is dropped with the rest: its completion then finds its token gone
+                    // and writes nothing, and the next claim attempts the delivery again.
+                    let changed = diesel::update(
+                        webhook_deliveries::table
+                            .find(delivery.to_string())
+                            .filter(webhook_deliveries::organization_id.eq(organization.to_string()))
+                            .filter(webhook_deliveries::endpoint_id.eq(endpoint.to_string())),
+                    )
+                    .set((
+                        webhook_deliveries::status.eq(DELIVERY_PENDING),
+                        webhook_deliveries::next_attempt_at.eq(Some(at)),
+                        webhook_deliveries::claim_token.eq(None::<String>),
+                        webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                        webhook_deliveries::updated_at.eq(at),
+                    ))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    if changed == 0 {
+                        return Err(StoreError::NotFound);
+                    }
+                    drop(conn);
+                    self.webhooks_committed();
+                    Ok(())
+                }
+
+                async fn recover(
+                    &self,
+                    organization: &OrganizationId,
+                    endpoint: &WebhookId,
+                    since: Timestamp,
+                    at: Timestamp,
+                ) -> Result<u64, StoreError> {
+                    let org = organization.to_string();
+                    let endpoint = endpoint.to_string();
+                    let requeued = write_tx!(self, |conn| {
+                        if !endpoint_exists(conn, &org, &endpoint).await? {
+                            return Err(StoreError::NotFound.into());
+                        }
+                        let changed = diesel::update(
+                            webhook_deliveries::table
+                                .filter(webhook_deliveries::organization_id.eq(&org))
+                                .filter(webhook_deliveries::endpoint_id.eq(&endpoint))
+                                .filter(
+                                    webhook_deliveries::status.eq_any([DELIVERY_FAILED, DELIVERY_SKIPPED]),
+                                )
+                                .filter(webhook_deliveries::created_at.ge(since)),
+                        )
+                        .set((
+                            webhook_deliveries::status.eq(DELIVERY_PENDING),
+                            webhook_deliveries::next_attempt_at.eq(Some(at)),
+                            webhook_deliveries::updated_at.eq(at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                        if changed > 0 {
+                            super::announce_webhooks(conn).await?;
+                        }
+                        Ok(changed)
+                    })
+                    .map_err(TxError::into_store)?;
+                    if requeued > 0 {
+                        self.webhooks_committed();
+                    }
+                    u64::try_from(requeued).map_err(|e| corrupt("requeued count", e))
+                }
+
+                async fn claim_deliveries(
+                    &self,
+                    token: &ClaimToken,
+                    now: Timestamp,
+                    lease_until: Timestamp,
+                    limit: u32,
+                    per_endpoint_cap: u32,
+                ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+                    if limit == 0 || per_endpoint_cap == 0 {
+                        return Ok(Vec::new());
+                    }
+                    let token = token.as_string();
+                    let rows = write_tx!(self, |conn| {
+                        let ids = super::claim_due_deliveries(
+                            conn,
+                            &token,
+                            now,
+                            lease_until,
+                            i64::from(limit),
+                            i64::from(per_endpoint_cap),
+                        )
+                        .await?;
+                        if ids.is_empty() {
+                            return Ok(Vec::new());
+                        }
+                        // One read for the batch: each delivery with its endpoint and its event's body.
+                        let rows = webhook_deliveries::table
+                            .inner_join(webhook_endpoints::table)
+                            .inner_join(events::table)
+                            .filter(webhook_deliveries::id.eq_any(&ids))
+                            .order((webhook_deliveries::next_attempt_at, webhook_deliveries::id))
+                            .select((
+                                webhook_deliveries::all_columns,
+                                webhook_endpoints::all_columns,
+                                events::payload,
+                            ))
+                            .load::<(DeliveryRow, WebhookEndpointRow, String)>(conn)
+                            .await?;
+                        Ok(rows)
+                    })
+                    .map_err(TxError::into_store)?;
+                    rows.into_iter()
+                        .map(|(delivery, endpoint, payload)| claimed_delivery(delivery, endpoint, payload))
+                        .collect()
+                }
+
+                async fn complete_delivery(
+                    &self,
+                    completion: &DeliveryCompletion,
+                ) -> Result<bool, StoreError> {
+                    let id = completion.delivery_id.to_string();
+                    let token = completion.token.as_string();
+                    let attempt = &completion.attempt;
+                    let number = to_i32("attempt number", attempt.number)?;
+                    let duration =
+                        i64::try_from(attempt.duration_ms).map_err(|e| corrupt("attempt duration", e))?;
+                    write_tx!(self, |conn| {
+                        // Only the claim that holds the delivery may record its attempt.
+                        let endpoint = for_update!(
+                            webhook_deliveries::table
+                                .find(&id)
+                                .filter(webhook_deliveries::claim_token.eq(&token))
+                                .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
+                                .select(webhook_deliveries::endpoint_id)
+                        )
+                        .first::<String>(conn)
+                        .await
+                        .optional()?;
+                        let Some(endpoint) = endpoint else {
+                            return Ok(false);
+                        };
+                        diesel::update(webhook_deliveries::table.find(&id))
+                            .set((
+                                webhook_deliveries::status.eq(completion.status.as_str()),
+                                webhook_deliveries::attempts.eq(number),
+                                webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
+                                webhook_deliveries::claim_token.eq(None::<String>),
+                                webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                                webhook_deliveries::updated_at.eq(attempt.at),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        diesel::insert_into(webhook_attempts::table)
+                            .values((
+                                webhook_attempts::delivery_id.eq(&id),
+                                webhook_attempts::number.eq(number),
+                                webhook_attempts::at.eq(attempt.at),
+                                webhook_attempts::status_code.eq(attempt.status_code.map(i32::from)),
+                                webhook_attempts::response_prefix.eq(&attempt.response_prefix),
+                                webhook_attempts::error_kind.eq(&attempt.error_kind),
+                                webhook_attempts::duration_ms.eq(duration),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        let endpoint = webhook_endpoints::table.find(&endpoint);
+                        match &completion.disable_reason {
+                            Some(reason) => {
+                                diesel::update(endpoint)
+                                    .set((
+                                        webhook_endpoints::failing_since.eq(completion.failing_since),
+                                        webhook_endpoints::enabled.eq(false),
+                                        webhook_endpoints::disabled_reason.eq(Some(reason)),
+                                        webhook_endpoints::updated_at.eq(attempt.at),
+                                    ))
+                                    .execute(conn)
+                                    .await?
+                            }
+                            None => {
+                                diesel::update(endpoint)
+                                    .set(webhook_endpoints::failing_since.eq(completion.failing_since))
+                                    .execute(conn)
+                                    .await?
+                            }
+                        };
+                        Ok(true)
+                    })
+                    .map_err(TxError::into_store)
                 }
             }
 

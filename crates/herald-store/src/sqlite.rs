@@ -8,7 +8,7 @@
 pub(crate) mod schema;
 
 use crate::error::{TxError, from_pool};
-use crate::rows::{ClaimedRow, JOB_IN_FLIGHT, JOB_PENDING};
+use crate::rows::{ClaimedRow, DELIVERY_PENDING, JOB_IN_FLIGHT, JOB_PENDING};
 use crate::{Admin, Backend, CustomerEventRecord, Keepalive, SqliteTarget, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
@@ -28,7 +28,7 @@ use std::pin::Pin;
 
 pub(crate) const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 
-type Conn = SyncConnectionWrapper<SqliteConnection>;
+type Conn = SyncConnectionWrapper<SqliteConnection, crate::inline::Inline>;
 
 /// Set on every new connection: these are per-connection settings in SQLite. `busy_timeout` comes first
 /// so that switching to WAL waits for a busy file instead of failing.
@@ -62,6 +62,8 @@ pub(crate) struct Db {
     reader: Pool<Conn>,
     /// One process owns a SQLite file, so in-process wake-ups reach every dispatch worker.
     notifier: WorkNotifier,
+    /// The same, for webhook delivery loops.
+    webhook_notifier: WorkNotifier,
     _keepalive: Keepalive,
 }
 
@@ -120,6 +122,7 @@ impl Db {
             writer,
             reader,
             notifier: WorkNotifier::new(),
+            webhook_notifier: WorkNotifier::new(),
             _keepalive: keepalive,
         })
     }
@@ -127,6 +130,11 @@ impl Db {
     /// After a committed accept: wake the dispatch workers.
     fn work_committed(&self) {
         self.notifier.wake();
+    }
+
+    /// After a committed transaction that may have made deliveries due: wake the webhook loops.
+    fn webhooks_committed(&self) {
+        self.webhook_notifier.wake();
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
@@ -158,9 +166,7 @@ macro_rules! write_tx {
         async {
             let mut pooled = $db.write().await?;
             let connection: &mut Conn = &mut pooled;
-            connection
-                .immediate_transaction::<_, TxError, _>(async |$conn| $body)
-                .await
+            crate::inline::immediate_transaction::<_, TxError, _>(connection, async |$conn| $body).await
         }
         .await
     };
@@ -242,6 +248,85 @@ async fn announce_work(_conn: &mut Conn) -> Result<(), TxError> {
     Ok(())
 }
 
+/// As `announce_work`: the webhook loops are woken in-process after the commit.
+async fn announce_webhooks(_conn: &mut Conn) -> Result<(), TxError> {
+    Ok(())
+}
+
+/// Leases up to `limit` due deliveries, at most `cap` live leases per endpoint: reads the live leases per
+/// endpoint, then each endpoint's oldest due deliveries that fit beside them, then updates the chosen ones.
+/// Safe without row locks because the writer's immediate transaction admits no other claim in between.
+/// One query per endpoint with due deliveries, each bounded by the cap, so a dead endpoint's backlog is
+/// never read whole.
+async fn claim_due_deliveries(
+    conn: &mut Conn,
+    token: &str,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+    limit: i64,
+    cap: i64,
+) -> Result<Vec<String>, TxError> {
+    use schema::{webhook_deliveries as d, webhook_endpoints as e};
+    let live: std::collections::HashMap<String, i64> = d::table
+        .filter(d::status.eq(DELIVERY_PENDING))
+        .filter(d::claim_token.is_not_null())
+        .filter(d::lease_until.assume_not_null().ge(now))
+        .group_by(d::endpoint_id)
+        .select((d::endpoint_id, diesel::dsl::count_star()))
+        .load::<(String, i64)>(conn)
+        .await?
+        .into_iter()
+        .collect();
+    macro_rules! due {
+        () => {
+            d::table
+                .inner_join(e::table)
+                .filter(d::status.eq(DELIVERY_PENDING))
+                .filter(d::next_attempt_at.assume_not_null().le(now))
+                .filter(
+                    d::claim_token
+                        .is_null()
+                        .or(d::lease_until.assume_not_null().lt(now)),
+                )
+                .filter(e::enabled.eq(true))
+        };
+    }
+    let endpoints = due!()
+        .select(d::endpoint_id)
+        .distinct()
+        .load::<String>(conn)
+        .await?;
+    let mut chosen: Vec<(DateTime<Utc>, String)> = Vec::new();
+    for endpoint in endpoints {
+        let room = cap.saturating_sub(live.get(&endpoint).copied().unwrap_or(0));
+        if room <= 0 {
+            continue;
+        }
+        let due = due!()
+            .filter(d::endpoint_id.eq(&endpoint))
+            .order((d::next_attempt_at, d::id))
+            .limit(room.min(limit))
+            .select((d::next_attempt_at.assume_not_null(), d::id))
+            .load::<(DateTime<Utc>, String)>(conn)
+            .await?;
+        chosen.extend(due);
+    }
+    chosen.sort();
+    chosen.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let ids: Vec<String> = chosen.into_iter().map(|(_, id)| id).collect();
+    if !ids.is_empty() {
+        diesel::update(d::table.filter(d::id.eq_any(&ids)))
+            .set((
+                d::claim_token.eq(Some(token)),
+                d::lease_until.eq(Some(lease_until)),
+                d::updated_at.eq(now),
+            ))
+            .execute(conn)
+            .await?;
+    }
+    Ok(ids)
+}
+
 crate::queries::port_impls!();
 
 #[async_trait]
@@ -277,6 +362,10 @@ impl Admin for Db {
 
     fn work_notifier(&self) -> WorkNotifier {
         self.notifier.clone()
+    }
+
+    fn webhook_notifier(&self) -> WorkNotifier {
+        self.webhook_notifier.clone()
     }
 
     async fn customer_events(

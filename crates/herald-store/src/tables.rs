@@ -246,8 +246,68 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            webhook_endpoints (id) {
+                id -> Text,
+                organization_id -> Text,
+                url -> Text,
+                sub_status -> Bool,
+                sub_failed -> Bool,
+                sub_inbound -> Bool,
+                description -> Nullable<Text>,
+                enabled -> Bool,
+                disabled_reason -> Nullable<Text>,
+                secret -> Binary,
+                previous_secret -> Nullable<Binary>,
+                previous_secret_expires_at -> Nullable<Moment>,
+                failing_since -> Nullable<Moment>,
+                created_at -> Moment,
+                updated_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            webhook_deliveries (id) {
+                id -> Text,
+                organization_id -> Text,
+                endpoint_id -> Text,
+                event_id -> Text,
+                event_type -> Text,
+                status -> Text,
+                attempts -> Integer,
+                next_attempt_at -> Nullable<Moment>,
+                claim_token -> Nullable<Text>,
+                lease_until -> Nullable<Moment>,
+                created_at -> Moment,
+                updated_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            webhook_attempts (delivery_id, number) {
+                delivery_id -> Text,
+                number -> Integer,
+                at -> Moment,
+                status_code -> Nullable<Integer>,
+                response_prefix -> Text,
+                error_kind -> Nullable<Text>,
+                duration_ms -> BigInt,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
+        diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
+        diesel::joinable!(webhook_deliveries -> events (event_id));
 
         diesel::allow_tables_to_appear_in_same_query!(
             plans,
@@ -264,6 +324,9 @@ macro_rules! define_tables {
             network_callbacks,
             inbound_messages,
             events,
+            webhook_endpoints,
+            webhook_deliveries,
+            webhook_attempts,
         );
     };
 }

@@ -24,6 +24,7 @@ mod messages;
 mod outbox;
 mod templates;
 mod tracking;
+mod webhooks;
 mod windows;
 
 pub use accounts::*;
@@ -33,6 +34,7 @@ pub use messages::*;
 pub use outbox::*;
 pub use templates::*;
 pub use tracking::*;
+pub use webhooks::*;
 pub use windows::*;
 
 use crate::fixtures::{self, SIMULATOR_SENDER_1};
@@ -46,6 +48,7 @@ use herald_domain::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, MessageStore, OutboxStore, StoreError, TemplateStore,
     TrackingStore, WindowStore,
 };
+use herald_domain::webhook::WebhookStore;
 use std::sync::Arc;
 
 /// Every store port of one backend, as the use cases hold them.
@@ -63,6 +66,8 @@ pub struct Ports {
     pub outbox: Arc<dyn OutboxStore>,
     /// Status reports, inbound messages, stored network callbacks.
     pub tracking: Arc<dyn TrackingStore>,
+    /// Webhook endpoints and deliveries (fanned out from the customer events).
+    pub webhooks: Arc<dyn WebhookStore>,
     /// The customer events written, for the contract to check (no domain port reads them yet).
     pub events: Arc<dyn EventLog>,
 }
@@ -141,6 +146,17 @@ pub const SCENARIOS: &[&str] = &[
     "tracking_inbound_is_deduplicated_and_refreshes_the_window",
     "tracking_inbound_events_describe_the_content",
     "tracking_callbacks_round_trip",
+    "webhooks_endpoints_crud_and_isolation",
+    "webhooks_fan_out_follows_subscriptions",
+    "webhooks_event_without_subscribers_creates_no_delivery",
+    "webhooks_claim_respects_due_time_leases_and_cap",
+    "webhooks_stale_claim_writes_nothing",
+    "webhooks_complete_records_attempts_and_endpoint_health",
+    "webhooks_redeliver_requeues_one_delivery",
+    "webhooks_recover_requeues_failed_and_skipped_since",
+    "webhooks_test_event_goes_to_its_endpoint_only",
+    "webhooks_deliveries_cursor_covers_all_once",
+    "webhooks_delete_cascades",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -204,6 +220,17 @@ macro_rules! contract_suite {
             tracking_inbound_is_deduplicated_and_refreshes_the_window,
             tracking_inbound_events_describe_the_content,
             tracking_callbacks_round_trip,
+            webhooks_endpoints_crud_and_isolation,
+            webhooks_fan_out_follows_subscriptions,
+            webhooks_event_without_subscribers_creates_no_delivery,
+            webhooks_claim_respects_due_time_leases_and_cap,
+            webhooks_stale_claim_writes_nothing,
+            webhooks_complete_records_attempts_and_endpoint_health,
+            webhooks_redeliver_requeues_one_delivery,
+            webhooks_recover_requeues_failed_and_skipped_since,
+            webhooks_test_event_goes_to_its_endpoint_only,
+            webhooks_deliveries_cursor_covers_all_once,
+            webhooks_delete_cascades,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -596,6 +596,35 @@ pub fn simulator_templates(organization: OrganizationId, waba: &NetworkRef) -> V
     ]
 }
 
+/// An enabled webhook endpoint of `organization` receiving `events`, created (and updated) at `created_at`,
+/// with a unique URL and distinct stand-in sealed secret bytes (never a real secret).
+pub fn webhook_endpoint(
+    organization: OrganizationId,
+    events: herald_domain::webhook::EventSelection,
+    created_at: Timestamp,
+) -> herald_domain::webhook::WebhookEndpoint {
+    let id = next_ulid();
+    herald_domain::webhook::WebhookEndpoint {
+        id: herald_domain::ids::WebhookId::from_ulid(id),
+        organization_id: organization,
+        url: herald_domain::webhook::WebhookUrl::parse(&format!(
+            "https://hooks.acme.test/herald/{}",
+            id.to_string().to_lowercase()
+        ))
+        .expect("a valid https URL"),
+        events,
+        description: Some("orders system".to_owned()),
+        enabled: true,
+        disabled_reason: None,
+        secret: herald_domain::organization::SealedSecret::new(id.to_bytes().to_vec()),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at,
+        updated_at: created_at,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

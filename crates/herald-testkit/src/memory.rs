@@ -13,7 +13,7 @@ use herald_domain::dispatch::{
     ClaimToken, ClaimedJob, CustomerEventType, InboundRecord, JobCompletion, JobHistory, JobOutcome,
     StatusApplied, StatusUpdate, StoredCallback,
 };
-use herald_domain::ids::{ApiKeyId, EventId, MessageId, OrganizationId, SenderId};
+use herald_domain::ids::{ApiKeyId, DeliveryId, EventId, MessageId, OrganizationId, SenderId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
 use herald_domain::network::InboundContent;
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
@@ -26,6 +26,9 @@ use herald_domain::status::{self, StatusReport, StatusState, Transition};
 use herald_domain::template::{LanguageCode, Template, TemplateName};
 use herald_domain::time::BillingPeriod;
 use herald_domain::values::{IdempotencyKey, PhoneNumber, RequestFingerprint};
+use herald_domain::webhook::{
+    ClaimedDelivery, Delivery, DeliveryCompletion, DeliveryStatus, WebhookEndpoint, WebhookStore,
+};
 use herald_domain::window::ServiceWindow;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -84,6 +87,26 @@ struct CallbackEntry {
     processed: Option<(Timestamp, Option<String>)>,
 }
 
+/// A delivery and its claim.
+#[derive(Debug, Clone)]
+struct DeliveryRecord {
+    delivery: Delivery,
+    claim: Option<(ClaimToken, Timestamp)>,
+}
+
+impl DeliveryRecord {
+    fn has_live_lease(&self, now: Timestamp) -> bool {
+        self.delivery.status == DeliveryStatus::Pending
+            && self.claim.is_some_and(|(_, lease_until)| lease_until >= now)
+    }
+
+    fn is_due(&self, now: Timestamp) -> bool {
+        self.delivery.status == DeliveryStatus::Pending
+            && self.delivery.next_attempt_at.is_some_and(|at| at <= now)
+            && self.claim.is_none_or(|(_, lease_until)| lease_until < now)
+    }
+}
+
 #[derive(Debug, Default)]
 struct State {
     plans: BTreeMap<PlanName, Plan>,
@@ -96,6 +119,8 @@ struct State {
     inbound: Vec<InboundRecord>,
     callbacks: Vec<CallbackEntry>,
     customer_events: Vec<RecordedEvent>,
+    endpoints: Vec<WebhookEndpoint>,
+    deliveries: Vec<DeliveryRecord>,
     usage: HashMap<(OrganizationId, BillingPeriod), u64>,
     idempotency: HashMap<(OrganizationId, IdempotencyKey), IdempotencyRecord>,
     templates: Vec<Template>,
@@ -156,6 +181,7 @@ impl InMemoryStore {
             windows: self.clone(),
             outbox: self.clone(),
             tracking: self.clone(),
+            webhooks: self.clone(),
             events: self.clone(),
         }
     }
@@ -784,12 +810,57 @@ impl State {
             occurred_at: update.report.occurred_at,
             recorded_at: update.recorded_at,
         });
-        self.customer_events.extend(customer_event);
+        if let Some(event) = customer_event {
+            self.push_customer_event(event);
+        }
         self.messages.insert(after.id, after.clone());
         Ok(Some(StatusApplied {
             transition,
             message: after,
         }))
+    }
+
+    /// Writes a customer event and its fan-out (`WebhookStore`'s rule): one delivery per endpoint of the
+    /// organization subscribed to its type, pending at the event's recording time when the endpoint is
+    /// enabled, skipped when not.
+    fn push_customer_event(&mut self, event: RecordedEvent) {
+        if event.event_type != CustomerEventType::WebhookTest {
+            let mut endpoints: Vec<&WebhookEndpoint> = self
+                .endpoints
+                .iter()
+                .filter(|e| e.organization_id == event.organization_id && e.events.includes(event.event_type))
+                .collect();
+            endpoints.sort_by_key(|e| e.id);
+            let deliveries: Vec<DeliveryRecord> = endpoints
+                .into_iter()
+                .map(|endpoint| DeliveryRecord {
+                    delivery: Delivery {
+                        id: fan_out_delivery_id(&event.id, &endpoint.id),
+                        organization_id: event.organization_id,
+                        endpoint_id: endpoint.id,
+                        event_id: event.id,
+                        event_type: event.event_type,
+                        status: if endpoint.enabled {
+                            DeliveryStatus::Pending
+                        } else {
+                            DeliveryStatus::Skipped
+                        },
+                        next_attempt_at: endpoint.enabled.then_some(event.created_at),
+                        attempts: Vec::new(),
+                        created_at: event.created_at,
+                    },
+                    claim: None,
+                })
+                .collect();
+            self.deliveries.extend(deliveries);
+        }
+        self.customer_events.push(event);
+    }
+
+    fn endpoint_exists(&self, organization: &OrganizationId, id: &WebhookId) -> bool {
+        self.endpoints
+            .iter()
+            .any(|e| &e.organization_id == organization && &e.id == id)
     }
 
     fn record_window(&mut self, window: &ServiceWindow) {
@@ -989,7 +1060,7 @@ impl TrackingStore for InMemoryStore {
             recipient: record.message.from.clone(),
             last_inbound_at: record.message.received_at,
         });
-        state.customer_events.push(RecordedEvent {
+        state.push_customer_event(RecordedEvent {
             id: record.customer_event_id,
             organization_id: record.organization_id,
             event_type: CustomerEventType::MessageInbound,
@@ -1061,5 +1132,319 @@ impl EventLog for InMemoryStore {
             .collect();
         events.sort_by_key(|e| e.id);
         Ok(events)
+    }
+}
+
+/// The fan-out's delivery id, derived as herald-store derives it (the event's millisecond and 80 bits of
+/// FNV-1a over both ids), so ids from the fake look like the real stores'.
+fn fan_out_delivery_id(event: &EventId, endpoint: &WebhookId) -> DeliveryId {
+    const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+    let mut hash = OFFSET;
+    for byte in event
+        .ulid()
+        .to_bytes()
+        .into_iter()
+        .chain(endpoint.ulid().to_bytes())
+    {
+        hash ^= u128::from(byte);
+        hash = hash.wrapping_mul(PRIME);
+    }
+    let random = hash & ((1_u128 << 80) - 1);
+    DeliveryId::from_ulid(ulid::Ulid::from_parts(event.ulid().timestamp_ms(), random))
+}
+
+#[async_trait]
+impl WebhookStore for InMemoryStore {
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if !state.organization_exists(&endpoint.organization_id) {
+            return Err(StoreError::NotFound);
+        }
+        if state.endpoints.iter().any(|e| e.id == endpoint.id) {
+            return Err(conflict("webhook id already exists"));
+        }
+        state.endpoints.push(endpoint.clone());
+        Ok(())
+    }
+
+    async fn endpoints(&self, organization: &OrganizationId) -> Result<Vec<WebhookEndpoint>, StoreError> {
+        let mut endpoints: Vec<WebhookEndpoint> = self
+            .state()
+            .endpoints
+            .iter()
+            .filter(|e| &e.organization_id == organization)
+            .cloned()
+            .collect();
+        endpoints.sort_by_key(|e| (e.created_at, e.id));
+        Ok(endpoints)
+    }
+
+    async fn endpoint(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+    ) -> Result<Option<WebhookEndpoint>, StoreError> {
+        Ok(self
+            .state()
+            .endpoints
+            .iter()
+            .find(|e| &e.organization_id == organization && &e.id == id)
+            .cloned())
+    }
+
+    async fn update_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+        let mut state = self.state();
+        let stored = state
+            .endpoints
+            .iter_mut()
+            .find(|e| e.organization_id == endpoint.organization_id && e.id == endpoint.id)
+            .ok_or(StoreError::NotFound)?;
+        let created_at = stored.created_at;
+        *stored = WebhookEndpoint {
+            created_at,
+            ..endpoint.clone()
+        };
+        Ok(())
+    }
+
+    async fn delete_endpoint(&self, organization: &OrganizationId, id: &WebhookId) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if !state.endpoint_exists(organization, id) {
+            return Err(StoreError::NotFound);
+        }
+        state.endpoints.retain(|e| &e.id != id);
+        state.deliveries.retain(|d| &d.delivery.endpoint_id != id);
+        Ok(())
+    }
+
+    async fn record_test_event(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        event_id: &EventId,
+        delivery_id: &DeliveryId,
+        payload: &str,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if !state.endpoint_exists(organization, endpoint) {
+            return Err(StoreError::NotFound);
+        }
+        if state.customer_events.iter().any(|e| &e.id == event_id) {
+            return Err(conflict("event id already exists"));
+        }
+        if state.deliveries.iter().any(|d| &d.delivery.id == delivery_id) {
+            return Err(conflict("delivery id already exists"));
+        }
+        state.customer_events.push(RecordedEvent {
+            id: *event_id,
+            organization_id: *organization,
+            event_type: CustomerEventType::WebhookTest,
+            message_id: None,
+            sequence: 1,
+            payload: payload.to_owned(),
+            occurred_at: at,
+            created_at: at,
+        });
+        state.deliveries.push(DeliveryRecord {
+            delivery: Delivery {
+                id: *delivery_id,
+                organization_id: *organization,
+                endpoint_id: *endpoint,
+                event_id: *event_id,
+                event_type: CustomerEventType::WebhookTest,
+                status: DeliveryStatus::Pending,
+                next_attempt_at: Some(at),
+                attempts: Vec::new(),
+                created_at: at,
+            },
+            claim: None,
+        });
+        Ok(())
+    }
+
+    async fn deliveries(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        status: Option<DeliveryStatus>,
+        before: Option<DeliveryId>,
+        limit: u32,
+    ) -> Result<Vec<Delivery>, StoreError> {
+        let mut deliveries: Vec<Delivery> = self
+            .state()
+            .deliveries
+            .iter()
+            .map(|d| &d.delivery)
+            .filter(|d| {
+                &d.organization_id == organization
+                    && &d.endpoint_id == endpoint
+                    && status.is_none_or(|s| d.status == s)
+                    && before.is_none_or(|cursor| d.id < cursor)
+            })
+            .cloned()
+            .collect();
+        deliveries.sort_by_key(|d| std::cmp::Reverse(d.id));
+        deliveries.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(deliveries)
+    }
+
+    async fn redeliver(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        delivery: &DeliveryId,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        let record = state
+            .deliveries
+            .iter_mut()
+            .find(|d| {
+                &d.delivery.id == delivery
+                    && &d.delivery.organization_id == organization
+                    && &d.delivery.endpoint_id == endpoint
+            })
+            .ok_or(StoreError::NotFound)?;
+        record.delivery.status = DeliveryStatus::Pending;
+        record.delivery.next_attempt_at = Some(at);
+        record.claim = None;
+        Ok(())
+    }
+
+    async fn recover(
+        &self,
+        organization: &OrganizationId,
+        endpoint: &WebhookId,
+        since: Timestamp,
+        at: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let mut state = self.state();
+        if !state.endpoint_exists(organization, endpoint) {
+            return Err(StoreError::NotFound);
+        }
+        let mut requeued = 0_u64;
+        for record in state.deliveries.iter_mut().filter(|d| {
+            &d.delivery.organization_id == organization
+                && &d.delivery.endpoint_id == endpoint
+                && matches!(
+                    d.delivery.status,
+                    DeliveryStatus::Failed | DeliveryStatus::Skipped
+                )
+                && d.delivery.created_at >= since
+        }) {
+            record.delivery.status = DeliveryStatus::Pending;
+            record.delivery.next_attempt_at = Some(at);
+            requeued += 1;
+        }
+        Ok(requeued)
+    }
+
+    async fn claim_deliveries(
+        &self,
+        token: &ClaimToken,
+        now: Timestamp,
+        lease_until: Timestamp,
+        limit: u32,
+        per_endpoint_cap: u32,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        let mut state = self.state();
+        let mut in_flight: HashMap<WebhookId, u32> = HashMap::new();
+        for record in state.deliveries.iter().filter(|d| d.has_live_lease(now)) {
+            *in_flight.entry(record.delivery.endpoint_id).or_default() += 1;
+        }
+        let enabled: Vec<WebhookId> = state
+            .endpoints
+            .iter()
+            .filter(|e| e.enabled)
+            .map(|e| e.id)
+            .collect();
+        let mut due: Vec<usize> = (0..state.deliveries.len())
+            .filter(|i| {
+                state
+                    .deliveries
+                    .get(*i)
+                    .is_some_and(|d| d.is_due(now) && enabled.contains(&d.delivery.endpoint_id))
+            })
+            .collect();
+        due.sort_by_key(|i| {
+            state
+                .deliveries
+                .get(*i)
+                .map(|d| (d.delivery.next_attempt_at, d.delivery.id))
+        });
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let mut claimed = Vec::new();
+        for index in due {
+            if claimed.len() >= limit {
+                break;
+            }
+            let Some(record) = state.deliveries.get(index).cloned() else {
+                continue;
+            };
+            let taken = in_flight.entry(record.delivery.endpoint_id).or_default();
+            if *taken >= per_endpoint_cap {
+                continue;
+            }
+            *taken += 1;
+            let missing = || {
+                StoreError::Unknown(anyhow::anyhow!(
+                    "delivery {} without its endpoint or event",
+                    record.delivery.id
+                ))
+            };
+            let endpoint = state
+                .endpoints
+                .iter()
+                .find(|e| e.id == record.delivery.endpoint_id)
+                .cloned()
+                .ok_or_else(missing)?;
+            let payload = state
+                .customer_events
+                .iter()
+                .find(|e| e.id == record.delivery.event_id)
+                .map(|e| e.payload.clone())
+                .ok_or_else(missing)?;
+            if let Some(stored) = state.deliveries.get_mut(index) {
+                stored.claim = Some((*token, lease_until));
+            }
+            let attempts = u32::try_from(record.delivery.attempts.len()).unwrap_or(u32::MAX);
+            claimed.push(ClaimedDelivery {
+                delivery_id: record.delivery.id,
+                organization_id: record.delivery.organization_id,
+                endpoint,
+                event_id: record.delivery.event_id,
+                event_type: record.delivery.event_type,
+                payload,
+                attempt_number: attempts.saturating_add(1),
+            });
+        }
+        Ok(claimed)
+    }
+
+    async fn complete_delivery(&self, completion: &DeliveryCompletion) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let Some(record) = state.deliveries.iter_mut().find(|d| {
+            d.delivery.id == completion.delivery_id
+                && d.delivery.status == DeliveryStatus::Pending
+                && d.claim.is_some_and(|(token, _)| token == completion.token)
+        }) else {
+            return Ok(false);
+        };
+        record.claim = None;
+        record.delivery.status = completion.status;
+        record.delivery.next_attempt_at = completion.next_attempt_at;
+        record.delivery.attempts.push(completion.attempt.clone());
+        let endpoint_id = record.delivery.endpoint_id;
+        if let Some(endpoint) = state.endpoints.iter_mut().find(|e| e.id == endpoint_id) {
+            endpoint.failing_since = completion.failing_since;
+            if let Some(reason) = &completion.disable_reason {
+                endpoint.enabled = false;
+                endpoint.disabled_reason = Some(reason.clone());
+                endpoint.updated_at = completion.attempt.at;
+            }
+        }
+        Ok(true)
     }
 }

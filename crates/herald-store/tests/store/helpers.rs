@@ -16,6 +16,7 @@ pub fn ports(store: &Store) -> Ports {
         windows: store.windows(),
         outbox: store.outbox(),
         tracking: store.tracking(),
+        webhooks: store.webhooks(),
         events: Arc::new(StoreEvents(store.clone())),
     }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 async fn assert_migrates_from_empty(store: &Store) {
     assert_eq!(
         store.pending_migrations().await.expect("pending migrations"),
-        2,
-        "an empty database has both migrations pending (initial, network)"
+        3,
+        "an empty database has every migration pending (initial, network, webhooks)"
     );
     assert!(
         store.accounts().plans().await.is_err(),

@@ -1,0 +1,190 @@
+//! Webhook deliveries beyond the contract: concurrent claims under the per-endpoint cap, and the wake-up
+//! of webhook loops when a fan-out makes deliveries due.
+
+use crate::helpers::{postgres_or_skip, sqlite, test_name};
+use chrono::TimeDelta;
+use herald_domain::dispatch::{ClaimToken, StatusUpdate};
+use herald_domain::ids::{DeliveryId, EventId};
+use herald_domain::message::{EventSource, MessageStatus};
+use herald_domain::status::StatusReport;
+use herald_domain::webhook::{EventSelection, WebhookEndpoint};
+use herald_store::Store;
+use herald_testkit::fixtures::{
+    SIMULATOR_SENDER_1, accept_request, at, next_ulid, organization, sender, text_message, webhook_endpoint,
+};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+const CLAIMERS: usize = 8;
+
+async fn endpoint_with_due_deliveries(
+    store: &Store,
+    org: herald_domain::ids::OrganizationId,
+    n: i64,
+) -> WebhookEndpoint {
+    let endpoint = webhook_endpoint(org, EventSelection::ALL, at(0));
+    store
+        .webhooks()
+        .create_endpoint(&endpoint)
+        .await
+        .expect("endpoint");
+    for i in 0..n {
+        store
+            .webhooks()
+            .record_test_event(
+                &org,
+                &endpoint.id,
+                &EventId::from_ulid(next_ulid()),
+                &DeliveryId::from_ulid(next_ulid()),
+                "{}",
+                at(i),
+            )
+            .await
+            .expect("test event");
+    }
+    endpoint
+}
+
+/// Many claims at once: no delivery goes to two claims, and no endpoint gets more than the cap in flight.
+async fn concurrent_claims_respect_the_cap(store: Store) {
+    let org = organization("business");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let first = endpoint_with_due_deliveries(&store, org.id, 12).await;
+    let second = endpoint_with_due_deliveries(&store, org.id, 12).await;
+    let tasks: Vec<_> = (0..CLAIMERS)
+        .map(|_| {
+            let webhooks = store.webhooks();
+            tokio::spawn(async move {
+                webhooks
+                    .claim_deliveries(
+                        &ClaimToken(next_ulid()),
+                        at(100),
+                        at(100) + TimeDelta::seconds(60),
+                        3,
+                        4,
+                    )
+                    .await
+            })
+        })
+        .collect();
+    let mut claimed = Vec::new();
+    for task in tasks {
+        claimed.extend(task.await.expect("claimer task").expect("claim_deliveries"));
+    }
+    let distinct: HashSet<DeliveryId> = claimed.iter().map(|c| c.delivery_id).collect();
+    assert_eq!(
+        distinct.len(),
+        claimed.len(),
+        "no delivery is handed to two claims"
+    );
+    for endpoint in [&first, &second] {
+        assert_eq!(
+            claimed.iter().filter(|c| c.endpoint.id == endpoint.id).count(),
+            4,
+            "each endpoint gets exactly its cap in flight across all concurrent claims"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_concurrent_claims_respect_the_cap() {
+    concurrent_claims_respect_the_cap(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn postgres_concurrent_claims_respect_the_cap() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    concurrent_claims_respect_the_cap(store).await;
+}
+
+const LONG: Duration = Duration::from_secs(60);
+
+/// A webhook loop waiting on the webhook notifier wakes soon after a status report fans out to an
+/// enabled endpoint.
+async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
+    let org = organization("business");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let sender = sender(org.id, SIMULATOR_SENDER_1, true);
+    store.accounts().add_sender(&sender).await.expect("sender");
+    let endpoint = webhook_endpoint(org.id, EventSelection::ALL, at(0));
+    store
+        .webhooks()
+        .create_endpoint(&endpoint)
+        .await
+        .expect("endpoint");
+    let message = text_message(org.id, &sender, "+15551234567", at(0));
+    store
+        .messages()
+        .accept(&accept_request(&message, None, None))
+        .await
+        .expect("accept");
+
+    let notifier = store.webhook_notifier();
+    // Let PostgreSQL's listening connection come up, then drop permits left by earlier wake-ups.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    notifier.wait(Duration::from_millis(200)).await;
+
+    let waiter = {
+        let notifier = notifier.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            notifier.wait(LONG).await;
+            started.elapsed()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    store
+        .tracking()
+        .apply_status(&StatusUpdate {
+            organization_id: org.id,
+            message_id: message.id,
+            report: StatusReport {
+                status: MessageStatus::Submitted,
+                occurred_at: at(1),
+                error: None,
+            },
+            network_message_id: Some("wamid.wake".to_owned()),
+            source: EventSource::Network,
+            event_id: EventId::from_ulid(next_ulid()),
+            customer_event_id: EventId::from_ulid(next_ulid()),
+            recorded_at: at(1),
+        })
+        .await
+        .expect("apply_status")
+        .expect("message exists");
+    let waited = tokio::time::timeout(LONG + Duration::from_secs(5), waiter)
+        .await
+        .expect("the waiter finishes")
+        .expect("waiter task");
+    assert!(
+        waited < Duration::from_secs(20),
+        "the webhook waiter should wake soon after the fan-out; it waited {waited:?}"
+    );
+    assert!(
+        waited >= Duration::from_millis(150),
+        "the waiter must have waited for the fan-out, not returned at once ({waited:?})"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_webhook_waiter_wakes_after_a_fan_out() {
+    a_webhook_waiter_wakes_after_a_fan_out(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_webhook_waiter_wakes_after_a_fan_out() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    a_webhook_waiter_wakes_after_a_fan_out(store).await;
+}

@@ -1,0 +1,1058 @@
+//! `WebhookStore`: endpoints scoped by organization, the fan-out of customer events into deliveries,
+//! claiming under leases with a per-endpoint cap, and recording attempts.
+
+use super::outbox::{claim, completion, events_of, token};
+use super::{Ports, accept_ok, new_organization, new_organization_with_sender};
+use crate::fixtures::{accept_request, at, network_ref, next_ulid, phone, text_message, webhook_endpoint};
+use chrono::TimeDelta;
+use herald_domain::Timestamp;
+use herald_domain::dispatch::{ClaimToken, CustomerEventType, InboundRecord, JobOutcome, StatusUpdate};
+use herald_domain::ids::{DeliveryId, EventId, MessageId, WebhookId};
+use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
+use herald_domain::network::{InboundContent, InboundMessage};
+use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
+use herald_domain::ports::StoreError;
+use herald_domain::status::StatusReport;
+use herald_domain::webhook::{
+    ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
+    WebhookEndpoint, WebhookUrl,
+};
+use std::collections::{HashMap, HashSet};
+
+const ONLY_STATUS: EventSelection = EventSelection {
+    message_status: true,
+    message_failed: false,
+    message_inbound: false,
+};
+const ONLY_FAILED: EventSelection = EventSelection {
+    message_status: false,
+    message_failed: true,
+    message_inbound: false,
+};
+const ONLY_INBOUND: EventSelection = EventSelection {
+    message_status: false,
+    message_failed: false,
+    message_inbound: true,
+};
+
+/// Creates an endpoint of `organization` created at `at(created)`.
+async fn new_endpoint(
+    ports: &Ports,
+    organization: &Organization,
+    events: EventSelection,
+    created: i64,
+) -> WebhookEndpoint {
+    let endpoint = webhook_endpoint(organization.id, events, at(created));
+    ports
+        .webhooks
+        .create_endpoint(&endpoint)
+        .await
+        .expect("create_endpoint of a new endpoint of an existing organization must succeed");
+    endpoint
+}
+
+async fn set_enabled(ports: &Ports, endpoint: &mut WebhookEndpoint, enabled: bool) {
+    endpoint.enabled = enabled;
+    ports
+        .webhooks
+        .update_endpoint(endpoint)
+        .await
+        .expect("update_endpoint of an existing endpoint");
+}
+
+async fn deliveries_of(ports: &Ports, endpoint: &WebhookEndpoint) -> Vec<Delivery> {
+    ports
+        .webhooks
+        .deliveries(&endpoint.organization_id, &endpoint.id, None, None, 200)
+        .await
+        .expect("deliveries")
+}
+
+async fn claim_deliveries(
+    ports: &Ports,
+    token: ClaimToken,
+    now: Timestamp,
+    limit: u32,
+    cap: u32,
+) -> Vec<ClaimedDelivery> {
+    ports
+        .webhooks
+        .claim_deliveries(&token, now, now + TimeDelta::seconds(60), limit, cap)
+        .await
+        .expect("claim_deliveries")
+}
+
+async fn complete(ports: &Ports, completion: &DeliveryCompletion) -> bool {
+    ports
+        .webhooks
+        .complete_delivery(completion)
+        .await
+        .expect("complete_delivery")
+}
+
+/// A new accepted message of the organization's sender.
+async fn accepted(ports: &Ports, org: &Organization, sender: &SenderNumber) -> Message {
+    let message = text_message(org.id, sender, "+15551234567", at(0));
+    accept_ok(ports, &accept_request(&message, None, None)).await;
+    message
+}
+
+/// Applies a network report of `status` recorded at `recorded_at`; answers the customer event's id.
+async fn status_event(
+    ports: &Ports,
+    message: &Message,
+    status: MessageStatus,
+    recorded_at: Timestamp,
+) -> EventId {
+    let customer_event_id = EventId::from_ulid(next_ulid());
+    let error = (status == MessageStatus::Failed).then(|| MessageError {
+        code: "recipient_unreachable".to_owned(),
+        title: "Recipient unreachable".to_owned(),
+        detail: "not on the network".to_owned(),
+        network_code: Some(131_026),
+    });
+    ports
+        .tracking
+        .apply_status(&StatusUpdate {
+            organization_id: message.organization_id,
+            message_id: message.id,
+            report: StatusReport {
+                status,
+                occurred_at: recorded_at - TimeDelta::seconds(1),
+                error,
+            },
+            network_message_id: Some(format!("wamid.{}", message.id)),
+            source: EventSource::Network,
+            event_id: EventId::from_ulid(next_ulid()),
+            customer_event_id,
+            recorded_at,
+        })
+        .await
+        .expect("apply_status")
+        .expect("the message exists");
+    customer_event_id
+}
+
+/// Records an inbound message to `sender` at `recorded_at`; answers the customer event's id.
+async fn inbound_event(
+    ports: &Ports,
+    org: &Organization,
+    sender: &SenderNumber,
+    recorded_at: Timestamp,
+) -> EventId {
+    let customer_event_id = EventId::from_ulid(next_ulid());
+    let wamid = format!("wamid.in.{}", next_ulid());
+    let recorded = ports
+        .tracking
+        .record_inbound_message(&InboundRecord {
+            id: MessageId::from_ulid(next_ulid()),
+            organization_id: org.id,
+            sender_id: sender.id,
+            message: InboundMessage {
+                phone_number_id: network_ref(sender.phone_number_id.as_str()),
+                network_message_id: wamid.clone(),
+                from: phone("+15557654321"),
+                from_name: None,
+                received_at: recorded_at - TimeDelta::seconds(1),
+                message_type: "text".to_owned(),
+                content: InboundContent::Text {
+                    body: "hello".to_owned(),
+                },
+                context_message_id: None,
+                raw: format!(r#"{{"id":"{wamid}"}}"#),
+            },
+            customer_event_id,
+            recorded_at,
+        })
+        .await
+        .expect("record_inbound_message");
+    assert!(recorded, "a new inbound message is recorded");
+    customer_event_id
+}
+
+/// Sends a test event to `endpoint` at `when`; answers the event and delivery ids.
+async fn test_event(ports: &Ports, endpoint: &WebhookEndpoint, when: Timestamp) -> (EventId, DeliveryId) {
+    let event_id = EventId::from_ulid(next_ulid());
+    let delivery_id = DeliveryId::from_ulid(next_ulid());
+    ports
+        .webhooks
+        .record_test_event(
+            &endpoint.organization_id,
+            &endpoint.id,
+            &event_id,
+            &delivery_id,
+            &format!(r#"{{"type":"webhook.test","data":{{"event_id":"{event_id}"}}}}"#),
+            when,
+        )
+        .await
+        .expect("record_test_event on an existing endpoint");
+    (event_id, delivery_id)
+}
+
+fn attempt(number: u32, when: Timestamp, status_code: Option<u16>) -> DeliveryAttempt {
+    DeliveryAttempt {
+        number,
+        at: when,
+        status_code,
+        response_prefix: match status_code {
+            Some(code) => format!("answer {code} ✓"),
+            None => String::new(),
+        },
+        error_kind: match status_code {
+            Some(code) if (200..300).contains(&code) => None,
+            Some(_) => Some("http_status".to_owned()),
+            None => Some("timeout".to_owned()),
+        },
+        duration_ms: 1_234,
+    }
+}
+
+/// A completion of `claimed` under `token`: a success, or a failure to retry at `retry` (`None`: failed).
+fn outcome(
+    claimed: &ClaimedDelivery,
+    token: ClaimToken,
+    when: Timestamp,
+    succeeded: bool,
+    retry: Option<Timestamp>,
+    failing_since: Option<Timestamp>,
+) -> DeliveryCompletion {
+    let (status, next_attempt_at) = if succeeded {
+        (DeliveryStatus::Succeeded, None)
+    } else if retry.is_some() {
+        (DeliveryStatus::Pending, retry)
+    } else {
+        (DeliveryStatus::Failed, None)
+    };
+    DeliveryCompletion {
+        delivery_id: claimed.delivery_id,
+        token,
+        attempt: attempt(
+            claimed.attempt_number,
+            when,
+            Some(if succeeded { 200 } else { 500 }),
+        ),
+        status,
+        next_attempt_at,
+        failing_since,
+        disable_reason: None,
+    }
+}
+
+fn ids_of(claimed: &[ClaimedDelivery]) -> HashSet<DeliveryId> {
+    claimed.iter().map(|c| c.delivery_id).collect()
+}
+
+/// Endpoints read back as created and updated, oldest first; another organization sees none of them and
+/// can neither change nor delete them.
+pub async fn webhooks_endpoints_crud_and_isolation(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let other = new_organization(&ports, "business").await;
+    let second = new_endpoint(&ports, &org, ONLY_STATUS, 20).await;
+    let first = new_endpoint(&ports, &org, EventSelection::ALL, 10).await;
+    assert_eq!(
+        ports.webhooks.endpoints(&org.id).await.expect("endpoints"),
+        vec![first.clone(), second.clone()],
+        "endpoints are listed oldest first and read back exactly as created"
+    );
+    assert_eq!(
+        ports
+            .webhooks
+            .endpoint(&org.id, &first.id)
+            .await
+            .expect("endpoint"),
+        Some(first.clone())
+    );
+
+    let mut changed = first.clone();
+    changed.url = WebhookUrl::parse("https://new.acme.test/hooks?v=2").expect("url");
+    changed.events = ONLY_INBOUND;
+    changed.description = None;
+    changed.enabled = false;
+    changed.disabled_reason = Some("disabled by Herald: failing".to_owned());
+    changed.previous_secret = Some(changed.secret.clone());
+    changed.previous_secret_expires_at = Some(at(86_400));
+    changed.secret = SealedSecret::new(vec![0, 1, 2, 254, 255]);
+    changed.failing_since = Some(at(30));
+    changed.updated_at = at(40);
+    ports
+        .webhooks
+        .update_endpoint(&changed)
+        .await
+        .expect("update_endpoint");
+    assert_eq!(
+        ports
+            .webhooks
+            .endpoint(&org.id, &first.id)
+            .await
+            .expect("endpoint"),
+        Some(changed.clone()),
+        "update_endpoint replaces every field"
+    );
+
+    assert_eq!(
+        ports
+            .webhooks
+            .endpoint(&other.id, &first.id)
+            .await
+            .expect("endpoint"),
+        None,
+        "another organization's endpoint is not found"
+    );
+    assert!(
+        ports
+            .webhooks
+            .endpoints(&other.id)
+            .await
+            .expect("endpoints")
+            .is_empty()
+    );
+    let mut stolen = second.clone();
+    stolen.organization_id = other.id;
+    stolen.description = Some("stolen".to_owned());
+    assert!(
+        matches!(
+            ports.webhooks.update_endpoint(&stolen).await,
+            Err(StoreError::NotFound)
+        ),
+        "updating through another organization is NotFound"
+    );
+    assert!(matches!(
+        ports.webhooks.delete_endpoint(&other.id, &second.id).await,
+        Err(StoreError::NotFound)
+    ));
+    assert_eq!(
+        ports
+            .webhooks
+            .endpoint(&org.id, &second.id)
+            .await
+            .expect("endpoint"),
+        Some(second.clone()),
+        "refused changes leave the endpoint as it was"
+    );
+
+    ports
+        .webhooks
+        .delete_endpoint(&org.id, &second.id)
+        .await
+        .expect("delete_endpoint");
+    assert_eq!(
+        ports.webhooks.endpoints(&org.id).await.expect("endpoints"),
+        vec![changed]
+    );
+    assert!(matches!(
+        ports.webhooks.delete_endpoint(&org.id, &second.id).await,
+        Err(StoreError::NotFound)
+    ));
+    let unknown = webhook_endpoint(org.id, EventSelection::ALL, at(0));
+    assert!(matches!(
+        ports.webhooks.update_endpoint(&unknown).await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+/// Every customer event fans out to exactly the organization's subscribed endpoints, in the transaction
+/// that writes it: pending and due at the event's recording time for enabled ones, skipped for disabled
+/// ones; other organizations' endpoints get nothing. This holds for status reports, outbox outcomes and
+/// inbound messages.
+pub async fn webhooks_fan_out_follows_subscriptions(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "business").await;
+    let (other, other_sender) = new_organization_with_sender(&ports, "business").await;
+    let all = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let status_only = new_endpoint(&ports, &org, ONLY_STATUS, 2).await;
+    let failed_only = new_endpoint(&ports, &org, ONLY_FAILED, 3).await;
+    let inbound_only = new_endpoint(&ports, &org, ONLY_INBOUND, 4).await;
+    let mut disabled = new_endpoint(&ports, &org, EventSelection::ALL, 5).await;
+    set_enabled(&ports, &mut disabled, false).await;
+    let foreign = new_endpoint(&ports, &other, EventSelection::ALL, 6).await;
+
+    // message.status via a status report.
+    let message = accepted(&ports, &org, &sender).await;
+    let submitted = status_event(&ports, &message, MessageStatus::Submitted, at(100)).await;
+    // message.failed via a status report.
+    let doomed = accepted(&ports, &org, &sender).await;
+    let failed = status_event(&ports, &doomed, MessageStatus::Failed, at(101)).await;
+    // message.inbound.
+    let inbound = inbound_event(&ports, &org, &sender, at(102)).await;
+    // message.status via the outbox (complete_job writes its event through the same path).
+    let sent_by_worker = accepted(&ports, &org, &sender).await;
+    let worker = token();
+    let jobs = claim(&ports, worker, at(103), 10).await;
+    let job = jobs
+        .iter()
+        .find(|j| j.message.id == sent_by_worker.id)
+        .expect("the new message's job is due");
+    let mut done = completion(
+        job,
+        worker,
+        JobOutcome::Submitted {
+            network_message_id: "wamid.worker".to_owned(),
+        },
+        at(104),
+    );
+    done.customer_event_id = EventId::from_ulid(next_ulid());
+    assert!(ports.outbox.complete_job(&done).await.expect("complete_job"));
+    let by_worker = done.customer_event_id;
+
+    let events: HashMap<EventId, (CustomerEventType, Timestamp)> = events_of(&ports, &org)
+        .await
+        .into_iter()
+        .map(|e| (e.id, (e.event_type, e.created_at)))
+        .collect();
+    for (event, expected) in [
+        (submitted, CustomerEventType::MessageStatus),
+        (failed, CustomerEventType::MessageFailed),
+        (inbound, CustomerEventType::MessageInbound),
+        (by_worker, CustomerEventType::MessageStatus),
+    ] {
+        assert_eq!(
+            events.get(&event).map(|e| e.0),
+            Some(expected),
+            "the producing call wrote its customer event"
+        );
+    }
+
+    let expect = |endpoint: &WebhookEndpoint, wanted: &[EventId]| {
+        let wanted: HashSet<EventId> = wanted.iter().copied().collect();
+        let endpoint = endpoint.clone();
+        let events = events.clone();
+        let ports = ports.clone();
+        async move {
+            let deliveries = deliveries_of(&ports, &endpoint).await;
+            let got: HashSet<EventId> = deliveries.iter().map(|d| d.event_id).collect();
+            assert_eq!(
+                got, wanted,
+                "endpoint subscribed to {:?} (enabled: {}) must get exactly one delivery per matching event",
+                endpoint.events, endpoint.enabled
+            );
+            assert_eq!(got.len(), deliveries.len(), "one delivery per (endpoint, event)");
+            for delivery in deliveries {
+                let (event_type, created_at) = events[&delivery.event_id];
+                assert_eq!(delivery.event_type, event_type);
+                assert_eq!(delivery.organization_id, endpoint.organization_id);
+                assert_eq!(delivery.endpoint_id, endpoint.id);
+                assert!(delivery.attempts.is_empty());
+                assert_eq!(delivery.created_at, created_at);
+                assert!(delivery.id.to_string().starts_with("dlv_"));
+                if endpoint.enabled {
+                    assert_eq!(delivery.status, DeliveryStatus::Pending);
+                    assert_eq!(
+                        delivery.next_attempt_at,
+                        Some(created_at),
+                        "a fanned-out delivery is due at its event's recording time"
+                    );
+                } else {
+                    assert_eq!(
+                        delivery.status,
+                        DeliveryStatus::Skipped,
+                        "a disabled endpoint's delivery is recorded as skipped"
+                    );
+                }
+            }
+        }
+    };
+    expect(&all, &[submitted, failed, inbound, by_worker]).await;
+    expect(&status_only, &[submitted, by_worker]).await;
+    expect(&failed_only, &[failed]).await;
+    expect(&inbound_only, &[inbound]).await;
+    expect(&disabled, &[submitted, failed, inbound, by_worker]).await;
+    expect(&foreign, &[]).await;
+
+    // The other organization's own events reach only its own endpoint.
+    let theirs = accepted(&ports, &other, &other_sender).await;
+    let their_event = status_event(&ports, &theirs, MessageStatus::Submitted, at(105)).await;
+    let foreign_deliveries = deliveries_of(&ports, &foreign).await;
+    assert_eq!(
+        foreign_deliveries.iter().map(|d| d.event_id).collect::<Vec<_>>(),
+        vec![their_event]
+    );
+    assert_eq!(deliveries_of(&ports, &all).await.len(), 4);
+}
+
+/// An event no endpoint subscribes to creates no delivery, and nothing becomes claimable.
+pub async fn webhooks_event_without_subscribers_creates_no_delivery(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "business").await;
+    let inbound_only = new_endpoint(&ports, &org, ONLY_INBOUND, 1).await;
+    let (bare, bare_sender) = new_organization_with_sender(&ports, "business").await;
+    let message = accepted(&ports, &org, &sender).await;
+    status_event(&ports, &message, MessageStatus::Submitted, at(10)).await;
+    let bare_message = accepted(&ports, &bare, &bare_sender).await;
+    status_event(&ports, &bare_message, MessageStatus::Submitted, at(11)).await;
+    inbound_event(&ports, &bare, &bare_sender, at(12)).await;
+
+    assert_eq!(
+        events_of(&ports, &org).await.len(),
+        1,
+        "the event itself is written"
+    );
+    assert!(deliveries_of(&ports, &inbound_only).await.is_empty());
+    assert!(
+        claim_deliveries(&ports, token(), at(100_000), 100, 4)
+            .await
+            .is_empty(),
+        "no delivery exists anywhere"
+    );
+}
+
+/// Claims take only due deliveries of enabled endpoints, never more than the cap per endpoint counting
+/// live leases, so a backlogged endpoint does not hold back another's; leased deliveries come back only
+/// after their lease expires.
+pub async fn webhooks_claim_respects_due_time_leases_and_cap(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let slow = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let other = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let mut off = new_endpoint(&ports, &org, EventSelection::ALL, 3).await;
+    let mut slow_ids = Vec::new();
+    for i in 0..10 {
+        slow_ids.push(test_event(&ports, &slow, at(100 + i)).await.1);
+    }
+    let mut other_ids = Vec::new();
+    for i in 0..3 {
+        other_ids.push(test_event(&ports, &other, at(110 + i)).await.1);
+    }
+    test_event(&ports, &off, at(100)).await;
+    set_enabled(&ports, &mut off, false).await;
+
+    assert!(
+        claim_deliveries(&ports, token(), at(99), 100, 4).await.is_empty(),
+        "nothing is due before its next_attempt_at"
+    );
+    // Leased until 161.
+    let early = claim_deliveries(&ports, token(), at(101), 100, 4).await;
+    assert_eq!(
+        ids_of(&early),
+        slow_ids[..2].iter().copied().collect(),
+        "exactly the deliveries due at `now` (inclusive) are claimed"
+    );
+
+    // The two early leases count against the cap of 4: two more of `slow`, and all three of `other`.
+    // Leased until 210.
+    let round = claim_deliveries(&ports, token(), at(150), 100, 4).await;
+    let expected: HashSet<DeliveryId> = slow_ids[2..4].iter().chain(other_ids.iter()).copied().collect();
+    assert_eq!(
+        ids_of(&round),
+        expected,
+        "a backlogged endpoint gets only up to the cap (live leases included); the other endpoint's \
+         deliveries are claimed in the same round; a disabled endpoint's are not"
+    );
+    let claimed = round
+        .iter()
+        .find(|c| c.delivery_id == other_ids[0])
+        .expect("claimed");
+    assert_eq!(
+        claimed.endpoint, other,
+        "the claim carries the endpoint as stored"
+    );
+    assert_eq!(claimed.organization_id, org.id);
+    assert_eq!(claimed.event_type, CustomerEventType::WebhookTest);
+    assert_eq!(claimed.attempt_number, 1);
+    assert!(
+        claimed.payload.contains(&claimed.event_id.to_string()),
+        "the claim carries its event's body: {}",
+        claimed.payload
+    );
+
+    assert!(
+        claim_deliveries(&ports, token(), at(151), 100, 4)
+            .await
+            .is_empty(),
+        "while leases live, a second claim gets nothing"
+    );
+
+    let after_early = claim_deliveries(&ports, token(), at(162), 100, 4).await;
+    assert_eq!(
+        ids_of(&after_early),
+        slow_ids[..2].iter().copied().collect(),
+        "expired leases give their deliveries back; live ones still fill the cap"
+    );
+    let after_all = claim_deliveries(&ports, token(), at(300), 100, 4).await;
+    assert_eq!(
+        after_all.len(),
+        7,
+        "after every lease expired: 4 of slow and 3 of other"
+    );
+    let limited = claim_deliveries(&ports, token(), at(400), 5, 4).await;
+    assert_eq!(limited.len(), 5, "the limit holds");
+    let count = |claimed: &[ClaimedDelivery], endpoint: &WebhookEndpoint| {
+        claimed.iter().filter(|c| c.endpoint.id == endpoint.id).count()
+    };
+    assert_eq!(
+        (count(&limited, &slow), count(&limited, &other)),
+        (4, 1),
+        "the oldest due first, within the cap"
+    );
+
+    set_enabled(&ports, &mut off, true).await;
+    let enabled_again = claim_deliveries(&ports, token(), at(400), 100, 4).await;
+    assert_eq!(
+        (
+            count(&enabled_again, &off),
+            count(&enabled_again, &slow),
+            count(&enabled_again, &other)
+        ),
+        (1, 0, 2),
+        "once enabled, the endpoint's pending delivery is claimed; live leases still fill the cap"
+    );
+}
+
+/// A completion under a claim that no longer holds the delivery writes nothing.
+pub async fn webhooks_stale_claim_writes_nothing(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let endpoint = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    test_event(&ports, &endpoint, at(10)).await;
+    let first = token();
+    let claimed = claim_deliveries(&ports, first, at(10), 10, 4).await;
+    assert_eq!(claimed.len(), 1);
+
+    let wrong = outcome(&claimed[0], token(), at(11), true, None, None);
+    assert!(
+        !complete(&ports, &wrong).await,
+        "an unknown token completes nothing"
+    );
+
+    // The lease expires and another claim takes the delivery over.
+    let second = token();
+    let reclaimed = claim_deliveries(&ports, second, at(100), 10, 4).await;
+    assert_eq!(ids_of(&reclaimed), ids_of(&claimed));
+    assert_eq!(reclaimed[0].attempt_number, 1, "no attempt was recorded yet");
+    let stale = outcome(&claimed[0], first, at(101), false, Some(at(200)), Some(at(101)));
+    assert!(
+        !complete(&ports, &stale).await,
+        "the first claim lost the delivery"
+    );
+    let delivery = &deliveries_of(&ports, &endpoint).await[0];
+    assert!(
+        delivery.attempts.is_empty(),
+        "a stale completion records no attempt"
+    );
+    assert_eq!(delivery.status, DeliveryStatus::Pending);
+    assert_eq!(
+        ports
+            .webhooks
+            .endpoint(&org.id, &endpoint.id)
+            .await
+            .expect("endpoint")
+            .expect("exists")
+            .failing_since,
+        None,
+        "a stale completion leaves the endpoint's health alone"
+    );
+
+    let current = outcome(&reclaimed[0], second, at(102), true, None, None);
+    assert!(complete(&ports, &current).await);
+    assert!(
+        !complete(&ports, &current).await,
+        "a completed delivery's claim is released: completing twice writes nothing"
+    );
+    assert_eq!(deliveries_of(&ports, &endpoint).await[0].attempts.len(), 1);
+}
+
+/// Completions record attempts in order with every field, move the delivery through its statuses, keep
+/// the endpoint's failing streak, and disable the endpoint when asked.
+pub async fn webhooks_complete_records_attempts_and_endpoint_health(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let endpoint = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let (_, retried) = test_event(&ports, &endpoint, at(10)).await;
+
+    let first = token();
+    let claimed = claim_deliveries(&ports, first, at(10), 10, 4).await;
+    let mut failure = outcome(&claimed[0], first, at(11), false, Some(at(16)), Some(at(10)));
+    failure.attempt = attempt(1, at(11), None);
+    assert!(complete(&ports, &failure).await);
+    let delivery = &deliveries_of(&ports, &endpoint).await[0];
+    assert_eq!(delivery.id, retried);
+    assert_eq!(delivery.status, DeliveryStatus::Pending);
+    assert_eq!(delivery.next_attempt_at, Some(at(16)));
+    assert_eq!(delivery.attempts, vec![failure.attempt.clone()]);
+    let stored = |ports: Ports| async move {
+        ports
+            .webhooks
+            .endpoint(&org.id, &endpoint.id)
+            .await
+            .expect("endpoint")
+            .expect("exists")
+    };
+    assert_eq!(stored(ports.clone()).await.failing_since, Some(at(10)));
+
+    assert!(
+        claim_deliveries(&ports, token(), at(15), 10, 4).await.is_empty(),
+        "a retry is not due before its time"
+    );
+    let second = token();
+    let again = claim_deliveries(&ports, second, at(16), 10, 4).await;
+    assert_eq!(
+        again[0].attempt_number, 2,
+        "the next attempt's number follows the recorded ones"
+    );
+    let success = outcome(&again[0], second, at(17), true, None, None);
+    assert!(complete(&ports, &success).await);
+    let delivery = &deliveries_of(&ports, &endpoint).await[0];
+    assert_eq!(delivery.status, DeliveryStatus::Succeeded);
+    assert_eq!(delivery.next_attempt_at, None);
+    assert_eq!(
+        delivery.attempts,
+        vec![failure.attempt.clone(), success.attempt.clone()],
+        "attempts are kept in number order with every field"
+    );
+    assert_eq!(
+        stored(ports.clone()).await.failing_since,
+        None,
+        "an answer clears the failing streak"
+    );
+
+    // A delivery whose schedule is exhausted fails; the streak start is kept.
+    let (_, exhausted) = test_event(&ports, &endpoint, at(20)).await;
+    let third = token();
+    let claimed = claim_deliveries(&ports, third, at(20), 10, 4).await;
+    assert!(
+        complete(
+            &ports,
+            &outcome(&claimed[0], third, at(21), false, None, Some(at(20)))
+        )
+        .await
+    );
+    let failed = deliveries_of(&ports, &endpoint).await;
+    let failed = failed.iter().find(|d| d.id == exhausted).expect("delivery");
+    assert_eq!(failed.status, DeliveryStatus::Failed);
+    assert_eq!(failed.next_attempt_at, None);
+    assert_eq!(stored(ports.clone()).await.failing_since, Some(at(20)));
+
+    // The attempt that makes Herald disable the endpoint.
+    test_event(&ports, &endpoint, at(30)).await;
+    let (_, left_pending) = test_event(&ports, &endpoint, at(31)).await;
+    let fourth = token();
+    let claimed = claim_deliveries(&ports, fourth, at(30), 1, 4).await;
+    let mut last = outcome(&claimed[0], fourth, at(32), false, Some(at(90)), Some(at(20)));
+    last.disable_reason = Some("disabled by Herald: every delivery attempt failed".to_owned());
+    assert!(complete(&ports, &last).await);
+    let disabled = stored(ports.clone()).await;
+    assert!(!disabled.enabled, "the endpoint is disabled");
+    assert_eq!(disabled.disabled_reason, last.disable_reason);
+    assert_eq!(disabled.failing_since, Some(at(20)));
+    assert!(
+        claim_deliveries(&ports, token(), at(1_000), 10, 4)
+            .await
+            .is_empty(),
+        "a disabled endpoint's pending deliveries are not claimed"
+    );
+    let pending = deliveries_of(&ports, &endpoint).await;
+    assert_eq!(
+        pending.iter().find(|d| d.id == left_pending).map(|d| d.status),
+        Some(DeliveryStatus::Pending),
+        "they stay pending for when it is enabled again"
+    );
+}
+
+/// Redelivering queues one delivery again at the given time, whatever its status, keeping its attempts;
+/// only through its own organization and endpoint.
+pub async fn webhooks_redeliver_requeues_one_delivery(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let other = new_organization(&ports, "business").await;
+    let endpoint = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let sibling = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let (_, delivery) = test_event(&ports, &endpoint, at(10)).await;
+    let claim_token = token();
+    let claimed = claim_deliveries(&ports, claim_token, at(10), 10, 4).await;
+    assert!(
+        complete(
+            &ports,
+            &outcome(&claimed[0], claim_token, at(11), true, None, None)
+        )
+        .await
+    );
+
+    for (org_id, endpoint_id, delivery_id) in [
+        (other.id, endpoint.id, delivery),
+        (org.id, sibling.id, delivery),
+        (org.id, endpoint.id, DeliveryId::from_ulid(next_ulid())),
+    ] {
+        assert!(
+            matches!(
+                ports
+                    .webhooks
+                    .redeliver(&org_id, &endpoint_id, &delivery_id, at(50))
+                    .await,
+                Err(StoreError::NotFound)
+            ),
+            "redeliver through another organization or endpoint, or of an unknown id, is NotFound"
+        );
+    }
+    assert_eq!(
+        deliveries_of(&ports, &endpoint).await[0].status,
+        DeliveryStatus::Succeeded
+    );
+
+    ports
+        .webhooks
+        .redeliver(&org.id, &endpoint.id, &delivery, at(50))
+        .await
+        .expect("redeliver");
+    let requeued = &deliveries_of(&ports, &endpoint).await[0];
+    assert_eq!(requeued.status, DeliveryStatus::Pending);
+    assert_eq!(requeued.next_attempt_at, Some(at(50)));
+    assert_eq!(requeued.attempts.len(), 1, "earlier attempts are kept");
+    assert!(claim_deliveries(&ports, token(), at(49), 10, 4).await.is_empty());
+    let again = claim_deliveries(&ports, token(), at(50), 10, 4).await;
+    assert_eq!(ids_of(&again), HashSet::from([delivery]));
+    assert_eq!(again[0].attempt_number, 2);
+}
+
+/// Recovering queues exactly the endpoint's failed and skipped deliveries created at or after `since`.
+pub async fn webhooks_recover_requeues_failed_and_skipped_since(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "business").await;
+    let other = new_organization(&ports, "business").await;
+    let mut endpoint = new_endpoint(&ports, &org, ONLY_STATUS, 1).await;
+    let bystander = new_endpoint(&ports, &org, ONLY_STATUS, 2).await;
+
+    // A failed delivery created at 100 and a succeeded one at 101, while enabled.
+    let (_, failed) = test_event(&ports, &endpoint, at(100)).await;
+    let (_, succeeded) = test_event(&ports, &endpoint, at(101)).await;
+    let claim_token = token();
+    let claimed = claim_deliveries(&ports, claim_token, at(101), 10, 4).await;
+    for c in &claimed {
+        let ok = c.delivery_id == succeeded;
+        assert!(complete(&ports, &outcome(c, claim_token, at(102), ok, None, Some(at(100)))).await);
+    }
+    // Skipped ones at 200, 300 and 400 while disabled.
+    set_enabled(&ports, &mut endpoint, false).await;
+    let mut skipped_events = Vec::new();
+    for when in [200, 300, 400] {
+        let message = accepted(&ports, &org, &sender).await;
+        skipped_events.push(status_event(&ports, &message, MessageStatus::Submitted, at(when)).await);
+    }
+    let statuses: HashMap<EventId, DeliveryStatus> = deliveries_of(&ports, &endpoint)
+        .await
+        .into_iter()
+        .map(|d| (d.event_id, d.status))
+        .collect();
+    for event in &skipped_events {
+        assert_eq!(statuses.get(event), Some(&DeliveryStatus::Skipped));
+    }
+
+    assert!(matches!(
+        ports
+            .webhooks
+            .recover(&other.id, &endpoint.id, at(0), at(500))
+            .await,
+        Err(StoreError::NotFound)
+    ));
+    set_enabled(&ports, &mut endpoint, true).await;
+    let requeued = ports
+        .webhooks
+        .recover(&org.id, &endpoint.id, at(300), at(500))
+        .await
+        .expect("recover");
+    assert_eq!(requeued, 2, "the skipped deliveries at 300 and 400");
+    let all = ports
+        .webhooks
+        .recover(&org.id, &endpoint.id, at(0), at(600))
+        .await
+        .expect("recover");
+    assert_eq!(
+        all, 2,
+        "then the failed one at 100 and the skipped one at 200; never the succeeded one"
+    );
+
+    let deliveries = deliveries_of(&ports, &endpoint).await;
+    for delivery in &deliveries {
+        if delivery.id == succeeded {
+            assert_eq!(delivery.status, DeliveryStatus::Succeeded);
+        } else {
+            assert_eq!(delivery.status, DeliveryStatus::Pending, "{delivery:?}");
+        }
+    }
+    assert_eq!(
+        deliveries
+            .iter()
+            .find(|d| d.id == failed)
+            .map(|d| d.next_attempt_at),
+        Some(Some(at(600)))
+    );
+    let claimed = claim_deliveries(&ports, token(), at(600), 100, 10).await;
+    let endpoint_claims = claimed.iter().filter(|c| c.endpoint.id == endpoint.id).count();
+    assert_eq!(
+        endpoint_claims, 4,
+        "every recovered delivery is claimable once enabled"
+    );
+    assert_eq!(
+        claimed.iter().filter(|c| c.endpoint.id == bystander.id).count(),
+        3,
+        "the other endpoint's own deliveries are unaffected"
+    );
+}
+
+/// A test event is a `webhook.test` customer event with one pending delivery, to its endpoint only.
+pub async fn webhooks_test_event_goes_to_its_endpoint_only(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let other = new_organization(&ports, "business").await;
+    let target = new_endpoint(&ports, &org, ONLY_INBOUND, 1).await;
+    let sibling = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let foreign = new_endpoint(&ports, &other, EventSelection::ALL, 3).await;
+
+    let event_id = EventId::from_ulid(next_ulid());
+    let delivery_id = DeliveryId::from_ulid(next_ulid());
+    assert!(
+        matches!(
+            ports
+                .webhooks
+                .record_test_event(&other.id, &target.id, &event_id, &delivery_id, "{}", at(5))
+                .await,
+            Err(StoreError::NotFound)
+        ),
+        "another organization's endpoint is NotFound"
+    );
+    assert!(
+        events_of(&ports, &other).await.is_empty(),
+        "and nothing was written"
+    );
+
+    let payload = r#"{"type":"webhook.test","data":{"n":1}}"#;
+    ports
+        .webhooks
+        .record_test_event(&org.id, &target.id, &event_id, &delivery_id, payload, at(5))
+        .await
+        .expect("record_test_event");
+    let events = events_of(&ports, &org).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].id, event_id);
+    assert_eq!(events[0].event_type, CustomerEventType::WebhookTest);
+    assert_eq!(events[0].payload, payload);
+    assert_eq!(events[0].message_id, None);
+    assert_eq!(events[0].created_at, at(5));
+
+    let deliveries = deliveries_of(&ports, &target).await;
+    assert_eq!(deliveries.len(), 1);
+    assert_eq!(deliveries[0].id, delivery_id);
+    assert_eq!(deliveries[0].event_id, event_id);
+    assert_eq!(deliveries[0].event_type, CustomerEventType::WebhookTest);
+    assert_eq!(deliveries[0].status, DeliveryStatus::Pending);
+    assert_eq!(deliveries[0].next_attempt_at, Some(at(5)));
+    assert!(
+        deliveries_of(&ports, &sibling).await.is_empty(),
+        "no fan-out of a test event"
+    );
+    assert!(deliveries_of(&ports, &foreign).await.is_empty());
+    let claimed = claim_deliveries(&ports, token(), at(5), 10, 4).await;
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].payload, payload);
+}
+
+/// The deliveries listing pages newest first by id: following the cursor yields every delivery exactly
+/// once; the status filter holds; another organization sees none.
+pub async fn webhooks_deliveries_cursor_covers_all_once(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let other = new_organization(&ports, "business").await;
+    let endpoint = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let mut created = Vec::new();
+    for i in 0..7 {
+        created.push(test_event(&ports, &endpoint, at(10 + i)).await.1);
+    }
+    let claim_token = token();
+    let claimed = claim_deliveries(&ports, claim_token, at(11), 2, 4).await;
+    for c in &claimed {
+        assert!(complete(&ports, &outcome(c, claim_token, at(12), true, None, None)).await);
+    }
+
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = ports
+            .webhooks
+            .deliveries(&org.id, &endpoint.id, None, cursor, 3)
+            .await
+            .expect("deliveries");
+        assert!(page.len() <= 3, "a page holds at most `limit`");
+        let Some(last) = page.last() else { break };
+        cursor = Some(last.id);
+        seen.extend(page.iter().map(|d| d.id));
+    }
+    let mut newest_first = created.clone();
+    newest_first.sort();
+    newest_first.reverse();
+    assert_eq!(seen, newest_first, "every delivery exactly once, newest first");
+
+    let succeeded = ports
+        .webhooks
+        .deliveries(&org.id, &endpoint.id, Some(DeliveryStatus::Succeeded), None, 50)
+        .await
+        .expect("deliveries");
+    assert_eq!(
+        succeeded.iter().map(|d| d.id).collect::<HashSet<_>>(),
+        ids_of(&claimed)
+    );
+    assert!(succeeded.iter().all(|d| d.attempts.len() == 1));
+    let pending = ports
+        .webhooks
+        .deliveries(&org.id, &endpoint.id, Some(DeliveryStatus::Pending), None, 50)
+        .await
+        .expect("deliveries");
+    assert_eq!(pending.len(), 5);
+    assert!(
+        ports
+            .webhooks
+            .deliveries(&other.id, &endpoint.id, None, None, 50)
+            .await
+            .expect("deliveries")
+            .is_empty(),
+        "another organization sees no delivery of the endpoint"
+    );
+}
+
+/// Deleting an endpoint deletes its deliveries and their attempts, and later events no longer fan out to
+/// it; other endpoints keep theirs.
+pub async fn webhooks_delete_cascades(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "business").await;
+    let doomed = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let kept = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let message = accepted(&ports, &org, &sender).await;
+    status_event(&ports, &message, MessageStatus::Submitted, at(10)).await;
+    let claim_token = token();
+    let claimed = claim_deliveries(&ports, claim_token, at(10), 10, 4).await;
+    assert_eq!(claimed.len(), 2);
+    for c in &claimed {
+        assert!(
+            complete(
+                &ports,
+                &outcome(c, claim_token, at(11), false, Some(at(20)), Some(at(11)))
+            )
+            .await
+        );
+    }
+
+    ports
+        .webhooks
+        .delete_endpoint(&org.id, &doomed.id)
+        .await
+        .expect("delete_endpoint");
+    assert!(deliveries_of(&ports, &doomed).await.is_empty());
+    let remaining = deliveries_of(&ports, &kept).await;
+    assert_eq!(remaining.len(), 1);
+    assert_eq!(
+        remaining[0].attempts.len(),
+        1,
+        "the other endpoint keeps its attempts"
+    );
+
+    let claimed = claim_deliveries(&ports, token(), at(20), 10, 4).await;
+    assert_eq!(
+        claimed.iter().map(|c| c.endpoint.id).collect::<Vec<WebhookId>>(),
+        vec![kept.id],
+        "only the remaining endpoint's delivery is claimable"
+    );
+    status_event(&ports, &message, MessageStatus::Delivered, at(30)).await;
+    assert!(
+        deliveries_of(&ports, &doomed).await.is_empty(),
+        "no fan-out to a deleted endpoint"
+    );
+    assert_eq!(deliveries_of(&ports, &kept).await.len(), 2);
+    assert_eq!(
+        ports
+            .webhooks
+            .endpoints(&org.id)
+            .await
+            .expect("endpoints")
+            .iter()
+            .map(|e| e.id)
+            .collect::<Vec<_>>(),
+        vec![kept.id]
+    );
+}
