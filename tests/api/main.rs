@@ -15,3 +15,4 @@
 mod helpers;
 mod network;
 mod scenarios;
+mod webhooks;

@@ -87,6 +87,13 @@ pub struct Settings {
     pub simulator_duplicate_callbacks: bool,
     /// How often templates are synced from the network, seconds.
     pub template_sync_interval_seconds: u64,
+    /// Concurrent customer-webhook delivery loops per worker process.
+    pub webhook_loops: usize,
+    /// Most deliveries in flight to one customer endpoint at once (across every process), so a slow
+    /// endpoint cannot take every delivery slot.
+    pub webhook_per_endpoint_inflight: u32,
+    /// How long one webhook attempt may take before it counts as a timeout, seconds (api.md §9: 15).
+    pub webhook_timeout_seconds: u64,
 }
 
 fn redact<S: serde::Serializer>(value: &Option<SecretString>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -129,6 +136,9 @@ impl Default for Settings {
             dispatch_base_backoff_ms: 2_000,
             simulator_duplicate_callbacks: false,
             template_sync_interval_seconds: 600,
+            webhook_loops: 2,
+            webhook_per_endpoint_inflight: 4,
+            webhook_timeout_seconds: 15,
         }
     }
 }
@@ -176,6 +186,15 @@ impl Settings {
         anyhow::ensure!(
             self.simulator_callback_delay_min_ms <= self.simulator_callback_delay_max_ms,
             "simulator_callback_delay_min_ms must not exceed simulator_callback_delay_max_ms"
+        );
+        anyhow::ensure!(self.webhook_loops >= 1, "webhook_loops must be at least 1");
+        anyhow::ensure!(
+            self.webhook_per_endpoint_inflight >= 1,
+            "webhook_per_endpoint_inflight must be at least 1"
+        );
+        anyhow::ensure!(
+            (1..=15).contains(&self.webhook_timeout_seconds),
+            "webhook_timeout_seconds must be 1 to 15 (integrators are promised that a 2xx within 15 s succeeds)"
         );
         if let Some(key) = &self.encryption_key {
             crate::adapters::EncryptionKey::from_base64(key.expose_secret())
@@ -238,6 +257,35 @@ mod tests {
             );
             let settings = Settings::load(None).map_err(|e| e.to_string())?;
             assert!(!settings.redacted().contains("AAECAwQF"));
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn webhook_settings_default_and_are_bounded() {
+        figment::Jail::expect_with(|jail| {
+            let settings = Settings::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(settings.webhook_loops, 2);
+            assert_eq!(settings.webhook_per_endpoint_inflight, 4);
+            assert_eq!(settings.webhook_timeout_seconds, 15);
+            assert!(!settings.allow_private_webhook_targets && !settings.allow_insecure_webhooks);
+            jail.set_env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "2");
+            jail.set_env("HERALD_WEBHOOK_LOOPS", "3");
+            let settings = Settings::load(None).map_err(|e| e.to_string())?;
+            assert_eq!((settings.webhook_timeout_seconds, settings.webhook_loops), (2, 3));
+            for (name, value) in [
+                ("HERALD_WEBHOOK_TIMEOUT_SECONDS", "16"),
+                ("HERALD_WEBHOOK_TIMEOUT_SECONDS", "0"),
+                ("HERALD_WEBHOOK_LOOPS", "0"),
+                ("HERALD_WEBHOOK_PER_ENDPOINT_INFLIGHT", "0"),
+            ] {
+                jail.set_env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "2");
+                jail.set_env("HERALD_WEBHOOK_LOOPS", "1");
+                jail.set_env("HERALD_WEBHOOK_PER_ENDPOINT_INFLIGHT", "1");
+                jail.set_env(name, value);
+                let error = format!("{:#}", Settings::load(None).unwrap_err());
+                assert!(error.contains(&name["HERALD_".len()..].to_lowercase()), "{error}");
+            }
             Ok(())
         });
     }

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod network;
 mod server;
 pub mod telemetry;
+pub mod webhooks;
 pub mod workers;
 
 pub use server::{Application, Services};

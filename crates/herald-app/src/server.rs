@@ -5,6 +5,7 @@ use crate::adapters::{
 use crate::cli::Role;
 use crate::config::{NetworkMode, Settings};
 use crate::network::{AppSecretAuthenticator, CloudApiDecoder, SenderPacer};
+use crate::webhooks::{WebhookDestinations, WebhookSender};
 use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
@@ -12,9 +13,9 @@ use herald_domain::network::MessagingNetwork;
 use herald_domain::ports::{Clock, IdGenerator, NoRateLimit, RateLimiter, SecretSealer, SecretSource};
 use herald_domain::time::Duration;
 use herald_domain::usecases::{
-    Admin, Authenticate, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, ListMessages,
-    ListTemplates, MessageEvents, ProcessCallbacks, SendMessage, SendPorts, SendSettings, SyncTemplates,
-    WindowStatus,
+    Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
+    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
+    ProcessCallbacks, SendMessage, SendPorts, SendSettings, SyncTemplates, WindowStatus,
 };
 use herald_http::network::NetworkWebhook;
 use herald_http::{ApiContext, Readiness};
@@ -110,9 +111,54 @@ impl Services {
         )
     }
 
-    fn api_context(&self, settings: &Settings, network: Arc<dyn MessagingNetwork>) -> ApiContext {
+    /// Endpoint management, checking URLs with the configured destination rules.
+    pub fn manage_webhooks(&self, settings: &Settings, sealer: Arc<dyn SecretSealer>) -> ManageWebhooks {
+        ManageWebhooks::new(
+            self.store.webhooks(),
+            Arc::new(WebhookDestinations::new(webhook_policy(settings))),
+            sealer,
+            self.secrets.clone(),
+            self.clock.clone(),
+            self.ids.clone(),
+        )
+    }
+
+    /// The webhook dispatcher over the real HTTP client.
+    ///
+    /// # Errors
+    /// When the HTTP client cannot be built.
+    pub fn deliver_webhooks(
+        &self,
+        settings: &Settings,
+        sealer: Arc<dyn SecretSealer>,
+    ) -> anyhow::Result<DeliverWebhooks> {
+        let timeout = std::time::Duration::from_secs(settings.webhook_timeout_seconds);
+        let transport = WebhookSender::new(webhook_policy(settings), timeout)?;
+        let timeout_seconds = i64::try_from(settings.webhook_timeout_seconds).unwrap_or(15);
+        Ok(DeliverWebhooks::new(
+            self.store.webhooks(),
+            Arc::new(transport),
+            sealer,
+            self.clock.clone(),
+            self.ids.clone(),
+            DeliverySettings {
+                per_endpoint_cap: settings.webhook_per_endpoint_inflight,
+                // Past the attempt timeout with margin, so a live attempt's claim never lapses under it.
+                lease: Duration::seconds(timeout_seconds * 2 + 30),
+                ..DeliverySettings::default()
+            },
+        ))
+    }
+
+    fn api_context(
+        &self,
+        settings: &Settings,
+        network: Arc<dyn MessagingNetwork>,
+        sealer: Arc<dyn SecretSealer>,
+    ) -> ApiContext {
         let store = &self.store;
         ApiContext {
+            webhooks: self.manage_webhooks(settings, sealer),
             authenticate: Authenticate::new(store.accounts(), self.clock.clone()),
             send: SendMessage::new(
                 SendPorts {
@@ -160,6 +206,14 @@ impl Services {
     }
 }
 
+/// The destination rules of the settings.
+fn webhook_policy(settings: &Settings) -> herald_webhooks::DestinationPolicy {
+    herald_webhooks::DestinationPolicy {
+        allow_insecure: settings.allow_insecure_webhooks,
+        allow_private: settings.allow_private_webhook_targets,
+    }
+}
+
 /// `/readyz`: the store answers and no migration is pending.
 struct StoreReadiness(Store);
 
@@ -202,7 +256,10 @@ impl Application {
     /// secret, or PostgreSQL without an encryption key).
     pub fn build(settings: &Settings, services: &Services, role: Role) -> anyhow::Result<Self> {
         // Refused up front rather than at the first send of a sender with a stored token, hours later.
-        anyhow::ensure!(services.sealer.is_some(), NO_KEY_WITH_POSTGRES);
+        let Some(sealer) = services.sealer.clone() else {
+            anyhow::bail!(NO_KEY_WITH_POSTGRES);
+        };
+        webhook_policy(settings).warn_if_relaxed();
         let serves_http = role != Role::Worker;
         let listener = if serves_http {
             Some(
@@ -274,7 +331,11 @@ impl Application {
         let server = match listener {
             None => None,
             Some(listener) => {
-                let context = actix_web::web::Data::new(services.api_context(settings, network.clone()));
+                let context = actix_web::web::Data::new(services.api_context(
+                    settings,
+                    network.clone(),
+                    sealer.clone(),
+                ));
                 let webhook = actix_web::web::Data::new(NetworkWebhook {
                     callbacks: Arc::new(services.process_callbacks()),
                     authenticator: Arc::new(AppSecretAuthenticator {
@@ -306,12 +367,15 @@ impl Application {
             }
         };
 
-        let workers = (role != Role::Api).then(|| {
-            Workers::start(
+        let workers = match role {
+            Role::Api => None,
+            _ => Some(Workers::start(
                 Arc::new(services.dispatch(settings, network.clone())),
                 Arc::new(services.process_callbacks()),
                 sync.clone(),
+                Arc::new(services.deliver_webhooks(settings, sealer)?),
                 services.store.work_notifier(),
+                services.store.webhook_notifier(),
                 &WorkerSettings {
                     dispatch_loops: settings.dispatch_loops,
                     poll_interval: std::time::Duration::from_millis(settings.dispatch_poll_ms),
@@ -319,9 +383,12 @@ impl Application {
                     template_sync_interval: std::time::Duration::from_secs(
                         settings.template_sync_interval_seconds.max(1),
                     ),
+                    webhook_loops: settings.webhook_loops,
+                    webhook_poll_interval: WEBHOOK_POLL,
+                    webhook_rounds_per_loop: WEBHOOK_ROUNDS_PER_LOOP,
                 },
-            )
-        });
+            )),
+        };
         Ok(Self {
             port,
             server,
@@ -372,6 +439,14 @@ impl Application {
         self.server.as_ref().map(|(handle, _)| handle.clone())
     }
 }
+
+/// The longest a webhook loop sleeps when the store's webhook notifier does not wake it (retries become
+/// due by time alone), and how long it waits for a round before starting another beside it.
+const WEBHOOK_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Rounds one webhook loop keeps in flight; each held-up round is at most `webhook_per_endpoint_inflight`
+/// attempts to one slow endpoint, so this bounds how many slow endpoints are waited on at once per loop.
+const WEBHOOK_ROUNDS_PER_LOOP: usize = 16;
 
 /// The message for a process that must seal or open tokens but has no key.
 pub(crate) const NO_KEY_WITH_POSTGRES: &str = "HERALD_ENCRYPTION_KEY is required with PostgreSQL: it \

@@ -1,11 +1,12 @@
-//! The background loops of the `worker` role: dispatch, the callback backlog sweep, template sync.
+//! The background loops of the `worker` role: dispatch, customer webhook delivery, the callback backlog
+//! sweep, template sync.
 
-use herald_domain::usecases::{DispatchMessages, ProcessCallbacks, SyncTemplates};
+use herald_domain::usecases::{DeliverWebhooks, DispatchMessages, ProcessCallbacks, SyncTemplates};
 use herald_store::WorkNotifier;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::watch;
-use tokio::task::JoinHandle;
+use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::task::{JoinHandle, JoinSet};
 
 /// How the loops run.
 #[derive(Debug, Clone)]
@@ -16,6 +17,13 @@ pub struct WorkerSettings {
     pub poll_interval: Duration,
     pub backlog_interval: Duration,
     pub template_sync_interval: Duration,
+    /// Concurrent webhook delivery loops in this process.
+    pub webhook_loops: usize,
+    /// Longest sleep between webhook rounds when nothing wakes the loop, and how long a loop waits for a round
+    /// before starting the next one beside it.
+    pub webhook_poll_interval: Duration,
+    /// Most webhook rounds one loop keeps in flight at once (rounds held up by slow endpoints included).
+    pub webhook_rounds_per_loop: usize,
 }
 
 /// Running loops; stopping lets each finish the round it is in.
@@ -29,7 +37,9 @@ impl Workers {
         dispatch: Arc<DispatchMessages>,
         callbacks: Arc<ProcessCallbacks>,
         sync: Arc<SyncTemplates>,
+        webhooks: Arc<DeliverWebhooks>,
         notifier: WorkNotifier,
+        webhook_notifier: WorkNotifier,
         settings: &WorkerSettings,
     ) -> Self {
         let (stop, _) = watch::channel(false);
@@ -40,6 +50,15 @@ impl Workers {
                 notifier.clone(),
                 stop.subscribe(),
                 settings.poll_interval,
+            )));
+        }
+        for _ in 0..settings.webhook_loops.max(1) {
+            handles.push(tokio::spawn(webhook_loop(
+                webhooks.clone(),
+                webhook_notifier.clone(),
+                stop.subscribe(),
+                settings.webhook_poll_interval,
+                settings.webhook_rounds_per_loop.max(1),
             )));
         }
         handles.push(tokio::spawn(every(
@@ -122,6 +141,74 @@ async fn dispatch_loop(
             _ = stop.changed() => return,
         }
     }
+}
+
+/// Delivers customer webhooks.
+///
+/// A round lasts as long as its slowest attempt, and a dead endpoint's attempt lasts the whole timeout.
+/// So the loop never waits for a round longer than `poll`: a round still running then is left to finish
+/// in the background (up to `max_rounds` of them) while the next round claims what else is due. The
+/// store's per-endpoint in-flight cap keeps those background rounds from being all one dead endpoint's,
+/// and so keeps one slow endpoint from delaying another's events.
+async fn webhook_loop(
+    deliver: Arc<DeliverWebhooks>,
+    notifier: WorkNotifier,
+    mut stop: watch::Receiver<bool>,
+    poll: Duration,
+    max_rounds: usize,
+) {
+    let batch = deliver.settings().batch_size as usize;
+    let permits = Arc::new(Semaphore::new(max_rounds));
+    let mut rounds = JoinSet::new();
+    loop {
+        while rounds.try_join_next().is_some() {}
+        if *stop.borrow() {
+            break;
+        }
+        let permit = tokio::select! {
+            permit = permits.clone().acquire_owned() => permit,
+            _ = stop.changed() => break,
+        };
+        let Ok(permit) = permit else { break };
+        let (done, finished) = oneshot::channel();
+        let round = deliver.clone();
+        rounds.spawn(async move {
+            let result = round.run_once().await;
+            drop(permit);
+            let _ = done.send(result);
+        });
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(poll, finished) => outcome,
+            _ = stop.changed() => break,
+        };
+        match outcome {
+            // Still running after `poll` (a slow endpoint): start the next round beside it.
+            Err(_) => continue,
+            Ok(Err(_)) => tracing::error!("a webhook round ended without a result (it panicked)"),
+            // A full batch means more may be waiting: go again at once.
+            Ok(Ok(Ok(report))) if report.claimed >= batch => continue,
+            Ok(Ok(Ok(report))) => {
+                if report.claimed > 0 {
+                    tracing::debug!(?report, "webhook round");
+                }
+            }
+            Ok(Ok(Err(error))) => {
+                tracing::warn!(%error, "webhook round failed");
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    _ = stop.changed() => break,
+                }
+                continue;
+            }
+        }
+        tokio::select! {
+            () = notifier.wait(poll) => {}
+            _ = stop.changed() => break,
+        }
+    }
+    // Let the attempts in flight record their outcome; what does not finish within the shutdown grace is
+    // reclaimed after its lease (delivery is at least once).
+    while rounds.join_next().await.is_some() {}
 }
 
 /// Runs `job` now and then every `interval` until stopped.

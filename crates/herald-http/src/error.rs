@@ -66,6 +66,9 @@ pub enum ApiError {
     AccountInactive,
     #[error("the plan does not allow {} messages", .0.as_str())]
     PlanForbids(MessageKind),
+    /// The plan's webhook endpoint count is reached.
+    #[error("the plan allows {limit} webhook endpoints")]
+    WebhookLimit { limit: u32 },
     /// A browser's cross-origin preflight: keys belong on servers.
     #[error("cross-origin requests are refused")]
     CorsForbidden,
@@ -116,7 +119,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::Unauthenticated | Self::KeyDisabled => StatusCode::UNAUTHORIZED,
-            Self::AccountInactive | Self::PlanForbids(_) | Self::CorsForbidden => StatusCode::FORBIDDEN,
+            Self::AccountInactive
+            | Self::PlanForbids(_)
+            | Self::WebhookLimit { .. }
+            | Self::CorsForbidden => StatusCode::FORBIDDEN,
             Self::NotFound | Self::TemplateNotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::IdempotencyConflict => StatusCode::CONFLICT,
@@ -141,7 +147,7 @@ impl ApiError {
             Self::Unauthenticated => "unauthenticated",
             Self::KeyDisabled => "api_key_disabled",
             Self::AccountInactive => "account_inactive",
-            Self::PlanForbids(_) => "plan_forbids",
+            Self::PlanForbids(_) | Self::WebhookLimit { .. } => "plan_forbids",
             Self::CorsForbidden => "cors_forbidden",
             Self::NotFound => "not_found",
             Self::TemplateNotFound(_) => "template_not_found",
@@ -168,7 +174,7 @@ impl ApiError {
             Self::Unauthenticated => "Unauthenticated",
             Self::KeyDisabled => "API key disabled",
             Self::AccountInactive => "Account inactive",
-            Self::PlanForbids(_) => "Not allowed by the plan",
+            Self::PlanForbids(_) | Self::WebhookLimit { .. } => "Not allowed by the plan",
             Self::CorsForbidden => "Cross-origin requests refused",
             Self::NotFound => "Not found",
             Self::TemplateNotFound(_) => "Template not found",
@@ -203,6 +209,9 @@ impl ApiError {
             Self::PlanForbids(kind) => format!(
                 "The organization's plan does not allow {} messages.",
                 kind.as_str()
+            ),
+            Self::WebhookLimit { limit } => format!(
+                "The organization's plan allows {limit} webhook endpoints; delete one or change plan."
             ),
             Self::CorsForbidden => {
                 "Herald's API is for servers: it sends no CORS headers and refuses browsers' preflight requests."

@@ -1,4 +1,4 @@
-//! Herald's REST adapter (actix-web 4): the API of api.md §1–§5, §7 and §11.
+//! Herald's REST adapter (actix-web 4): the API of api.md §1–§5, §7, §9 and §11.
 //!
 //! Handlers are thin: they turn requests into domain commands, call one use case and map its result.
 //! Every failure becomes an `application/problem+json` answer through [`ApiError`], in one place.
@@ -13,6 +13,7 @@ mod openapi;
 mod request_id;
 mod send_body;
 mod templates;
+mod webhooks;
 
 pub use auth::Caller;
 pub use dto::{
@@ -23,6 +24,10 @@ pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
 pub use openapi::openapi;
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};
 pub use templates::{TemplateListResource, TemplateResource, TemplateSyncResource};
+pub use webhooks::{
+    DeliveryAttemptResource, DeliveryPageResource, DeliveryResource, WebhookListResource, WebhookResource,
+    WebhookWithSecretResource,
+};
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
@@ -31,8 +36,8 @@ use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{App, HttpRequest, Resource, web};
 use herald_domain::usecases::{
-    Authenticate, GetMessage, ListMessages, ListTemplates, MessageEvents, SendMessage, SyncTemplates,
-    WindowStatus,
+    Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents, SendMessage,
+    SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 use tracing_actix_web::TracingLogger;
@@ -60,6 +65,8 @@ pub struct ApiContext {
     pub window_status: WindowStatus,
     pub templates: ListTemplates,
     pub sync_templates: Arc<SyncTemplates>,
+    /// Customer webhook endpoints (api.md §9).
+    pub webhooks: ManageWebhooks,
     pub readiness: Arc<dyn Readiness>,
 }
 
@@ -114,6 +121,29 @@ fn routes(config: &mut web::ServiceConfig) {
                 .service(
                     resource("/templates/{name}/{language}").route(web::get().to(templates::get_template)),
                 )
+                .service(
+                    resource("/webhooks")
+                        .route(web::post().to(webhooks::create_webhook))
+                        .route(web::get().to(webhooks::list_webhooks)),
+                )
+                .service(
+                    resource("/webhooks/{id}")
+                        .route(web::get().to(webhooks::get_webhook))
+                        .route(web::patch().to(webhooks::update_webhook))
+                        .route(web::delete().to(webhooks::delete_webhook)),
+                )
+                .service(
+                    resource("/webhooks/{id}/rotate-secret").route(web::post().to(webhooks::rotate_secret)),
+                )
+                .service(resource("/webhooks/{id}/test").route(web::post().to(webhooks::test_webhook)))
+                .service(
+                    resource("/webhooks/{id}/deliveries").route(web::get().to(webhooks::list_deliveries)),
+                )
+                .service(
+                    resource("/webhooks/{id}/deliveries/{delivery_id}/redeliver")
+                        .route(web::post().to(webhooks::redeliver)),
+                )
+                .service(resource("/webhooks/{id}/recover").route(web::post().to(webhooks::recover)))
                 .service(resource("/openapi.json").route(web::get().to(handlers::openapi_json)))
                 .default_service(web::to(handlers::not_found)),
         )

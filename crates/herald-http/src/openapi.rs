@@ -4,6 +4,7 @@ use crate::dto;
 use crate::error::{Problem, ProblemField};
 use crate::handlers;
 use crate::templates;
+use crate::webhooks;
 use std::fmt::Write;
 use std::sync::OnceLock;
 use utoipa::openapi::path::{Operation, ParameterIn};
@@ -28,6 +29,16 @@ use utoipa::{Modify, OpenApi};
         templates::list_templates,
         templates::get_template,
         templates::sync_templates,
+        webhooks::create_webhook,
+        webhooks::list_webhooks,
+        webhooks::get_webhook,
+        webhooks::update_webhook,
+        webhooks::delete_webhook,
+        webhooks::rotate_secret,
+        webhooks::test_webhook,
+        webhooks::list_deliveries,
+        webhooks::redeliver,
+        webhooks::recover,
         handlers::healthz,
         handlers::readyz,
         handlers::openapi_json,
@@ -46,12 +57,25 @@ use utoipa::{Modify, OpenApi};
         templates::TemplateResource,
         templates::TemplateListResource,
         templates::TemplateSyncResource,
+        webhooks::WebhookResource,
+        webhooks::WebhookWithSecretResource,
+        webhooks::WebhookListResource,
+        webhooks::CreateWebhookRequest,
+        webhooks::UpdateWebhookRequest,
+        webhooks::RecoverRequest,
+        webhooks::WebhookTestResource,
+        webhooks::RecoverResource,
+        webhooks::RedeliverResource,
+        webhooks::DeliveryResource,
+        webhooks::DeliveryAttemptResource,
+        webhooks::DeliveryPageResource,
     )),
     modifiers(&BearerAuth),
     tags(
         (name = "messages", description = "Send messages and follow their status (api.md §4, §5)."),
         (name = "contacts", description = "The 24-hour service window (api.md §7)."),
         (name = "templates", description = "The organization's templates as synced from the network (api.md §6)."),
+        (name = "webhooks", description = "Customer webhooks: signed events about messages, delivered with retries (api.md §9)."),
         (name = "operations", description = "Health, readiness and this reference (api.md §11)."),
     )
 )]

@@ -11,12 +11,14 @@ use herald_domain::ids::{ApiKeyId, OrganizationId, SenderId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
 use herald_domain::ports::{
     Credential, MockAccountStore, MockClock, MockIdGenerator, MockMessageStore, MockTemplateStore,
-    MockWindowStore, NoRateLimit,
+    MockWindowStore, NoRateLimit, SealError, SecretSealer, SecretSource,
 };
 use herald_domain::usecases::{
-    Authenticate, GetMessage, ListMessages, MessageEvents, SendMessage, SendPorts, SendSettings, WindowStatus,
+    Authenticate, GetMessage, ListMessages, ManageWebhooks, MessageEvents, SendMessage, SendPorts,
+    SendSettings, WindowStatus,
 };
 use herald_domain::values::{DisplayName, PhoneNumber};
+use herald_domain::webhook::{MockDestinationChecker, MockWebhookStore};
 use herald_http::{ApiContext, Readiness};
 use serde_json::Value;
 use std::sync::Arc;
@@ -88,6 +90,9 @@ pub struct World {
     pub messages: MockMessageStore,
     pub templates: MockTemplateStore,
     pub windows: MockWindowStore,
+    pub webhooks: MockWebhookStore,
+    /// Accepts every URL unless a test sets its own expectation first.
+    pub destinations: MockDestinationChecker,
     pub ready: Result<(), String>,
 }
 
@@ -110,6 +115,8 @@ impl World {
             messages: MockMessageStore::new(),
             templates: MockTemplateStore::new(),
             windows: MockWindowStore::new(),
+            webhooks: MockWebhookStore::new(),
+            destinations: MockDestinationChecker::new(),
             ready: Ok(()),
         }
     }
@@ -133,7 +140,16 @@ impl World {
         let ids: Arc<dyn herald_domain::ports::IdGenerator> = Arc::new(ids);
         // The template endpoints are covered end to end; here they only need to exist.
         let network = Arc::new(herald_domain::network::MockMessagingNetwork::new());
+        let webhooks = ManageWebhooks::new(
+            Arc::new(self.webhooks),
+            Arc::new(self.destinations),
+            Arc::new(ReversingSealer),
+            Arc::new(ConstantSecrets),
+            clock.clone(),
+            ids.clone(),
+        );
         web::Data::new(ApiContext {
+            webhooks,
             templates: herald_domain::usecases::ListTemplates::new(templates.clone()),
             sync_templates: Arc::new(herald_domain::usecases::SyncTemplates::new(
                 accounts.clone(),
@@ -163,6 +179,31 @@ impl World {
         })
     }
 }
+
+/// A stand-in sealer: reversible, and visibly not the plaintext.
+pub struct ReversingSealer;
+
+impl SecretSealer for ReversingSealer {
+    fn seal(&self, plaintext: &str) -> Vec<u8> {
+        plaintext.bytes().rev().collect()
+    }
+
+    fn open(&self, sealed: &[u8]) -> Result<String, SealError> {
+        String::from_utf8(sealed.iter().rev().copied().collect()).map_err(|_| SealError::Malformed)
+    }
+}
+
+/// Every "random" byte is 7, so the generated secret is known.
+pub struct ConstantSecrets;
+
+impl SecretSource for ConstantSecrets {
+    fn fill(&self, buf: &mut [u8]) {
+        buf.fill(7);
+    }
+}
+
+/// The secret [`ConstantSecrets`] makes every endpoint get.
+pub const GENERATED_SECRET: &str = "whsec_BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
 
 struct FixedReadiness(Result<(), String>);
 

@@ -12,3 +12,4 @@
 mod api;
 mod helpers;
 mod openapi;
+mod webhooks;

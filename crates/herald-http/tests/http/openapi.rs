@@ -33,7 +33,7 @@ fn openapi_matches_the_committed_snapshot() {
 fn every_route_is_documented_with_its_error_responses() {
     let doc: serde_json::Value = serde_json::from_str(&generated()).unwrap();
     let problem = "#/components/schemas/Problem";
-    let cases: [(&str, &str, &[&str]); 10] = [
+    let cases: [(&str, &str, &[&str]); 20] = [
         (
             "/api/v1/messages/send-template",
             "post",
@@ -68,6 +68,52 @@ fn every_route_is_documented_with_its_error_responses() {
             "get",
             &["200", "401", "403", "422", "500", "503"],
         ),
+        (
+            "/api/v1/webhooks",
+            "post",
+            &["201", "400", "401", "403", "415", "422", "500", "503"],
+        ),
+        ("/api/v1/webhooks", "get", &["200", "401", "403", "500", "503"]),
+        (
+            "/api/v1/webhooks/{id}",
+            "get",
+            &["200", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}",
+            "patch",
+            &["200", "400", "401", "403", "404", "415", "422", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}",
+            "delete",
+            &["204", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}/rotate-secret",
+            "post",
+            &["200", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}/test",
+            "post",
+            &["202", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}/deliveries",
+            "get",
+            &["200", "401", "403", "404", "422", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+            "post",
+            &["202", "401", "403", "404", "500", "503"],
+        ),
+        (
+            "/api/v1/webhooks/{id}/recover",
+            "post",
+            &["202", "400", "401", "403", "404", "415", "422", "500", "503"],
+        ),
         ("/healthz", "get", &["200"]),
         ("/readyz", "get", &["200", "503"]),
         ("/api/v1/openapi.json", "get", &["200"]),
@@ -88,7 +134,10 @@ fn every_route_is_documented_with_its_error_responses() {
                 );
             }
         }
-        if path.starts_with("/api/v1/messages") || path.starts_with("/api/v1/contacts") {
+        if path.starts_with("/api/v1/messages")
+            || path.starts_with("/api/v1/contacts")
+            || path.starts_with("/api/v1/webhooks")
+        {
             assert_eq!(
                 operation["security"],
                 serde_json::json!([{"bearer": []}]),
@@ -133,5 +182,28 @@ fn every_route_is_documented_with_its_error_responses() {
     ] {
         assert!(message.get(field).is_some(), "MessageResource.{field}");
     }
+    let webhook = &schemas["WebhookResource"]["properties"];
+    for field in [
+        "id",
+        "url",
+        "events",
+        "description",
+        "enabled",
+        "disabled_reason",
+        "created_at",
+        "updated_at",
+        "secret_rotated_until",
+    ] {
+        assert!(webhook.get(field).is_some(), "WebhookResource.{field}");
+    }
+    assert!(
+        webhook.get("secret").is_none(),
+        "the secret is never part of a read"
+    );
+    assert!(
+        schemas["WebhookWithSecretResource"]
+            .to_string()
+            .contains("secret")
+    );
     assert_eq!(doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer");
 }
