@@ -13,6 +13,7 @@
 )]
 
 mod helpers;
+mod limits;
 mod network;
 mod scenarios;
 mod webhooks;

@@ -97,7 +97,7 @@ pub fn fast_settings() -> Settings {
     }
 }
 
-async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput: u32) -> NetApp {
+pub(crate) async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput: u32) -> NetApp {
     let (store, guard) = store_for(db).await;
     let mut settings = fast_settings();
     tweak(&mut settings);
@@ -143,7 +143,7 @@ async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput: u32) -> Ne
 }
 
 impl NetApp {
-    async fn send(&self, path: &str, body: Value) -> Value {
+    pub(crate) async fn send(&self, path: &str, body: Value) -> Value {
         let response = self
             .http
             .post(format!("{}{path}", self.base))
@@ -156,7 +156,7 @@ impl NetApp {
         response.json().await.unwrap()
     }
 
-    async fn get(&self, path: &str) -> Value {
+    pub(crate) async fn get(&self, path: &str) -> Value {
         self.http
             .get(format!("{}{path}", self.base))
             .bearer_auth(&self.key)
@@ -185,7 +185,7 @@ impl NetApp {
         }
     }
 
-    async fn wait_status(&self, id: &str, status: &str) -> (Value, Value) {
+    pub(crate) async fn wait_status(&self, id: &str, status: &str) -> (Value, Value) {
         self.wait_for(id, |m, _| m["status"] == status).await
     }
 
@@ -211,7 +211,7 @@ impl NetApp {
     }
 }
 
-fn template(to: &str) -> Value {
+pub(crate) fn template(to: &str) -> Value {
     json!({ "to": to, "template": { "name": "hello_world", "language": "en_US" } })
 }
 

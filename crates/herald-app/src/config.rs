@@ -17,6 +17,16 @@ pub enum NetworkMode {
     Cloud,
 }
 
+/// Which send-rate limiter the API uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateLimiterKind {
+    /// In this process only: right for a single API process.
+    Memory,
+    /// Shared through Redis: right for several API processes.
+    Redis,
+}
+
 /// How log lines look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -59,6 +69,14 @@ pub struct Settings {
     pub allow_private_webhook_targets: bool,
     pub allow_insecure_webhooks: bool,
     pub log_format: LogFormat,
+    /// `memory` (one API process) or `redis` (several API processes share the organizations' send rates).
+    pub rate_limiter: RateLimiterKind,
+    /// Redis for the shared limiter.
+    #[serde(serialize_with = "redact_credentials")]
+    pub redis_url: String,
+    /// Per-key limit on read requests: sustained rate and burst.
+    pub read_rate_per_second: u32,
+    pub read_burst: u32,
     /// The access token for senders added without `--access-token-env` (cloud mode).
     #[serde(serialize_with = "redact")]
     pub cloud_access_token: Option<SecretString>,
@@ -85,6 +103,8 @@ pub struct Settings {
     pub dispatch_base_backoff_ms: i64,
     /// Make the simulator send every status callback twice (to exercise deduplication).
     pub simulator_duplicate_callbacks: bool,
+    /// How long a queued message of a suspended organization waits before it is looked at again, seconds.
+    pub dispatch_hold_seconds: i64,
     /// How often templates are synced from the network, seconds.
     pub template_sync_interval_seconds: u64,
     /// Concurrent customer-webhook delivery loops per worker process.
@@ -94,6 +114,10 @@ pub struct Settings {
     pub webhook_per_endpoint_inflight: u32,
     /// How long one webhook attempt may take before it counts as a timeout, seconds (api.md §9: 15).
     pub webhook_timeout_seconds: u64,
+}
+
+fn redact_credentials<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&crate::server_redact_url(value))
 }
 
 fn redact<S: serde::Serializer>(value: &Option<SecretString>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -122,6 +146,10 @@ impl Default for Settings {
             allow_private_webhook_targets: false,
             allow_insecure_webhooks: false,
             log_format: LogFormat::Text,
+            rate_limiter: RateLimiterKind::Memory,
+            redis_url: "redis://127.0.0.1:6379".into(),
+            read_rate_per_second: 50,
+            read_burst: 100,
             cloud_access_token: None,
             simulator_url: None,
             simulator_throughput_per_sender: 1_000,
@@ -136,6 +164,7 @@ impl Default for Settings {
             dispatch_base_backoff_ms: 2_000,
             simulator_duplicate_callbacks: false,
             template_sync_interval_seconds: 600,
+            dispatch_hold_seconds: 30,
             webhook_loops: 2,
             webhook_per_endpoint_inflight: 4,
             webhook_timeout_seconds: 15,

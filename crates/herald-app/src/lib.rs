@@ -25,3 +25,8 @@ pub fn display_addr(listen: &str, port: u16) -> String {
     };
     format!("{host}:{port}")
 }
+
+/// A URL with its password replaced by `[redacted]`, for logs.
+pub fn server_redact_url(url: &str) -> String {
+    server::redact_url(url)
+}

@@ -3,14 +3,14 @@ use crate::adapters::{
     load_or_create_key_file,
 };
 use crate::cli::Role;
-use crate::config::{NetworkMode, Settings};
+use crate::config::{NetworkMode, RateLimiterKind, Settings};
 use crate::network::{AppSecretAuthenticator, CloudApiDecoder, SenderPacer};
 use crate::webhooks::{WebhookDestinations, WebhookSender};
 use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
 use herald_domain::network::MessagingNetwork;
-use herald_domain::ports::{Clock, IdGenerator, NoRateLimit, RateLimiter, SecretSealer, SecretSource};
+use herald_domain::ports::{Clock, IdGenerator, RateLimiter, SecretSealer, SecretSource};
 use herald_domain::time::Duration;
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
@@ -59,8 +59,17 @@ impl Services {
             })?;
         let sealer =
             encryption_key(settings)?.map(|key| Arc::new(XChaChaSealer::new(&key)) as Arc<dyn SecretSealer>);
+        let limiter: Arc<dyn RateLimiter> = match settings.rate_limiter {
+            RateLimiterKind::Memory => Arc::new(herald_ratelimit::InProcessRateLimiter::new()),
+            RateLimiterKind::Redis => Arc::new(
+                herald_ratelimit::RedisRateLimiter::connect(&settings.redis_url)
+                    .await
+                    .context("connecting to Redis for the shared rate limiter")?,
+            ),
+        };
         Ok(Self {
             sealer,
+            limiter,
             ..Self::with_store(store)
         })
     }
@@ -76,7 +85,7 @@ impl Services {
             clock: Arc::new(SystemClock),
             ids: Arc::new(MonotonicUlids::default()),
             secrets: Arc::new(OsSecrets),
-            limiter: Arc::new(NoRateLimit),
+            limiter: Arc::new(herald_ratelimit::InProcessRateLimiter::new()),
             sealer,
         }
     }
@@ -181,6 +190,11 @@ impl Services {
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates()),
             sync_templates: Arc::new(self.sync_templates(network)),
+            send_limiter: self.limiter.clone(),
+            read_limiter: Arc::new(ReadLimits(herald_ratelimit::ReadLimiter::new(
+                settings.read_rate_per_second,
+                settings.read_burst,
+            ))),
             readiness: Arc::new(StoreReadiness(store.clone())),
         }
     }
@@ -200,6 +214,7 @@ impl Services {
                 callback_window: Duration::seconds(settings.callback_wait_seconds),
                 lease: Duration::seconds(settings.dispatch_lease_seconds),
                 base_backoff: Duration::milliseconds(settings.dispatch_base_backoff_ms),
+                hold: Duration::seconds(settings.dispatch_hold_seconds.max(1)),
                 ..DispatchSettings::default()
             },
         )
@@ -211,6 +226,15 @@ fn webhook_policy(settings: &Settings) -> herald_webhooks::DestinationPolicy {
     herald_webhooks::DestinationPolicy {
         allow_insecure: settings.allow_insecure_webhooks,
         allow_private: settings.allow_private_webhook_targets,
+    }
+}
+
+/// The per-key read limit of `herald-ratelimit` behind the HTTP adapter's port.
+struct ReadLimits(herald_ratelimit::ReadLimiter);
+
+impl herald_http::ReadLimit for ReadLimits {
+    fn check(&self, key: &str) -> herald_domain::ports::RateDecision {
+        self.0.check(key)
     }
 }
 

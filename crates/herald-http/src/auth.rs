@@ -2,10 +2,13 @@
 
 use crate::ApiContext;
 use crate::error::ApiError;
+use crate::ratelimit;
 use crate::request_id::record_organization;
 use actix_web::dev::Payload;
+use actix_web::http::Method;
 use actix_web::http::header::{AUTHORIZATION, HeaderMap};
 use actix_web::{FromRequest, HttpRequest, web};
+use herald_domain::ports::RateDecision;
 use herald_domain::usecases::Authenticated;
 use std::future::Future;
 use std::pin::Pin;
@@ -29,6 +32,23 @@ impl FromRequest for Caller {
             let token = bearer_token(req.headers()).ok_or(ApiError::Unauthenticated)?;
             let caller = ctx.authenticate.execute(token).await?;
             record_organization(&req, &caller.organization.id);
+            // Reads are bounded per key, separately from the organization's send rate.
+            if matches!(*req.method(), Method::GET | Method::HEAD)
+                && let RateDecision::Limited {
+                    limit,
+                    retry_after_seconds,
+                } = ctx.read_limiter.check(&caller.key_id.to_string())
+            {
+                return Err(ApiError::RateLimited {
+                    limit,
+                    retry_after_seconds,
+                });
+            }
+            let allowance = ctx
+                .send_limiter
+                .check(&caller.organization.id, &caller.plan, 0)
+                .await?;
+            ratelimit::remember(&req, ratelimit::SendAllowance::from_decision(allowance));
             Ok(Self(caller))
         })
     }

@@ -10,6 +10,7 @@ mod error;
 mod handlers;
 pub mod network;
 mod openapi;
+mod ratelimit;
 mod request_id;
 mod send_body;
 mod templates;
@@ -22,6 +23,7 @@ pub use dto::{
 };
 pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
 pub use openapi::openapi;
+pub use ratelimit::{NoReadLimit, ReadLimit};
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};
 pub use templates::{TemplateListResource, TemplateResource, TemplateSyncResource};
 pub use webhooks::{
@@ -67,6 +69,11 @@ pub struct ApiContext {
     pub sync_templates: Arc<SyncTemplates>,
     /// Customer webhook endpoints (api.md §9).
     pub webhooks: ManageWebhooks,
+    /// The organizations' send-rate limiter, peeked (cost 0) for the `RateLimit-*` headers; the domain
+    /// itself charges sends against it.
+    pub send_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
+    /// The per-key limit on reads (api.md §3: default 50/s, burst 100).
+    pub read_limiter: Arc<dyn ReadLimit>,
     pub readiness: Arc<dyn Readiness>,
 }
 
@@ -99,6 +106,7 @@ pub fn app(
         .app_data(json_config())
         .configure(routes)
         .default_service(web::to(handlers::not_found))
+        .wrap(from_fn(ratelimit::headers))
         .wrap(TracingLogger::<HeraldRootSpan>::new())
         .wrap(from_fn(refuse_preflight))
         .wrap(from_fn(request_id::middleware))

@@ -175,6 +175,8 @@ impl World {
             list_messages: ListMessages::new(messages.clone()),
             message_events: MessageEvents::new(messages),
             window_status: WindowStatus::new(accounts, windows, clock),
+            send_limiter: Arc::new(NoRateLimit),
+            read_limiter: Arc::new(herald_http::NoReadLimit),
             readiness: Arc::new(FixedReadiness(self.ready)),
         })
     }

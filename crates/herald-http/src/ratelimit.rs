@@ -1,0 +1,96 @@
+//! Rate limits at the HTTP edge (api.md §3): the `RateLimit-*` headers of the organization's send rate on
+//! every authenticated response, and the per-key limit on reads that stops a runaway polling loop.
+//!
+//! The send rate itself is enforced by the domain (`SendMessage` asks the `RateLimiter` port, in the
+//! documented order of checks); here the same limiter is only *peeked* (cost 0) to report where the caller
+//! stands.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{HttpMessage, HttpRequest};
+use herald_domain::ports::RateDecision;
+
+/// A per-key limiter of read requests (an adapter of `herald-ratelimit` in production).
+pub trait ReadLimit: Send + Sync + 'static {
+    /// Takes one read from `key`'s allowance.
+    fn check(&self, key: &str) -> RateDecision;
+}
+
+/// No read limit (tests that do not exercise it).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoReadLimit;
+
+impl ReadLimit for NoReadLimit {
+    fn check(&self, _: &str) -> RateDecision {
+        RateDecision::Allowed {
+            limit: u32::MAX,
+            remaining: u32::MAX,
+            reset_seconds: 0,
+        }
+    }
+}
+
+/// Where the caller stands against its organization's send rate, kept on the request for the headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SendAllowance {
+    pub limit: u32,
+    pub remaining: u32,
+    pub reset_seconds: u64,
+}
+
+impl SendAllowance {
+    pub(crate) fn from_decision(decision: RateDecision) -> Self {
+        match decision {
+            RateDecision::Allowed {
+                limit,
+                remaining,
+                reset_seconds,
+            } => Self {
+                limit,
+                remaining,
+                reset_seconds,
+            },
+            RateDecision::Limited {
+                limit,
+                retry_after_seconds,
+            } => Self {
+                limit,
+                remaining: 0,
+                reset_seconds: retry_after_seconds,
+            },
+        }
+    }
+}
+
+pub(crate) fn remember(req: &HttpRequest, allowance: SendAllowance) {
+    req.extensions_mut().insert(allowance);
+}
+
+/// Adds `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` to responses of authenticated
+/// requests. A send that was just accepted used one more unit than the peek saw.
+pub(crate) async fn headers(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let mut response = next.call(req).await?;
+    let allowance = response.request().extensions().get::<SendAllowance>().copied();
+    if let Some(mut allowance) = allowance {
+        let status = response.status();
+        if status.as_u16() == 202 {
+            allowance.remaining = allowance.remaining.saturating_sub(1);
+        } else if status.as_u16() == 429 {
+            allowance.remaining = 0;
+        }
+        let headers = response.headers_mut();
+        for (name, value) in [
+            ("ratelimit-limit", u64::from(allowance.limit)),
+            ("ratelimit-remaining", u64::from(allowance.remaining)),
+            ("ratelimit-reset", allowance.reset_seconds),
+        ] {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from(value));
+        }
+    }
+    Ok(response)
+}

@@ -1,0 +1,256 @@
+//! Rate limits and account controls (api.md §1, §3, §8), on both stores: the send rate with its headers and
+//! `Retry-After`, the separate read limit, plan changes on a running server, and a suspended organization's
+//! queued messages waiting for its reactivation.
+
+use crate::helpers::{Db, assert_problem};
+use crate::network::{spawn, template};
+use herald_domain::organization::{AccountStatus, PlanName};
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+macro_rules! limit_scenarios {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(crate::helpers::Db::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_err() {
+                        eprintln!("SKIPPED (HERALD_TEST_DATABASE_URL unset): limits::postgres::{}", stringify!($name));
+                        return;
+                    }
+                    super::$name(crate::helpers::Db::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+
+limit_scenarios!(
+    a_trial_burst_gets_429_with_headers_and_retry_after_lets_the_next_through,
+    reads_are_limited_separately_from_sends,
+    a_plan_change_applies_to_the_running_server,
+    a_suspended_organizations_queued_messages_wait_and_then_go,
+);
+
+fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
+    response
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+}
+
+async fn post(app: &crate::network::NetApp, body: &Value) -> reqwest::Response {
+    app.http
+        .post(format!("{}/api/v1/messages/send-template", app.base))
+        .bearer_auth(&app.key)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn a_trial_burst_gets_429_with_headers_and_retry_after_lets_the_next_through(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.services
+        .admin()
+        .set_plan(&app.org, PlanName::parse("trial").unwrap())
+        .await
+        .unwrap();
+    // Trial: 1 send/s, burst 5.
+    let mut remaining = Vec::new();
+    for i in 0..5 {
+        let response = post(&app, &template(&format!("+155560000{i:02}"))).await;
+        assert_eq!(response.status(), 202, "send {i} of the burst");
+        assert_eq!(header(&response, "ratelimit-limit"), Some(5));
+        remaining.push(header(&response, "ratelimit-remaining").unwrap());
+    }
+    assert_eq!(
+        remaining,
+        [4, 3, 2, 1, 0],
+        "remaining counts down by one per send"
+    );
+    let refused = post(&app, &template("+15556000099")).await;
+    let retry_after = header(&refused, "retry-after").expect("Retry-After on 429");
+    assert!(retry_after >= 1);
+    assert_eq!(header(&refused, "ratelimit-remaining"), Some(0));
+    assert!(header(&refused, "ratelimit-reset").is_some());
+    assert_problem(refused, 429, "rate_limited").await;
+    let usage = app
+        .services
+        .store
+        .messages()
+        .usage(
+            &app.org,
+            &herald_domain::time::BillingPeriod::containing(chrono::Utc::now()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(usage, 5, "a refused send is not counted");
+
+    tokio::time::sleep(Duration::from_secs(retry_after)).await;
+    let after = post(&app, &template("+15556000098")).await;
+    assert_eq!(
+        after.status(),
+        202,
+        "honouring Retry-After lets the next send through"
+    );
+    // Reads carry the send-rate headers too, and cost nothing against the send rate.
+    let read = app
+        .http
+        .get(format!("{}/api/v1/messages", app.base))
+        .bearer_auth(&app.key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status(), 200);
+    assert_eq!(header(&read, "ratelimit-limit"), Some(5));
+}
+
+async fn reads_are_limited_separately_from_sends(db: Db) {
+    let app = spawn(
+        db,
+        |s| {
+            s.read_rate_per_second = 1;
+            s.read_burst = 3;
+        },
+        80,
+    )
+    .await;
+    let read = || async {
+        app.http
+            .get(format!("{}/api/v1/messages", app.base))
+            .bearer_auth(&app.key)
+            .send()
+            .await
+            .unwrap()
+    };
+    for _ in 0..3 {
+        assert_eq!(read().await.status(), 200);
+    }
+    let limited = read().await;
+    assert!(header(&limited, "retry-after").unwrap() >= 1);
+    assert_problem(limited, 429, "rate_limited").await;
+    // Sends have their own allowance (the business plan's).
+    assert_eq!(post(&app, &template("+15556100001")).await.status(), 202);
+}
+
+async fn a_plan_change_applies_to_the_running_server(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let admin = app.services.admin();
+    admin
+        .set_plan(&app.org, PlanName::parse("trial").unwrap())
+        .await
+        .unwrap();
+    for i in 0..5 {
+        assert_eq!(
+            post(&app, &template(&format!("+155562000{i:02}"))).await.status(),
+            202
+        );
+    }
+    assert_eq!(post(&app, &template("+15556200099")).await.status(), 429);
+    admin
+        .set_plan(&app.org, PlanName::parse("starter").unwrap())
+        .await
+        .unwrap();
+    let upgraded = post(&app, &template("+15556200098")).await;
+    assert_eq!(upgraded.status(), 202, "the new plan's burst applies at once");
+    assert_eq!(header(&upgraded, "ratelimit-limit"), Some(40));
+    // The trial plan allows no files: the kind check follows the plan too.
+    admin
+        .set_plan(&app.org, PlanName::parse("trial").unwrap())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let text = app
+        .http
+        .post(format!("{}/api/v1/messages/send-text", app.base))
+        .bearer_auth(&app.key)
+        .json(&serde_json::json!({ "to": "+15556200097", "message": "hi" }))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(
+        text.status(),
+        403,
+        "text is allowed on trial (refused here only by the window)"
+    );
+}
+
+async fn a_suspended_organizations_queued_messages_wait_and_then_go(db: Db) {
+    let app = spawn(db, |s| s.dispatch_hold_seconds = 1, 80).await;
+    let admin = app.services.admin();
+    // Stop the workers from taking it before the suspension: queue it while suspended.
+    admin
+        .set_account_status(&app.org, AccountStatus::Suspended)
+        .await
+        .unwrap();
+    let refused = post(&app, &template("+15556300001")).await;
+    assert_problem(refused, 403, "account_inactive").await;
+    let sender = app
+        .services
+        .store
+        .accounts()
+        .senders(&app.org)
+        .await
+        .unwrap()
+        .remove(0);
+    crate::helpers::fill_quota(&app.services, &app.org, &sender, 3, 1_000_000).await;
+    let waiting = herald_domain::ports::MessageQuery {
+        status: Some(herald_domain::message::MessageStatus::Accepted),
+        limit: 10,
+        ..Default::default()
+    };
+    // Several hold periods pass: nothing is sent while the organization is suspended.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let held = app
+        .services
+        .store
+        .messages()
+        .messages(&app.org, &waiting)
+        .await
+        .unwrap();
+    assert_eq!(held.len(), 3, "queued messages are held, not sent");
+    let sent: Value = app
+        .http
+        .get(format!("{}/simulator/control/sent", app.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(sent.as_array().unwrap().len(), 0);
+
+    admin
+        .set_account_status(&app.org, AccountStatus::Active)
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !app
+        .services
+        .store
+        .messages()
+        .messages(&app.org, &waiting)
+        .await
+        .unwrap()
+        .is_empty()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "held messages did not go after reactivation"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for message in held {
+        app.wait_status(&message.id.to_string(), "delivered").await;
+    }
+}
