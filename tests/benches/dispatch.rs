@@ -120,6 +120,8 @@ async fn run(store: &str, senders: usize) -> f64 {
     let worker_settings = Settings {
         database_url: guard.database_url().to_owned(),
         simulator_url: Some(format!("{base}/simulator")),
+        // Worker processes on PostgreSQL need the key that seals access tokens (none are stored here).
+        encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
         ..settings.clone()
     };
     let worker_services = Services::connect(&worker_settings).await.unwrap();
