@@ -394,3 +394,221 @@ fn postgres_without_a_key_refuses_serve_and_stored_tokens() {
         "no key file for PostgreSQL"
     );
 }
+
+/// Several processes on one PostgreSQL database (issue 6): two API processes and two workers, the shared Redis
+/// limiter. The combined accepted rate stays within the plan's, every accepted message reaches the network
+/// exactly once, and a key disabled from the command line is refused by the other API process at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_api_and_two_worker_processes_share_one_postgres_and_one_rate() {
+    let Some((_store, guard)) = herald_store::testing::fresh_postgres().await.unwrap() else {
+        eprintln!(
+            "SKIPPED (HERALD_TEST_DATABASE_URL unset): two_api_and_two_worker_processes_share_one_postgres_and_one_rate"
+        );
+        return;
+    };
+    if std::net::TcpStream::connect("127.0.0.1:6379").is_err() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "Redis must be reachable in CI"
+        );
+        eprintln!(
+            "SKIPPED (Redis unreachable): two_api_and_two_worker_processes_share_one_postgres_and_one_rate"
+        );
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let env = [
+        ("HERALD_DATABASE_URL", guard.database_url().to_owned()),
+        (
+            "HERALD_ENCRYPTION_KEY",
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned(),
+        ),
+        ("HERALD_APP_SECRET", "multi-process-secret".to_owned()),
+        ("HERALD_RATE_LIMITER", "redis".to_owned()),
+        ("HERALD_REDIS_URL", "redis://127.0.0.1:6379".to_owned()),
+        ("HERALD_DISPATCH_POLL_MS", "50".to_owned()),
+        ("HERALD_SIMULATOR_CALLBACK_DELAY_MIN_MS", "5".to_owned()),
+        ("HERALD_SIMULATOR_CALLBACK_DELAY_MAX_MS", "20".to_owned()),
+    ];
+    let command = |args: &[&str]| {
+        let mut command = herald(data.path());
+        command.args(args);
+        for (name, value) in &env {
+            command.env(name, value);
+        }
+        command
+    };
+    let json = |args: &[&str]| {
+        let output = command(args).arg("--json").output().unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let org = json(&["admin", "org", "create", "--name", "Multi", "--plan", "starter"]);
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    json(&[
+        "admin",
+        "sender",
+        "add",
+        "--org",
+        &org_id,
+        "--number",
+        "+15550001111",
+        "--phone-number-id",
+        "1000000001",
+        "--waba-id",
+        "2000000001",
+        "--throughput",
+        "1000",
+    ]);
+    let key = json(&["admin", "key", "create", "--org", &org_id]);
+    let (secret, key_id) = (
+        key["key"].as_str().unwrap().to_owned(),
+        key["id"].as_str().unwrap().to_owned(),
+    );
+
+    let ports = [free_port(), free_port()];
+    let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
+    let mut processes = Vec::new();
+    for port in ports {
+        let mut api = command(&["serve", "--role", "api"]);
+        api.env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        processes.push(Server(api.spawn().unwrap()));
+    }
+    let client = reqwest::Client::new();
+    for base in &bases {
+        wait_healthy(&client, base).await;
+    }
+    for _ in 0..2 {
+        let mut worker = command(&["serve", "--role", "worker"]);
+        worker
+            .env("HERALD_SIMULATOR_URL", format!("{}/simulator", bases[0]))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        processes.push(Server(worker.spawn().unwrap()));
+    }
+    // The workers sync the templates from the simulator when they start.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let templates: Value = client
+            .get(format!("{}/api/v1/templates", bases[1]))
+            .bearer_auth(&secret)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if templates["data"].as_array().is_some_and(|t| !t.is_empty()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "templates never synced: {templates}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Both API processes, 8 concurrent senders, for 3 seconds, against the starter plan (20/s, burst 40).
+    let started = Instant::now();
+    let window = Duration::from_secs(3);
+    let senders = (0..8).map(|i| {
+        let client = client.clone();
+        let base = bases[i % 2].clone();
+        let secret = secret.clone();
+        async move {
+            let mut accepted = Vec::new();
+            let mut n = 0;
+            while started.elapsed() < window {
+                n += 1;
+                let body = serde_json::json!({
+                    "to": format!("+1555{:03}{:04}", i, n),
+                    "template": { "name": "hello_world", "language": "en_US" }
+                });
+                let response = client
+                    .post(format!("{base}/api/v1/messages/send-template"))
+                    .bearer_auth(&secret)
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap();
+                match response.status().as_u16() {
+                    202 => accepted.push(
+                        response.json::<Value>().await.unwrap()["id"]
+                            .as_str()
+                            .unwrap()
+                            .to_owned(),
+                    ),
+                    429 => tokio::time::sleep(Duration::from_millis(20)).await,
+                    other => panic!("unexpected {other}: {}", response.text().await.unwrap()),
+                }
+            }
+            accepted
+        }
+    });
+    let accepted: Vec<String> = futures::future::join_all(senders)
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
+    let elapsed = started.elapsed().as_secs_f64();
+    let ceiling = (20.0 * elapsed + 40.0).ceil() as usize + 1;
+    assert!(
+        accepted.len() >= 40,
+        "at least the burst passes: {}",
+        accepted.len()
+    );
+    assert!(
+        accepted.len() <= ceiling,
+        "{} accepted in {elapsed:.2} s exceeds 20/s + 40 ({ceiling})",
+        accepted.len()
+    );
+
+    // Every accepted message reaches the simulator exactly once.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let waiting: Value = client
+            .get(format!("{}/api/v1/messages?status=accepted&limit=1", bases[0]))
+            .bearer_auth(&secret)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if waiting["data"].as_array().is_some_and(Vec::is_empty) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the workers did not drain the queue");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let sent: Vec<Value> = client
+        .get(format!("{}/simulator/control/sent", bases[0]))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for id in &accepted {
+        let copies = sent
+            .iter()
+            .filter(|r| r["biz_opaque_callback_data"] == id.as_str())
+            .count();
+        assert_eq!(copies, 1, "{id} reached the network {copies} times");
+    }
+
+    // A key disabled from the command line is refused by the other API process from its next request.
+    let disabled = json(&["admin", "key", "disable", &key_id]);
+    assert_eq!(disabled["status"], "disabled");
+    let refused = client
+        .get(format!("{}/api/v1/messages", bases[1]))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    drop(processes);
+}
