@@ -153,7 +153,7 @@ impl Services {
             DeliverySettings {
                 per_endpoint_cap: settings.webhook_per_endpoint_inflight,
                 // Past the attempt timeout with margin, so a live attempt's claim never lapses under it.
-                lease: Duration::seconds(timeout_seconds * 2 + 30),
+                lease: Duration::seconds(timeout_seconds * 2 + 5),
                 ..DeliverySettings::default()
             },
         ))
