@@ -16,6 +16,6 @@ tmp=$(mktemp)
   echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB memory, $(uname -sr), $(rustc --version)."
   echo
 } > "$tmp"
-HERALD_BENCH_REPORT="$tmp" RUST_LOG=warn cargo bench -p herald-tests --bench dispatch
+HERALD_BENCH_REPORT="$tmp" RUST_LOG=warn cargo bench -p herald-tests --bench dispatch --bench webhooks
 mv "$tmp" "$report"
 echo "wrote $report"

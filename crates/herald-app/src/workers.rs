@@ -157,7 +157,6 @@ async fn webhook_loop(
     poll: Duration,
     max_rounds: usize,
 ) {
-    let batch = deliver.settings().batch_size as usize;
     let permits = Arc::new(Semaphore::new(max_rounds));
     let mut rounds = JoinSet::new();
     loop {
@@ -185,13 +184,13 @@ async fn webhook_loop(
             // Still running after `poll` (a slow endpoint): start the next round beside it.
             Err(_) => continue,
             Ok(Err(_)) => tracing::error!("a webhook round ended without a result (it panicked)"),
-            // A full batch means more may be waiting: go again at once.
-            Ok(Ok(Ok(report))) if report.claimed >= batch => continue,
-            Ok(Ok(Ok(report))) => {
-                if report.claimed > 0 {
-                    tracing::debug!(?report, "webhook round");
-                }
+            // The per-endpoint cap keeps a round below the batch size even with more due, so any claim means
+            // more may be waiting: go again at once (an empty round then falls through to the wait).
+            Ok(Ok(Ok(report))) if report.claimed > 0 => {
+                tracing::debug!(?report, "webhook round");
+                continue;
             }
+            Ok(Ok(Ok(_))) => {}
             Ok(Ok(Err(error))) => {
                 tracing::warn!(%error, "webhook round failed");
                 tokio::select! {

@@ -1,0 +1,216 @@
+//! Customer webhook delivery: deliveries per second to a local receiver, and the delay from an event's commit
+//! to the receiver's first byte at a fixed offered rate, through the real worker loop of a worker process.
+//! Run with `make bench`; appends to the report named by `HERALD_BENCH_REPORT`.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    reason = "a benchmark fails loudly"
+)]
+
+use herald_app::config::{NetworkMode, Settings};
+use herald_app::{Application, Services};
+use herald_domain::ids::{DeliveryId, EventId, WebhookId};
+use herald_domain::organization::{PlanName, SealedSecret};
+use herald_domain::values::DisplayName;
+use herald_domain::webhook::{EventSelection, WebhookEndpoint, WebhookUrl};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ENDPOINTS: usize = 4;
+const BACKLOG: usize = 4_000;
+const OFFERED_RATE: usize = 1_000;
+const OFFERED_SECONDS: usize = 3;
+
+type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut lines = vec![
+        "## P4 customer webhooks, issue 5".to_owned(),
+        String::new(),
+        format!(
+            "Command: `make bench` (`cargo bench -p herald-tests --bench webhooks`). One worker process (default loops, \
+             4 in flight per endpoint), {ENDPOINTS} endpoints on one local receiver answering 200 at once. Throughput: a \
+             backlog of {BACKLOG} events drained. Latency: {OFFERED_RATE} events/s offered for {OFFERED_SECONDS} s, \
+             from the event's commit to the receiver's first byte."
+        ),
+        String::new(),
+        "| store | deliveries/s | latency p50 | p99 | p99.9 | max |".to_owned(),
+        "|---|---|---|---|---|---|".to_owned(),
+    ];
+    let mut stores = vec!["sqlite"];
+    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_ok() {
+        stores.push("postgres");
+    }
+    for store in stores {
+        let line = runtime.block_on(run(store));
+        println!("{line}");
+        lines.push(line);
+    }
+    if let Ok(path) = std::env::var("HERALD_BENCH_REPORT") {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap();
+        writeln!(file, "{}\n", lines.join("\n")).unwrap();
+    }
+}
+
+async fn receiver(arrivals: Arrivals) -> String {
+    let server = actix_web::HttpServer::new(move || {
+        let arrivals = arrivals.clone();
+        actix_web::App::new().default_service(actix_web::web::to(move |req: actix_web::HttpRequest| {
+            let arrivals = arrivals.clone();
+            async move {
+                let now = Instant::now();
+                if let Some(id) = req.headers().get("webhook-id").and_then(|v| v.to_str().ok()) {
+                    arrivals.lock().unwrap().entry(id.to_owned()).or_insert(now);
+                }
+                actix_web::HttpResponse::Ok().finish()
+            }
+        }))
+    })
+    .workers(1)
+    .bind("127.0.0.1:0")
+    .unwrap();
+    let url = format!("http://{}/hook", server.addrs()[0]);
+    tokio::spawn(server.run());
+    url
+}
+
+async fn run(store: &str) -> String {
+    let (_store, guard) = match store {
+        "sqlite" => herald_store::testing::fresh_sqlite().await.unwrap(),
+        _ => herald_store::testing::fresh_postgres().await.unwrap().unwrap(),
+    };
+    let settings = Settings {
+        database_url: guard.database_url().to_owned(),
+        network: NetworkMode::Cloud,
+        encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
+        allow_private_webhook_targets: true,
+        allow_insecure_webhooks: true,
+        ..Settings::default()
+    };
+    let services = Services::connect(&settings).await.unwrap();
+    let sealer = services.sealer.clone().unwrap();
+    let org = services
+        .admin()
+        .create_organization(
+            DisplayName::parse("Hooks").unwrap(),
+            PlanName::parse("enterprise").unwrap(),
+            None,
+        )
+        .await
+        .unwrap();
+    let arrivals: Arrivals = Arc::default();
+    let url = receiver(arrivals.clone()).await;
+    let webhooks = services.store.webhooks();
+    let now = chrono::Utc::now();
+    let mut endpoints = Vec::new();
+    for _ in 0..ENDPOINTS {
+        let endpoint = WebhookEndpoint {
+            id: WebhookId::from_ulid(services.ids.next_ulid()),
+            organization_id: org.id,
+            url: WebhookUrl::parse(&url).unwrap(),
+            events: EventSelection::ALL,
+            description: None,
+            enabled: true,
+            disabled_reason: None,
+            secret: SealedSecret::new(sealer.seal("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        };
+        webhooks.create_endpoint(&endpoint).await.unwrap();
+        endpoints.push(endpoint.id);
+    }
+    let record = |i: usize| {
+        let webhooks = webhooks.clone();
+        let services = services.clone();
+        let endpoint = endpoints[i % ENDPOINTS];
+        async move {
+            let event = EventId::from_ulid(services.ids.next_ulid());
+            let at = chrono::Utc::now();
+            let payload = format!(
+                r#"{{"type":"webhook.test","timestamp":"{}","data":{{}}}}"#,
+                at.to_rfc3339()
+            );
+            webhooks
+                .record_test_event(
+                    &org.id,
+                    &endpoint,
+                    &event,
+                    &DeliveryId::from_ulid(services.ids.next_ulid()),
+                    &payload,
+                    at,
+                )
+                .await
+                .unwrap();
+            (event.to_string(), Instant::now())
+        }
+    };
+
+    // Throughput: a backlog, then the worker drains it.
+    let mut backlog = Vec::new();
+    for chunk in (0..BACKLOG).collect::<Vec<_>>().chunks(50) {
+        backlog.extend(futures::future::join_all(chunk.iter().map(|i| record(*i))).await);
+    }
+    let worker = Application::build(&settings, &services, herald_app::cli::Role::Worker).unwrap();
+    let started = Instant::now();
+    while arrivals.lock().unwrap().len() < BACKLOG {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the backlog did not drain"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let rate = BACKLOG as f64 / started.elapsed().as_secs_f64();
+
+    // Latency at a fixed offered rate, with the worker already running.
+    let mut committed: Vec<(String, Instant)> = Vec::new();
+    let tick = Duration::from_secs(1) / OFFERED_RATE as u32;
+    let start = Instant::now();
+    for i in 0..OFFERED_RATE * OFFERED_SECONDS {
+        let due = start + tick * i as u32;
+        let now = Instant::now();
+        if due > now {
+            tokio::time::sleep(due - now).await;
+        }
+        committed.push(record(BACKLOG + i).await);
+    }
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut delays: Vec<Duration> = loop {
+        let seen = arrivals.lock().unwrap().clone();
+        if committed.iter().all(|(id, _)| seen.contains_key(id)) {
+            break committed
+                .iter()
+                .map(|(id, at)| seen[id].saturating_duration_since(*at))
+                .collect();
+        }
+        assert!(Instant::now() < deadline, "offered events were not all delivered");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    delays.sort();
+    let pct = |p: f64| delays[((delays.len() as f64 * p) as usize).min(delays.len() - 1)];
+    drop(worker);
+    drop(guard);
+    format!(
+        "| {store} | {rate:.0} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms |",
+        pct(0.5).as_secs_f64() * 1e3,
+        pct(0.99).as_secs_f64() * 1e3,
+        pct(0.999).as_secs_f64() * 1e3,
+        delays[delays.len() - 1].as_secs_f64() * 1e3
+    )
+}
