@@ -57,7 +57,13 @@ pub async fn spawn_app(db: Db) -> Option<TestApp> {
         http_workers: 2,
         ..Settings::default()
     };
-    Some(spawn_api_on(&settings, &Services::with_store(store), guard).await)
+    // These scenarios check acceptance itself; the send rate has its own suite (limits.rs), so it does not
+    // interfere here.
+    let services = Services {
+        limiter: std::sync::Arc::new(herald_domain::ports::NoRateLimit),
+        ..Services::with_store(store)
+    };
+    Some(spawn_api_on(&settings, &services, guard).await)
 }
 
 /// The API alone (no workers: these scenarios check what is stored at acceptance, so nothing dispatches),

@@ -203,7 +203,7 @@ async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
             }
         })
         .collect();
-    for chunk in requests.chunks(50) {
+    for chunk in requests.chunks(8) {
         for outcome in futures::future::join_all(chunk.iter().map(|r| messages.accept(r))).await {
             outcome.unwrap();
         }
