@@ -11,6 +11,7 @@ pub mod api_key;
 pub mod dispatch;
 pub mod error;
 pub mod ids;
+pub mod media;
 pub mod message;
 pub mod network;
 pub mod organization;
