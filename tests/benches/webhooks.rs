@@ -204,7 +204,7 @@ async fn run(store: &str) -> String {
     };
     delays.sort();
     let pct = |p: f64| delays[((delays.len() as f64 * p) as usize).min(delays.len() - 1)];
-    drop(worker);
+    worker.stop().await;
     drop(guard);
     format!(
         "| {store} | {rate:.0} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1} ms |",

@@ -458,6 +458,17 @@ impl Application {
         Ok(())
     }
 
+    /// Stops everything now: the HTTP server gracefully, then the workers after their current round.
+    pub async fn stop(self) {
+        if let Some((handle, running)) = self.server {
+            handle.stop(true).await;
+            let _ = running.await;
+        }
+        if let Some(workers) = self.workers {
+            workers.stop(self.shutdown_grace).await;
+        }
+    }
+
     /// A handle to stop the HTTP server from elsewhere (tests).
     pub fn handle(&self) -> Option<actix_web::dev::ServerHandle> {
         self.server.as_ref().map(|(handle, _)| handle.clone())
