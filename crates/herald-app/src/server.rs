@@ -360,13 +360,15 @@ impl Application {
                     network.clone(),
                     sealer.clone(),
                 ));
-                let webhook = actix_web::web::Data::new(NetworkWebhook {
-                    callbacks: Arc::new(services.process_callbacks()),
-                    authenticator: Arc::new(AppSecretAuthenticator {
+                let webhook = actix_web::web::Data::new(NetworkWebhook::new(
+                    Arc::new(services.process_callbacks()),
+                    Arc::new(AppSecretAuthenticator {
                         app_secret: app_secret.clone(),
                         verify_token: settings.verify_token.clone(),
                     }),
-                });
+                    // Half the pool at most: the API's own requests keep the rest.
+                    (settings.max_connections as usize / 2).max(1),
+                ));
                 let mounted = simulator.clone();
                 let mut server = actix_web::HttpServer::new(move || {
                     let webhook = webhook.clone();

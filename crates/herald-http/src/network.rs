@@ -22,6 +22,25 @@ pub trait CallbackAuthenticator: Send + Sync + 'static {
 pub struct NetworkWebhook {
     pub callbacks: Arc<ProcessCallbacks>,
     pub authenticator: Arc<dyn CallbackAuthenticator>,
+    /// Bounds how many stored callbacks are processed at once, so a burst of callbacks (the network sends
+    /// about three per message) never takes every store connection from the API's own requests. The
+    /// excess waits its turn; it is stored already, so nothing is lost if the process stops meanwhile.
+    pub processing: Arc<tokio::sync::Semaphore>,
+}
+
+impl NetworkWebhook {
+    /// Processing at most `concurrency` callbacks at once.
+    pub fn new(
+        callbacks: Arc<ProcessCallbacks>,
+        authenticator: Arc<dyn CallbackAuthenticator>,
+        concurrency: usize,
+    ) -> Self {
+        Self {
+            callbacks,
+            authenticator,
+            processing: Arc::new(tokio::sync::Semaphore::new(concurrency.max(1))),
+        }
+    }
 }
 
 /// Mounts `/webhooks/whatsapp`.
@@ -83,7 +102,11 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
         }
     };
     let callbacks = webhook.callbacks.clone();
+    let processing = webhook.processing.clone();
     actix_web::rt::spawn(async move {
+        let Ok(_permit) = processing.acquire_owned().await else {
+            return;
+        };
         if let Err(error) = callbacks.process(&stored).await {
             tracing::warn!(%error, callback = %stored.id, "callback processing failed; the backlog sweep retries it");
         }
