@@ -10,6 +10,33 @@ use herald_domain::window::ServiceWindow;
 use serde_json::Value;
 use std::any::Any;
 
+/// Runs each named `async fn(Db)` scenario as its own test on each store. The PostgreSQL tests skip loudly
+/// when `HERALD_TEST_DATABASE_URL` is unset (`make test` sets it whenever PostgreSQL answers, CI always).
+macro_rules! on_both_stores {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(crate::helpers::Db::Sqlite).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_err() {
+                        eprintln!("SKIPPED (HERALD_TEST_DATABASE_URL unset): {}::{}", module_path!(), stringify!($name));
+                        return;
+                    }
+                    super::$name(crate::helpers::Db::Postgres).await;
+                }
+            )*
+        }
+    };
+}
+
 /// Which store a scenario runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Db {

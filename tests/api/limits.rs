@@ -8,32 +8,7 @@ use herald_domain::organization::{AccountStatus, PlanName};
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-macro_rules! limit_scenarios {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(crate::helpers::Db::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_err() {
-                        eprintln!("SKIPPED (HERALD_TEST_DATABASE_URL unset): limits::postgres::{}", stringify!($name));
-                        return;
-                    }
-                    super::$name(crate::helpers::Db::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
-limit_scenarios!(
+on_both_stores!(
     a_trial_burst_gets_429_with_headers_and_retry_after_lets_the_next_through,
     reads_are_limited_separately_from_sends,
     a_plan_change_applies_to_the_running_server,

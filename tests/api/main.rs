@@ -12,6 +12,7 @@
     reason = "test code fails loudly by design"
 )]
 
+#[macro_use]
 mod helpers;
 mod limits;
 mod network;

@@ -14,32 +14,7 @@ use std::any::Any;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-macro_rules! network_scenarios {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(crate::helpers::Db::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_err() {
-                        eprintln!("SKIPPED (HERALD_TEST_DATABASE_URL unset): network::postgres::{}", stringify!($name));
-                        return;
-                    }
-                    super::$name(crate::helpers::Db::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
-network_scenarios!(
+on_both_stores!(
     text_inside_the_window_is_delivered,
     templates_are_delivered_and_endings_steer_the_outcome,
     duplicated_callbacks_produce_one_event_each,

@@ -17,32 +17,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-macro_rules! webhook_scenarios {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    super::$name(crate::helpers::Db::Sqlite).await;
-                }
-            )*
-        }
-        mod postgres {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_err() {
-                        eprintln!("SKIPPED (HERALD_TEST_DATABASE_URL unset): webhooks::postgres::{}", stringify!($name));
-                        return;
-                    }
-                    super::$name(crate::helpers::Db::Postgres).await;
-                }
-            )*
-        }
-    };
-}
-
-webhook_scenarios!(
+on_both_stores!(
     every_event_kind_arrives_signed_and_verifies,
     failed_attempts_are_retried_with_the_same_webhook_id,
     a_hanging_endpoint_does_not_delay_a_healthy_one,
