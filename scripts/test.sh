@@ -38,5 +38,8 @@ fi
 
 if [ -n "$skipped" ]; then
   echo >&2
-  echo "!! SKIPPED: every PostgreSQL suite (store contract on PostgreSQL, API end-to-end on PostgreSQL)." >&2
+  echo "!! SKIPPED: every PostgreSQL suite (store contract on PostgreSQL, API end-to-end on PostgreSQL, the multi-process test)." >&2
+fi
+if [ "${CI:-}" != "true" ] && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
+  echo "!! SKIPPED: the Redis rate-limiter suites (Redis is not reachable on 127.0.0.1:6379)." >&2
 fi
