@@ -9,7 +9,6 @@ mod dto;
 mod error;
 mod inline;
 mod notify;
-mod payloads;
 mod pg;
 mod queries;
 mod rows;

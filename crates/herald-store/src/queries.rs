@@ -62,7 +62,6 @@ macro_rules! port_impls {
             use $crate::CustomerEventRecord;
             use $crate::dto::InboundContentDto;
             use $crate::error::{TxError, corrupt, from_diesel};
-            use $crate::payloads;
             use $crate::rows::{
                 ApiKeyRow, AttemptRow, CallbackRow, CustomerEventRow, DELIVERY_FAILED, DELIVERY_PENDING,
                 DELIVERY_SKIPPED, DeliveryRow, EventRow, IDEMPOTENCY_COMPLETED, IDEMPOTENCY_PENDING,
@@ -357,7 +356,7 @@ macro_rules! port_impls {
                         .first::<Option<i32>>(conn)
                         .await?;
                     let sequence = last.unwrap_or(0).saturating_add(1);
-                    let payload = payloads::status_event(
+                    let payload = herald_events::status_event(
                         &message,
                         previous,
                         update.report.occurred_at,
@@ -1351,7 +1350,7 @@ macro_rules! port_impls {
                             inbound.received_at,
                         )
                         .await?;
-                        let payload = payloads::inbound_event(record, &number);
+                        let payload = herald_events::inbound_event(record, &number);
                         insert_customer_event(
                             conn,
                             &CustomerEventRow {

@@ -15,7 +15,6 @@ use herald_domain::dispatch::{
 };
 use herald_domain::ids::{ApiKeyId, DeliveryId, EventId, MessageId, OrganizationId, SenderId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
-use herald_domain::network::InboundContent;
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
 use herald_domain::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim, MessageQuery,
@@ -30,7 +29,6 @@ use herald_domain::webhook::{
     ClaimedDelivery, Delivery, DeliveryCompletion, DeliveryStatus, WebhookEndpoint, WebhookStore,
 };
 use herald_domain::window::ServiceWindow;
-use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -642,99 +640,6 @@ impl WindowStore for InMemoryStore {
     }
 }
 
-/// RFC 3339 in UTC with milliseconds and `Z`, as event bodies carry times.
-fn event_time(at: Timestamp) -> String {
-    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
-/// The body of a `message.status` / `message.failed` event (api.md §9).
-fn status_payload(
-    message: &Message,
-    previous: MessageStatus,
-    occurred_at: Timestamp,
-    sequence: u32,
-    timestamp: Timestamp,
-) -> Value {
-    let event_type = CustomerEventType::for_status(message.status);
-    let mut data = json!({
-        "message_id": message.id.to_string(),
-        "status": message.status.as_str(),
-        "previous_status": previous.as_str(),
-        "to": message.to.as_str(),
-        "from": message.from.as_str(),
-        "client_reference": message.client_reference.as_ref().map(|r| r.as_str()),
-        "network_message_id": message.network_message_id,
-        "occurred_at": event_time(occurred_at),
-        "sequence": sequence,
-    });
-    if event_type == CustomerEventType::MessageFailed
-        && let (Some(error), Some(fields)) = (&message.error, data.as_object_mut())
-    {
-        fields.insert(
-            "error".to_owned(),
-            json!({
-                "code": error.code,
-                "title": error.title,
-                "detail": error.detail,
-                "network_code": error.network_code,
-            }),
-        );
-    }
-    json!({ "type": event_type.as_str(), "timestamp": event_time(timestamp), "data": data })
-}
-
-/// The body of a `message.inbound` event; `to` is the receiving sender's number.
-fn inbound_payload(record: &InboundRecord, to: &str) -> Value {
-    let inbound = &record.message;
-    let mut data = serde_json::Map::new();
-    data.insert("id".to_owned(), json!(record.id.to_string()));
-    data.insert("from".to_owned(), json!(inbound.from.as_str()));
-    data.insert("to".to_owned(), json!(to));
-    data.insert("type".to_owned(), json!(inbound.message_type));
-    match &inbound.content {
-        InboundContent::Text { body } => {
-            data.insert("text".to_owned(), json!({ "body": body }));
-        }
-        InboundContent::Media {
-            kind,
-            network_media_id,
-            mime_type,
-            sha256,
-            caption,
-            filename,
-        } => {
-            data.insert(
-                "media".to_owned(),
-                json!({
-                    "kind": kind,
-                    "network_media_id": network_media_id,
-                    "mime_type": mime_type,
-                    "sha256": sha256,
-                    "caption": caption,
-                    "filename": filename,
-                }),
-            );
-        }
-        InboundContent::Other => {
-            let raw = serde_json::from_str::<Value>(&inbound.raw).unwrap_or_else(|_| json!(inbound.raw));
-            data.insert("raw".to_owned(), raw);
-        }
-    }
-    data.insert("received_at".to_owned(), json!(event_time(inbound.received_at)));
-    data.insert(
-        "context".to_owned(),
-        inbound
-            .context_message_id
-            .as_ref()
-            .map_or(Value::Null, |id| json!({ "message_id": id })),
-    );
-    json!({
-        "type": CustomerEventType::MessageInbound.as_str(),
-        "timestamp": event_time(record.recorded_at),
-        "data": data,
-    })
-}
-
 impl State {
     /// `TrackingStore::apply_status` on the locked state (also the status change of a completed job).
     fn apply_status(&mut self, update: &StatusUpdate) -> Result<Option<StatusApplied>, StoreError> {
@@ -776,7 +681,7 @@ impl State {
                     .max()
                     .unwrap_or(0);
                 let sequence = last.saturating_add(1);
-                let payload = status_payload(
+                let payload = herald_events::status_event(
                     &after,
                     previous,
                     update.report.occurred_at,
@@ -1044,7 +949,7 @@ impl TrackingStore for InMemoryStore {
             .senders
             .iter()
             .find(|s| s.id == record.sender_id && s.organization_id == record.organization_id)
-            .map(|s| s.number.as_str().to_owned())
+            .map(|s| s.number.clone())
             .ok_or(StoreError::NotFound)?;
         if state.inbound.iter().any(|r| {
             r.organization_id == record.organization_id
@@ -1052,7 +957,7 @@ impl TrackingStore for InMemoryStore {
         }) {
             return Ok(false);
         }
-        let payload = serde_json::to_string(&inbound_payload(record, &to))
+        let payload = serde_json::to_string(&herald_events::inbound_event(record, &to))
             .map_err(|e| StoreError::Unknown(anyhow::anyhow!("cannot encode an event: {e}")))?;
         state.record_window(&ServiceWindow {
             organization_id: record.organization_id,

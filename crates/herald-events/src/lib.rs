@@ -1,5 +1,6 @@
-//! The bodies of customer events (api.md §9), built in the transaction that writes the event, so what a
-//! customer receives is exactly what the store recorded at that moment.
+//! The bodies of customer events (api.md §9). Stores build them in the transaction that writes the event, so
+//! what a customer receives is exactly what was recorded at that moment; every store (and the in-memory fake)
+//! uses these builders, so the wire format is defined once.
 
 use chrono::SecondsFormat;
 use herald_domain::Timestamp;
@@ -10,12 +11,12 @@ use herald_domain::values::PhoneNumber;
 use serde_json::{Map, Value, json};
 
 /// RFC 3339 in UTC with milliseconds and `Z`, the one time format of event bodies.
-pub(crate) fn event_time(at: Timestamp) -> String {
+pub fn event_time(at: Timestamp) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// A `message.status` or `message.failed` event for `message` (as it is after the change).
-pub(crate) fn status_event(
+pub fn status_event(
     message: &Message,
     previous: MessageStatus,
     occurred_at: Timestamp,
@@ -55,7 +56,7 @@ pub(crate) fn status_event(
 }
 
 /// A `message.inbound` event; `to` is the number of the sender (business number) that received it.
-pub(crate) fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
+pub fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
     let inbound = &record.message;
     let mut data = Map::new();
     data.insert("id".to_owned(), json!(record.id.to_string()));
