@@ -1,13 +1,16 @@
 # Herald — the two commands a newcomer needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt build bench clean-data help
+.PHONY: run test lint fmt build bench clean-data help faults fuzz fuzz-api
 
 help:
 	@echo "make run   - build and start Herald on SQLite (./data) with the in-process simulator and a demo organization"
 	@echo "make test  - run every test (PostgreSQL suites run when PostgreSQL answers on 127.0.0.1:5432)"
 	@echo "make lint  - rustfmt --check and clippy -D warnings"
 	@echo "make bench - measure and write docs/benchmarks.md"
+	@echo "make faults   - the fault suite on a PostgreSQL of its own (docs/faults.md)"
+	@echo "make fuzz     - every cargo-fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)"
+	@echo "make fuzz-api - schemathesis against the running API (docs/fuzzing.md)"
 
 # ./data holds herald.db and encryption.key (made on first start; it opens the stored access tokens, so
 # back it up with the database): readable by its owner only.
@@ -26,9 +29,21 @@ test:
 bench:
 	@scripts/bench.sh
 
+# Robustness (issue 8): docs/faults.md and docs/fuzzing.md. Durations come from FAULTS_* / FUZZ_* variables.
+faults:
+	@scripts/faults.sh
+
+fuzz:
+	@scripts/fuzz.sh
+
+fuzz-api:
+	@scripts/fuzz-api.sh
+
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	# The fuzzing door of herald-http is off in every workspace build; lint it on its own.
+	$(CARGO) clippy -p herald-http --lib --features fuzzing -- -D warnings
 
 fmt:
 	$(CARGO) fmt --all

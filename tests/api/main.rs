@@ -14,6 +14,9 @@
 
 #[macro_use]
 mod helpers;
+mod browser;
+mod dashboard;
+mod files;
 mod limits;
 mod network;
 mod scenarios;

@@ -698,3 +698,36 @@ async fn errors_for_paths_methods_and_bodies(app: TestApp) {
         .unwrap();
     assert_ne!(replaced.headers()["x-request-id"], "bad id!");
 }
+
+/// The HTTP layer is the same on both stores, so this runs once. A client pool reuses a connection it has
+/// left idle for seconds (reqwest and Go keep one 90 s): a server that closed it after actix's default 5 s
+/// would race such a reuse, and the request would die unanswered. `http_keep_alive_seconds` (120 s)
+/// keeps the connection past that pause.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_connection_is_kept_past_a_six_second_pause() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    async fn health_on(stream: &mut tokio::net::TcpStream) -> String {
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: herald\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = vec![0_u8; 4096];
+        let read = stream.read(&mut answer).await.unwrap();
+        String::from_utf8_lossy(&answer[..read]).into_owned()
+    }
+
+    let app = crate::helpers::spawn_app(crate::helpers::Db::Sqlite)
+        .await
+        .expect("SQLite always runs");
+    let address = app.base.trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let first = health_on(&mut stream).await;
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    let second = health_on(&mut stream).await;
+    assert!(
+        second.starts_with("HTTP/1.1 200"),
+        "the idle connection was closed: {second:?}"
+    );
+}

@@ -35,7 +35,7 @@ const SENDER: &str = "+15550001111";
 
 /// How the receiver answers one request.
 #[derive(Debug, Clone, Copy)]
-enum Answer {
+pub(crate) enum Answer {
     Status(u16),
     /// Never answers (the attempt times out).
     Hang,
@@ -43,7 +43,7 @@ enum Answer {
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]
-struct Recorded {
+pub(crate) struct Recorded {
     headers: reqwest::header::HeaderMap,
     body: Vec<u8>,
     at: Instant,
@@ -57,11 +57,11 @@ impl Recorded {
             .unwrap_or_default()
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap()
     }
 
-    fn event_type(&self) -> String {
+    pub(crate) fn event_type(&self) -> String {
         self.json()["type"].as_str().unwrap_or_default().to_owned()
     }
 
@@ -80,8 +80,8 @@ struct ReceiverState {
     otherwise: Answer,
 }
 
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     state: web::Data<ReceiverState>,
     handle: actix_web::dev::ServerHandle,
 }
@@ -122,7 +122,7 @@ async fn receive(req: HttpRequest, body: web::Bytes, state: web::Data<ReceiverSt
 }
 
 /// A receiver that answers `script` in order, then `otherwise` for every later request.
-fn spawn_receiver(script: &[Answer], otherwise: Answer) -> Receiver {
+pub(crate) fn spawn_receiver(script: &[Answer], otherwise: Answer) -> Receiver {
     let state = web::Data::new(ReceiverState {
         log: Mutex::default(),
         script: Mutex::new(script.iter().copied().collect()),
@@ -149,12 +149,16 @@ fn spawn_receiver(script: &[Answer], otherwise: Answer) -> Receiver {
 }
 
 impl Receiver {
-    fn requests(&self) -> Vec<Recorded> {
+    pub(crate) fn requests(&self) -> Vec<Recorded> {
         self.state.log.lock().unwrap().clone()
     }
 
     /// Waits until `done` holds for the recorded requests (at most `within`).
-    async fn wait_until(&self, within: Duration, done: impl Fn(&[Recorded]) -> bool) -> Vec<Recorded> {
+    pub(crate) async fn wait_until(
+        &self,
+        within: Duration,
+        done: impl Fn(&[Recorded]) -> bool,
+    ) -> Vec<Recorded> {
         let deadline = Instant::now() + within;
         loop {
             let requests = self.requests();

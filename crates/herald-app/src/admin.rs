@@ -1,11 +1,12 @@
 //! `herald admin …`: the operator's commands, printing text or `--json`.
 
-use crate::cli::{AdminArgs, AdminCommand, KeyCommand, OrgCommand, SenderCommand};
+use crate::cli::{AdminArgs, AdminCommand, KeyCommand, OrgCommand, OwnerCommand, SenderCommand};
 use crate::server::Services;
 use anyhow::Context;
 use herald_domain::api_key::ApiKeyRecord;
 use herald_domain::ids::{ApiKeyId, OrganizationId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
+use herald_domain::owner::OwnerEmail;
 use herald_domain::usecases::NewSender;
 use herald_domain::values::{DisplayName, PhoneNumber};
 use serde_json::{Value, json};
@@ -15,6 +16,18 @@ use serde_json::{Value, json};
 /// # Errors
 /// Invalid arguments or a refused operation, with a message for stderr.
 pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String> {
+    run_with(services, &crate::config::Settings::default(), args).await
+}
+
+/// [`run`] with the configured settings (the dashboard's session lifetimes).
+///
+/// # Errors
+/// Invalid arguments or a refused operation, with a message for stderr.
+pub async fn run_with(
+    services: &Services,
+    settings: &crate::config::Settings,
+    args: AdminArgs,
+) -> anyhow::Result<String> {
     let admin = services.admin();
     let json = args.json;
     let (value, text) = match args.command {
@@ -26,6 +39,13 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
             } => {
                 let name = DisplayName::parse(&name).context("--name")?;
                 let plan = PlanName::parse(&plan).context("--plan")?;
+                // Stored normalized: it is the owner's dashboard login.
+                let owner_email = owner_email
+                    .as_deref()
+                    .map(OwnerEmail::parse)
+                    .transpose()
+                    .context("--owner-email")?
+                    .map(|e| e.as_str().to_owned());
                 let org = admin.create_organization(name, plan, owner_email).await?;
                 (organization_json(&org), org.id.to_string())
             }
@@ -148,6 +168,26 @@ pub async fn run(services: &Services, args: AdminArgs) -> anyhow::Result<String>
                 (key_json(&record), format!("{id} disabled"))
             }
         },
+        AdminCommand::Owner(OwnerCommand::SetPassword { org, email }) => {
+            let id = parse_org(&org)?;
+            let email = OwnerEmail::parse(&email).context("--email")?;
+            let password = read_password(std::io::stdin().lock())?;
+            let owner = services
+                .owner_access(settings)
+                .set_password(&id, &email, &password)
+                .await?;
+            (
+                json!({
+                    "organization_id": owner.organization_id.to_string(),
+                    "email": owner.email.as_str(),
+                    "password_set_at": owner.password_set_at.to_rfc3339(),
+                }),
+                format!(
+                    "the dashboard password of {} for {} is set; its open sessions are ended",
+                    owner.email, owner.organization_id
+                ),
+            )
+        }
     };
     Ok(if json {
         serde_json::to_string_pretty(&value)?
@@ -200,6 +240,26 @@ fn read_token(input: impl std::io::Read) -> anyhow::Result<String> {
     Ok(token.to_owned())
 }
 
+/// Reads the owner's password: the first line of standard input, without its line ending (spaces inside
+/// and around are kept: they are part of a passphrase).
+///
+/// # Errors
+/// When the input cannot be read or holds no password.
+fn read_password(input: impl std::io::Read) -> anyhow::Result<String> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    input
+        .take(4 * 1024)
+        .read_to_string(&mut text)
+        .context("reading the password from standard input")?;
+    let line = text.lines().next().unwrap_or_default();
+    anyhow::ensure!(
+        !line.is_empty(),
+        "standard input held no password (e.g. `herald admin owner set-password --org … --email … < password.txt`)"
+    );
+    Ok(line.to_owned())
+}
+
 fn parse_org(value: &str) -> anyhow::Result<OrganizationId> {
     OrganizationId::parse(value).with_context(|| format!("`{value}` is not an organization id"))
 }
@@ -247,6 +307,17 @@ fn key_json(key: &ApiKeyRecord) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_password_is_the_first_line_of_stdin() {
+        assert_eq!(
+            read_password(&b"correct horse battery\n"[..]).unwrap(),
+            "correct horse battery"
+        );
+        assert_eq!(read_password(&b" spaced pass \r\n"[..]).unwrap(), " spaced pass ");
+        assert!(read_password(&b"\n"[..]).is_err());
+        assert!(read_password(&b""[..]).is_err());
+    }
 
     #[test]
     fn a_token_is_read_trimmed_and_bad_input_is_refused() {

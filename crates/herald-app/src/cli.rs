@@ -56,6 +56,10 @@ pub struct SimulatorArgs {
     /// Messages per second each sender may send before the throughput error.
     #[arg(long, default_value_t = 1_000)]
     pub throughput: u32,
+    /// Business numbers served beside the two seeded ones, for benchmarks: `+15550003001` (phone number
+    /// id `1000000003`), `+15550003002` (`1000000004`), … on the seeded business account.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=i64::from(herald_simulator::MAX_EXTRA_SENDERS)))]
+    pub extra_senders: u32,
 }
 
 /// Which parts of Herald a process runs.
@@ -98,6 +102,22 @@ pub enum AdminCommand {
     /// API keys.
     #[command(subcommand)]
     Key(KeyCommand),
+    /// The organization owner's dashboard login.
+    #[command(subcommand)]
+    Owner(OwnerCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OwnerCommand {
+    /// Set the owner's dashboard password, read from standard input (never an argument: arguments show in
+    /// `ps` and in shell history). Ends the owner's open sessions.
+    SetPassword {
+        #[arg(long)]
+        org: String,
+        /// The owner email given at `org create --owner-email`.
+        #[arg(long)]
+        email: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -170,6 +190,6 @@ pub enum KeyCommand {
         #[arg(long)]
         org: String,
     },
-    /// Disable a key; it is refused from its next request on.
+    /// Disable a key; running servers refuse it within a second (their read cache's lifetime).
     Disable { key_id: String },
 }

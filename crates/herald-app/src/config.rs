@@ -48,8 +48,19 @@ pub struct Settings {
     pub migrate_on_start: bool,
     /// HTTP worker threads; 0 = one per core.
     pub http_workers: usize,
+    /// Commit the accepts that arrive together in one transaction (group commit); `false` only to
+    /// measure the difference.
+    pub accept_group_commit: bool,
+    /// Milliseconds a process may reuse a key's credential, an organization's senders and a template
+    /// it read on the send path; 0 turns the cache off. At most 1,000: another process's key disable or
+    /// suspension must take effect within a second (api.md §1); this process's own take effect at once.
+    pub read_cache_ms: u64,
     /// Seconds to let in-flight requests finish on shutdown.
     pub shutdown_timeout_seconds: u64,
+    /// Seconds an idle keep-alive connection stays open. Longer than the 90 s idle timeout of common HTTP
+    /// client pools (reqwest, Go's net/http), so the client closes first: a server that closes first races
+    /// the client's next request on that connection, which then fails without an answer.
+    pub http_keep_alive_seconds: u64,
     pub network: NetworkMode,
     pub cloud_api_base_url: String,
     pub graph_api_version: String,
@@ -103,6 +114,9 @@ pub struct Settings {
     pub dispatch_base_backoff_ms: i64,
     /// Make the simulator send every status callback twice (to exercise deduplication).
     pub simulator_duplicate_callbacks: bool,
+    /// Business numbers the in-process simulator serves beside its two seeded ones, for benchmarks
+    /// (`herald_simulator::extra_senders`; at most `herald_simulator::MAX_EXTRA_SENDERS`).
+    pub simulator_extra_senders: u32,
     /// How long a queued message of a suspended organization waits before it is looked at again, seconds.
     pub dispatch_hold_seconds: i64,
     /// How often templates are synced from the network, seconds.
@@ -114,6 +128,29 @@ pub struct Settings {
     pub webhook_per_endpoint_inflight: u32,
     /// How long one webhook attempt may take before it counts as a timeout, seconds (api.md §9: 15).
     pub webhook_timeout_seconds: u64,
+    /// Where uploaded files are kept (content-addressed). Unset: `media/` next to a SQLite file, a
+    /// directory of this process's own for in-memory SQLite, `data/media` with PostgreSQL. Several
+    /// processes on several machines must share it (a network filesystem).
+    pub media_dir: Option<String>,
+    /// How often expired uploads (30 days) are deleted, seconds.
+    pub media_cleanup_interval_seconds: u64,
+
+    // ---- The owner's dashboard (issue 7) ----
+    /// Signs the dashboard's cookies: base64 of at least 32 random bytes, the same in every API process.
+    /// Unset, each process makes its own at start (sessions then end when it restarts).
+    #[serde(serialize_with = "redact")]
+    pub dashboard_cookie_key: Option<SecretString>,
+    /// A dashboard session unused this long ends, minutes.
+    pub dashboard_session_idle_minutes: i64,
+    /// No dashboard session lives longer than this, however active, hours.
+    pub dashboard_session_absolute_hours: i64,
+    /// Login attempts allowed per minute for one account (email).
+    pub dashboard_login_attempts_per_account: u32,
+    /// Login attempts allowed per minute from one client address.
+    pub dashboard_login_attempts_per_address: u32,
+    /// Multiplies every wait of the customer-webhook retry schedule and the 5-day disable threshold
+    /// (0 < scale ≤ 1). Below 1 only for fault trials and tests: it compresses ~28 hours of retries.
+    pub webhook_retry_scale: f64,
 }
 
 fn redact_credentials<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
@@ -135,7 +172,10 @@ impl Default for Settings {
             max_connections: 16,
             migrate_on_start: true,
             http_workers: 0,
+            accept_group_commit: true,
+            read_cache_ms: 500,
             shutdown_timeout_seconds: 10,
+            http_keep_alive_seconds: 120,
             network: NetworkMode::Simulator,
             cloud_api_base_url: "https://graph.facebook.com".into(),
             graph_api_version: "v23.0".into(),
@@ -163,11 +203,20 @@ impl Default for Settings {
             dispatch_lease_seconds: 60,
             dispatch_base_backoff_ms: 2_000,
             simulator_duplicate_callbacks: false,
+            simulator_extra_senders: 0,
             template_sync_interval_seconds: 600,
             dispatch_hold_seconds: 30,
             webhook_loops: 2,
             webhook_per_endpoint_inflight: 4,
             webhook_timeout_seconds: 15,
+            media_dir: None,
+            media_cleanup_interval_seconds: 3_600,
+            dashboard_cookie_key: None,
+            dashboard_session_idle_minutes: 30,
+            dashboard_session_absolute_hours: 12,
+            dashboard_login_attempts_per_account: 5,
+            dashboard_login_attempts_per_address: 20,
+            webhook_retry_scale: 1.0,
         }
     }
 }
@@ -201,6 +250,14 @@ impl Settings {
         );
         anyhow::ensure!(self.max_connections >= 1, "max_connections must be at least 1");
         anyhow::ensure!(
+            (1..=3_600).contains(&self.http_keep_alive_seconds),
+            "http_keep_alive_seconds must be 1 to 3600"
+        );
+        anyhow::ensure!(
+            self.read_cache_ms <= 1_000,
+            "read_cache_ms must be 0 to 1000 (a key disabled elsewhere must stop working within a second)"
+        );
+        anyhow::ensure!(
             (1..=1_000).contains(&self.dispatch_poll_ms),
             "dispatch_poll_ms must be 1 to 1000 (a queued message never waits longer than that to be seen)"
         );
@@ -216,6 +273,11 @@ impl Settings {
             self.simulator_callback_delay_min_ms <= self.simulator_callback_delay_max_ms,
             "simulator_callback_delay_min_ms must not exceed simulator_callback_delay_max_ms"
         );
+        anyhow::ensure!(
+            self.simulator_extra_senders <= herald_simulator::MAX_EXTRA_SENDERS,
+            "simulator_extra_senders must be at most {}",
+            herald_simulator::MAX_EXTRA_SENDERS
+        );
         anyhow::ensure!(self.webhook_loops >= 1, "webhook_loops must be at least 1");
         anyhow::ensure!(
             self.webhook_per_endpoint_inflight >= 1,
@@ -225,9 +287,34 @@ impl Settings {
             (1..=15).contains(&self.webhook_timeout_seconds),
             "webhook_timeout_seconds must be 1 to 15 (integrators are promised that a 2xx within 15 s succeeds)"
         );
+        anyhow::ensure!(
+            self.webhook_retry_scale > 0.0 && self.webhook_retry_scale <= 1.0,
+            "webhook_retry_scale must be above 0 and at most 1 (it only compresses the retry schedule)"
+        );
         if let Some(key) = &self.encryption_key {
             crate::adapters::EncryptionKey::from_base64(key.expose_secret())
                 .context("HERALD_ENCRYPTION_KEY (encryption_key)")?;
+        }
+        self.validate_dashboard()?;
+        Ok(())
+    }
+
+    fn validate_dashboard(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.dashboard_session_idle_minutes >= 1,
+            "dashboard_session_idle_minutes must be at least 1"
+        );
+        anyhow::ensure!(
+            (1..=24 * 30).contains(&self.dashboard_session_absolute_hours),
+            "dashboard_session_absolute_hours must be 1 to 720"
+        );
+        anyhow::ensure!(
+            self.dashboard_login_attempts_per_account >= 1 && self.dashboard_login_attempts_per_address >= 1,
+            "dashboard_login_attempts_per_account and _per_address must be at least 1"
+        );
+        if let Some(key) = &self.dashboard_cookie_key {
+            crate::server::dashboard_cookie_key(key.expose_secret())
+                .context("HERALD_DASHBOARD_COOKIE_KEY (dashboard_cookie_key)")?;
         }
         Ok(())
     }
@@ -297,6 +384,7 @@ mod tests {
             assert_eq!(settings.webhook_loops, 2);
             assert_eq!(settings.webhook_per_endpoint_inflight, 4);
             assert_eq!(settings.webhook_timeout_seconds, 15);
+            assert!((settings.webhook_retry_scale - 1.0).abs() < f64::EPSILON);
             assert!(!settings.allow_private_webhook_targets && !settings.allow_insecure_webhooks);
             jail.set_env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "2");
             jail.set_env("HERALD_WEBHOOK_LOOPS", "3");
@@ -307,10 +395,13 @@ mod tests {
                 ("HERALD_WEBHOOK_TIMEOUT_SECONDS", "0"),
                 ("HERALD_WEBHOOK_LOOPS", "0"),
                 ("HERALD_WEBHOOK_PER_ENDPOINT_INFLIGHT", "0"),
+                ("HERALD_WEBHOOK_RETRY_SCALE", "0"),
+                ("HERALD_WEBHOOK_RETRY_SCALE", "1.5"),
             ] {
                 jail.set_env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "2");
                 jail.set_env("HERALD_WEBHOOK_LOOPS", "1");
                 jail.set_env("HERALD_WEBHOOK_PER_ENDPOINT_INFLIGHT", "1");
+                jail.set_env("HERALD_WEBHOOK_RETRY_SCALE", "0.5");
                 jail.set_env(name, value);
                 let error = format!("{:#}", Settings::load(None).unwrap_err());
                 assert!(error.contains(&name["HERALD_".len()..].to_lowercase()), "{error}");
@@ -327,6 +418,16 @@ mod tests {
             jail.set_env("HERALD_DATABASE_URL", "sqlite://x.db");
             jail.set_env("HERALD_NETWORK", "carrier-pigeon");
             assert!(Settings::load(None).is_err());
+            jail.set_env("HERALD_NETWORK", "simulator");
+            jail.set_env("HERALD_HTTP_KEEP_ALIVE_SECONDS", "0");
+            assert!(Settings::load(None).is_err());
+            jail.set_env("HERALD_HTTP_KEEP_ALIVE_SECONDS", "75");
+            assert_eq!(
+                Settings::load(None)
+                    .map_err(|e| e.to_string())?
+                    .http_keep_alive_seconds,
+                75
+            );
             Ok(())
         });
     }

@@ -18,24 +18,36 @@ pub const SIMULATOR_WABA_ID: &str = "2000000001";
 pub const SIMULATOR_SENDERS: [(&str, &str); 2] =
     [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
 
+/// The demo owner's dashboard login.
+pub const DEMO_OWNER_EMAIL: &str = "owner@demo.example";
+
 /// What the demo seeding made.
 pub struct Demo {
     pub organization_id: OrganizationId,
     pub key: ApiKey,
+    /// The demo owner's dashboard password, random, shown once like the key.
+    pub owner_password: String,
 }
 
 /// Seeds the demo organization when the store has no organization yet; `None` otherwise.
 ///
 /// # Errors
 /// When the store refuses a write.
-pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> {
+pub async fn seed_if_empty(
+    services: &Services,
+    settings: &crate::config::Settings,
+) -> anyhow::Result<Option<Demo>> {
     let accounts = services.store.accounts();
     if !accounts.organizations().await?.is_empty() {
         return Ok(None);
     }
     let admin = services.admin();
     let org = admin
-        .create_organization(DisplayName::parse("Demo")?, PlanName::parse("business")?, None)
+        .create_organization(
+            DisplayName::parse("Demo")?,
+            PlanName::parse("business")?,
+            Some(DEMO_OWNER_EMAIL.to_owned()),
+        )
         .await?;
     for (i, (number, phone_number_id)) in SIMULATOR_SENDERS.iter().enumerate() {
         admin
@@ -54,9 +66,24 @@ pub async fn seed_if_empty(services: &Services) -> anyhow::Result<Option<Demo>> 
     let (_, key) = admin
         .create_key(&org.id, Some(DisplayName::parse("demo")?))
         .await?;
+    let owner_password = {
+        use base64::Engine as _;
+        let mut bytes = [0_u8; 15];
+        services.secrets.fill(&mut bytes);
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    };
+    services
+        .owner_access(settings)
+        .set_password(
+            &org.id,
+            &herald_domain::owner::OwnerEmail::parse(DEMO_OWNER_EMAIL)?,
+            &owner_password,
+        )
+        .await?;
     Ok(Some(Demo {
         organization_id: org.id,
         key,
+        owner_password,
     }))
 }
 
@@ -181,9 +208,14 @@ pub fn banner(demo: &Demo, base_url: &str) -> String {
 
  Then look it up:  curl -H 'Authorization: Bearer {key}' {base_url}/api/v1/messages
  API reference:    {base_url}/docs
+
+ Dashboard:        {base_url}/dashboard
+   email {email}   password {password}   (shown only now)
 ============================================================================
 "#,
         org = demo.organization_id,
         key = demo.key.expose(),
+        email = DEMO_OWNER_EMAIL,
+        password = demo.owner_password,
     )
 }

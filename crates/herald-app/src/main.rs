@@ -33,7 +33,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 services.store.migrate().await.context("running migrations")?;
             }
             let seeded = if args.demo {
-                demo::seed_if_empty(&services).await?
+                demo::seed_if_empty(&services, &settings).await?
             } else {
                 None
             };
@@ -72,7 +72,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if settings.migrate_on_start {
                 services.store.migrate().await.context("running migrations")?;
             }
-            let output = admin::run(&services, args).await?;
+            let output = admin::run_with(&services, &settings, args).await?;
             println!("{output}");
             Ok(())
         }
@@ -87,6 +87,7 @@ async fn simulator(args: &herald_app::cli::SimulatorArgs) -> anyhow::Result<()> 
         app_secret: args.app_secret.clone(),
         callback_url: args.callback.clone(),
         throughput_per_sender: args.throughput,
+        extra_senders: args.extra_senders,
         ..herald_simulator::SimulatorConfig::default()
     });
     let (server, port) = herald_simulator::standalone(&args.listen, simulator)?;

@@ -14,11 +14,13 @@ use herald_domain::ports::{Clock, IdGenerator, RateLimiter, SecretSealer, Secret
 use herald_domain::time::Duration;
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
-    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
-    ProcessCallbacks, SendMessage, SendPorts, SendSettings, SyncTemplates, WindowStatus,
+    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MediaPorts,
+    MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings, SessionSettings,
+    SyncTemplates, WindowStatus,
 };
 use herald_http::network::NetworkWebhook;
 use herald_http::{ApiContext, Readiness};
+use herald_media::FsMediaStore;
 use herald_simulator::{Simulator, SimulatorConfig};
 use herald_store::{Store, StoreOptions};
 use secrecy::{ExposeSecret, SecretString};
@@ -36,6 +38,10 @@ pub struct Services {
     /// Seals and opens the senders' stored access tokens; `None` with PostgreSQL and no configured key,
     /// where storing a token and serving are refused.
     pub sealer: Option<Arc<dyn SecretSealer>>,
+    /// The bytes of uploaded files.
+    pub files: Arc<FsMediaStore>,
+    /// Keeps a process-private media directory (in-memory SQLite, tests) alive as long as the services.
+    pub media_scratch: Option<Arc<tempfile::TempDir>>,
 }
 
 impl Services {
@@ -47,6 +53,9 @@ impl Services {
     pub async fn connect(settings: &Settings) -> anyhow::Result<Self> {
         let options = StoreOptions {
             max_connections: settings.max_connections,
+            group_commit: settings.accept_group_commit,
+            read_cache: (settings.read_cache_ms > 0)
+                .then(|| std::time::Duration::from_millis(settings.read_cache_ms)),
             ..StoreOptions::default()
         };
         let store = Store::connect(&settings.database_url, &options)
@@ -67,20 +76,33 @@ impl Services {
                     .context("connecting to Redis for the shared rate limiter")?,
             ),
         };
+        let (files, scratch) = open_media_store(settings).await?;
         Ok(Self {
             sealer,
             limiter,
+            files,
+            media_scratch: scratch,
             ..Self::with_store(store)
         })
     }
 
     /// Wraps an already connected store with the production clock, ids and randomness, and a sealer whose
     /// key is made now and lives only in this process (tokens it seals cannot be opened by another process).
+    ///
+    /// Its uploaded files go to a directory of its own, removed when the last clone is dropped; when that
+    /// directory cannot be made the services still work, and every upload answers `503`.
     pub fn with_store(store: Store) -> Self {
         let sealer = EncryptionKey::generate()
             .ok()
             .map(|key| Arc::new(XChaChaSealer::new(&key)) as Arc<dyn SecretSealer>);
+        let scratch = tempfile::Builder::new().prefix("herald-media-").tempdir().ok();
+        let root = scratch.as_ref().map_or_else(
+            || std::env::temp_dir().join("herald-media"),
+            |dir| dir.path().to_path_buf(),
+        );
         Self {
+            files: Arc::new(FsMediaStore::at(root)),
+            media_scratch: scratch.map(Arc::new),
             store,
             clock: Arc::new(SystemClock),
             ids: Arc::new(MonotonicUlids::default()),
@@ -98,6 +120,18 @@ impl Services {
             self.secrets.clone(),
             self.sealer.clone(),
         )
+    }
+
+    /// Uploads, reading media back, and the expiry of old uploads.
+    pub fn media(&self, network: Arc<dyn MessagingNetwork>) -> Media {
+        Media::new(MediaPorts {
+            catalog: self.store.media(),
+            files: self.files.clone(),
+            accounts: self.store.accounts(),
+            network,
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        })
     }
 
     fn sync_templates(&self, network: Arc<dyn MessagingNetwork>) -> SyncTemplates {
@@ -142,7 +176,7 @@ impl Services {
         sealer: Arc<dyn SecretSealer>,
     ) -> anyhow::Result<DeliverWebhooks> {
         let timeout = std::time::Duration::from_secs(settings.webhook_timeout_seconds);
-        let transport = WebhookSender::new(webhook_policy(settings), timeout)?;
+        let transport = WebhookSender::new(webhook_policy(settings), timeout, settings.webhook_retry_scale)?;
         let timeout_seconds = i64::try_from(settings.webhook_timeout_seconds).unwrap_or(15);
         Ok(DeliverWebhooks::new(
             self.store.webhooks(),
@@ -154,6 +188,10 @@ impl Services {
                 per_endpoint_cap: settings.webhook_per_endpoint_inflight,
                 // Past the attempt timeout with margin, so a live attempt's claim never lapses under it.
                 lease: Duration::seconds(timeout_seconds * 2 + 5),
+                disable_after: scaled(
+                    DeliverySettings::default().disable_after,
+                    settings.webhook_retry_scale,
+                ),
                 ..DeliverySettings::default()
             },
         ))
@@ -176,6 +214,8 @@ impl Services {
                     templates: store.templates(),
                     windows: store.windows(),
                     limiter: self.limiter.clone(),
+                    catalog: store.media(),
+                    files: self.files.clone(),
                     clock: self.clock.clone(),
                     ids: self.ids.clone(),
                 },
@@ -189,7 +229,9 @@ impl Services {
             message_events: MessageEvents::new(store.messages()),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates()),
-            sync_templates: Arc::new(self.sync_templates(network)),
+            sync_templates: Arc::new(self.sync_templates(network.clone())),
+            media: self.media(network),
+            files: self.files.clone(),
             send_limiter: self.limiter.clone(),
             read_limiter: Arc::new(ReadLimits(herald_ratelimit::ReadLimiter::new(
                 settings.read_rate_per_second,
@@ -199,11 +241,67 @@ impl Services {
         }
     }
 
+    // ---- The owner's dashboard (issue 7) ----
+
+    /// Owner accounts and dashboard sessions, with Argon2id passwords and the settings' session lifetimes.
+    pub fn owner_access(&self, settings: &Settings) -> OwnerAccess {
+        OwnerAccess::new(
+            self.store.accounts(),
+            self.store.owners(),
+            Arc::new(herald_dashboard::Argon2Passwords),
+            self.clock.clone(),
+            self.secrets.clone(),
+            SessionSettings {
+                idle: Duration::minutes(settings.dashboard_session_idle_minutes),
+                absolute: Duration::hours(settings.dashboard_session_absolute_hours),
+            },
+        )
+    }
+
+    /// Everything the dashboard's pages use.
+    ///
+    /// # Errors
+    /// When the configured cookie key is invalid.
+    fn dashboard_context(
+        &self,
+        settings: &Settings,
+        sealer: Arc<dyn SecretSealer>,
+    ) -> anyhow::Result<herald_dashboard::DashboardContext> {
+        let cookie_key = match &settings.dashboard_cookie_key {
+            Some(key) => dashboard_cookie_key(key.expose_secret())?,
+            None => {
+                // A key for this process only: sessions end when it restarts.
+                let mut bytes = [0_u8; 64];
+                self.secrets.fill(&mut bytes);
+                actix_web::cookie::Key::try_from(&bytes[..])
+                    .map_err(|e| anyhow::anyhow!("making a cookie key: {e}"))?
+            }
+        };
+        let store = &self.store;
+        Ok(herald_dashboard::DashboardContext {
+            access: self.owner_access(settings),
+            admin: self.admin(),
+            list_messages: ListMessages::new(store.messages()),
+            get_message: GetMessage::new(store.messages()),
+            message_events: MessageEvents::new(store.messages()),
+            webhooks: self.manage_webhooks(settings, sealer),
+            messages: store.messages(),
+            clock: self.clock.clone(),
+            cookie_key,
+            login_limits: herald_dashboard::LoginLimits::new(
+                settings.dashboard_login_attempts_per_account,
+                settings.dashboard_login_attempts_per_address,
+            ),
+        })
+    }
+
     fn dispatch(&self, settings: &Settings, network: Arc<dyn MessagingNetwork>) -> DispatchMessages {
         DispatchMessages::new(
             DispatchPorts {
                 outbox: self.store.outbox(),
                 network,
+                catalog: self.store.media(),
+                files: self.files.clone(),
                 pacer: Arc::new(SenderPacer::default()),
                 clock: self.clock.clone(),
                 ids: self.ids.clone(),
@@ -219,6 +317,43 @@ impl Services {
             },
         )
     }
+}
+
+/// The media directory of the settings (see [`Settings::media_dir`]), created if missing; for in-memory
+/// SQLite a temporary one, returned too so the caller keeps it alive.
+async fn open_media_store(
+    settings: &Settings,
+) -> anyhow::Result<(Arc<FsMediaStore>, Option<Arc<tempfile::TempDir>>)> {
+    let (root, scratch) = match (
+        &settings.media_dir,
+        herald_store::sqlite_data_dir(&settings.database_url),
+    ) {
+        (Some(dir), _) => (std::path::PathBuf::from(dir), None),
+        (None, Some(data_dir)) => (data_dir.join("media"), None),
+        (None, None) if settings.database_url.starts_with("sqlite:") => {
+            let scratch = tempfile::Builder::new()
+                .prefix("herald-media-")
+                .tempdir()
+                .context("creating a media directory for in-memory SQLite")?;
+            (scratch.path().to_path_buf(), Some(Arc::new(scratch)))
+        }
+        (None, None) => (std::path::PathBuf::from("data/media"), None),
+    };
+    let files = FsMediaStore::open(&root)
+        .await
+        .with_context(|| format!("opening the media directory {}", root.display()))?;
+    Ok((Arc::new(files), scratch))
+}
+
+/// `duration × scale` (`webhook_retry_scale`), whole milliseconds.
+fn scaled(duration: Duration, scale: f64) -> Duration {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_precision_loss,
+        reason = "days in ms fit an f64 exactly enough"
+    )]
+    let millis = (duration.num_milliseconds() as f64 * scale.clamp(0.0, 1.0)) as i64;
+    Duration::milliseconds(millis)
 }
 
 /// The destination rules of the settings.
@@ -328,6 +463,7 @@ impl Application {
                             settings.simulator_callback_delay_max_ms,
                         ),
                         duplicate_callbacks: settings.simulator_duplicate_callbacks,
+                        extra_senders: settings.simulator_extra_senders,
                         ..SimulatorConfig::default()
                     })
                 });
@@ -369,12 +505,16 @@ impl Application {
                     // Half the pool at most: the API's own requests keep the rest.
                     (settings.max_connections as usize / 2).max(1),
                 ));
+                let dashboard =
+                    actix_web::web::Data::new(services.dashboard_context(settings, sealer.clone())?);
                 let mounted = simulator.clone();
                 let mut server = actix_web::HttpServer::new(move || {
                     let webhook = webhook.clone();
                     let mounted = mounted.clone();
+                    let dashboard = dashboard.clone();
                     herald_http::app(context.clone())
                         .configure(move |config| herald_http::network::configure(config, webhook))
+                        .configure(move |config| herald_dashboard::configure(config, dashboard))
                         .configure(move |config| {
                             if let Some(simulator) = mounted {
                                 herald_simulator::configure(config, simulator);
@@ -382,6 +522,7 @@ impl Application {
                         })
                 })
                 .shutdown_timeout(settings.shutdown_timeout_seconds)
+                .keep_alive(std::time::Duration::from_secs(settings.http_keep_alive_seconds))
                 .listen(listener)?;
                 if settings.http_workers > 0 {
                     server = server.workers(settings.http_workers);
@@ -393,7 +534,7 @@ impl Application {
             }
         };
 
-        let workers = match role {
+        let mut workers = match role {
             Role::Api => None,
             _ => Some(Workers::start(
                 Arc::new(services.dispatch(settings, network.clone())),
@@ -415,6 +556,13 @@ impl Application {
                 },
             )),
         };
+        if let Some(workers) = workers.as_mut() {
+            workers.spawn_media_cleanup(
+                Arc::new(services.media(network.clone())),
+                services.files.clone(),
+                std::time::Duration::from_secs(settings.media_cleanup_interval_seconds.max(1)),
+            );
+        }
         Ok(Self {
             port,
             server,
@@ -522,6 +670,23 @@ pub fn encryption_key(settings: &Settings) -> anyhow::Result<Option<EncryptionKe
         }
         None => EncryptionKey::generate().map(Some),
     }
+}
+
+/// The dashboard's cookie key from its configured form: base64 of at least 32 bytes, stretched with HKDF
+/// into the signing key.
+///
+/// # Errors
+/// When the text is not base64 or holds fewer than 32 bytes.
+pub(crate) fn dashboard_cookie_key(configured: &str) -> anyhow::Result<actix_web::cookie::Key> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(configured.trim())
+        .context("not base64")?;
+    anyhow::ensure!(
+        bytes.len() >= 32,
+        "must be base64 of at least 32 random bytes (e.g. `openssl rand -base64 32`)"
+    );
+    Ok(actix_web::cookie::Key::derive_from(&bytes))
 }
 
 fn random_secret(secrets: &dyn SecretSource) -> String {

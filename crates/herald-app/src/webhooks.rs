@@ -38,18 +38,25 @@ impl DestinationChecker for WebhookDestinations {
 /// One signed delivery attempt, and the retry schedule applied to its outcome.
 pub struct WebhookSender {
     deliverer: Deliverer,
+    retry_scale: f64,
 }
 
 impl WebhookSender {
     /// # Errors
     /// When the HTTP client cannot be built.
-    pub fn new(policy: DestinationPolicy, timeout: std::time::Duration) -> Result<Self, DelivererBuildError> {
+    /// `retry_scale` (0 < scale ≤ 1) multiplies every wait of the schedule (`webhook_retry_scale`).
+    pub fn new(
+        policy: DestinationPolicy,
+        timeout: std::time::Duration,
+        retry_scale: f64,
+    ) -> Result<Self, DelivererBuildError> {
         let timeouts = DeliveryTimeouts {
             total: timeout,
             connect: DeliveryTimeouts::default().connect.min(timeout),
         };
         Ok(Self {
             deliverer: Deliverer::new(policy, timeouts)?,
+            retry_scale,
         })
     }
 }
@@ -88,7 +95,7 @@ impl WebhookTransport for WebhookSender {
             )
             .await;
         let jitter = rand::rng().random_range(-MAX_JITTER..=MAX_JITTER);
-        report(attempt_number, at, &outcome, jitter)
+        report(attempt_number, at, &outcome, jitter, self.retry_scale)
     }
 }
 
@@ -98,8 +105,10 @@ fn report(
     at: herald_domain::Timestamp,
     outcome: &AttemptOutcome,
     jitter: f64,
+    retry_scale: f64,
 ) -> AttemptReport {
     let retry_in = next_attempt(attempt_number, outcome, jitter)
+        .map(|wait| wait.mul_f64(retry_scale.clamp(f64::MIN_POSITIVE, 1.0)))
         .map(|wait| Duration::from_std(wait).unwrap_or(Duration::MAX));
     AttemptReport {
         attempt: DeliveryAttempt {
@@ -136,7 +145,7 @@ mod tests {
     #[test]
     fn outcomes_map_to_reports_with_the_schedule() {
         let at = chrono::Utc::now();
-        let ok = report(1, at, &outcome(Some(204), None), 0.0);
+        let ok = report(1, at, &outcome(Some(204), None), 0.0, 1.0);
         assert!(ok.succeeded);
         assert_eq!(ok.retry_in, None);
         assert_eq!(ok.attempt.error_kind, None);
@@ -148,6 +157,7 @@ mod tests {
             at,
             &outcome(Some(500), Some(AttemptErrorKind::HttpStatus)),
             0.0,
+            1.0,
         );
         assert!(!failed.succeeded);
         assert_eq!(
@@ -163,6 +173,7 @@ mod tests {
             at,
             &outcome(Some(500), Some(AttemptErrorKind::HttpStatus)),
             0.2,
+            1.0,
         );
         assert_eq!(jittered.retry_in, Some(Duration::seconds(360)), "5 min + 20 %");
 
@@ -171,6 +182,7 @@ mod tests {
             at,
             &outcome(None, Some(AttemptErrorKind::BlockedDestination)),
             0.0,
+            1.0,
         );
         assert_eq!(blocked.attempt.error_kind.as_deref(), Some("blocked_destination"));
         assert_eq!(blocked.attempt.status_code, None);
@@ -180,8 +192,22 @@ mod tests {
             at,
             &outcome(Some(500), Some(AttemptErrorKind::HttpStatus)),
             0.0,
+            1.0,
         );
         assert_eq!(last.retry_in, None, "the schedule ends after attempt 8");
+
+        let compressed = report(
+            3,
+            at,
+            &outcome(Some(500), Some(AttemptErrorKind::HttpStatus)),
+            0.0,
+            0.01,
+        );
+        assert_eq!(
+            compressed.retry_in,
+            Some(Duration::seconds(18)),
+            "30 min scaled by 0.01"
+        );
     }
 
     #[tokio::test]

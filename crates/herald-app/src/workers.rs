@@ -1,12 +1,20 @@
 //! The background loops of the `worker` role: dispatch, customer webhook delivery, the callback backlog
 //! sweep, template sync.
 
-use herald_domain::usecases::{DeliverWebhooks, DispatchMessages, ProcessCallbacks, SyncTemplates};
+use herald_domain::usecases::{DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates};
+use herald_media::FsMediaStore;
 use herald_store::WorkNotifier;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
+
+/// Expired uploads deleted per store call.
+const MEDIA_EXPIRY_BATCH: u32 = 500;
+
+/// A staged upload older than this belongs to no request any more (a request streams its file and is
+/// answered within minutes).
+const STALE_STAGING: Duration = Duration::from_secs(3_600);
 
 /// How the loops run.
 #[derive(Debug, Clone)]
@@ -98,6 +106,38 @@ impl Workers {
         Self { stop, handles }
     }
 
+    /// Adds the media cleanup: every `interval`, expired uploads (30 days) and the bytes nothing points
+    /// at any more are deleted, and staging files older than an hour (left by a crash mid-upload) too.
+    pub fn spawn_media_cleanup(&mut self, media: Arc<Media>, files: Arc<FsMediaStore>, interval: Duration) {
+        self.handles
+            .push(tokio::spawn(every(interval, self.stop.subscribe(), move || {
+                let media = media.clone();
+                let files = files.clone();
+                async move {
+                    loop {
+                        match media.expire(MEDIA_EXPIRY_BATCH).await {
+                            Ok(0) => break,
+                            Ok(n) => {
+                                tracing::info!(uploads = n, "deleted expired uploads");
+                                if n < MEDIA_EXPIRY_BATCH as usize {
+                                    break;
+                                }
+                            }
+                            Err(error) => {
+                                tracing::warn!(%error, "media expiry failed");
+                                break;
+                            }
+                        }
+                    }
+                    match files.sweep_staging(STALE_STAGING).await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(files = n, "removed stale staged uploads"),
+                        Err(error) => tracing::warn!(%error, "sweeping the media staging area failed"),
+                    }
+                }
+            })));
+    }
+
     /// Asks every loop to stop after its current round and waits for them, at most `grace`.
     pub async fn stop(self, grace: Duration) {
         let _ = self.stop.send(true);
@@ -114,19 +154,19 @@ async fn dispatch_loop(
     mut stop: watch::Receiver<bool>,
     poll: Duration,
 ) {
-    let batch = dispatch.settings().batch_size as usize;
     loop {
         if *stop.borrow() {
             return;
         }
         match dispatch.run_once().await {
-            // A full batch means more may be waiting: go again at once.
-            Ok(report) if report.claimed >= batch => continue,
-            Ok(report) => {
-                if report.claimed > 0 {
-                    tracing::debug!(?report, "dispatch round");
-                }
+            // A claim takes a fair share per sender, so a batch may fall short with more still due: any
+            // claim means more may be waiting, so go again at once (an empty round then falls through to
+            // the wait).
+            Ok(report) if report.claimed > 0 => {
+                tracing::debug!(?report, "dispatch round");
+                continue;
             }
+            Ok(_) => {}
             Err(error) => {
                 tracing::warn!(%error, "dispatch round failed");
                 tokio::select! {

@@ -1,13 +1,17 @@
-//! The outbound client: sends messages and lists templates over HTTP, translating every failure into the
-//! [`NetworkError`] dispatch reacts to.
+//! The outbound client: sends messages, uploads and downloads media, and lists templates over HTTP,
+//! translating every failure into the [`NetworkError`] dispatch reacts to.
 
 use crate::errors::classify;
 use crate::templates::{FIELDS, TemplatePage, parse_template};
 use crate::wire::send_body;
 use anyhow::Context;
 use async_trait::async_trait;
+use futures::TryStreamExt as _;
 use herald_domain::message::{Message, MessageError};
-use herald_domain::network::{MessagingNetwork, NetworkError, NetworkReceipt, NetworkTemplate};
+use herald_domain::network::{
+    MediaDownload, MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds, NetworkReceipt,
+    NetworkTemplate,
+};
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::SecretSealer;
 use herald_domain::time::Duration;
@@ -30,10 +34,17 @@ pub struct CloudApiConfig {
     pub request_timeout: std::time::Duration,
     /// Establishing the connection; nothing has been sent when it runs out, so it is safe to retry.
     pub connect_timeout: std::time::Duration,
+    /// A whole media upload or download, body included (files of up to 100 MB go through it).
+    pub media_timeout: std::time::Duration,
+    /// Hosts, besides the base URL's own origin, whose media download URLs the client follows (with the
+    /// sender's token): `host` for the default port, or `host:port`. Meta answers with
+    /// `lookaside.fbsbx.com` URLs; the simulator's lie under its own base, so they need no entry.
+    pub media_download_hosts: Vec<String>,
 }
 
 impl CloudApiConfig {
-    /// A configuration with the default timeouts (15 s per request, 5 s to connect) and no default token.
+    /// A configuration with the default timeouts (15 s per request, 5 s to connect, 10 min per media
+    /// transfer), no default token, and Meta's media host `lookaside.fbsbx.com` allowed for downloads.
     pub fn new(base_url: impl Into<String>, graph_version: impl Into<String>) -> Self {
         Self {
             base_url: base_url.into(),
@@ -41,7 +52,67 @@ impl CloudApiConfig {
             default_access_token: None,
             request_timeout: std::time::Duration::from_secs(15),
             connect_timeout: std::time::Duration::from_secs(5),
+            media_timeout: std::time::Duration::from_secs(600),
+            media_download_hosts: vec![META_MEDIA_HOST.to_owned()],
         }
+    }
+}
+
+/// Where Meta's media download URLs point (cloud-api.md §2.2).
+pub const META_MEDIA_HOST: &str = "lookaside.fbsbx.com";
+
+/// Which URLs the client may fetch with a sender's token besides the API itself: the download URL a media
+/// lookup answers comes from the network, and following any URL blindly would let whoever controls that
+/// answer (or a redirect) point Herald, token and all, at internal services.
+///
+/// The rule: the URL has the same origin (scheme, host, port) as the configured base URL, or its host (and
+/// port, when the entry names one; the scheme's default port otherwise) is listed in
+/// [`CloudApiConfig::media_download_hosts`] and it uses `https` (plain `http` only when the base itself is
+/// `http`, i.e. a local simulator). URLs with credentials in them are never followed. Every redirect hop must
+/// pass the same rule.
+#[derive(Debug, Clone)]
+struct MediaHosts {
+    base: reqwest::Url,
+    allowed: Vec<(String, Option<u16>)>,
+}
+
+impl MediaHosts {
+    fn new(base: reqwest::Url, hosts: &[String]) -> anyhow::Result<Self> {
+        let allowed = hosts
+            .iter()
+            .map(|entry| {
+                let entry = entry.trim().to_ascii_lowercase();
+                let parsed = reqwest::Url::parse(&format!("https://{entry}"))
+                    .ok()
+                    .filter(|url| url.path() == "/" && url.username().is_empty())
+                    .and_then(|url| Some((url.host_str()?.to_owned(), url.port())));
+                parsed.ok_or_else(|| {
+                    anyhow::anyhow!("`{entry}` is not a host or host:port for media downloads")
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(Self { base, allowed })
+    }
+
+    fn allows(&self, url: &reqwest::Url) -> bool {
+        if !url.username().is_empty() || url.password().is_some() {
+            return false;
+        }
+        if url.origin() == self.base.origin() {
+            return true;
+        }
+        let scheme_ok = url.scheme() == "https" || url.scheme() == self.base.scheme();
+        let Some(host) = url.host_str() else {
+            return false;
+        };
+        scheme_ok
+            && self.allowed.iter().any(|(allowed, port)| {
+                host.eq_ignore_ascii_case(allowed)
+                    && match port {
+                        Some(port) => url.port_or_known_default() == Some(*port),
+                        None => url.port().is_none(),
+                    }
+            })
     }
 }
 
@@ -56,6 +127,8 @@ pub struct CloudApiClient {
     default_access_token: Option<SecretString>,
     /// Opens the senders' stored tokens; `None` when no encryption key is configured.
     sealer: Option<Arc<dyn SecretSealer>>,
+    media_hosts: Arc<MediaHosts>,
+    media_timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for CloudApiClient {
@@ -70,6 +143,8 @@ impl std::fmt::Debug for CloudApiClient {
 
 /// Pages followed at most when listing templates, so a server that keeps answering a cursor cannot loop forever.
 const MAX_TEMPLATE_PAGES: usize = 1_000;
+/// Redirects followed at most (each hop must also pass [`MediaHosts::allows`]).
+const MAX_REDIRECTS: usize = 3;
 
 impl CloudApiClient {
     /// Builds the client.
@@ -87,9 +162,21 @@ impl CloudApiClient {
         let versioned_base = format!("{base}/{version}");
         let origin = reqwest::Url::parse(&versioned_base)
             .with_context(|| format!("the Cloud API base URL `{}` is not a URL", config.base_url))?;
+        let media_hosts = Arc::new(MediaHosts::new(origin.clone(), &config.media_download_hosts)?);
+        let redirect_hosts = Arc::clone(&media_hosts);
         let http = reqwest::Client::builder()
             .timeout(config.request_timeout)
             .connect_timeout(config.connect_timeout)
+            // The Graph API itself does not redirect; a download may, but only to where its URL could point.
+            .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+                if attempt.previous().len() >= MAX_REDIRECTS {
+                    attempt.error("too many redirects")
+                } else if redirect_hosts.allows(attempt.url()) {
+                    attempt.follow()
+                } else {
+                    attempt.stop()
+                }
+            }))
             .user_agent(concat!("herald/", env!("CARGO_PKG_VERSION")))
             .build()
             .context("building the Cloud API HTTP client")?;
@@ -99,6 +186,8 @@ impl CloudApiClient {
             origin,
             default_access_token: config.default_access_token,
             sealer: None,
+            media_hosts,
+            media_timeout: config.media_timeout,
         })
     }
 
@@ -190,6 +279,30 @@ struct SentMessage {
 }
 
 #[derive(Debug, Deserialize)]
+struct UploadResponse {
+    id: String,
+}
+
+/// `GET /{v}/{media-id}` (cloud-api.md §2.2); the other fields are not needed.
+#[derive(Debug, Deserialize)]
+struct MediaInfo {
+    url: String,
+    #[serde(default)]
+    mime_type: Option<String>,
+    #[serde(default, deserialize_with = "lenient_size")]
+    file_size: Option<u64>,
+}
+
+/// Graph writes `file_size` as a number; some copies of the docs show a string.
+fn lenient_size<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    Ok(match Option::<serde_json::Value>::deserialize(deserializer)? {
+        Some(serde_json::Value::Number(n)) => n.as_u64(),
+        Some(serde_json::Value::String(s)) => s.parse().ok(),
+        _ => None,
+    })
+}
+
+#[derive(Debug, Deserialize)]
 struct GraphErrorBody {
     error: GraphError,
 }
@@ -211,8 +324,13 @@ struct ErrorData {
 
 #[async_trait]
 impl MessagingNetwork for CloudApiClient {
-    async fn send(&self, sender: &SenderNumber, message: &Message) -> Result<NetworkReceipt, NetworkError> {
-        let body = send_body(message)?;
+    async fn send(
+        &self,
+        sender: &SenderNumber,
+        message: &Message,
+        media: &NetworkMediaIds,
+    ) -> Result<NetworkReceipt, NetworkError> {
+        let body = send_body(message, media)?;
         let token = self.token(sender)?;
         let url = format!("{}/{}/messages", self.versioned_base, sender.phone_number_id);
         let (status, headers, bytes) = self.call(self.http.post(&url).json(&body), &token).await?;
@@ -228,6 +346,129 @@ impl MessagingNetwork for CloudApiClient {
             },
             Err(error) => Err(unreadable_success(&error.to_string())),
         }
+    }
+
+    async fn upload_media(&self, sender: &SenderNumber, upload: MediaUpload) -> Result<String, NetworkError> {
+        let token = self.token(sender)?;
+        let url = format!("{}/{}/media", self.versioned_base, sender.phone_number_id);
+        let MediaUpload {
+            file,
+            size,
+            mime_type,
+            filename,
+        } = upload;
+        // Streamed from the file with a known length, so the request has a Content-Length and a 100 MB
+        // document never sits in memory.
+        let file = reqwest::Body::from(tokio::fs::File::from_std(file));
+        let part = reqwest::multipart::Part::stream_with_length(file, size)
+            .file_name(filename)
+            .mime_str(&mime_type)
+            .map_err(|error| {
+                NetworkError::Permanent(MessageError {
+                    code: "media_unavailable".into(),
+                    title: "The media file is not available".into(),
+                    detail: format!("the file's type `{mime_type}` is not a MIME type: {error}"),
+                    network_code: None,
+                })
+            })?;
+        let form = reqwest::multipart::Form::new()
+            .text("messaging_product", "whatsapp")
+            .text("type", mime_type.clone())
+            .part("file", part);
+        let request = self.http.post(&url).multipart(form).timeout(self.media_timeout);
+        let (status, headers, bytes) = self.call(request, &token).await?;
+        if !status.is_success() {
+            return Err(error_response(status, &headers, &bytes));
+        }
+        match serde_json::from_slice::<UploadResponse>(&bytes) {
+            Ok(UploadResponse { id }) if !id.is_empty() => Ok(id),
+            Ok(_) => Err(unreadable_success("it names no media id")),
+            Err(error) => Err(unreadable_success(&error.to_string())),
+        }
+    }
+
+    async fn download_media(
+        &self,
+        sender: &SenderNumber,
+        network_media_id: &str,
+    ) -> Result<MediaDownload, NetworkError> {
+        // The id becomes a path segment: anything but a Graph-shaped id could walk to another path.
+        if network_media_id.is_empty()
+            || !network_media_id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            || network_media_id.starts_with('.')
+        {
+            return Err(media_not_found(network_media_id, "it is not a media id"));
+        }
+        let token = self.token(sender)?;
+        let lookup = self
+            .http
+            .get(format!("{}/{network_media_id}", self.versioned_base))
+            .query(&[("phone_number_id", sender.phone_number_id.as_str())]);
+        let (status, headers, bytes) = self.call(lookup, &token).await.map_err(idempotent)?;
+        if !status.is_success() {
+            return Err(lookup_error(network_media_id, status, &headers, &bytes));
+        }
+        let info: MediaInfo = serde_json::from_slice(&bytes).map_err(|error| NetworkError::Retryable {
+            code: None,
+            detail: format!("the media lookup answer could not be read: {error}"),
+            retry_after: None,
+        })?;
+        let url = reqwest::Url::parse(&info.url).map_err(|error| NetworkError::Retryable {
+            code: None,
+            detail: format!("the media lookup answered an unusable download URL: {error}"),
+            retry_after: None,
+        })?;
+        if !self.media_hosts.allows(&url) {
+            return Err(download_refused(network_media_id, &url));
+        }
+        let response = self
+            .http
+            .get(url.clone())
+            .bearer_auth(token.expose_secret())
+            .timeout(self.media_timeout)
+            .send()
+            .await
+            .map_err(|error| idempotent(transport_error(error)))?;
+        let status = response.status();
+        if status.is_redirection() {
+            // The redirect policy stopped at a hop that is not allowed.
+            let target = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| url.join(value).ok())
+                .unwrap_or(url);
+            return Err(download_refused(network_media_id, &target));
+        }
+        if !status.is_success() {
+            let headers = response.headers().clone();
+            let body = response
+                .bytes()
+                .await
+                .map_err(|error| idempotent(transport_error(error)))?;
+            return Err(lookup_error(network_media_id, status, &headers, &body));
+        }
+        let mime_type = info.mime_type.or_else(|| {
+            response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        });
+        // The length of the body actually streamed wins over what the lookup said (reqwest does not decompress
+        // here, so Content-Length is the stream's length).
+        let size = response.content_length().or(info.file_size);
+        let body = response
+            .bytes_stream()
+            .map_ok(|chunk| chunk.to_vec())
+            .map_err(std::io::Error::other);
+        Ok(MediaDownload {
+            mime_type,
+            size,
+            body: Box::pin(body),
+        })
     }
 
     async fn templates(&self, sender: &SenderNumber) -> Result<Vec<NetworkTemplate>, NetworkError> {
@@ -310,6 +551,68 @@ impl MessagingNetwork for CloudApiClient {
         tracing::warn!(waba_id = %sender.waba_id, pages = MAX_TEMPLATE_PAGES, "template list paging stopped at the page limit");
         Ok(templates)
     }
+}
+
+/// A media lookup or download is a GET: when its outcome is unknown, asking again is safe.
+fn idempotent(error: NetworkError) -> NetworkError {
+    match error {
+        NetworkError::OutcomeUnknown { detail } => NetworkError::Retryable {
+            code: None,
+            detail,
+            retry_after: None,
+        },
+        other => other,
+    }
+}
+
+fn media_not_found(network_media_id: &str, why: &str) -> NetworkError {
+    NetworkError::Permanent(MessageError {
+        code: "media_not_found".into(),
+        title: "The network does not have this media".into(),
+        detail: format!("media {network_media_id}: {why}"),
+        network_code: None,
+    })
+}
+
+fn download_refused(network_media_id: &str, url: &reqwest::Url) -> NetworkError {
+    let host = url.host_str().unwrap_or("?");
+    tracing::warn!(
+        media = network_media_id,
+        host,
+        scheme = url.scheme(),
+        "refusing a media download URL outside the Cloud API base and the allowed media hosts"
+    );
+    NetworkError::Permanent(MessageError {
+        code: "media_download_refused".into(),
+        title: "The network's download URL is not allowed".into(),
+        detail: format!(
+            "media {network_media_id}: the download URL points to {}://{host}, which is neither the Cloud API \
+             base URL nor an allowed media host",
+            url.scheme()
+        ),
+        network_code: None,
+    })
+}
+
+/// A failed media lookup or download: an id the network does not know (Graph code 100, or a bare 400/404) is
+/// `media_not_found`; anything else is classified as for a send.
+fn lookup_error(
+    network_media_id: &str,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> NetworkError {
+    let graph_code = serde_json::from_slice::<GraphErrorBody>(body)
+        .ok()
+        .map(|b| b.error.code);
+    let unknown = match graph_code {
+        Some(code) => code == 100,
+        None => status == StatusCode::NOT_FOUND || status == StatusCode::BAD_REQUEST,
+    };
+    if unknown {
+        return media_not_found(network_media_id, "the network does not know it (any more)");
+    }
+    error_response(status, headers, body)
 }
 
 /// A 200 whose body cannot be read: the network probably took the message, so resending could duplicate it.
@@ -425,6 +728,48 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::zero()));
         headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn media_downloads_stay_on_the_base_origin_or_allowed_hosts() {
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        let meta = MediaHosts::new(
+            url("https://graph.facebook.com/v23.0"),
+            &[META_MEDIA_HOST.to_owned()],
+        )
+        .unwrap();
+        assert!(meta.allows(&url(
+            "https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=1"
+        )));
+        assert!(meta.allows(&url("https://LOOKASIDE.fbsbx.com/x")));
+        assert!(meta.allows(&url("https://graph.facebook.com/elsewhere")));
+        assert!(
+            !meta.allows(&url("http://lookaside.fbsbx.com/x")),
+            "no downgrade to http"
+        );
+        assert!(
+            !meta.allows(&url("https://lookaside.fbsbx.com:8443/x")),
+            "only the default port"
+        );
+        assert!(!meta.allows(&url("https://lookaside.fbsbx.com.evil.example/x")));
+        assert!(!meta.allows(&url("https://evil.lookaside.fbsbx.com/x")));
+        assert!(!meta.allows(&url("https://169.254.169.254/latest/meta-data")));
+        assert!(!meta.allows(&url("https://user:pw@lookaside.fbsbx.com/x")));
+        assert!(
+            !meta.allows(&url("http://graph.facebook.com/x")),
+            "same host, other origin"
+        );
+
+        let local = MediaHosts::new(
+            url("http://127.0.0.1:8080/simulator/v23.0"),
+            &["localhost:9000".to_owned()],
+        )
+        .unwrap();
+        assert!(local.allows(&url("http://127.0.0.1:8080/simulator/media-download/1")));
+        assert!(!local.allows(&url("http://127.0.0.1:8081/simulator/media-download/1")));
+        assert!(local.allows(&url("http://localhost:9000/x")));
+        assert!(!local.allows(&url("http://localhost:9001/x")));
+        assert!(MediaHosts::new(url("https://graph.facebook.com"), &["https://x/y".to_owned()]).is_err());
     }
 
     #[test]

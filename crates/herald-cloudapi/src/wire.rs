@@ -1,33 +1,41 @@
 //! The send request body of the Cloud API (cloud-api.md §1), built from a domain [`Message`].
 
-use herald_domain::message::{MediaAttachment, MediaSource, Message, MessageContent, MessageError};
-use herald_domain::network::NetworkError;
+use herald_domain::message::{
+    MediaAttachment, MediaKind, MediaSource, Message, MessageContent, MessageError,
+};
+use herald_domain::network::{NetworkError, NetworkMediaIds};
 use herald_domain::template::{BodyValues, ButtonKind, ButtonValue, HeaderValue, TemplateVariables};
 use serde_json::{Map, Value, json};
 
 /// The JSON body of `POST /{v}/{phone_number_id}/messages` for `message`.
 ///
+/// Files stored in Herald go by the network ids in `media` (cloud-api.md §1.2: `id` or `link`, never both).
+///
 /// # Errors
-/// [`NetworkError::Permanent`] with code `media_unavailable` when the message needs a file stored in Herald:
-/// sending by media id needs the upload step, which this client does not do yet.
-pub(crate) fn send_body(message: &Message) -> Result<Value, NetworkError> {
+/// [`NetworkError::Permanent`] with code `media_unavailable` when the message names a stored file that
+/// `media` does not map, or a file of the request itself ([`MediaSource::Upload`], which must have become a
+/// stored file long before dispatch).
+pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Value, NetworkError> {
     let (kind, object) = match &message.content {
         MessageContent::Text { body, preview_url } => (
             "text",
             json!({ "preview_url": preview_url, "body": body.as_str() }),
         ),
-        MessageContent::Media { media, caption } => {
-            let mut object = media_object(media)?;
+        MessageContent::Media {
+            media: attachment,
+            caption,
+        } => {
+            let mut object = media_object(attachment, media)?;
             if let Some(caption) = caption {
                 object.insert("caption".into(), Value::from(caption.as_str()));
             }
-            (media.kind.as_str(), Value::Object(object))
+            (attachment.kind.as_str(), Value::Object(object))
         }
         MessageContent::Template { template, variables } => {
             let mut object = Map::new();
             object.insert("name".into(), Value::from(template.name.as_str()));
             object.insert("language".into(), json!({ "code": template.language.as_str() }));
-            let components = components(variables)?;
+            let components = components(variables, media)?;
             // The network wants only the parts that carry parameters; an empty list is left out entirely.
             if !components.is_empty() {
                 object.insert("components".into(), Value::Array(components));
@@ -48,45 +56,63 @@ pub(crate) fn send_body(message: &Message) -> Result<Value, NetworkError> {
     Ok(Value::Object(body))
 }
 
-/// `{"link": …}` plus a document's `filename`.
-fn media_object(media: &MediaAttachment) -> Result<Map<String, Value>, NetworkError> {
-    let link = match &media.source {
-        MediaSource::Link(link) => link.as_str(),
-        MediaSource::Stored(id) => {
-            return Err(NetworkError::Permanent(MessageError {
-                code: "media_unavailable".into(),
-                title: "The media file cannot be sent yet".into(),
-                detail: format!(
-                    "media {id} is stored in Herald; sending stored media needs the network upload, which is not available yet"
-                ),
-                network_code: None,
-            }));
-        }
-    };
+/// `{"id": …}` or `{"link": …}`, plus a document's `filename` (the name the recipient sees).
+fn media_object(
+    attachment: &MediaAttachment,
+    media: &NetworkMediaIds,
+) -> Result<Map<String, Value>, NetworkError> {
     let mut object = Map::new();
-    object.insert("link".into(), Value::from(link));
-    if let Some(filename) = &media.filename {
+    match &attachment.source {
+        MediaSource::Link(link) => {
+            object.insert("link".into(), Value::from(link.as_str()));
+        }
+        MediaSource::Stored(id) => {
+            let network_id = media.get(id).ok_or_else(|| {
+                media_unavailable(format!(
+                    "media {id} is stored in Herald but was not uploaded to the network for this sender"
+                ))
+            })?;
+            object.insert("id".into(), Value::from(network_id.as_str()));
+        }
+        MediaSource::Upload => {
+            return Err(media_unavailable(
+                "the message refers to a file of its request that was never stored".to_owned(),
+            ));
+        }
+    }
+    if attachment.kind == MediaKind::Document
+        && let Some(filename) = &attachment.filename
+    {
         object.insert("filename".into(), Value::from(filename.as_str()));
     }
     Ok(object)
+}
+
+fn media_unavailable(detail: String) -> NetworkError {
+    NetworkError::Permanent(MessageError {
+        code: "media_unavailable".into(),
+        title: "The media file is not available".into(),
+        detail,
+        network_code: None,
+    })
 }
 
 fn text_parameter(text: &str) -> Value {
     json!({ "type": "text", "text": text })
 }
 
-fn components(variables: &TemplateVariables) -> Result<Vec<Value>, NetworkError> {
+fn components(variables: &TemplateVariables, media: &NetworkMediaIds) -> Result<Vec<Value>, NetworkError> {
     let mut components = Vec::new();
     match &variables.header {
         Some(HeaderValue::Text(values)) if !values.is_empty() => {
             let parameters: Vec<Value> = values.iter().map(|v| text_parameter(v.as_str())).collect();
             components.push(json!({ "type": "header", "parameters": parameters }));
         }
-        Some(HeaderValue::Media(media)) => {
-            let kind = media.kind.as_str();
+        Some(HeaderValue::Media(attachment)) => {
+            let kind = attachment.kind.as_str();
             let mut parameter = Map::new();
             parameter.insert("type".into(), Value::from(kind));
-            parameter.insert(kind.into(), Value::Object(media_object(media)?));
+            parameter.insert(kind.into(), Value::Object(media_object(attachment, media)?));
             components.push(json!({ "type": "header", "parameters": [parameter] }));
         }
         Some(HeaderValue::Text(_)) | None => {}

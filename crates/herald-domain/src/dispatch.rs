@@ -1,7 +1,7 @@
 //! Types of the dispatch and callback flows that the store ports carry: claimed outbox jobs, their
 //! outcomes, status updates, inbound records, stored callbacks and the customer events they produce.
 
-use crate::ids::{EventId, JobId, MessageId, OrganizationId, SenderId};
+use crate::ids::{EventId, JobId, MediaId, MessageId, OrganizationId, SenderId};
 use crate::message::EventSource;
 use crate::message::{Message, MessageError, MessageStatus};
 use crate::network::InboundMessage;
@@ -121,6 +121,10 @@ pub struct InboundRecord {
     pub organization_id: OrganizationId,
     pub sender_id: SenderId,
     pub message: InboundMessage,
+    /// Herald's id for the message's file, when it carries one ([`crate::network::InboundContent::Media`]):
+    /// the store records it with the message, and the customer event names it (`media.id`), so the
+    /// file can be fetched with `GET /api/v1/media/{id}/content`.
+    pub media_id: Option<MediaId>,
     pub customer_event_id: EventId,
     pub recorded_at: Timestamp,
 }

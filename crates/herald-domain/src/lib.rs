@@ -15,6 +15,7 @@ pub mod media;
 pub mod message;
 pub mod network;
 pub mod organization;
+pub mod owner;
 pub mod ports;
 pub mod status;
 pub mod template;

@@ -1,4 +1,4 @@
-//! Uploaded media: the metadata row ([`MediaFile`]) and the port that keeps the bytes ([`MediaBytes`]).
+//! Uploaded media: the metadata row ([`MediaFile`]) and the port that keeps the bytes ([`MediaStore`]).
 //!
 //! Rules the adapters follow (api.md §4.3–§4.5):
 //! - A file's kind is judged from its bytes (magic numbers), never from its name or declared type. The
@@ -12,8 +12,9 @@
 //!   nothing behind.
 //! - An uploaded file may be referenced for [`MEDIA_RETENTION_DAYS`] days after its upload.
 
-use crate::ids::{MediaId, OrganizationId};
+use crate::ids::{MediaId, OrganizationId, SenderId};
 use crate::message::MediaKind;
+use crate::ports::StoreError;
 use crate::time::{Duration, Timestamp};
 use crate::values::FileName;
 use async_trait::async_trait;
@@ -90,7 +91,7 @@ pub struct ContentRef {
 
 /// An upload written to the staging area, hashed and judged, but not yet stored.
 ///
-/// Hand it to [`MediaBytes::commit`] or [`MediaBytes::discard`]. Dropped without either, it deletes its
+/// Hand it to [`MediaStore::commit`] or [`MediaStore::discard`]. Dropped without either, it deletes its
 /// file, so an early return on a refused request cannot leak a half-written upload.
 #[derive(Debug)]
 pub struct StagedFile {
@@ -137,7 +138,7 @@ impl Drop for StagedFile {
 
 /// Why the media store failed. Never carries file contents.
 #[derive(Debug, thiserror::Error)]
-pub enum MediaBytesError {
+pub enum MediaStoreError {
     /// The staged file was not made by this store (another staging area) or is gone.
     #[error("not a staged upload of this store: {0}")]
     NotStaged(String),
@@ -146,42 +147,86 @@ pub enum MediaBytesError {
     Io(#[from] std::io::Error),
 }
 
+/// Why an upload was refused while it streamed in. After any of these its staging file is gone.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    /// No bytes at all.
+    #[error("the file is empty")]
+    Empty,
+    /// Not an accepted type, judged from the bytes (`415 unsupported_file_type`).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Bigger than its kind allows (`413 payload_too_large`); the rest was not read.
+    #[error("the {} is larger than {limit} bytes", kind.as_str())]
+    TooLarge { kind: MediaKind, limit: u64 },
+    /// The upload already failed; it takes no more bytes.
+    #[error("the upload already failed")]
+    Closed,
+    /// Writing the staging file failed.
+    #[error("staging the upload failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One upload streaming in: judged from its first bytes, held to its kind's limit as the bytes arrive,
+/// hashed and written to the staging area, never held whole in memory. Dropped before
+/// [`Upload::finish`], it removes what it wrote.
+#[async_trait]
+pub trait Upload: Send {
+    /// Takes the next chunk.
+    ///
+    /// # Errors
+    /// [`UploadError`]; after an error the upload is closed and its file gone.
+    async fn push(&mut self, chunk: &[u8]) -> Result<(), UploadError>;
+
+    /// Ends the upload and hands over the judged, sized and hashed staged file.
+    ///
+    /// # Errors
+    /// [`UploadError::Empty`] for no bytes; otherwise as [`Upload::push`].
+    async fn finish(self: Box<Self>) -> Result<StagedFile, UploadError>;
+}
+
 /// The bytes of uploaded media, content-addressed by SHA-256. Metadata ([`MediaFile`]) is the store's
 /// business; this port only moves and serves bytes.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
-pub trait MediaBytes: Send + Sync + 'static {
+pub trait MediaStore: Send + Sync + 'static {
     /// The directory where uploads are staged. It is on the same filesystem as the stored files, so a
     /// commit is a rename and never a copy.
     fn staging_dir(&self) -> PathBuf;
+
+    /// Starts an upload staged in this store, held to the network's per-kind limits.
+    ///
+    /// # Errors
+    /// [`MediaStoreError::Io`] when the staging file cannot be created.
+    async fn begin_upload(&self) -> Result<Box<dyn Upload>, MediaStoreError>;
 
     /// Makes a staged file's bytes durable and readable at their digest, atomically: a reader sees
     /// either nothing or the whole file. Committing content that is already stored keeps the stored copy,
     /// drops the staged one and succeeds.
     ///
     /// # Errors
-    /// [`MediaBytesError::NotStaged`] for a file outside this store's staging area;
-    /// [`MediaBytesError::Io`] when the backend fails (the staged file is then removed).
-    async fn commit(&self, staged: StagedFile) -> Result<ContentRef, MediaBytesError>;
+    /// [`MediaStoreError::NotStaged`] for a file outside this store's staging area;
+    /// [`MediaStoreError::Io`] when the backend fails (the staged file is then removed).
+    async fn commit(&self, staged: StagedFile) -> Result<ContentRef, MediaStoreError>;
 
     /// Throws a staged file away.
     ///
     /// # Errors
-    /// [`MediaBytesError::Io`] when the file exists but cannot be removed.
-    async fn discard(&self, staged: StagedFile) -> Result<(), MediaBytesError>;
+    /// [`MediaStoreError::Io`] when the file exists but cannot be removed.
+    async fn discard(&self, staged: StagedFile) -> Result<(), MediaStoreError>;
 
     /// The stored file with this digest, opened for reading, or `None` when there is none.
     ///
     /// # Errors
-    /// [`MediaBytesError::Io`] when the backend fails.
-    async fn open(&self, sha256: &Sha256Digest) -> Result<Option<std::fs::File>, MediaBytesError>;
+    /// [`MediaStoreError::Io`] when the backend fails.
+    async fn open(&self, sha256: &Sha256Digest) -> Result<Option<std::fs::File>, MediaStoreError>;
 
     /// Deletes the stored file with this digest; `false` when there was none. The caller checks first
     /// that no live [`MediaFile`] still points at it.
     ///
     /// # Errors
-    /// [`MediaBytesError::Io`] when the backend fails.
-    async fn remove(&self, sha256: &Sha256Digest) -> Result<bool, MediaBytesError>;
+    /// [`MediaStoreError::Io`] when the backend fails.
+    async fn remove(&self, sha256: &Sha256Digest) -> Result<bool, MediaStoreError>;
 }
 
 /// An uploaded file as an organization sees it: one row per upload, many rows may share one digest.
@@ -225,6 +270,92 @@ impl MediaFile {
     pub fn is_expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
     }
+}
+
+/// How long the network keeps a file Herald uploaded (cloud-api.md §2.1: 30 days). An upload is reused for
+/// a day less, so a send never names an id the network is about to forget.
+pub const NETWORK_UPLOAD_REUSE_DAYS: i64 = 29;
+
+/// A file uploaded to the network for one sender, remembered so that the same bytes are not uploaded
+/// again for that sender while the network still has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkUpload {
+    pub organization_id: OrganizationId,
+    pub sender_id: SenderId,
+    pub sha256: Sha256Digest,
+    /// The network's media id.
+    pub network_media_id: String,
+    pub uploaded_at: Timestamp,
+    /// Not reused from this time on.
+    pub reuse_until: Timestamp,
+}
+
+/// A file that arrived with an inbound message: Herald keeps the network's reference, not the bytes, and
+/// fetches them from the network when asked (with the receiving sender's credentials).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundMedia {
+    pub id: MediaId,
+    pub organization_id: OrganizationId,
+    /// The sender number that received it: its credentials download it.
+    pub sender_id: SenderId,
+    pub network_media_id: String,
+    /// The network's kind: `image`, `video`, `document`, `audio`, `sticker`.
+    pub kind: String,
+    pub mime_type: Option<String>,
+    pub filename: Option<String>,
+}
+
+/// A file an organization can read back through `GET /api/v1/media/{id}/content`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MediaRecord {
+    /// Uploaded to Herald; the bytes are in the [`MediaStore`].
+    Uploaded(MediaFile),
+    /// Received from the network; the bytes are fetched from it.
+    Inbound(InboundMedia),
+}
+
+/// The metadata of media files: uploads (one row per upload, many may share one digest), the network
+/// uploads made for each sender, and (read only here) the files of inbound messages, which the
+/// [`crate::ports::TrackingStore`] writes with their message.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait MediaCatalog: Send + Sync + 'static {
+    /// Records an upload whose bytes are already committed to the [`MediaStore`].
+    ///
+    /// # Errors
+    /// [`StoreError::Conflict`] when the id exists.
+    async fn insert_media(&self, file: &MediaFile) -> Result<(), StoreError>;
+
+    /// The organization's upload or inbound file with this id, expired uploads included (the caller
+    /// decides what expiry means for it).
+    async fn media(
+        &self,
+        organization: &OrganizationId,
+        id: &MediaId,
+    ) -> Result<Option<MediaRecord>, StoreError>;
+
+    /// Deletes the organization's upload with this id; `false` when there was none.
+    async fn delete_media(&self, organization: &OrganizationId, id: &MediaId) -> Result<bool, StoreError>;
+
+    /// Whether any upload row, of any organization, still points at these bytes.
+    async fn digest_in_use(&self, sha256: &Sha256Digest) -> Result<bool, StoreError>;
+
+    /// Deletes up to `limit` uploads that expired at or before `now`, and forgets network uploads that
+    /// may no longer be reused; returns the digests of the deleted uploads (each once), so the caller can
+    /// remove bytes that nothing points at any more.
+    async fn expire_media(&self, now: Timestamp, limit: u32) -> Result<Vec<Sha256Digest>, StoreError>;
+
+    /// The network's id for these bytes uploaded for this sender, if it may still be reused at `now`.
+    async fn network_upload(
+        &self,
+        organization: &OrganizationId,
+        sender: &SenderId,
+        sha256: &Sha256Digest,
+        now: Timestamp,
+    ) -> Result<Option<String>, StoreError>;
+
+    /// Remembers an upload to the network, replacing an earlier one of the same bytes for that sender.
+    async fn record_network_upload(&self, upload: &NetworkUpload) -> Result<(), StoreError>;
 }
 
 #[cfg(test)]

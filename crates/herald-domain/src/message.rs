@@ -96,6 +96,9 @@ pub enum MediaSource {
     Stored(MediaId),
     /// A public URL the network fetches itself.
     Link(MediaLink),
+    /// The file uploaded with this very request (a multipart send). The send use case stores it and puts
+    /// [`MediaSource::Stored`] in its place before the message exists, so no stored message has it.
+    Upload,
 }
 
 /// A file to send, as a message of its own or as a template header.
@@ -105,6 +108,25 @@ pub struct MediaAttachment {
     pub source: MediaSource,
     /// Documents only: the name the recipient sees.
     pub filename: Option<FileName>,
+}
+
+/// Where a message's file sits in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttachmentRole {
+    /// The file is the message (`document`, `image`, `video`).
+    Message,
+    /// The file fills a template's media header.
+    TemplateHeader,
+}
+
+impl AttachmentRole {
+    /// The request field that names a stored file in this role (api.md §4.1, §4.3).
+    pub fn media_id_field(self) -> &'static str {
+        match self {
+            Self::Message => "media_id",
+            Self::TemplateHeader => "variables.header.media_id",
+        }
+    }
 }
 
 /// What a message says.
@@ -144,6 +166,34 @@ impl MessageContent {
                 MediaKind::Video => MessageType::Video,
             },
             Self::Template { .. } => MessageType::Template,
+        }
+    }
+
+    /// The one file this content carries, if any: a media message's file or a template's header file.
+    pub fn attachment(&self) -> Option<(AttachmentRole, &MediaAttachment)> {
+        match self {
+            Self::Media { media, .. } => Some((AttachmentRole::Message, media)),
+            Self::Template { variables, .. } => match &variables.header {
+                Some(crate::template::HeaderValue::Media(media)) => {
+                    Some((AttachmentRole::TemplateHeader, media))
+                }
+                _ => None,
+            },
+            Self::Text { .. } => None,
+        }
+    }
+
+    /// [`MessageContent::attachment`], to change it (the send use case fills in what the stored file says).
+    pub fn attachment_mut(&mut self) -> Option<(AttachmentRole, &mut MediaAttachment)> {
+        match self {
+            Self::Media { media, .. } => Some((AttachmentRole::Message, media)),
+            Self::Template { variables, .. } => match &mut variables.header {
+                Some(crate::template::HeaderValue::Media(media)) => {
+                    Some((AttachmentRole::TemplateHeader, media))
+                }
+                _ => None,
+            },
+            Self::Text { .. } => None,
         }
     }
 

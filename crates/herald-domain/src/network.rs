@@ -1,12 +1,46 @@
 //! The messaging network as the domain sees it: what a send returns, how it fails, and what the network
 //! reports back (statuses and inbound messages), already translated into Herald's terms by the adapter.
 
+use crate::ids::MediaId;
 use crate::message::{Message, MessageError, MessageStatus};
 use crate::organization::{NetworkRef, SenderNumber};
 use crate::template::{LanguageCode, TemplateName, TemplateStatus, TemplateStructure};
 use crate::time::{Duration, Timestamp};
 use crate::values::PhoneNumber;
 use async_trait::async_trait;
+
+/// The network's media ids of the Herald-stored files a message refers to, found or uploaded by dispatch
+/// just before the send (a media message's file, a template's header file).
+pub type NetworkMediaIds = std::collections::BTreeMap<MediaId, String>;
+
+/// A stored file to upload to the network for one sender.
+#[derive(Debug)]
+pub struct MediaUpload {
+    /// Opened for reading at its start.
+    pub file: std::fs::File,
+    pub size: u64,
+    /// The type judged from the bytes when the file was uploaded to Herald.
+    pub mime_type: String,
+    /// The part's file name (the network wants one; it is not what a document's recipient sees).
+    pub filename: String,
+}
+
+/// A file coming from the network, streamed: never held whole in memory.
+pub struct MediaDownload {
+    pub mime_type: Option<String>,
+    /// The size, when the network said it.
+    pub size: Option<u64>,
+    pub body: futures::stream::BoxStream<'static, Result<Vec<u8>, std::io::Error>>,
+}
+
+impl std::fmt::Debug for MediaDownload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediaDownload")
+            .field("mime_type", &self.mime_type)
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The network accepted a send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,9 +97,36 @@ pub trait MessagingNetwork: Send + Sync + 'static {
     /// Sends `message` from `sender`. The request carries the message id as callback data
     /// (`biz_opaque_callback_data`), so status reports can be matched even before the receipt is stored.
     ///
+    /// Files stored in Herald are sent by the network ids in `media` (dispatch uploads them first); a
+    /// stored file missing from `media` is a [`NetworkError::Permanent`] `media_unavailable`.
+    ///
     /// # Errors
     /// A [`NetworkError`] saying how dispatch must react.
-    async fn send(&self, sender: &SenderNumber, message: &Message) -> Result<NetworkReceipt, NetworkError>;
+    async fn send(
+        &self,
+        sender: &SenderNumber,
+        message: &Message,
+        media: &NetworkMediaIds,
+    ) -> Result<NetworkReceipt, NetworkError>;
+
+    /// Uploads a file for `sender` (cloud-api.md §2.1) and returns the network's media id, usable by that
+    /// sender for 30 days. The bytes are streamed from the file.
+    ///
+    /// # Errors
+    /// A [`NetworkError`], classified as for a send.
+    async fn upload_media(&self, sender: &SenderNumber, upload: MediaUpload) -> Result<String, NetworkError>;
+
+    /// Streams a file the network holds (an inbound message's media), fetched with `sender`'s credentials
+    /// (cloud-api.md §2.2: look the id up, then download its short-lived URL with the same token).
+    ///
+    /// # Errors
+    /// [`NetworkError::Permanent`] with code `media_not_found` when the network does not know the id (any
+    /// more); otherwise a [`NetworkError`] as for a send.
+    async fn download_media(
+        &self,
+        sender: &SenderNumber,
+        network_media_id: &str,
+    ) -> Result<MediaDownload, NetworkError>;
 
     /// Every template of the sender's business account, all pages.
     ///

@@ -4,6 +4,8 @@ mod admin;
 mod authenticate;
 mod callbacks;
 mod dispatch;
+mod media;
+mod owner;
 mod queries;
 mod send;
 mod templates;
@@ -15,6 +17,11 @@ pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated};
 pub use callbacks::{CallbackReport, ProcessCallbacks};
 pub use dispatch::{DispatchMessages, DispatchPorts, DispatchReport, DispatchSettings};
+pub use media::{Media, MediaBody, MediaContent, MediaContentError, MediaPorts, UploadMediaError};
+pub use owner::{
+    AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
+    OwnerScope, SessionError, SessionSettings,
+};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };

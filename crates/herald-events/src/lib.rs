@@ -68,20 +68,18 @@ pub fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
             data.insert("text".to_owned(), json!({ "body": body }));
         }
         InboundContent::Media {
-            kind,
-            network_media_id,
             mime_type,
             sha256,
             caption,
             filename,
+            ..
         } => {
-            // Herald's own `med_` id arrives with the media download (a later issue); until then the
-            // network's id is what identifies the file.
+            // Herald's own `med_` id names the file (`GET /api/v1/media/{id}/content`); the network's id
+            // stays inside Herald. The kind is `type`.
             data.insert(
                 "media".to_owned(),
                 json!({
-                    "kind": kind,
-                    "network_media_id": network_media_id,
+                    "id": record.media_id.map(|id| id.to_string()),
                     "mime_type": mime_type,
                     "sha256": sha256,
                     "caption": caption,
@@ -113,7 +111,7 @@ pub fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
+    use herald_domain::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
     use herald_domain::message::{MessageContent, MessageError};
     use herald_domain::network::InboundMessage;
     use herald_domain::organization::NetworkRef;
@@ -181,6 +179,7 @@ mod tests {
                 context_message_id: Some("wamid.B".into()),
                 raw: r#"{"reaction":{"emoji":"👍"}}"#.into(),
             },
+            media_id: None,
             customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),
             recorded_at: at(1_700_000_000_000_000),
         };
@@ -190,5 +189,48 @@ mod tests {
         assert_eq!(body["data"]["raw"]["reaction"]["emoji"], "👍");
         assert_eq!(body["data"]["context"]["message_id"], "wamid.B");
         assert!(body["data"].get("text").is_none());
+    }
+
+    #[test]
+    fn inbound_media_is_named_by_its_herald_id() {
+        let media_id = MediaId::from_ulid(Ulid::from_parts(1, 5));
+        let record = InboundRecord {
+            id: MessageId::from_ulid(Ulid::from_parts(1, 1)),
+            organization_id: OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            sender_id: SenderId::from_ulid(Ulid::from_parts(1, 3)),
+            message: InboundMessage {
+                phone_number_id: NetworkRef::parse("123").unwrap(),
+                network_message_id: "wamid.A".into(),
+                from: PhoneNumber::parse("+15551234567").unwrap(),
+                from_name: None,
+                received_at: at(1_700_000_000_000_000),
+                message_type: "document".into(),
+                content: InboundContent::Media {
+                    kind: "document".into(),
+                    network_media_id: "987654".into(),
+                    mime_type: Some("application/pdf".into()),
+                    sha256: Some("c0ffee".into()),
+                    caption: Some("the contract".into()),
+                    filename: Some("contract.pdf".into()),
+                },
+                context_message_id: None,
+                raw: "{}".into(),
+            },
+            media_id: Some(media_id),
+            customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),
+            recorded_at: at(1_700_000_000_000_000),
+        };
+        let body = inbound_event(&record, &PhoneNumber::parse("+15550001111").unwrap());
+        assert_eq!(body["data"]["type"], "document");
+        assert_eq!(
+            body["data"]["media"],
+            json!({
+                "id": media_id.to_string(),
+                "mime_type": "application/pdf",
+                "sha256": "c0ffee",
+                "caption": "the contract",
+                "filename": "contract.pdf",
+            })
+        );
     }
 }

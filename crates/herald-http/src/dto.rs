@@ -130,6 +130,8 @@ impl From<&Message> for MessageResource {
                 let (id, link) = match &media.source {
                     MediaSource::Stored(id) => (Some(id.to_string()), None),
                     MediaSource::Link(link) => (None, Some(link.as_str().to_owned())),
+                    // Replaced by `Stored` before a message exists.
+                    MediaSource::Upload => (None, None),
                 };
                 (
                     None,
@@ -267,6 +269,30 @@ pub struct SendTextRequest {
     /// 1 to 4096 characters.
     pub message: String,
     pub preview_url: Option<bool>,
+    /// The sender number (E.164) when the organization has several.
+    pub from: Option<String>,
+    /// Your own id, up to 128 characters, echoed in the resource and every event.
+    pub client_reference: Option<String>,
+}
+
+/// `POST /api/v1/messages/send-file` with a JSON body: a file uploaded before or hosted elsewhere.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"to": "+15551234567", "media_id": "med_01JD0000000000000000000000", "caption": "Your invoice"}))]
+pub struct SendFileRequest {
+    /// E.164: `+` then 8 to 15 digits, the first not 0.
+    pub to: String,
+    /// An upload of this organization (`POST /api/v1/media`); its kind is the upload's. Either this or
+    /// `link`.
+    pub media_id: Option<String>,
+    /// An absolute `https://` URL the network fetches itself. Either this or `media_id`.
+    pub link: Option<String>,
+    /// `document`, `image` or `video`: required with `link`; with `media_id`, the upload's kind.
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    /// 1 to 1024 characters.
+    pub caption: Option<String>,
+    /// Documents only: the name the recipient sees (default: the upload's file name).
+    pub filename: Option<String>,
     /// The sender number (E.164) when the organization has several.
     pub from: Option<String>,
     /// Your own id, up to 128 characters, echoed in the resource and every event.

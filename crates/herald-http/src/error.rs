@@ -4,10 +4,11 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 use herald_domain::ValidationErrors;
+use herald_domain::media::UploadError;
 use herald_domain::organization::MessageKind;
 use herald_domain::ports::StoreError;
 use herald_domain::template::TemplateRef;
-use herald_domain::usecases::{AuthError, QueryError, SendError};
+use herald_domain::usecases::{AuthError, MediaContentError, QueryError, SendError, UploadMediaError};
 use herald_domain::values::PhoneNumber;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -84,8 +85,20 @@ pub enum ApiError {
     PayloadTooLarge { limit: usize },
     #[error("unsupported content type")]
     UnsupportedMediaType,
+    /// A file operation's body is neither `multipart/form-data` nor (where it takes one) JSON.
+    #[error("unsupported content type for a file operation")]
+    NotMultipart { json_too: bool },
+    /// A file over its kind's (or the plan's) limit; the text says which.
+    #[error("{0}")]
+    FileTooLarge(String),
+    /// The bytes are not an accepted file type.
+    #[error("{0}")]
+    UnsupportedFileType(String),
     #[error("invalid JSON: {0}")]
     InvalidJson(String),
+    /// A multipart form that cannot be parsed (the contract's code is `invalid_json` too).
+    #[error("invalid form: {0}")]
+    InvalidForm(String),
     #[error("validation failed: {0}")]
     Validation(ValidationErrors),
     #[error("the service window with {0} is closed")]
@@ -126,9 +139,11 @@ impl ApiError {
             Self::NotFound | Self::TemplateNotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::IdempotencyConflict => StatusCode::CONFLICT,
-            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::InvalidJson(_) => StatusCode::BAD_REQUEST,
+            Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType | Self::NotMultipart { .. } | Self::UnsupportedFileType(_) => {
+                StatusCode::UNSUPPORTED_MEDIA_TYPE
+            }
+            Self::InvalidJson(_) | Self::InvalidForm(_) => StatusCode::BAD_REQUEST,
             Self::Validation(_)
             | Self::WindowClosed(_)
             | Self::TemplateNotApproved(_)
@@ -153,9 +168,10 @@ impl ApiError {
             Self::TemplateNotFound(_) => "template_not_found",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::IdempotencyConflict => "idempotency_conflict",
-            Self::PayloadTooLarge { .. } => "payload_too_large",
-            Self::UnsupportedMediaType => "unsupported_media_type",
-            Self::InvalidJson(_) => "invalid_json",
+            Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "payload_too_large",
+            Self::UnsupportedMediaType | Self::NotMultipart { .. } => "unsupported_media_type",
+            Self::UnsupportedFileType(_) => "unsupported_file_type",
+            Self::InvalidJson(_) | Self::InvalidForm(_) => "invalid_json",
             Self::Validation(_) => "validation_failed",
             Self::WindowClosed(_) => "service_window_closed",
             Self::TemplateNotApproved(_) => "template_not_approved",
@@ -180,9 +196,11 @@ impl ApiError {
             Self::TemplateNotFound(_) => "Template not found",
             Self::MethodNotAllowed => "Method not allowed",
             Self::IdempotencyConflict => "Idempotency conflict",
-            Self::PayloadTooLarge { .. } => "Payload too large",
-            Self::UnsupportedMediaType => "Unsupported media type",
+            Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "Payload too large",
+            Self::UnsupportedMediaType | Self::NotMultipart { .. } => "Unsupported media type",
+            Self::UnsupportedFileType(_) => "Unsupported file type",
             Self::InvalidJson(_) => "Invalid JSON",
+            Self::InvalidForm(_) => "Invalid form",
             Self::Validation(_) => "Validation failed",
             Self::WindowClosed(_) => "Service window closed",
             Self::TemplateNotApproved(_) => "Template not approved",
@@ -227,10 +245,22 @@ impl ApiError {
                 "A request with the same Idempotency-Key is still being processed; retry later.".to_owned()
             }
             Self::PayloadTooLarge { limit } => format!("The body is larger than {limit} bytes."),
+            Self::FileTooLarge(detail) => format!("{detail}."),
+            Self::UnsupportedFileType(detail) => format!(
+                "{detail}: Herald takes PDF documents, JPEG and PNG images, and MP4 or 3GPP videos, judged from the file's bytes."
+            ),
+            Self::NotMultipart { json_too: true } => {
+                "Send the file as `multipart/form-data`, or a JSON body (`Content-Type: application/json`) naming a `media_id` or `link`."
+                    .to_owned()
+            }
+            Self::NotMultipart { json_too: false } => {
+                "This operation takes `multipart/form-data` with the file in the `file` part.".to_owned()
+            }
             Self::UnsupportedMediaType => {
                 "This operation takes a JSON body: send `Content-Type: application/json`.".to_owned()
             }
             Self::InvalidJson(reason) => format!("The body is not valid JSON: {reason}"),
+            Self::InvalidForm(reason) => format!("The multipart form cannot be parsed: {reason}."),
             Self::Validation(errors) => match errors.errors().len() {
                 1 => "1 field is invalid; see `errors`.".to_owned(),
                 n => format!("{n} fields are invalid; see `errors`."),
@@ -392,6 +422,9 @@ impl From<SendError> for ApiError {
             SendError::TemplateMismatch(detail) => Self::TemplateMismatch(detail),
             SendError::HeaderMediaMismatch(detail) => Self::HeaderMediaMismatch(detail),
             SendError::WindowClosed { to } => Self::WindowClosed(to),
+            SendError::FileTooLarge { limit } => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
             SendError::QuotaExceeded {
                 limit,
                 retry_after_seconds,
@@ -404,6 +437,58 @@ impl From<SendError> for ApiError {
             SendError::Store(store) => store.into(),
         }
     }
+}
+
+impl From<UploadError> for ApiError {
+    fn from(error: UploadError) -> Self {
+        match error {
+            UploadError::Empty => Self::field("file", "the file is empty"),
+            UploadError::Unsupported(detail) => Self::UnsupportedFileType(capitalized(&detail)),
+            UploadError::TooLarge { kind, limit } => Self::FileTooLarge(format!(
+                "The file is larger than the {limit} bytes a {} may have",
+                kind.as_str()
+            )),
+            UploadError::Closed => Self::Internal(anyhow::anyhow!("an upload was used after it failed")),
+            UploadError::Io(error) => Self::Unavailable(format!("staging an upload: {error}")),
+        }
+    }
+}
+
+impl From<UploadMediaError> for ApiError {
+    fn from(error: UploadMediaError) -> Self {
+        match error {
+            UploadMediaError::AccountInactive => Self::AccountInactive,
+            UploadMediaError::PlanForbids => Self::PlanForbids(MessageKind::Media),
+            UploadMediaError::TooLarge { limit } => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
+            UploadMediaError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<MediaContentError> for ApiError {
+    fn from(error: MediaContentError) -> Self {
+        match error {
+            MediaContentError::NotFound => Self::NotFound,
+            MediaContentError::Unavailable(detail) => Self::Unavailable(detail),
+            MediaContentError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<herald_domain::media::MediaStoreError> for ApiError {
+    fn from(error: herald_domain::media::MediaStoreError) -> Self {
+        Self::Unavailable(format!("media store: {error}"))
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 impl From<QueryError> for ApiError {

@@ -22,10 +22,12 @@ use std::collections::HashSet;
 
 pub(crate) const SEND_TEMPLATE_PATH: &str = "/api/v1/messages/send-template";
 pub(crate) const SEND_TEXT_PATH: &str = "/api/v1/messages/send-text";
+pub(crate) const SEND_FILE_PATH: &str = "/api/v1/messages/send-file";
+pub(crate) const SEND_TEMPLATE_MEDIA_PATH: &str = "/api/v1/messages/send-template-media";
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 
-type HandlerResult = Result<HttpResponse, actix_web::Error>;
+pub(crate) type HandlerResult = Result<HttpResponse, actix_web::Error>;
 
 /// Send a template message (or a text message with `"type": "text"`).
 ///
@@ -68,7 +70,7 @@ pub(crate) async fn send_template(
     req: HttpRequest,
     payload: web::Payload,
 ) -> HandlerResult {
-    send(&ctx, caller, &req, payload, SendOperation::SendTemplate).await
+    send(&ctx, caller, &req, payload, SendOperation::Template).await
 }
 
 /// Send a free-form text message; only inside the 24-hour service window.
@@ -106,10 +108,10 @@ pub(crate) async fn send_text(
     req: HttpRequest,
     payload: web::Payload,
 ) -> HandlerResult {
-    send(&ctx, caller, &req, payload, SendOperation::SendText).await
+    send(&ctx, caller, &req, payload, SendOperation::Text).await
 }
 
-async fn send(
+pub(crate) async fn send(
     ctx: &ApiContext,
     caller: Caller,
     req: &HttpRequest,
@@ -121,8 +123,9 @@ async fn send(
         .await?
         .into_inner();
     let path = match operation {
-        SendOperation::SendTemplate => SEND_TEMPLATE_PATH,
-        SendOperation::SendText => SEND_TEXT_PATH,
+        SendOperation::Template => SEND_TEMPLATE_PATH,
+        SendOperation::Text => SEND_TEXT_PATH,
+        SendOperation::File => SEND_FILE_PATH,
     };
     let (idempotency, header_error) = idempotency(req, path, &body);
     let Caller(caller) = caller;
@@ -134,6 +137,11 @@ async fn send(
         idempotency,
     };
     let outcome = ctx.send.execute(command).await.map_err(ApiError::from)?;
+    Ok(accepted(outcome))
+}
+
+/// `202 Accepted` with the message and its `Location` (and `Idempotent-Replayed` for a replay).
+pub(crate) fn accepted(outcome: SendOutcome) -> HttpResponse {
     let (message, replayed) = match outcome {
         SendOutcome::Accepted(message) => (message, false),
         SendOutcome::Replayed(message) => (message, true),
@@ -143,7 +151,7 @@ async fn send(
     if replayed {
         response.insert_header(("Idempotent-Replayed", "true"));
     }
-    Ok(response.json(MessageResource::from(&message)))
+    response.json(MessageResource::from(&message))
 }
 
 /// The `Idempotency-Key` with the request's fingerprint, or the header's field error.
@@ -151,6 +159,14 @@ fn idempotency(
     req: &HttpRequest,
     path: &str,
     body: &Value,
+) -> (Option<(IdempotencyKey, RequestFingerprint)>, Option<FieldError>) {
+    idempotency_with(req, || send_body::fingerprint(path, body))
+}
+
+/// [`idempotency`] with the fingerprint computed by `fingerprint` (a multipart form has its own).
+pub(crate) fn idempotency_with(
+    req: &HttpRequest,
+    fingerprint: impl FnOnce() -> RequestFingerprint,
 ) -> (Option<(IdempotencyKey, RequestFingerprint)>, Option<FieldError>) {
     let Some(value) = req.headers().get(IDEMPOTENCY_KEY) else {
         return (None, None);
@@ -160,7 +176,7 @@ fn idempotency(
         .map_err(|_| InvalidValue::new("Idempotency-Key must be visible ASCII characters"))
         .and_then(IdempotencyKey::parse);
     match key {
-        Ok(key) => (Some((key, send_body::fingerprint(path, body))), None),
+        Ok(key) => (Some((key, fingerprint())), None),
         Err(error) => (None, Some(error.at(IDEMPOTENCY_KEY))),
     }
 }

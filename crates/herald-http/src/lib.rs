@@ -7,7 +7,12 @@ mod auth;
 mod cursor;
 mod dto;
 mod error;
+mod files;
+/// The multipart front opened up for the cargo-fuzz target; only with the `fuzzing` feature.
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 mod handlers;
+mod multipart;
 pub mod network;
 mod openapi;
 mod ratelimit;
@@ -22,6 +27,7 @@ pub use dto::{
     WindowResource,
 };
 pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
+pub use files::MediaUploadResource;
 pub use openapi::openapi;
 pub use ratelimit::{NoReadLimit, ReadLimit};
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};
@@ -37,8 +43,9 @@ use actix_web::error::JsonPayloadError;
 use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{App, HttpRequest, Resource, web};
+use herald_domain::media::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents, SendMessage,
+    Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MessageEvents, SendMessage,
     SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
@@ -69,6 +76,10 @@ pub struct ApiContext {
     pub sync_templates: Arc<SyncTemplates>,
     /// Customer webhook endpoints (api.md §9).
     pub webhooks: ManageWebhooks,
+    /// Uploads and reading media back (api.md §4.5, §9).
+    pub media: Media,
+    /// Where multipart uploads are staged while they stream in.
+    pub files: Arc<dyn MediaStore>,
     /// The organizations' send-rate limiter, peeked (cost 0) for the `RateLimit-*` headers; the domain
     /// itself charges sends against it.
     pub send_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
@@ -120,6 +131,13 @@ fn routes(config: &mut web::ServiceConfig) {
                 // The send operations come before `/messages/{id}`, so `GET /messages/send-text` is a 405.
                 .service(resource("/messages/send-template").route(web::post().to(handlers::send_template)))
                 .service(resource("/messages/send-text").route(web::post().to(handlers::send_text)))
+                .service(resource("/messages/send-file").route(web::post().to(files::send_file)))
+                .service(
+                    resource("/messages/send-template-media")
+                        .route(web::post().to(files::send_template_media)),
+                )
+                .service(resource("/media").route(web::post().to(files::upload_media)))
+                .service(resource("/media/{id}/content").route(web::get().to(files::media_content)))
                 .service(resource("/messages").route(web::get().to(handlers::list_messages)))
                 .service(resource("/messages/{id}").route(web::get().to(handlers::get_message)))
                 .service(resource("/messages/{id}/events").route(web::get().to(handlers::message_events)))

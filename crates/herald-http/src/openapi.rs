@@ -2,6 +2,7 @@
 
 use crate::dto;
 use crate::error::{Problem, ProblemField};
+use crate::files;
 use crate::handlers;
 use crate::templates;
 use crate::webhooks;
@@ -16,12 +17,16 @@ use utoipa::{Modify, OpenApi};
     info(
         title = "Herald",
         version = "1",
-        description = "Send WhatsApp messages (text and approved templates) through one REST API, and follow their status.\n\nEvery `/api/v1` call carries `Authorization: Bearer <API key>`. Every error is `application/problem+json` with a stable `code`. Every response carries `X-Request-Id`.",
+        description = "Send WhatsApp messages (text, files and approved templates, with media headers too) through one REST API, and follow their status.\n\nEvery `/api/v1` call carries `Authorization: Bearer <API key>`. Every error is `application/problem+json` with a stable `code`. Every response carries `X-Request-Id`.",
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     paths(
         handlers::send_template,
         handlers::send_text,
+        files::send_file,
+        files::send_template_media,
+        files::upload_media,
+        files::media_content,
         handlers::list_messages,
         handlers::get_message,
         handlers::message_events,
@@ -54,6 +59,11 @@ use utoipa::{Modify, OpenApi};
         dto::HealthResource,
         dto::SendTextRequest,
         dto::SendTemplateRequest,
+        dto::SendFileRequest,
+        files::SendFileForm,
+        files::SendTemplateMediaForm,
+        files::UploadMediaForm,
+        files::MediaUploadResource,
         templates::TemplateResource,
         templates::TemplateListResource,
         templates::TemplateSyncResource,
@@ -73,6 +83,7 @@ use utoipa::{Modify, OpenApi};
     modifiers(&BearerAuth),
     tags(
         (name = "messages", description = "Send messages and follow their status (api.md §4, §5)."),
+        (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (api.md §4.5, §9)."),
         (name = "contacts", description = "The 24-hour service window (api.md §7)."),
         (name = "templates", description = "The organization's templates as synced from the network (api.md §6)."),
         (name = "webhooks", description = "Customer webhooks: signed events about messages, delivered with retries (api.md §9)."),

@@ -4,6 +4,8 @@
 //! the domain's value constructors, so one wrong field never hides another and every error is reported
 //! under the path the client wrote (`variables.buttons[0].values[0]`).
 
+use crate::multipart::Form;
+use herald_domain::ids::MediaId;
 use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
 use herald_domain::organization::MessageKind;
 use herald_domain::template::{
@@ -12,7 +14,7 @@ use herald_domain::template::{
 };
 use herald_domain::usecases::SendDraft;
 use herald_domain::values::{
-    ClientReference, FileName, MediaLink, MessageText, PhoneNumber, RequestFingerprint,
+    Caption, ClientReference, FileName, MediaLink, MessageText, PhoneNumber, RequestFingerprint,
 };
 use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};
@@ -21,9 +23,12 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SendOperation {
     /// `POST /api/v1/messages/send-template`: a template, or a text with `"type": "text"`.
-    SendTemplate,
+    Template,
     /// `POST /api/v1/messages/send-text`.
-    SendText,
+    Text,
+    /// `POST /api/v1/messages/send-file` with a JSON body: a file uploaded before (`media_id`) or hosted
+    /// elsewhere (`link`).
+    File,
 }
 
 /// Keys that make a `variables` object the full form rather than the named shorthand.
@@ -36,8 +41,9 @@ const MAX_BUTTON_INDEX: u64 = 9;
 /// (api.md §8): only an explicit `"type": "text"` makes a send-template request a text message.
 pub(crate) fn message_kind(operation: SendOperation, body: &Value) -> MessageKind {
     match operation {
-        SendOperation::SendText => MessageKind::Text,
-        SendOperation::SendTemplate => match body.get("type").and_then(Value::as_str) {
+        SendOperation::Text => MessageKind::Text,
+        SendOperation::File => MessageKind::Media,
+        SendOperation::Template => match body.get("type").and_then(Value::as_str) {
             Some("text") => MessageKind::Text,
             _ => MessageKind::Template,
         },
@@ -56,11 +62,25 @@ pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft,
     let to = required(object, "to", "to", &mut errors)
         .and_then(|v| string_at(v, "to", &mut errors))
         .and_then(|s| errors.check("to", PhoneNumber::parse(s)));
-    check_type(operation, object, &mut errors);
-    let content = match message_kind(operation, body) {
-        MessageKind::Text => text_content(object, &mut errors),
-        MessageKind::Template | MessageKind::Media => template_content(object, &mut errors),
+    let content = if operation == SendOperation::File {
+        file_content(object, &mut errors)
+    } else {
+        check_type(operation, object, &mut errors);
+        match message_kind(operation, body) {
+            MessageKind::Text => text_content(object, &mut errors),
+            MessageKind::Template | MessageKind::Media => template_content(object, &mut errors),
+        }
     };
+    finish_draft(object, to, content, errors)
+}
+
+/// The common optional fields (`from`, `client_reference`) and the verdict.
+fn finish_draft(
+    object: &Map<String, Value>,
+    to: Option<PhoneNumber>,
+    content: Option<MessageContent>,
+    mut errors: ValidationErrors,
+) -> Result<SendDraft, ValidationErrors> {
     let from = optional_string(object, "from", &mut errors)
         .map(|from| from.and_then(|s| errors.check("from", PhoneNumber::parse(s))));
     let client_reference = optional_string(object, "client_reference", &mut errors)
@@ -148,13 +168,15 @@ fn check_type(operation: SendOperation, object: &Map<String, Value>, errors: &mu
         return;
     };
     let allowed: &[&str] = match operation {
-        SendOperation::SendTemplate => &["text", "template"],
-        SendOperation::SendText => &["text"],
+        SendOperation::Template => &["text", "template"],
+        SendOperation::Text => &["text"],
+        SendOperation::File => &["document", "image", "video"],
     };
     if !value.as_str().is_some_and(|t| allowed.contains(&t)) {
         let message = match operation {
-            SendOperation::SendTemplate => "must be `text` or `template`",
-            SendOperation::SendText => "must be `text` (or left out) on send-text",
+            SendOperation::Template => "must be `text` or `template`",
+            SendOperation::Text => "must be `text` (or left out) on send-text",
+            SendOperation::File => "must be `document`, `image` or `video`",
         };
         errors.push(FieldError::new("type", message));
     }
@@ -313,25 +335,7 @@ fn header_value(header: &Map<String, Value>, errors: &mut ValidationErrors) -> O
         ));
         return None;
     };
-    if present(header, "media_id").is_some() {
-        errors.push(FieldError::new(
-            "variables.header.media_id",
-            "media uploads are not available yet; give the file's `link` instead",
-        ));
-        return None;
-    }
-    let link = required(header, "link", "variables.header.link", errors)
-        .and_then(|v| string_at(v, "variables.header.link", errors))
-        .and_then(|s| {
-            let link = if s.starts_with("https://") {
-                MediaLink::parse(s)
-            } else {
-                Err(herald_domain::error::InvalidValue::new(
-                    "link must be an absolute https:// URL",
-                ))
-            };
-            errors.check("variables.header.link", link)
-        });
+    let source = media_source(header, "variables.header.", errors);
     let filename = match present(header, "filename") {
         None => Some(None),
         Some(_) if kind != MediaKind::Document => {
@@ -347,9 +351,202 @@ fn header_value(header: &Map<String, Value>, errors: &mut ValidationErrors) -> O
     };
     Some(HeaderValue::Media(MediaAttachment {
         kind,
-        source: MediaSource::Link(link?),
+        source: source?,
         filename: filename?,
     }))
+}
+
+/// Exactly one of `media_id` (an upload of this organization, checked by the use case) and `link` (an
+/// absolute `https://` URL the network fetches), reported under `prefix`.
+fn media_source(
+    object: &Map<String, Value>,
+    prefix: &str,
+    errors: &mut ValidationErrors,
+) -> Option<MediaSource> {
+    let id_field = format!("{prefix}media_id");
+    let link_field = format!("{prefix}link");
+    match (present(object, "media_id"), present(object, "link")) {
+        (Some(_), Some(_)) => {
+            errors.push(FieldError::new(
+                link_field,
+                "give either `media_id` or `link`, not both",
+            ));
+            None
+        }
+        (None, None) => {
+            errors.push(FieldError::new(id_field, "is required (or give a `link`)"));
+            None
+        }
+        (Some(id), None) => string_at(id, &id_field, errors)
+            .and_then(|s| errors.check(&id_field, MediaId::parse(s)))
+            .map(MediaSource::Stored),
+        (None, Some(link)) => string_at(link, &link_field, errors)
+            .and_then(|s| {
+                let link = if s.starts_with("https://") {
+                    MediaLink::parse(s)
+                } else {
+                    Err(herald_domain::error::InvalidValue::new(
+                        "link must be an absolute https:// URL",
+                    ))
+                };
+                errors.check(&link_field, link)
+            })
+            .map(MediaSource::Link),
+    }
+}
+
+/// `send-file`'s JSON form: `media_id` (the upload decides the kind) or `link` with its `type`, and an
+/// optional `caption` and (documents) `filename`.
+fn file_content(object: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<MessageContent> {
+    for field in ["message", "preview_url", "template", "variables"] {
+        if present(object, field).is_some() {
+            errors.push(FieldError::new(field, "is not a field of send-file"));
+        }
+    }
+    let source = media_source(object, "", errors);
+    let declared = match present(object, "type") {
+        None => Some(None),
+        Some(value) => string_at(value, "type", errors).and_then(|s| match MediaKind::parse(s) {
+            Ok(kind) => Some(Some(kind)),
+            Err(_) => {
+                errors.push(FieldError::new("type", "must be `document`, `image` or `video`"));
+                None
+            }
+        }),
+    };
+    // A link's bytes are not seen before the network fetches them, so its kind must be declared; an
+    // upload's kind is known (the use case takes it from the stored file).
+    let kind = match (&source, declared) {
+        (Some(MediaSource::Link(_)), Some(None)) => {
+            errors.push(FieldError::new("type", "is required with a `link`"));
+            None
+        }
+        (_, Some(Some(kind))) => Some(kind),
+        (_, Some(None)) => Some(MediaKind::Document),
+        (_, None) => None,
+    };
+    let caption = optional_string(object, "caption", errors)
+        .map(|caption| caption.and_then(|s| errors.check("caption", Caption::parse(s))));
+    let filename = optional_string(object, "filename", errors)
+        .map(|name| name.and_then(|s| errors.check("filename", FileName::parse(s))));
+    if let (Some(Some(_)), Some(kind)) = (&filename, kind)
+        && kind != MediaKind::Document
+        && matches!(source, Some(MediaSource::Link(_)))
+    {
+        errors.push(FieldError::new("filename", "only documents take a filename"));
+    }
+    Some(MessageContent::Media {
+        media: MediaAttachment {
+            kind: kind?,
+            source: source?,
+            filename: filename?,
+        },
+        caption: caption?,
+    })
+}
+
+/// `send-file`'s multipart form (api.md §4.3): parts `to`, `file`, `caption`, `from`,
+/// `client_reference`. The file's kind was judged from its bytes while it streamed in.
+pub(crate) fn multipart_file_draft(form: &Form) -> Result<SendDraft, ValidationErrors> {
+    let mut errors = form.errors.clone();
+    let to = match form.fields.get("to") {
+        Some(to) => errors.check("to", PhoneNumber::parse(to)),
+        None => {
+            errors.push(FieldError::new("to", "is required"));
+            None
+        }
+    };
+    let caption = form
+        .fields
+        .get("caption")
+        .map(|caption| errors.check("caption", Caption::parse(caption)));
+    let media = upload_attachment(form, &mut errors);
+    let content = match (media, caption) {
+        (Some(media), None) => Some(MessageContent::Media { media, caption: None }),
+        (Some(media), Some(Some(caption))) => Some(MessageContent::Media {
+            media,
+            caption: Some(caption),
+        }),
+        _ => None,
+    };
+    let object: Map<String, Value> = form
+        .fields
+        .iter()
+        .filter(|(name, _)| matches!(name.as_str(), "from" | "client_reference"))
+        .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+        .collect();
+    finish_draft(&object, to, content, errors)
+}
+
+/// `send-template-media`'s multipart form (api.md §4.4): part `template` holds §4.1's template form as
+/// JSON, part `file` the header's file.
+pub(crate) fn multipart_template_draft(form: &Form) -> Result<SendDraft, ValidationErrors> {
+    let mut errors = form.errors.clone();
+    let media = upload_attachment(form, &mut errors);
+    let Some(text) = form.fields.get("template") else {
+        errors.push(FieldError::new(
+            "template",
+            "is required: the template form of send-template, as JSON",
+        ));
+        return Err(errors);
+    };
+    let body: Value = match serde_json::from_str(text) {
+        Ok(body) => body,
+        Err(error) => {
+            errors.push(FieldError::new("template", format!("is not valid JSON: {error}")));
+            return Err(errors);
+        }
+    };
+    if body.get("type").and_then(Value::as_str) == Some("text") {
+        errors.push(FieldError::new("template.type", "must be `template` here"));
+    }
+    let mut parsed = draft(SendOperation::Template, &body);
+    if let Ok(draft) = &mut parsed
+        && let MessageContent::Template { variables, .. } = &mut draft.content
+    {
+        if variables.header.is_some() {
+            errors.push(FieldError::new(
+                "template.variables.header",
+                "the header's file is the `file` part; leave the header out",
+            ));
+        } else if let Some(media) = media {
+            variables.header = Some(HeaderValue::Media(media));
+        }
+    }
+    match parsed {
+        Ok(draft) if errors.is_empty() => Ok(draft),
+        Ok(_) => Err(errors),
+        Err(body_errors) => {
+            for error in body_errors.errors() {
+                errors.push(FieldError::new(
+                    format!("template.{}", error.field),
+                    error.message.clone(),
+                ));
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// The uploaded file as the draft's attachment, named [`MediaSource::Upload`] until it is stored.
+fn upload_attachment(form: &Form, errors: &mut ValidationErrors) -> Option<MediaAttachment> {
+    let Some(file) = &form.file else {
+        if !errors.errors().iter().any(|e| e.field == "file") {
+            errors.push(FieldError::new("file", "is required"));
+        }
+        return None;
+    };
+    let kind = file.staged.content().kind;
+    // Only a document's name reaches the recipient; a bad name on an image is not worth a refusal.
+    let filename = match (&file.filename, kind) {
+        (Some(name), MediaKind::Document) => Some(errors.check("file", FileName::parse(name))?),
+        _ => None,
+    };
+    Some(MediaAttachment {
+        kind,
+        source: MediaSource::Upload,
+        filename,
+    })
 }
 
 fn button(item: &Value, field: &str, errors: &mut ValidationErrors) -> Option<ButtonValue> {
@@ -493,7 +690,7 @@ mod tests {
     use serde_json::json;
 
     fn template_draft(body: Value) -> SendDraft {
-        draft(SendOperation::SendTemplate, &body).unwrap()
+        draft(SendOperation::Template, &body).unwrap()
     }
 
     fn fields(result: Result<SendDraft, ValidationErrors>) -> Vec<String> {
@@ -519,28 +716,25 @@ mod tests {
     #[test]
     fn kind_comes_from_operation_type_and_template() {
         use SendOperation::*;
-        assert_eq!(message_kind(SendText, &json!({})), MessageKind::Text);
+        assert_eq!(message_kind(Text, &json!({})), MessageKind::Text);
         assert_eq!(
-            message_kind(SendText, &json!({"type": "template"})),
+            message_kind(Text, &json!({"type": "template"})),
             MessageKind::Text
         );
         assert_eq!(
-            message_kind(SendTemplate, &json!({"type": "text"})),
+            message_kind(Template, &json!({"type": "text"})),
             MessageKind::Text
         );
         assert_eq!(
-            message_kind(SendTemplate, &json!({"type": "template"})),
+            message_kind(Template, &json!({"type": "template"})),
             MessageKind::Template
         );
         assert_eq!(
-            message_kind(SendTemplate, &json!({"template": {}})),
+            message_kind(Template, &json!({"template": {}})),
             MessageKind::Template
         );
-        assert_eq!(
-            message_kind(SendTemplate, &json!({"type": 3})),
-            MessageKind::Template
-        );
-        assert_eq!(message_kind(SendTemplate, &json!([1])), MessageKind::Template);
+        assert_eq!(message_kind(Template, &json!({"type": 3})), MessageKind::Template);
+        assert_eq!(message_kind(Template, &json!([1])), MessageKind::Template);
     }
 
     #[test]
@@ -564,7 +758,7 @@ mod tests {
     #[test]
     fn send_text_takes_preview_url() {
         let draft = draft(
-            SendOperation::SendText,
+            SendOperation::Text,
             &json!({"to": "+15551234567", "message": "Hi", "preview_url": true}),
         )
         .unwrap();
@@ -688,20 +882,84 @@ mod tests {
     }
 
     #[test]
-    fn media_ids_are_not_available_yet() {
-        let result = draft(
-            SendOperation::SendTemplate,
-            &json!({
-                "to": "+15551234567",
-                "template": {"name": "promo_image", "language": "en_US"},
-                "variables": {"header": {"type": "image", "media_id": "med_01JD0000000000000000000000"}}
-            }),
+    fn a_header_names_an_upload_by_media_id() {
+        let draft = template_draft(json!({
+            "to": "+15551234567",
+            "template": {"name": "promo_image", "language": "en_US"},
+            "variables": {"header": {"type": "image", "media_id": "med_01JD0000000000000000000000"}}
+        }));
+        assert_eq!(
+            variables(&draft).header,
+            Some(HeaderValue::Media(MediaAttachment {
+                kind: MediaKind::Image,
+                source: MediaSource::Stored(MediaId::parse("med_01JD0000000000000000000000").unwrap()),
+                filename: None,
+            }))
         );
-        let errors = result.unwrap_err();
-        assert_eq!(errors.errors().len(), 1);
-        let error = &errors.errors()[0];
-        assert_eq!(error.field, "variables.header.media_id");
-        assert!(error.message.contains("not available yet"));
+    }
+
+    #[test]
+    fn send_file_takes_a_media_id_or_a_typed_link() {
+        let file = |body: Value| draft(SendOperation::File, &body);
+        let by_id = file(
+            json!({"to": "+15551234567", "media_id": "med_01JD0000000000000000000000", "caption": "Hi"}),
+        )
+        .unwrap();
+        let MessageContent::Media { media, caption } = by_id.content else {
+            panic!("not a media message");
+        };
+        assert_eq!(
+            media.source,
+            MediaSource::Stored(MediaId::parse("med_01JD0000000000000000000000").unwrap())
+        );
+        assert_eq!(caption.unwrap().as_str(), "Hi");
+        let by_link =
+            file(json!({"to": "+15551234567", "link": "https://e.com/a.mp4", "type": "video"})).unwrap();
+        assert!(matches!(
+            by_link.content,
+            MessageContent::Media {
+                media: MediaAttachment {
+                    kind: MediaKind::Video,
+                    ..
+                },
+                ..
+            }
+        ));
+        let cases = [
+            (
+                json!({"to": "+15551234567", "link": "https://e.com/a.pdf"}),
+                "type",
+            ),
+            (json!({"to": "+15551234567"}), "media_id"),
+            (
+                json!({"to": "+15551234567", "media_id": "msg_01JD0000000000000000000000"}),
+                "media_id",
+            ),
+            (
+                json!({"to": "+15551234567", "media_id": "med_01JD0000000000000000000000", "link": "https://e.com/a"}),
+                "link",
+            ),
+            (
+                json!({"to": "+15551234567", "link": "https://e.com/a.png", "type": "image", "filename": "a.png"}),
+                "filename",
+            ),
+            (
+                json!({"to": "+15551234567", "link": "https://e.com/a", "type": "audio"}),
+                "type",
+            ),
+            (
+                json!({"to": "+15551234567", "media_id": "med_01JD0000000000000000000000", "caption": ""}),
+                "caption",
+            ),
+            (
+                json!({"to": "+15551234567", "media_id": "med_01JD0000000000000000000000", "message": "hi"}),
+                "message",
+            ),
+        ];
+        for (body, field) in cases {
+            assert_eq!(fields(file(body.clone())), vec![field.to_owned()], "{body}");
+        }
+        assert_eq!(message_kind(SendOperation::File, &json!({})), MessageKind::Media);
     }
 
     #[test]
@@ -712,7 +970,7 @@ mod tests {
                 json!({"type": "image", "link": "http://example.com/a.png"}),
                 "variables.header.link",
             ),
-            (json!({"type": "image"}), "variables.header.link"),
+            (json!({"type": "image"}), "variables.header.media_id"),
             (
                 json!({"type": "image", "link": "https://e.com/a.png", "filename": "a.png"}),
                 "variables.header.filename",
@@ -731,7 +989,7 @@ mod tests {
         ];
         for (header, field) in cases {
             assert_eq!(
-                fields(draft(SendOperation::SendTemplate, &body(header.clone()))),
+                fields(draft(SendOperation::Template, &body(header.clone()))),
                 vec![field.to_owned()],
                 "{header}"
             );
@@ -741,7 +999,7 @@ mod tests {
     #[test]
     fn every_field_error_is_collected_with_its_path() {
         let result = draft(
-            SendOperation::SendTemplate,
+            SendOperation::Template,
             &json!({
                 "to": "15551234567",
                 "type": "template",
@@ -773,14 +1031,14 @@ mod tests {
     #[test]
     fn text_field_errors() {
         let result = draft(
-            SendOperation::SendTemplate,
+            SendOperation::Template,
             &json!({"to": 15551234567u64, "type": "text", "message": "", "preview_url": "yes", "template": {"name": "x"}}),
         );
         assert_eq!(fields(result), ["to", "template", "message", "preview_url"]);
-        let result = draft(SendOperation::SendText, &json!({"type": "template"}));
+        let result = draft(SendOperation::Text, &json!({"type": "template"}));
         assert_eq!(fields(result), ["to", "type", "message"]);
         let result = draft(
-            SendOperation::SendText,
+            SendOperation::Text,
             &json!({"to": "+15551234567", "message": "a".repeat(4097)}),
         );
         let errors = result.unwrap_err();
@@ -795,7 +1053,7 @@ mod tests {
             for (k, v) in extra.as_object().unwrap() {
                 body[k] = v.clone();
             }
-            fields(draft(SendOperation::SendTemplate, &body))
+            fields(draft(SendOperation::Template, &body))
         };
         assert_eq!(base(json!({})), ["template"]);
         assert_eq!(base(json!({"type": "image"})), ["type", "template"]);
@@ -836,21 +1094,21 @@ mod tests {
 
     #[test]
     fn a_body_that_is_not_an_object() {
-        assert_eq!(fields(draft(SendOperation::SendText, &json!([1, 2]))), ["body"]);
+        assert_eq!(fields(draft(SendOperation::Text, &json!([1, 2]))), ["body"]);
     }
 
     #[test]
     fn header_errors_join_body_errors() {
         let header = Some(FieldError::new("Idempotency-Key", "bad"));
         let ok = draft(
-            SendOperation::SendText,
+            SendOperation::Text,
             &json!({"to": "+15551234567", "message": "Hi"}),
         );
         assert_eq!(fields(with_header_error(ok, header.clone())), ["Idempotency-Key"]);
-        let bad = draft(SendOperation::SendText, &json!({"message": "Hi"}));
+        let bad = draft(SendOperation::Text, &json!({"message": "Hi"}));
         assert_eq!(fields(with_header_error(bad, header)), ["to", "Idempotency-Key"]);
         let ok = draft(
-            SendOperation::SendText,
+            SendOperation::Text,
             &json!({"to": "+15551234567", "message": "Hi"}),
         );
         assert!(with_header_error(ok, None).is_ok());

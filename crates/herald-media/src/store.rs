@@ -1,8 +1,8 @@
-//! The filesystem adapter of the [`MediaBytes`] port.
+//! The filesystem adapter of the [`MediaStore`] port.
 
 use crate::upload::{LimitedUpload, Limits};
 use async_trait::async_trait;
-use herald_domain::media::{ContentRef, MediaBytes, MediaBytesError, Sha256Digest, StagedFile};
+use herald_domain::media::{ContentRef, MediaStore, MediaStoreError, Sha256Digest, StagedFile, Upload};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -29,6 +29,17 @@ impl FsMediaStore {
         Ok(Self { root, staging })
     }
 
+    /// A store rooted at `root`, for callers that cannot await: the directories are created now, best
+    /// effort; if that failed, uploads fail with an I/O error (`503`) rather than this call.
+    pub fn at(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
+        let staging = root.join(STAGING);
+        if let Err(error) = std::fs::create_dir_all(&staging) {
+            tracing::warn!(%error, dir = %staging.display(), "cannot create the media staging directory");
+        }
+        Self { root, staging }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -38,6 +49,38 @@ impl FsMediaStore {
         let hex = sha256.to_hex();
         let fan_out = hex.get(..2).unwrap_or_default();
         self.root.join(fan_out).join(&hex)
+    }
+
+    /// Deletes staging files last modified longer than `older_than` ago: uploads a crash left behind
+    /// (a running upload or an uncommitted [`StagedFile`] removes its own file). Answers how many were
+    /// deleted. `older_than` must exceed the longest an upload may take, or a slow upload loses its file;
+    /// at start-up, before any upload, any value is safe.
+    ///
+    /// # Errors
+    /// When the staging area cannot be listed or a stale file cannot be deleted.
+    pub async fn sweep_staging(&self, older_than: std::time::Duration) -> io::Result<usize> {
+        let Some(cutoff) = std::time::SystemTime::now().checked_sub(older_than) else {
+            return Ok(0);
+        };
+        let mut swept = 0;
+        let mut entries = tokio::fs::read_dir(&self.staging).await?;
+        while let Some(entry) = entries.next_entry().await? {
+            let metadata = match entry.metadata().await {
+                Ok(metadata) => metadata,
+                // Committed or discarded meanwhile.
+                Err(error) if error.kind() == io::ErrorKind::NotFound => continue,
+                Err(error) => return Err(error),
+            };
+            if !metadata.is_file() || metadata.modified()? > cutoff {
+                continue;
+            }
+            match tokio::fs::remove_file(entry.path()).await {
+                Ok(()) => swept += 1,
+                Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(swept)
     }
 
     /// Starts an upload staged in this store, held to the network's limits.
@@ -58,15 +101,19 @@ impl FsMediaStore {
 }
 
 #[async_trait]
-impl MediaBytes for FsMediaStore {
+impl MediaStore for FsMediaStore {
     fn staging_dir(&self) -> PathBuf {
         self.staging.clone()
     }
 
-    async fn commit(&self, staged: StagedFile) -> Result<ContentRef, MediaBytesError> {
+    async fn begin_upload(&self) -> Result<Box<dyn Upload>, MediaStoreError> {
+        Ok(Box::new(self.begin_upload().await?))
+    }
+
+    async fn commit(&self, staged: StagedFile) -> Result<ContentRef, MediaStoreError> {
         // Only files of our own staging area may be moved in: anything else could be any path at all.
         if staged.path().parent() != Some(self.staging.as_path()) {
-            return Err(MediaBytesError::NotStaged(staged.path().display().to_string()));
+            return Err(MediaStoreError::NotStaged(staged.path().display().to_string()));
         }
         let target = self.path_of(&staged.content().sha256);
         let dir = target.parent().unwrap_or(&self.root).to_path_buf();
@@ -86,7 +133,7 @@ impl MediaBytes for FsMediaStore {
         Ok(content)
     }
 
-    async fn discard(&self, staged: StagedFile) -> Result<(), MediaBytesError> {
+    async fn discard(&self, staged: StagedFile) -> Result<(), MediaStoreError> {
         let (path, _) = staged.into_parts();
         match tokio::fs::remove_file(&path).await {
             Ok(()) => Ok(()),
@@ -95,7 +142,7 @@ impl MediaBytes for FsMediaStore {
         }
     }
 
-    async fn open(&self, sha256: &Sha256Digest) -> Result<Option<std::fs::File>, MediaBytesError> {
+    async fn open(&self, sha256: &Sha256Digest) -> Result<Option<std::fs::File>, MediaStoreError> {
         match tokio::fs::File::open(self.path_of(sha256)).await {
             Ok(file) => Ok(Some(file.into_std().await)),
             Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -103,7 +150,7 @@ impl MediaBytes for FsMediaStore {
         }
     }
 
-    async fn remove(&self, sha256: &Sha256Digest) -> Result<bool, MediaBytesError> {
+    async fn remove(&self, sha256: &Sha256Digest) -> Result<bool, MediaStoreError> {
         match tokio::fs::remove_file(self.path_of(sha256)).await {
             Ok(()) => Ok(true),
             Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(false),

@@ -245,3 +245,28 @@ impl Drop for LimitedUpload {
         }
     }
 }
+
+impl From<UploadError> for herald_domain::media::UploadError {
+    fn from(error: UploadError) -> Self {
+        use herald_domain::media::UploadError as Port;
+        match error {
+            UploadError::Empty => Port::Empty,
+            UploadError::Unsupported(unsupported) => Port::Unsupported(unsupported.to_string()),
+            UploadError::TooLarge { kind, limit } => Port::TooLarge { kind, limit },
+            UploadError::Closed => Port::Closed,
+            UploadError::Io(error) => Port::Io(error),
+        }
+    }
+}
+
+/// The port's view of an upload, for adapters that only know the domain (the HTTP multipart front).
+#[async_trait::async_trait]
+impl herald_domain::media::Upload for LimitedUpload {
+    async fn push(&mut self, chunk: &[u8]) -> Result<(), herald_domain::media::UploadError> {
+        LimitedUpload::push(self, chunk).await.map_err(Into::into)
+    }
+
+    async fn finish(self: Box<Self>) -> Result<StagedFile, herald_domain::media::UploadError> {
+        LimitedUpload::finish(*self).await.map_err(Into::into)
+    }
+}

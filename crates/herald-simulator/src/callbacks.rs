@@ -105,7 +105,12 @@ impl StatusPlan {
     }
 }
 
-/// The inbound text envelope of cloud-api.md §4.3.
+/// An inbound message envelope of cloud-api.md §4.3: `kind` is the message `type` and `object` its body
+/// (`{"body": …}` for text, the media object for image, video, document, audio and sticker).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one flat envelope; a struct would only rename the fields"
+)]
 pub(crate) fn inbound_envelope(
     waba_id: &str,
     display_phone_number: &str,
@@ -113,22 +118,25 @@ pub(crate) fn inbound_envelope(
     from: &str,
     profile_name: &str,
     wamid: &str,
-    text: &str,
+    kind: &str,
+    object: Value,
 ) -> Value {
     let contacts = json!([{ "profile": { "name": profile_name }, "wa_id": from }]);
-    let messages = json!([{
+    let mut message = json!({
         "from": from,
         "id": wamid,
         "timestamp": wire::timestamp_now(),
-        "type": "text",
-        "text": { "body": text },
-    }]);
+        "type": kind,
+    });
+    if let Some(map) = message.as_object_mut() {
+        map.insert(kind.to_owned(), object);
+    }
     envelope(
         waba_id,
         display_phone_number,
         phone_number_id,
         "messages",
-        messages,
+        json!([message]),
         Some(contacts),
     )
 }

@@ -102,6 +102,11 @@ impl GraphError {
         )
     }
 
+    /// 131053: a media id the sender cannot use (unknown, another number's, or of the wrong kind).
+    pub(crate) fn media_unusable(details: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, 131053, "Media upload error", details)
+    }
+
     /// 132000: parameters that do not fit the template.
     pub(crate) fn template_params(details: impl Into<String>) -> Self {
         Self::new(

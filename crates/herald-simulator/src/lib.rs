@@ -10,6 +10,7 @@
 
 mod callbacks;
 mod error;
+mod faults;
 mod routes;
 mod seed;
 mod state;
@@ -21,7 +22,9 @@ use actix_web::{App, HttpServer, web};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use seed::{SIMULATOR_WABA_ID, SeededSender, seeded_senders};
+pub use seed::{
+    ExtraSender, MAX_EXTRA_SENDERS, SIMULATOR_WABA_ID, SeededSender, extra_senders, seeded_senders,
+};
 
 use callbacks::Dispatcher;
 use state::State;
@@ -51,6 +54,9 @@ pub struct SimulatorConfig {
     pub reorder_callbacks: bool,
     /// Accept any `/vNN.N/` version segment; when off only [`PINNED_GRAPH_VERSION`] is served.
     pub graph_version_prefix: bool,
+    /// Senders served beside the two seeded ones, for benchmarks (default 0, at most
+    /// [`MAX_EXTRA_SENDERS`]); their numbers and ids are [`extra_senders`]`(n)`.
+    pub extra_senders: u32,
 }
 
 impl Default for SimulatorConfig {
@@ -64,6 +70,7 @@ impl Default for SimulatorConfig {
             duplicate_callbacks: false,
             reorder_callbacks: false,
             graph_version_prefix: true,
+            extra_senders: 0,
         }
     }
 }
@@ -83,13 +90,41 @@ pub struct SentRecord {
     pub biz_opaque_callback_data: Option<String>,
     /// When the simulator accepted it.
     pub received_at: DateTime<Utc>,
+    /// The file the send carried (a media message's, or a template's media header), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<SentMedia>,
+}
+
+/// The file of an accepted send, as `GET /simulator/control/sent` lists it: what the request said about it
+/// and, for a file sent by id, what the simulator holds under that id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentMedia {
+    /// `image`, `video`, `document`, `audio` or `sticker`.
+    pub kind: String,
+    /// `message` for a media message, `template_header` for a template's header.
+    pub role: String,
+    /// The media id it was sent by (an upload to this simulator).
+    pub id: Option<String>,
+    /// The URL it was sent by.
+    pub link: Option<String>,
+    pub caption: Option<String>,
+    pub filename: Option<String>,
+    /// Of the uploaded file, for a send by id.
+    pub mime_type: Option<String>,
+    /// Hex SHA-256 of the uploaded file's bytes, for a send by id.
+    pub sha256: Option<String>,
+    /// Size in bytes of the uploaded file, for a send by id.
+    pub size: Option<u64>,
 }
 
 /// The simulator's shared state; hold it in an [`Arc`] and hand it to [`configure`] or [`standalone`].
 pub struct Simulator {
     config: SimulatorConfig,
+    /// The senders of [`SimulatorConfig::extra_senders`].
+    extra_senders: Vec<ExtraSender>,
     callback_url: Arc<RwLock<Option<String>>>,
     state: Mutex<State>,
+    faults: faults::Faults,
     dispatcher: Dispatcher,
 }
 
@@ -99,12 +134,14 @@ impl std::fmt::Debug for Simulator {
         f.debug_struct("Simulator")
             .field("throughput_per_sender", &self.config.throughput_per_sender)
             .field("callback_delay_ms", &self.config.callback_delay_ms)
+            .field("extra_senders", &self.extra_senders.len())
             .finish_non_exhaustive()
     }
 }
 
 impl Simulator {
-    /// Creates a simulator seeded with the business account, senders and templates of api.md §13.
+    /// Creates a simulator seeded with the business account, senders and templates of api.md §13, plus the
+    /// configured [`SimulatorConfig::extra_senders`].
     ///
     /// Callbacks are delivered from a dedicated background thread, so they keep flowing regardless of
     /// which server (or runtime) hosts the routes; the thread ends when the simulator is dropped.
@@ -113,9 +150,11 @@ impl Simulator {
         let dispatcher = Dispatcher::start(config.app_secret.clone(), Arc::clone(&callback_url));
         let state = State::new(config.throughput_per_sender);
         Arc::new(Simulator {
+            extra_senders: extra_senders(config.extra_senders),
             config,
             callback_url,
             state: Mutex::new(state),
+            faults: faults::Faults::default(),
             dispatcher,
         })
     }
@@ -129,6 +168,16 @@ impl Simulator {
     /// Every send accepted so far, oldest first (also `GET /simulator/control/sent`).
     pub fn sent(&self) -> Vec<SentRecord> {
         self.state().sent.clone()
+    }
+
+    /// The sender (seeded or extra) with this phone number id.
+    fn sender_by_id(&self, phone_number_id: &str) -> Option<seed::Sender<'_>> {
+        seed::sender_by_id(&self.extra_senders, phone_number_id)
+    }
+
+    /// The sender (seeded or extra) whose display number has these digits.
+    fn sender_by_number(&self, digits: &str) -> Option<seed::Sender<'_>> {
+        seed::sender_by_number(&self.extra_senders, digits)
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -155,6 +204,9 @@ pub fn standalone(listen: &str, simulator: Arc<Simulator>) -> std::io::Result<(a
         App::new().configure(move |cfg| configure(cfg, simulator))
     })
     .workers(2)
+    // Herald's Cloud API client keeps idle connections 90 s (reqwest's default). actix's 5 s would close
+    // them first and race the client's reuse of one idle that long, failing a send the network never saw.
+    .keep_alive(std::time::Duration::from_secs(120))
     .bind(listen)?;
     let port = server
         .addrs()

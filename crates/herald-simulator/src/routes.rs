@@ -1,6 +1,7 @@
 //! The HTTP surface under `/simulator`: Cloud API paths and the control API.
 
 mod control;
+mod faults;
 mod media;
 mod messages;
 mod templates;
@@ -12,16 +13,26 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use crate::error::GraphError;
 use crate::{PINNED_GRAPH_VERSION, Simulator};
 
-/// Meta's upload cap (cloud-api.md §2.1).
-const MAX_UPLOAD_BYTES: usize = 100 * 1024 * 1024;
+/// Meta's upload cap for the file (cloud-api.md §2.1); the request may be a little larger.
+pub(crate) const MAX_FILE_BYTES: usize = 100 * 1024 * 1024;
+/// The multipart request around a file of [`MAX_FILE_BYTES`]: its other fields and part headers.
+const MAX_UPLOAD_BYTES: usize = MAX_FILE_BYTES + 1024 * 1024;
+/// A control inbound call carries its file as base64 (4 characters per 3 bytes) inside JSON.
+const MAX_INBOUND_BYTES: usize = MAX_FILE_BYTES / 3 * 4 + 1024 * 1024;
 
 pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>) {
     // Control and download paths come first: the Graph patterns below would otherwise claim them.
     cfg.service(
         web::scope("/simulator")
             .app_data(web::Data::from(simulator))
-            .route("/control/inbound", web::post().to(control::inbound))
+            .service(
+                web::resource("/control/inbound")
+                    .app_data(web::JsonConfig::default().limit(MAX_INBOUND_BYTES))
+                    .route(web::post().to(control::inbound)),
+            )
             .route("/control/sent", web::get().to(control::sent))
+            .route("/control/faults", web::post().to(faults::set))
+            .route("/control/faults", web::get().to(faults::current))
             .route("/media-download/{media_id}", web::get().to(media::download))
             .service(
                 web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/messages")

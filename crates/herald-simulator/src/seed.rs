@@ -41,12 +41,82 @@ pub fn seeded_senders() -> &'static [SeededSender] {
     &SENDERS
 }
 
-pub(crate) fn sender_by_id(phone_number_id: &str) -> Option<&'static SeededSender> {
-    SENDERS.iter().find(|s| s.phone_number_id == phone_number_id)
+/// Most senders [`crate::SimulatorConfig::extra_senders`] may add: their numbers run from `+15550003001` up,
+/// and stay clear of the seeded ones and of each other below this count.
+pub const MAX_EXTRA_SENDERS: u32 = 1_000;
+
+/// A business number added beside the seeded ones with [`crate::SimulatorConfig::extra_senders`] (for
+/// benchmarks that need more senders): on the seeded business account, with its templates, and limited to
+/// the same throughput as the seeded senders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtraSender {
+    /// E.164 display number: `+15550003001` for the first, `+15550003002` for the second, and so on.
+    pub display_phone_number: String,
+    /// The Graph phone number id: `1000000003` for the first, `1000000004` for the second, and so on.
+    pub phone_number_id: String,
+    /// The business account that owns it, [`SIMULATOR_WABA_ID`].
+    pub waba_id: &'static str,
 }
 
-pub(crate) fn sender_by_number(digits: &str) -> Option<&'static SeededSender> {
-    SENDERS.iter().find(|s| s.digits() == digits)
+/// The first `count` extra senders (at most [`MAX_EXTRA_SENDERS`]), always the same numbers and ids, so a
+/// benchmark can register them in Herald before or after the simulator starts.
+pub fn extra_senders(count: u32) -> Vec<ExtraSender> {
+    (1..=count.min(MAX_EXTRA_SENDERS))
+        .map(|n| ExtraSender {
+            display_phone_number: format!("+1555000{:04}", 3_000 + n),
+            phone_number_id: (1_000_000_002_u64 + u64::from(n)).to_string(),
+            waba_id: SIMULATOR_WABA_ID,
+        })
+        .collect()
+}
+
+/// A business number the simulator serves, seeded or extra, as the routes look it up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sender<'a> {
+    pub(crate) display_phone_number: &'a str,
+    pub(crate) phone_number_id: &'a str,
+    pub(crate) waba_id: &'a str,
+}
+
+impl<'a> Sender<'a> {
+    /// The display number's digits, as webhook `metadata.display_phone_number` carries them.
+    pub(crate) fn digits(&self) -> &'a str {
+        self.display_phone_number.trim_start_matches('+')
+    }
+}
+
+impl From<&'static SeededSender> for Sender<'static> {
+    fn from(seeded: &'static SeededSender) -> Self {
+        Self {
+            display_phone_number: seeded.display_phone_number,
+            phone_number_id: seeded.phone_number_id,
+            waba_id: seeded.waba_id,
+        }
+    }
+}
+
+impl<'a> From<&'a ExtraSender> for Sender<'a> {
+    fn from(extra: &'a ExtraSender) -> Self {
+        Self {
+            display_phone_number: &extra.display_phone_number,
+            phone_number_id: &extra.phone_number_id,
+            waba_id: extra.waba_id,
+        }
+    }
+}
+
+/// Every sender one simulator serves: the seeded ones, then its extra ones.
+fn all_senders<'a>(extra: &'a [ExtraSender]) -> impl Iterator<Item = Sender<'a>> {
+    let seeded = SENDERS.iter().map(|s| -> Sender<'a> { Sender::from(s) });
+    seeded.chain(extra.iter().map(Sender::from))
+}
+
+pub(crate) fn sender_by_id<'a>(extra: &'a [ExtraSender], phone_number_id: &str) -> Option<Sender<'a>> {
+    all_senders(extra).find(|s| s.phone_number_id == phone_number_id)
+}
+
+pub(crate) fn sender_by_number<'a>(extra: &'a [ExtraSender], digits: &str) -> Option<Sender<'a>> {
+    all_senders(extra).find(|s| s.digits() == digits)
 }
 
 /// What a template's header expects at send time.

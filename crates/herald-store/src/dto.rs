@@ -46,6 +46,10 @@ pub(crate) struct MediaDto {
 pub(crate) enum SourceDto {
     Stored(String),
     Link(String),
+    /// [`MediaSource::Upload`]: the send use case replaces it before a message is stored, so a stored one
+    /// is a bug. It has a tag of its own so that such a bug writes a recognisable value, never a guess,
+    /// and is refused on read.
+    Upload,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -169,6 +173,7 @@ impl From<&MediaAttachment> for MediaDto {
             source: match &media.source {
                 MediaSource::Stored(id) => SourceDto::Stored(id.to_string()),
                 MediaSource::Link(link) => SourceDto::Link(link.as_str().to_owned()),
+                MediaSource::Upload => SourceDto::Upload,
             },
             filename: media.filename.as_ref().map(|f| f.as_str().to_owned()),
         }
@@ -184,6 +189,11 @@ impl TryFrom<&MediaDto> for MediaAttachment {
             source: match &dto.source {
                 SourceDto::Stored(id) => MediaSource::Stored(MediaId::parse(id)?),
                 SourceDto::Link(link) => MediaSource::Link(MediaLink::parse(link)?),
+                SourceDto::Upload => {
+                    return Err(InvalidValue::new(
+                        "an upload in progress was stored in place of a stored file or link",
+                    ));
+                }
             },
             filename: dto.filename.as_deref().map(FileName::parse).transpose()?,
         })
@@ -525,6 +535,22 @@ mod tests {
         let json = serde_json::to_string(&StructureDto::from(&structure)).unwrap();
         let dto: StructureDto = serde_json::from_str(&json).unwrap();
         assert_eq!(TemplateStructure::try_from(&dto).unwrap(), structure);
+    }
+
+    #[test]
+    fn an_upload_in_progress_is_written_as_such_and_refused_on_read() {
+        let content = MessageContent::Media {
+            media: MediaAttachment {
+                kind: MediaKind::Image,
+                source: MediaSource::Upload,
+                filename: None,
+            },
+            caption: None,
+        };
+        let json = serde_json::to_string(&ContentDto::from(&content)).unwrap();
+        assert!(json.contains(r#""source":{"type":"upload"}"#), "{json}");
+        let dto: ContentDto = serde_json::from_str(&json).unwrap();
+        assert!(MessageContent::try_from(&dto).is_err());
     }
 
     #[test]

@@ -56,12 +56,11 @@ pub(crate) fn corrupt(what: &str, error: impl Display) -> StoreError {
     StoreError::Unknown(anyhow::anyhow!("corrupt {what} in the store: {error}"))
 }
 
-/// The error type inside a transaction: diesel's errors are translated as they arise, and a refused quota
-/// rolls the transaction back without being a failure of the store.
+/// The error type inside a transaction: diesel's errors are translated as they arise. (A refused quota is
+/// an accept's answer, not an error: it must not roll back the other accepts of a group commit.)
 #[derive(Debug)]
 pub(crate) enum TxError {
     Store(StoreError),
-    QuotaExceeded,
 }
 
 impl From<DieselError> for TxError {
@@ -77,11 +76,9 @@ impl From<StoreError> for TxError {
 }
 
 impl TxError {
-    /// The store error of a transaction that is not expected to refuse a quota.
     pub(crate) fn into_store(self) -> StoreError {
         match self {
             Self::Store(error) => error,
-            Self::QuotaExceeded => StoreError::Unknown(anyhow::anyhow!("unexpected quota refusal")),
         }
     }
 }

@@ -7,10 +7,13 @@
 
 mod dto;
 mod error;
+mod group_commit;
 mod inline;
 mod notify;
+mod owners;
 mod pg;
 mod queries;
+mod read_cache;
 mod rows;
 mod sqlite;
 mod tables;
@@ -21,8 +24,10 @@ use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::CustomerEventType;
 use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::media::MediaCatalog;
 use herald_domain::ports::{
-    AccountStore, MessageStore, OutboxStore, StoreError, TemplateStore, TrackingStore, WindowStore,
+    AccountStore, MessageStore, OutboxStore, OwnerStore, StoreError, TemplateStore, TrackingStore,
+    WindowStore,
 };
 use herald_domain::webhook::WebhookStore;
 use std::any::Any;
@@ -46,6 +51,12 @@ pub struct StoreOptions {
     pub max_connections: u32,
     /// How long to wait for a connection, new or pooled, before the store answers `Unavailable`.
     pub connect_timeout: Duration,
+    /// Commit concurrent accepts of this process together, in one transaction (see `group_commit`).
+    /// Off: one transaction per accept (kept for the benchmark's before/after comparison).
+    pub group_commit: bool,
+    /// How long credentials, senders and templates read on the send path may be reused in this process
+    /// (`read_cache`); `None` reads the store every time. At most 1 s (api.md §1).
+    pub read_cache: Option<Duration>,
 }
 
 impl Default for StoreOptions {
@@ -53,6 +64,8 @@ impl Default for StoreOptions {
         Self {
             max_connections: 10,
             connect_timeout: Duration::from_secs(5),
+            group_commit: true,
+            read_cache: Some(Duration::from_millis(500)),
         }
     }
 }
@@ -104,6 +117,8 @@ pub struct Store {
     outbox: Arc<dyn OutboxStore>,
     tracking: Arc<dyn TrackingStore>,
     webhooks: Arc<dyn WebhookStore>,
+    media: Arc<dyn MediaCatalog>,
+    owners: Arc<dyn OwnerStore>,
 }
 
 impl fmt::Debug for Store {
@@ -179,16 +194,22 @@ impl Store {
         match parse_url(url)? {
             Target::Postgres => {
                 let db = Arc::new(pg::Db::connect(url, options, keepalive).await?);
-                Ok(Self::from_backend(db))
+                if options.group_commit {
+                    let _ = db.this.set(Arc::downgrade(&db));
+                }
+                Ok(Self::from_backend(db, options))
             }
             Target::Sqlite(target) => {
                 let db = Arc::new(sqlite::Db::connect(target, options, keepalive).await?);
-                Ok(Self::from_backend(db))
+                if options.group_commit {
+                    let _ = db.this.set(Arc::downgrade(&db));
+                }
+                Ok(Self::from_backend(db, options))
             }
         }
     }
 
-    fn from_backend<D>(db: Arc<D>) -> Self
+    fn from_backend<D>(db: Arc<D>, options: &StoreOptions) -> Self
     where
         D: Admin
             + AccountStore
@@ -197,17 +218,29 @@ impl Store {
             + WindowStore
             + OutboxStore
             + TrackingStore
-            + WebhookStore,
+            + WebhookStore
+            + MediaCatalog
+            + OwnerStore,
     {
+        let (accounts, templates): (Arc<dyn AccountStore>, Arc<dyn TemplateStore>) = match options.read_cache
+        {
+            Some(ttl) if !ttl.is_zero() => (
+                Arc::new(read_cache::CachedAccounts::new(db.clone(), ttl)),
+                Arc::new(read_cache::CachedTemplates::new(db.clone(), ttl)),
+            ),
+            _ => (db.clone(), db.clone()),
+        };
         Self {
             admin: db.clone(),
-            accounts: db.clone(),
+            accounts,
             messages: db.clone(),
-            templates: db.clone(),
+            templates,
             windows: db.clone(),
             outbox: db.clone(),
             tracking: db.clone(),
-            webhooks: db,
+            webhooks: db.clone(),
+            media: db.clone(),
+            owners: db,
         }
     }
 
@@ -274,6 +307,16 @@ impl Store {
     /// transaction of each customer event (the fan-out).
     pub fn webhooks(&self) -> Arc<dyn WebhookStore> {
         self.webhooks.clone()
+    }
+
+    /// Uploaded media's metadata, the uploads made to the network per sender, and inbound messages' files.
+    pub fn media(&self) -> Arc<dyn MediaCatalog> {
+        self.media.clone()
+    }
+
+    /// Owner accounts and dashboard sessions (the owner's dashboard).
+    pub fn owners(&self) -> Arc<dyn OwnerStore> {
+        self.owners.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

@@ -3,7 +3,8 @@
 pub(crate) mod schema;
 
 use crate::error::{TxError, from_pool};
-use crate::rows::{ClaimedRow, DELIVERY_PENDING, JOB_IN_FLIGHT, JOB_PENDING};
+use crate::group_commit::PreparedAccept;
+use crate::rows::{ClaimedRow, DELIVERY_PENDING, IDEMPOTENCY_COMPLETED, JOB_IN_FLIGHT, JOB_PENDING};
 use crate::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
@@ -49,6 +50,10 @@ pub(crate) struct Db {
     /// was no runtime).
     listener: OnceLock<Option<Listener>>,
     _keepalive: Keepalive,
+    /// Accepts waiting to be committed together (see `crate::group_commit`).
+    accepts: crate::group_commit::GroupCommit<crate::group_commit::PreparedAccept>,
+    /// The store's own handle, set once it is shared, so a batch can be written on a spawned task.
+    pub(crate) this: std::sync::OnceLock<std::sync::Weak<Db>>,
 }
 
 /// The LISTEN task; it stops with the store.
@@ -85,6 +90,8 @@ impl Db {
             webhook_notifier: WorkNotifier::new(),
             listener: OnceLock::new(),
             _keepalive: keepalive,
+            accepts: crate::group_commit::GroupCommit::default(),
+            this: std::sync::OnceLock::new(),
         })
     }
 
@@ -177,9 +184,18 @@ struct ClaimedByName {
     old_awaiting: bool,
 }
 
-/// Leases up to `limit` due jobs in ONE statement. `SKIP LOCKED` lets any number of workers claim at once
-/// without waiting on each other or taking the same row; the CTE keeps each row's old values, which say
-/// what happened to the job before (the `RETURNING` list of an `UPDATE` sees only the new ones).
+/// Leases up to `limit` due jobs in ONE statement, a fair share per sender: each sender with due jobs gets
+/// at most `max(1, limit / senders with due jobs)` of its oldest, so one sender's backlog cannot fill the
+/// batch while other senders wait (see `claim_jobs` in `queries.rs`).
+///
+/// `open_senders` walks the distinct senders with open jobs through `outbox_open_by_sender` (a loose index
+/// scan: one index probe per sender, however long a backlog is); `due_senders` keeps those with a due job;
+/// `due` takes each one's share, oldest first, through a `LATERAL` subquery on the same index, and keeps the
+/// oldest `limit` of them (more than `limit` only when there are more due senders than `limit`). `SKIP
+/// LOCKED` lets any number of workers claim at once without waiting on each other or taking the same row;
+/// a row another claim just took is re-checked on its new version and left out. The CTE keeps each row's
+/// old values, which say what happened to the job before (the `RETURNING` list of an `UPDATE` sees only
+/// the new ones).
 async fn claim_due(
     conn: &mut Conn,
     token: &str,
@@ -187,15 +203,39 @@ async fn claim_due(
     lease_until: DateTime<Utc>,
     limit: i64,
 ) -> Result<Vec<ClaimedRow>, TxError> {
+    // Repeats the index's predicate, so that the planner may use it.
+    let open = format!("state IN ('{JOB_PENDING}', '{JOB_IN_FLIGHT}')");
+    let due = format!(
+        "((o.state = '{JOB_PENDING}' AND o.available_at <= $1) \
+          OR (o.state = '{JOB_IN_FLIGHT}' AND o.lease_until < $1))"
+    );
     let rows = diesel::sql_query(format!(
-        "WITH due AS ( \
-             SELECT id, state AS old_state, attempts AS old_attempts, awaiting_callback AS old_awaiting \
-             FROM outbox \
-             WHERE (state = '{JOB_PENDING}' AND available_at <= $1) \
-                OR (state = '{JOB_IN_FLIGHT}' AND lease_until < $1) \
-             ORDER BY available_at \
+        "WITH RECURSIVE open_senders (sender_id) AS ( \
+             (SELECT sender_id FROM outbox WHERE {open} ORDER BY sender_id LIMIT 1) \
+             UNION ALL \
+             SELECT (SELECT o.sender_id FROM outbox o WHERE o.{open} AND o.sender_id > s.sender_id \
+                     ORDER BY o.sender_id LIMIT 1) \
+             FROM open_senders s WHERE s.sender_id IS NOT NULL \
+         ), due_senders AS ( \
+             SELECT s.sender_id FROM open_senders s CROSS JOIN LATERAL ( \
+                 SELECT 1 FROM outbox o WHERE o.sender_id = s.sender_id AND o.{open} AND {due} LIMIT 1 \
+             ) d \
+             WHERE s.sender_id IS NOT NULL \
+         ), share AS ( \
+             SELECT GREATEST(1, $2 / NULLIF(COUNT(*), 0)) AS per_sender FROM due_senders \
+         ), due AS ( \
+             SELECT c.id, c.old_state, c.old_attempts, c.old_awaiting \
+             FROM due_senders s CROSS JOIN share CROSS JOIN LATERAL ( \
+                 SELECT o.id, o.available_at, o.state AS old_state, o.attempts AS old_attempts, \
+                     o.awaiting_callback AS old_awaiting \
+                 FROM outbox o \
+                 WHERE o.sender_id = s.sender_id AND o.{open} AND {due} \
+                 ORDER BY o.available_at, o.id \
+                 LIMIT share.per_sender \
+                 FOR UPDATE SKIP LOCKED \
+             ) c \
+             ORDER BY c.available_at, c.id \
              LIMIT $2 \
-             FOR UPDATE SKIP LOCKED \
          ) \
          UPDATE outbox SET state = '{JOB_IN_FLIGHT}', claim_token = $3, lease_until = $4, \
              attempts = outbox.attempts + 1, awaiting_callback = false, updated_at = $1 \
@@ -352,6 +392,7 @@ async fn listen_once(url: &str, notifier: &Notifiers) -> anyhow::Result<()> {
 }
 
 crate::queries::port_impls!();
+crate::owners::owner_impls!();
 
 #[async_trait]
 impl Admin for Db {
@@ -404,4 +445,105 @@ impl Admin for Db {
     ) -> Result<Vec<CustomerEventRecord>, StoreError> {
         self.customer_events_query(organization).await
     }
+}
+
+// ---- Group commit of accepts (see `crate::group_commit`) ----
+
+/// Writes the rows of a batch's accepted items: one statement per table, whatever the batch size (the
+/// columns bound as arrays and unnested), so a batch costs a handful of round trips instead of several per
+/// item.
+async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(), TxError> {
+    use diesel::sql_types::{Array, Nullable};
+    let m = |f: fn(&PreparedAccept) -> String| items.iter().map(|i| f(i)).collect::<Vec<String>>();
+    let mo = |f: fn(&PreparedAccept) -> Option<String>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    let mt = |f: fn(&PreparedAccept) -> DateTime<Utc>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    let mto =
+        |f: fn(&PreparedAccept) -> Option<DateTime<Utc>>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    diesel::sql_query(
+        "INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, \
+         client_reference, status, network_message_id, error, created_at, updated_at, accepted_at, submitted_at, \
+         sent_at, delivered_at, read_at, failed_at) \
+         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
+         $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[], \
+         $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], \
+         $19::timestamptz[])",
+    )
+    .bind::<Array<Text>, _>(m(|i| i.message.id.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.organization_id.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.sender_id.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.from_number.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.to_number.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.message_type.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.content.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.client_reference.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.status.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.network_message_id.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.error.clone()))
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.message.created_at))
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.message.updated_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.accepted_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.submitted_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.sent_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.delivered_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.read_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.failed_at))
+    .execute(conn)
+    .await?;
+    diesel::sql_query(
+        "INSERT INTO message_events (id, organization_id, message_id, status, previous_status, applied, source, \
+         error, occurred_at, recorded_at) \
+         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], \
+         $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])",
+    )
+    .bind::<Array<Text>, _>(m(|i| i.event.id.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.event.organization_id.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.event.message_id.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.event.status.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.event.previous_status.clone()))
+    .bind::<Array<Bool>, _>(items.iter().map(|i| i.event.applied).collect::<Vec<bool>>())
+    .bind::<Array<Text>, _>(m(|i| i.event.source.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.event.error.clone()))
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.event.occurred_at))
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.event.recorded_at))
+    .execute(conn)
+    .await?;
+    diesel::sql_query(
+        "INSERT INTO outbox (id, organization_id, message_id, sender_id, state, available_at, deadline, attempts, \
+         created_at, updated_at) \
+         SELECT j.id, j.org, j.message_id, j.sender_id, $5, j.available_at, j.deadline, 0, j.created_at, \
+         j.created_at \
+         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $6::timestamptz[], $7::timestamptz[], \
+         $8::timestamptz[]) AS j(id, org, message_id, sender_id, available_at, deadline, created_at)",
+    )
+    .bind::<Array<Text>, _>(m(|i| i.job.id.to_string()))
+    .bind::<Array<Text>, _>(m(|i| i.job.organization_id.to_string()))
+    .bind::<Array<Text>, _>(m(|i| i.job.message_id.to_string()))
+    .bind::<Array<Text>, _>(m(|i| i.job.sender_id.to_string()))
+    .bind::<Text, _>(JOB_PENDING)
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.job.available_at))
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.job.deadline))
+    .bind::<Array<Timestamptz>, _>(mt(|i| i.now))
+    .execute(conn)
+    .await?;
+    let keyed: Vec<&&PreparedAccept> = items.iter().filter(|i| i.idempotency_key.is_some()).collect();
+    if !keyed.is_empty() {
+        diesel::sql_query(
+            "UPDATE idempotency_keys AS k SET state = $4, message_id = u.message_id, completed_at = u.at \
+             FROM UNNEST($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS u(org, key, message_id, at) \
+             WHERE k.organization_id = u.org AND k.key = u.key",
+        )
+        .bind::<Array<Text>, _>(keyed.iter().map(|i| i.message.organization_id.clone()).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(
+            keyed
+                .iter()
+                .map(|i| i.idempotency_key.clone().unwrap_or_default())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Text>, _>(keyed.iter().map(|i| i.message.id.clone()).collect::<Vec<_>>())
+        .bind::<Text, _>(IDEMPOTENCY_COMPLETED)
+        .bind::<Array<Timestamptz>, _>(keyed.iter().map(|i| i.now).collect::<Vec<_>>())
+        .execute(conn)
+        .await?;
+    }
+    Ok(())
 }

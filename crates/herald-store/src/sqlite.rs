@@ -8,6 +8,7 @@
 pub(crate) mod schema;
 
 use crate::error::{TxError, from_pool};
+use crate::group_commit::PreparedAccept;
 use crate::rows::{ClaimedRow, DELIVERY_PENDING, JOB_IN_FLIGHT, JOB_PENDING};
 use crate::{Admin, Backend, CustomerEventRecord, Keepalive, SqliteTarget, StoreOptions, WorkNotifier};
 use anyhow::Context;
@@ -65,6 +66,10 @@ pub(crate) struct Db {
     /// The same, for webhook delivery loops.
     webhook_notifier: WorkNotifier,
     _keepalive: Keepalive,
+    /// Accepts waiting to be committed together (see `crate::group_commit`).
+    accepts: crate::group_commit::GroupCommit<crate::group_commit::PreparedAccept>,
+    /// The store's own handle, set once it is shared, so a batch can be written on a spawned task.
+    pub(crate) this: std::sync::OnceLock<std::sync::Weak<Db>>,
 }
 
 impl Db {
@@ -124,6 +129,8 @@ impl Db {
             notifier: WorkNotifier::new(),
             webhook_notifier: WorkNotifier::new(),
             _keepalive: keepalive,
+            accepts: crate::group_commit::GroupCommit::default(),
+            this: std::sync::OnceLock::new(),
         })
     }
 
@@ -179,7 +186,18 @@ macro_rules! for_update {
     };
 }
 
-/// Leases up to `limit` due jobs: a select then an update, safe because the writer's immediate
+/// A sender id, as the walk over senders with open jobs reads it.
+#[derive(diesel::QueryableByName)]
+struct SenderIdByName {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    sender_id: String,
+}
+
+/// Leases up to `limit` due jobs, a fair share per sender: each sender with due jobs gets at most
+/// `max(1, limit / senders with due jobs)` of its oldest (see `claim_jobs` in `queries.rs`). Walks the
+/// senders with open jobs through `outbox_open_by_sender` (one index probe per sender, however long a
+/// backlog is), keeps those with a due job, reads each one's share from the same index, keeps the oldest
+/// `limit` of them, then updates the chosen ones. Safe without row locks because the writer's immediate
 /// transaction admits no other writer in between.
 async fn claim_due(
     conn: &mut Conn,
@@ -189,28 +207,81 @@ async fn claim_due(
     limit: i64,
 ) -> Result<Vec<ClaimedRow>, TxError> {
     use schema::outbox;
-    let due = outbox::table
-        .filter(
-            outbox::state
-                .eq(JOB_PENDING)
-                .and(outbox::available_at.le(now))
-                .or(outbox::state
-                    .eq(JOB_IN_FLIGHT)
-                    .and(outbox::lease_until.assume_not_null().lt(now))),
-        )
-        .order((outbox::available_at, outbox::id))
-        .limit(limit)
-        .select((
-            outbox::id,
-            outbox::organization_id,
-            outbox::message_id,
-            outbox::deadline,
-            outbox::state,
-            outbox::attempts,
-            outbox::awaiting_callback,
-        ))
-        .load::<(String, String, String, DateTime<Utc>, String, i32, bool)>(conn)
-        .await?;
+    // The index's predicate word for word (not bound parameters), so that SQLite may use the index.
+    let open_predicate = format!("state IN ('{JOB_PENDING}', '{JOB_IN_FLIGHT}')");
+    let open = || diesel::dsl::sql::<diesel::sql_types::Bool>(&open_predicate);
+    macro_rules! due {
+        () => {
+            outbox::table.filter(open()).filter(
+                outbox::state
+                    .eq(JOB_PENDING)
+                    .and(outbox::available_at.le(now))
+                    .or(outbox::state
+                        .eq(JOB_IN_FLIGHT)
+                        .and(outbox::lease_until.assume_not_null().lt(now))),
+            )
+        };
+    }
+    // The walk names its index: SQLite would rather take `outbox_expired_leases` for the state and sort.
+    let walk = format!(
+        "SELECT sender_id FROM outbox INDEXED BY outbox_open_by_sender \
+         WHERE {open_predicate} AND sender_id > ? ORDER BY sender_id LIMIT 1"
+    );
+    let mut due_senders: Vec<String> = Vec::new();
+    let mut after = String::new();
+    while let Some(next) = diesel::sql_query(walk.as_str())
+        .bind::<diesel::sql_types::Text, _>(&after)
+        .get_result::<SenderIdByName>(conn)
+        .await
+        .optional()?
+    {
+        after = next.sender_id;
+        let has_due = due!()
+            .filter(outbox::sender_id.eq(&after))
+            .select(outbox::id)
+            .first::<String>(conn)
+            .await
+            .optional()?
+            .is_some();
+        if has_due {
+            due_senders.push(after.clone());
+        }
+    }
+    let senders = i64::try_from(due_senders.len()).unwrap_or(i64::MAX).max(1);
+    let per_sender = (limit / senders).max(1);
+    type Due = (
+        String,
+        String,
+        String,
+        DateTime<Utc>,
+        DateTime<Utc>,
+        String,
+        i32,
+        bool,
+    );
+    let mut due: Vec<Due> = Vec::new();
+    for sender in &due_senders {
+        due.extend(
+            due!()
+                .filter(outbox::sender_id.eq(sender))
+                .order((outbox::available_at, outbox::id))
+                .limit(per_sender)
+                .select((
+                    outbox::id,
+                    outbox::organization_id,
+                    outbox::message_id,
+                    outbox::available_at,
+                    outbox::deadline,
+                    outbox::state,
+                    outbox::attempts,
+                    outbox::awaiting_callback,
+                ))
+                .load::<Due>(conn)
+                .await?,
+        );
+    }
+    due.sort_by(|a, b| (a.3, &a.0).cmp(&(b.3, &b.0)));
+    due.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     if due.is_empty() {
         return Ok(Vec::new());
     }
@@ -229,15 +300,17 @@ async fn claim_due(
     Ok(due
         .into_iter()
         .map(
-            |(id, organization_id, message_id, deadline, old_state, old_attempts, old_awaiting)| ClaimedRow {
-                id,
-                organization_id,
-                message_id,
-                attempts: old_attempts.saturating_add(1),
-                deadline,
-                old_state,
-                old_attempts,
-                old_awaiting,
+            |(id, organization_id, message_id, _, deadline, old_state, old_attempts, old_awaiting)| {
+                ClaimedRow {
+                    id,
+                    organization_id,
+                    message_id,
+                    attempts: old_attempts.saturating_add(1),
+                    deadline,
+                    old_state,
+                    old_attempts,
+                    old_awaiting,
+                }
             },
         )
         .collect())
@@ -328,6 +401,7 @@ async fn claim_due_deliveries(
 }
 
 crate::queries::port_impls!();
+crate::owners::owner_impls!();
 
 #[async_trait]
 impl Admin for Db {
@@ -374,4 +448,13 @@ impl Admin for Db {
     ) -> Result<Vec<CustomerEventRecord>, StoreError> {
         self.customer_events_query(organization).await
     }
+}
+
+/// Writes the rows of a batch's accepted items. Row by row: SQLite's statements run in-process, so there
+/// is no round trip to save (and diesel-async has no multi-row insert for it, diesel_async#277).
+async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(), TxError> {
+    for item in items {
+        ports::insert_accepted_row(conn, item).await?;
+    }
+    Ok(())
 }

@@ -227,6 +227,7 @@ macro_rules! define_tables {
                 raw -> Text,
                 received_at -> Moment,
                 recorded_at -> Moment,
+                media_id -> Nullable<Text>,
             }
         }
 
@@ -304,6 +305,37 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            media_files (id) {
+                id -> Text,
+                organization_id -> Text,
+                kind -> Text,
+                mime_type -> Text,
+                size -> BigInt,
+                sha256 -> Text,
+                filename -> Nullable<Text>,
+                created_at -> Moment,
+                expires_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            network_media_uploads (sender_id, sha256) {
+                organization_id -> Text,
+                sender_id -> Text,
+                sha256 -> Text,
+                network_media_id -> Text,
+                uploaded_at -> Moment,
+                reuse_until -> Moment,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
         diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
@@ -327,6 +359,8 @@ macro_rules! define_tables {
             webhook_endpoints,
             webhook_deliveries,
             webhook_attempts,
+            media_files,
+            network_media_uploads,
         );
     };
 }

@@ -51,6 +51,7 @@ fn test_options() -> StoreOptions {
     StoreOptions {
         max_connections: 8,
         connect_timeout: Duration::from_secs(10),
+        ..StoreOptions::default()
     }
 }
 

@@ -20,8 +20,11 @@
 mod accounts;
 mod idempotency;
 mod isolation;
+mod media;
+mod media_store;
 mod messages;
 mod outbox;
+mod owners;
 mod templates;
 mod tracking;
 mod webhooks;
@@ -30,8 +33,11 @@ mod windows;
 pub use accounts::*;
 pub use idempotency::*;
 pub use isolation::*;
+pub use media::*;
+pub use media_store::*;
 pub use messages::*;
 pub use outbox::*;
+pub use owners::*;
 pub use templates::*;
 pub use tracking::*;
 pub use webhooks::*;
@@ -42,6 +48,7 @@ use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::CustomerEventType;
 use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::media::MediaCatalog;
 use herald_domain::message::Message;
 use herald_domain::organization::{Organization, SenderNumber};
 use herald_domain::ports::{
@@ -68,8 +75,12 @@ pub struct Ports {
     pub tracking: Arc<dyn TrackingStore>,
     /// Webhook endpoints and deliveries (fanned out from the customer events).
     pub webhooks: Arc<dyn WebhookStore>,
+    /// Uploaded media, network uploads, inbound messages' files.
+    pub media: Arc<dyn MediaCatalog>,
     /// The customer events written, for the contract to check (no domain port reads them yet).
     pub events: Arc<dyn EventLog>,
+    /// Owner accounts and dashboard sessions.
+    pub owners: Arc<dyn herald_domain::ports::OwnerStore>,
 }
 
 /// A customer event (api.md §9) as a store wrote it.
@@ -120,6 +131,7 @@ pub const SCENARIOS: &[&str] = &[
     "messages_accept_duplicate_id_conflicts",
     "messages_quota_is_enforced",
     "messages_concurrent_accepts_respect_quota",
+    "messages_batched_accepts_answer_each_item_alone",
     "messages_cursor_pagination_covers_all_once",
     "messages_cursor_is_stable_under_inserts",
     "messages_filters",
@@ -138,7 +150,9 @@ pub const SCENARIOS: &[&str] = &[
     "outbox_await_callback_is_claimed_again_as_awaited",
     "outbox_hold_does_not_count_an_attempt",
     "outbox_already_done_closes_the_job",
+    "outbox_batch_completion_records_each_under_its_own_token",
     "outbox_concurrent_claims_complete_every_job_once",
+    "outbox_claim_takes_a_fair_share_per_sender",
     "tracking_reports_follow_the_status_machine",
     "tracking_failure_event_carries_the_error",
     "tracking_network_id_is_kept_once_set",
@@ -157,6 +171,19 @@ pub const SCENARIOS: &[&str] = &[
     "webhooks_test_event_goes_to_its_endpoint_only",
     "webhooks_deliveries_cursor_covers_all_once",
     "webhooks_delete_cascades",
+    "media_insert_and_read_round_trip",
+    "media_is_scoped_by_organization",
+    "media_delete",
+    "media_digest_in_use_across_organizations",
+    "media_expire_deletes_expired_uploads_and_network_uploads",
+    "media_network_upload_is_per_sender_and_until_reuse_end",
+    "media_record_network_upload_replaces",
+    "media_inbound_file_is_readable_in_its_organization",
+    "owners_set_owner_replaces_and_ends_sessions",
+    "owners_email_is_one_organization_login",
+    "owners_sessions_round_trip_touch_and_delete",
+    "owners_expired_sessions_are_swept",
+    "owners_sent_events_of_a_message",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -194,6 +221,7 @@ macro_rules! contract_suite {
             messages_accept_duplicate_id_conflicts,
             messages_quota_is_enforced,
             messages_concurrent_accepts_respect_quota,
+            messages_batched_accepts_answer_each_item_alone,
             messages_cursor_pagination_covers_all_once,
             messages_cursor_is_stable_under_inserts,
             messages_filters,
@@ -212,7 +240,9 @@ macro_rules! contract_suite {
             outbox_await_callback_is_claimed_again_as_awaited,
             outbox_hold_does_not_count_an_attempt,
             outbox_already_done_closes_the_job,
+            outbox_batch_completion_records_each_under_its_own_token,
             outbox_concurrent_claims_complete_every_job_once,
+            outbox_claim_takes_a_fair_share_per_sender,
             tracking_reports_follow_the_status_machine,
             tracking_failure_event_carries_the_error,
             tracking_network_id_is_kept_once_set,
@@ -231,6 +261,19 @@ macro_rules! contract_suite {
             webhooks_test_event_goes_to_its_endpoint_only,
             webhooks_deliveries_cursor_covers_all_once,
             webhooks_delete_cascades,
+            media_insert_and_read_round_trip,
+            media_is_scoped_by_organization,
+            media_delete,
+            media_digest_in_use_across_organizations,
+            media_expire_deletes_expired_uploads_and_network_uploads,
+            media_network_upload_is_per_sender_and_until_reuse_end,
+            media_record_network_upload_replaces,
+            media_inbound_file_is_readable_in_its_organization,
+            owners_set_owner_replaces_and_ends_sessions,
+            owners_email_is_one_organization_login,
+            owners_sessions_round_trip_touch_and_delete,
+            owners_expired_sessions_are_swept,
+            owners_sent_events_of_a_message,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -7,6 +7,7 @@
 //!   values (the simulator's seeded templates among them).
 
 pub mod contract;
+pub mod files;
 pub mod fixtures;
 pub mod memory;
 

@@ -13,8 +13,12 @@ use herald_domain::dispatch::{
     ClaimToken, ClaimedJob, CustomerEventType, InboundRecord, JobCompletion, JobHistory, JobOutcome,
     StatusApplied, StatusUpdate, StoredCallback,
 };
-use herald_domain::ids::{ApiKeyId, DeliveryId, EventId, MessageId, OrganizationId, SenderId, WebhookId};
+use herald_domain::ids::{
+    ApiKeyId, DeliveryId, EventId, MediaId, MessageId, OrganizationId, SenderId, WebhookId,
+};
+use herald_domain::media::{InboundMedia, MediaCatalog, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
 use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
+use herald_domain::network::InboundContent;
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
 use herald_domain::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim, MessageQuery,
@@ -105,7 +109,7 @@ impl DeliveryRecord {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct State {
     plans: BTreeMap<PlanName, Plan>,
     organizations: Vec<Organization>,
@@ -123,6 +127,10 @@ struct State {
     idempotency: HashMap<(OrganizationId, IdempotencyKey), IdempotencyRecord>,
     templates: Vec<Template>,
     windows: HashMap<(OrganizationId, SenderId, PhoneNumber), ServiceWindow>,
+    media_files: Vec<MediaFile>,
+    network_uploads: HashMap<(SenderId, Sha256Digest), NetworkUpload>,
+    owners: Vec<herald_domain::owner::OwnerAccount>,
+    sessions: Vec<herald_domain::owner::DashboardSession>,
 }
 
 impl State {
@@ -180,7 +188,9 @@ impl InMemoryStore {
             outbox: self.clone(),
             tracking: self.clone(),
             webhooks: self.clone(),
+            media: self.clone(),
             events: self.clone(),
+            owners: self.clone(),
         }
     }
 
@@ -794,7 +804,24 @@ impl OutboxStore for InMemoryStore {
             .filter(|i| state.jobs.get(*i).is_some_and(|j| j.is_due(now)))
             .collect();
         due.sort_by_key(|i| state.jobs.get(*i).map(|j| (j.job.available_at, j.job.id)));
-        due.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        // A fair share per sender, as the stores take it: each sender's oldest, at most
+        // max(1, limit / senders with due jobs) of them, then the oldest `limit` of those.
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        let mut per_sender: BTreeMap<SenderId, usize> = BTreeMap::new();
+        for index in &due {
+            if let Some(record) = state.jobs.get(*index) {
+                per_sender.entry(record.job.sender_id).or_default();
+            }
+        }
+        let share = (limit / per_sender.len().max(1)).max(1);
+        due.retain(|index| {
+            state.jobs.get(*index).is_some_and(|record| {
+                let taken = per_sender.entry(record.job.sender_id).or_default();
+                *taken += 1;
+                *taken <= share
+            })
+        });
+        due.truncate(limit);
         let mut claimed = Vec::with_capacity(due.len());
         for index in due {
             let Some(record) = state.jobs.get(index).cloned() else {
@@ -850,8 +877,28 @@ impl OutboxStore for InMemoryStore {
     }
 
     async fn complete_job(&self, completion: &JobCompletion) -> Result<bool, StoreError> {
+        self.state().complete_job(completion)
+    }
+
+    async fn complete_jobs(&self, completions: &[JobCompletion]) -> Result<Vec<bool>, StoreError> {
         let mut state = self.state();
-        let Some(record) = state.jobs.iter_mut().find(|j| {
+        // All or nothing, like the databases' one transaction: the batch is written to a copy, kept only when
+        // every completion could be written.
+        let mut draft = state.clone();
+        let held = completions
+            .iter()
+            .map(|completion| draft.complete_job(completion))
+            .collect::<Result<Vec<bool>, StoreError>>()?;
+        *state = draft;
+        Ok(held)
+    }
+}
+
+impl State {
+    /// `OutboxStore::complete_job` on this state: `false`, with nothing written, when the job is no longer
+    /// held by the completion's token.
+    fn complete_job(&mut self, completion: &JobCompletion) -> Result<bool, StoreError> {
+        let Some(record) = self.jobs.iter_mut().find(|j| {
             j.job.id == completion.job_id
                 && j.job.organization_id == completion.organization_id
                 && j.state == JobState::InFlight
@@ -906,7 +953,7 @@ impl OutboxStore for InMemoryStore {
             }
         };
         if let Some((report, network_message_id)) = report {
-            state.apply_status(&StatusUpdate {
+            self.apply_status(&StatusUpdate {
                 organization_id: completion.organization_id,
                 message_id: completion.message_id,
                 report,
@@ -956,6 +1003,9 @@ impl TrackingStore for InMemoryStore {
                 && r.message.network_message_id == record.message.network_message_id
         }) {
             return Ok(false);
+        }
+        if record.media_id.is_some() && state.inbound.iter().any(|r| r.media_id == record.media_id) {
+            return Err(conflict("inbound media id already exists"));
         }
         let payload = serde_json::to_string(&herald_events::inbound_event(record, &to))
             .map_err(|e| StoreError::Unknown(anyhow::anyhow!("cannot encode an event: {e}")))?;
@@ -1351,5 +1401,253 @@ impl WebhookStore for InMemoryStore {
             }
         }
         Ok(true)
+    }
+}
+
+// ---- Media (issue 4) ----
+
+#[async_trait]
+impl MediaCatalog for InMemoryStore {
+    async fn insert_media(&self, file: &MediaFile) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if !state.organization_exists(&file.organization_id) {
+            return Err(StoreError::NotFound);
+        }
+        if state.media_files.iter().any(|f| f.id == file.id) {
+            return Err(conflict("media id already exists"));
+        }
+        state.media_files.push(file.clone());
+        Ok(())
+    }
+
+    async fn media(
+        &self,
+        organization: &OrganizationId,
+        id: &MediaId,
+    ) -> Result<Option<MediaRecord>, StoreError> {
+        let state = self.state();
+        if let Some(file) = state
+            .media_files
+            .iter()
+            .find(|f| &f.id == id && &f.organization_id == organization)
+        {
+            return Ok(Some(MediaRecord::Uploaded(file.clone())));
+        }
+        let inbound = state
+            .inbound
+            .iter()
+            .find(|r| r.media_id.as_ref() == Some(id) && &r.organization_id == organization);
+        let Some(record) = inbound else {
+            return Ok(None);
+        };
+        let InboundContent::Media {
+            kind,
+            network_media_id,
+            mime_type,
+            filename,
+            ..
+        } = &record.message.content
+        else {
+            return Err(StoreError::Unknown(anyhow::anyhow!(
+                "an inbound message with a media id carries no media"
+            )));
+        };
+        Ok(Some(MediaRecord::Inbound(InboundMedia {
+            id: *id,
+            organization_id: record.organization_id,
+            sender_id: record.sender_id,
+            network_media_id: network_media_id.clone(),
+            kind: kind.clone(),
+            mime_type: mime_type.clone(),
+            filename: filename.clone(),
+        })))
+    }
+
+    async fn delete_media(&self, organization: &OrganizationId, id: &MediaId) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let before = state.media_files.len();
+        state
+            .media_files
+            .retain(|f| !(&f.id == id && &f.organization_id == organization));
+        Ok(state.media_files.len() < before)
+    }
+
+    async fn digest_in_use(&self, sha256: &Sha256Digest) -> Result<bool, StoreError> {
+        Ok(self.state().media_files.iter().any(|f| &f.sha256 == sha256))
+    }
+
+    async fn expire_media(&self, now: Timestamp, limit: u32) -> Result<Vec<Sha256Digest>, StoreError> {
+        let mut state = self.state();
+        let mut expired: Vec<(Timestamp, MediaId, Sha256Digest)> = state
+            .media_files
+            .iter()
+            .filter(|f| f.expires_at <= now)
+            .map(|f| (f.expires_at, f.id, f.sha256))
+            .collect();
+        expired.sort_by_key(|&(at, id, _)| (at, id));
+        expired.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        state
+            .media_files
+            .retain(|f| !expired.iter().any(|(_, id, _)| id == &f.id));
+        state.network_uploads.retain(|_, upload| upload.reuse_until > now);
+        let mut digests: Vec<Sha256Digest> = expired.into_iter().map(|(_, _, digest)| digest).collect();
+        digests.sort_unstable();
+        digests.dedup();
+        Ok(digests)
+    }
+
+    async fn network_upload(
+        &self,
+        organization: &OrganizationId,
+        sender: &SenderId,
+        sha256: &Sha256Digest,
+        now: Timestamp,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .state()
+            .network_uploads
+            .get(&(*sender, *sha256))
+            .filter(|u| &u.organization_id == organization && u.reuse_until > now)
+            .map(|u| u.network_media_id.clone()))
+    }
+
+    async fn record_network_upload(&self, upload: &NetworkUpload) -> Result<(), StoreError> {
+        self.state()
+            .network_uploads
+            .insert((upload.sender_id, upload.sha256), upload.clone());
+        Ok(())
+    }
+}
+
+// ---- The owner's dashboard (issue 7) ----
+
+#[async_trait]
+impl herald_domain::ports::OwnerStore for InMemoryStore {
+    async fn set_owner(&self, owner: &herald_domain::owner::OwnerAccount) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if !state.organization_exists(&owner.organization_id) {
+            return Err(StoreError::NotFound);
+        }
+        if state
+            .owners
+            .iter()
+            .any(|o| o.email == owner.email && o.organization_id != owner.organization_id)
+        {
+            return Err(conflict(
+                "this email is already the owner login of another organization",
+            ));
+        }
+        state
+            .owners
+            .retain(|o| o.organization_id != owner.organization_id);
+        state.owners.push(owner.clone());
+        state
+            .sessions
+            .retain(|s| s.organization_id != owner.organization_id);
+        Ok(())
+    }
+
+    async fn owner_by_email(
+        &self,
+        email: &herald_domain::owner::OwnerEmail,
+    ) -> Result<Option<herald_domain::owner::OwnerAccount>, StoreError> {
+        Ok(self.state().owners.iter().find(|o| &o.email == email).cloned())
+    }
+
+    async fn create_session(
+        &self,
+        session: &herald_domain::owner::DashboardSession,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        if !state.organization_exists(&session.organization_id) {
+            return Err(StoreError::NotFound);
+        }
+        if state.sessions.iter().any(|s| s.digest == session.digest) {
+            return Err(conflict("duplicate session"));
+        }
+        state.sessions.push(session.clone());
+        Ok(())
+    }
+
+    async fn session(
+        &self,
+        digest: &herald_domain::owner::SessionDigest,
+    ) -> Result<Option<herald_domain::owner::DashboardSession>, StoreError> {
+        Ok(self
+            .state()
+            .sessions
+            .iter()
+            .find(|s| &s.digest == digest)
+            .cloned())
+    }
+
+    async fn touch_session(
+        &self,
+        digest: &herald_domain::owner::SessionDigest,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        if let Some(session) = self.state().sessions.iter_mut().find(|s| &s.digest == digest) {
+            session.last_seen_at = at;
+        }
+        Ok(())
+    }
+
+    async fn delete_session(&self, digest: &herald_domain::owner::SessionDigest) -> Result<(), StoreError> {
+        self.state().sessions.retain(|s| &s.digest != digest);
+        Ok(())
+    }
+
+    async fn delete_expired_sessions(
+        &self,
+        idle_before: Timestamp,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
+        let mut state = self.state();
+        let before = state.sessions.len();
+        state
+            .sessions
+            .retain(|s| s.last_seen_at >= idle_before && s.expires_at > now);
+        Ok((before - state.sessions.len()) as u64)
+    }
+
+    async fn sent_events(
+        &self,
+        organization: &OrganizationId,
+        message: &MessageId,
+    ) -> Result<Vec<herald_domain::owner::SentEvent>, StoreError> {
+        let state = self.state();
+        let mut events: Vec<&RecordedEvent> = state
+            .customer_events
+            .iter()
+            .filter(|e| &e.organization_id == organization && e.message_id.as_ref() == Some(message))
+            .collect();
+        events.sort_by_key(|e| e.sequence);
+        Ok(events
+            .into_iter()
+            .map(|event| {
+                let mut deliveries: Vec<&Delivery> = state
+                    .deliveries
+                    .iter()
+                    .map(|d| &d.delivery)
+                    .filter(|d| d.event_id == event.id && &d.organization_id == organization)
+                    .collect();
+                deliveries.sort_by_key(|d| d.id);
+                herald_domain::owner::SentEvent {
+                    event_id: event.id,
+                    event_type: event.event_type,
+                    sequence: event.sequence,
+                    occurred_at: event.occurred_at,
+                    deliveries: deliveries
+                        .into_iter()
+                        .map(|d| herald_domain::owner::SentDelivery {
+                            delivery_id: d.id,
+                            endpoint_id: d.endpoint_id,
+                            status: d.status,
+                            attempts: u32::try_from(d.attempts.len()).unwrap_or(u32::MAX),
+                        })
+                        .collect(),
+                }
+            })
+            .collect())
     }
 }

@@ -17,6 +17,11 @@ use crate::signing::{WebhookSecret, sign};
 /// The most response-body bytes an attempt keeps (api.md §9: "first 1 KiB").
 pub const BODY_PREFIX_LIMIT: usize = 1024;
 
+/// How long an idle connection to a receiver is kept for the next attempt. Under Node.js's 5 s
+/// `keepAliveTimeout`, the commonest receiver default: a connection the receiver is closing at the moment
+/// it is reused loses that attempt without an answer, so Herald lets go first.
+pub const IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(4);
+
 const USER_AGENT_VALUE: &str = concat!("Herald-Webhooks/", env!("CARGO_PKG_VERSION"));
 
 /// Why an attempt did not succeed, stored with the attempt.
@@ -143,6 +148,7 @@ impl Deliverer {
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeouts.total)
             .connect_timeout(timeouts.connect)
+            .pool_idle_timeout(IDLE_CONNECTION_TIMEOUT)
             // A proxy would do its own DNS and defeat the pinning; customer URLs go direct.
             .no_proxy()
             .dns_resolver(Arc::clone(&pins))

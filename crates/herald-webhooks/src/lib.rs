@@ -12,6 +12,7 @@ mod signing;
 
 pub use delivery::{
     AttemptErrorKind, AttemptOutcome, BODY_PREFIX_LIMIT, Deliverer, DelivererBuildError, DeliveryTimeouts,
+    IDLE_CONNECTION_TIMEOUT,
 };
 pub use destination::{CheckedUrl, DestinationError, DestinationPolicy, ForbiddenRange, forbidden_range};
 pub use schedule::{MAX_ATTEMPTS, MAX_JITTER, SCHEDULE, THROTTLED_MINIMUM, next_attempt, parse_retry_after};

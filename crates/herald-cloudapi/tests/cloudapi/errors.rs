@@ -157,7 +157,7 @@ async fn a_server_that_never_answers_leaves_the_outcome_unknown() {
     let started = std::time::Instant::now();
     let error = CloudApiClient::new(config)
         .unwrap()
-        .send(&sender(), &message(hello()))
+        .send(&sender(), &message(hello()), &no_media())
         .await
         .unwrap_err();
     assert!(matches!(error, NetworkError::OutcomeUnknown { .. }), "{error:?}");
@@ -176,7 +176,7 @@ async fn a_refused_connection_is_retryable() {
     };
     let error = CloudApiClient::new(config(&format!("http://127.0.0.1:{port}")))
         .unwrap()
-        .send(&sender(), &message(hello()))
+        .send(&sender(), &message(hello()), &no_media())
         .await
         .unwrap_err();
     assert!(
@@ -209,7 +209,7 @@ async fn the_base_url_and_version_are_checked_at_construction() {
         .await;
     let receipt = CloudApiClient::new(config(&format!("{}/simulator/", server.uri())))
         .unwrap()
-        .send(&sender(), &message(hello()))
+        .send(&sender(), &message(hello()), &no_media())
         .await
         .unwrap();
     assert_eq!(receipt.network_message_id, WAMID);

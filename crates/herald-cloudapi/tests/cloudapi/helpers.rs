@@ -26,6 +26,8 @@ pub fn config(base_url: &str) -> CloudApiConfig {
         default_access_token: Some(SecretString::from(TOKEN)),
         request_timeout: Duration::from_secs(5),
         connect_timeout: Duration::from_secs(2),
+        media_timeout: Duration::from_secs(60),
+        media_download_hosts: vec![herald_cloudapi::META_MEDIA_HOST.to_owned()],
     }
 }
 
@@ -98,8 +100,15 @@ pub async fn send_with(
         .respond_with(response)
         .mount(&server)
         .await;
-    let outcome = client(&server).send(&sender(), &message(content)).await;
+    let outcome = client(&server)
+        .send(&sender(), &message(content), &no_media())
+        .await;
     let mut requests = server.received_requests().await.unwrap();
     assert_eq!(requests.len(), 1, "exactly one request reaches the network");
     (outcome, requests.remove(0))
+}
+
+/// No stored files to send by id.
+pub fn no_media() -> herald_domain::network::NetworkMediaIds {
+    herald_domain::network::NetworkMediaIds::new()
 }

@@ -1,5 +1,5 @@
-//! The one integration-test binary of the Cloud API adapter: the client against wiremock, the callback parser
-//! against real webhook envelopes, and the signature check.
+//! The one integration-test binary of the Cloud API adapter: the client against wiremock (and its media part
+//! against the real simulator), the callback parser against real webhook envelopes, and the signature check.
 
 // Helpers outside `#[test]` functions are test code too: a broken expectation must stop the test.
 #![allow(
@@ -13,7 +13,9 @@
 mod callbacks;
 mod errors;
 mod helpers;
+mod media;
 mod send;
 mod signature;
+mod simulator;
 mod templates;
 mod tokens;

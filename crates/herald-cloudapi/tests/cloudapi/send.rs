@@ -300,7 +300,9 @@ async fn stored_media_is_refused_before_any_request() {
         },
         caption: None,
     };
-    let outcome = client(&server).send(&sender(), &message(stored)).await;
+    let outcome = client(&server)
+        .send(&sender(), &message(stored), &no_media())
+        .await;
     match outcome {
         Err(NetworkError::Permanent(error)) => {
             assert_eq!(error.code, "media_unavailable");
@@ -328,7 +330,7 @@ async fn the_token_comes_from_the_senders_variable_or_is_missing() {
     let mut own_token = sender();
     own_token.access_token_env = Some("CARGO_PKG_NAME".into());
     client(&server)
-        .send(&own_token, &message(content.clone()))
+        .send(&own_token, &message(content.clone()), &no_media())
         .await
         .unwrap();
     let requests = server.received_requests().await.unwrap();
@@ -344,7 +346,9 @@ async fn the_token_comes_from_the_senders_variable_or_is_missing() {
 
     let mut unset = sender();
     unset.access_token_env = Some("HERALD_TEST_VARIABLE_THAT_IS_NEVER_SET".into());
-    let outcome = client(&server).send(&unset, &message(content.clone())).await;
+    let outcome = client(&server)
+        .send(&unset, &message(content.clone()), &no_media())
+        .await;
     match outcome {
         Err(NetworkError::Credentials { code: None, detail }) => {
             assert!(detail.contains("HERALD_TEST_VARIABLE_THAT_IS_NEVER_SET"));
@@ -356,7 +360,7 @@ async fn the_token_comes_from_the_senders_variable_or_is_missing() {
     no_default.default_access_token = None;
     let outcome = CloudApiClient::new(no_default)
         .unwrap()
-        .send(&sender(), &message(content))
+        .send(&sender(), &message(content), &no_media())
         .await;
     assert!(
         matches!(outcome, Err(NetworkError::Credentials { code: None, .. })),

@@ -74,7 +74,7 @@ async fn the_stored_token_is_opened_and_wins_over_the_variable_and_the_default()
     let server = accepting_server().await;
 
     sealing_client(&server)
-        .send(&sender_with_stored_token(), &message(text()))
+        .send(&sender_with_stored_token(), &message(text()), &no_media())
         .await
         .unwrap();
 
@@ -113,7 +113,9 @@ async fn a_token_that_does_not_open_is_a_credentials_error_without_secrets_or_fa
         ..sender_with_stored_token()
     };
 
-    let outcome = sealing_client(&server).send(&tampered, &message(text())).await;
+    let outcome = sealing_client(&server)
+        .send(&tampered, &message(text()), &no_media())
+        .await;
 
     match outcome {
         Err(NetworkError::Credentials { code: None, detail }) => {
@@ -135,7 +137,7 @@ async fn a_stored_token_without_a_sealer_is_refused_not_replaced() {
     let server = accepting_server().await;
 
     let outcome = client(&server)
-        .send(&sender_with_stored_token(), &message(text()))
+        .send(&sender_with_stored_token(), &message(text()), &no_media())
         .await;
 
     match outcome {

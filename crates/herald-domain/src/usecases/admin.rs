@@ -207,7 +207,8 @@ impl Admin {
         Ok(self.accounts.api_keys(organization_id).await?)
     }
 
-    /// Disables a key; it is refused from its next request on.
+    /// Disables a key; this process refuses it from its next request on, other processes within their read
+    /// cache's lifetime (at most 1 s, api.md §1).
     ///
     /// # Errors
     /// [`AdminError::UnknownKey`].
@@ -219,6 +220,22 @@ impl Admin {
                 StoreError::NotFound => AdminError::UnknownKey(*id),
                 other => other.into(),
             })
+    }
+
+    /// Disables one of the organization's keys (the owner's dashboard): another organization's key is,
+    /// to the caller, a key that does not exist.
+    ///
+    /// # Errors
+    /// [`AdminError::UnknownKey`].
+    pub async fn disable_key_of(
+        &self,
+        organization_id: &OrganizationId,
+        id: &ApiKeyId,
+    ) -> Result<ApiKeyRecord, AdminError> {
+        match self.accounts.api_key(id).await? {
+            Some(key) if &key.organization_id == organization_id => self.disable_key(id).await,
+            _ => Err(AdminError::UnknownKey(*id)),
+        }
     }
 
     async fn require_organization(&self, id: &OrganizationId) -> Result<Organization, AdminError> {

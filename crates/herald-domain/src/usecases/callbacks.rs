@@ -1,8 +1,8 @@
 use super::new_id;
 use crate::dispatch::{InboundRecord, StatusUpdate, StoredCallback};
-use crate::ids::{EventId, MessageId};
+use crate::ids::{EventId, MediaId, MessageId};
 use crate::message::EventSource;
-use crate::network::{InboundMessage, NetworkEvent, NetworkStatusReport};
+use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport};
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
 use crate::status::StatusReport;
 use crate::time::Duration;
@@ -185,11 +185,14 @@ impl ProcessCallbacks {
             ));
             return Ok(());
         };
+        let media_id = matches!(inbound.content, InboundContent::Media { .. })
+            .then(|| new_id(self.ids.as_ref(), MediaId::from_ulid));
         let record = InboundRecord {
             id: new_id(self.ids.as_ref(), MessageId::from_ulid),
             organization_id: sender.organization_id,
             sender_id: sender.id,
             message: inbound,
+            media_id,
             customer_event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
             recorded_at: self.clock.now(),
         };

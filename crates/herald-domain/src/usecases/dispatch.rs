@@ -1,8 +1,9 @@
 use super::new_id;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
-use crate::ids::EventId;
+use crate::ids::{EventId, MediaId};
+use crate::media::{MediaCatalog, MediaRecord, MediaStore, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
 use crate::message::{MessageError, MessageStatus};
-use crate::network::{MessagingNetwork, NetworkError};
+use crate::network::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
 use crate::ports::{Clock, IdGenerator, OutboxStore, Pacer, SecretSource, StoreError};
 use crate::time::{Duration, Timestamp};
 use std::sync::Arc;
@@ -44,6 +45,10 @@ impl Default for DispatchSettings {
 pub struct DispatchPorts {
     pub outbox: Arc<dyn OutboxStore>,
     pub network: Arc<dyn MessagingNetwork>,
+    /// Uploaded files (metadata, and the network uploads already made for each sender).
+    pub catalog: Arc<dyn MediaCatalog>,
+    /// Uploaded files' bytes, read when a file must be uploaded to the network.
+    pub files: Arc<dyn MediaStore>,
     pub pacer: Arc<dyn Pacer>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
@@ -80,11 +85,12 @@ impl DispatchMessages {
     }
 
     /// Claims one batch of due jobs, dispatches them concurrently (each sender paced to its throughput), and
-    /// records every outcome.
+    /// records every outcome, all of them in one store transaction.
     ///
     /// # Errors
-    /// A store failure while claiming. A failure while recording one job's outcome leaves that job to be
-    /// reclaimed when its lease expires (and then it waits for a callback before any resend).
+    /// A store failure while claiming. When the round's outcomes cannot be recorded together they are
+    /// recorded one by one, so a failure costs only its own job: that job is reclaimed when its lease expires
+    /// (and then it waits for a callback before any resend).
     #[tracing::instrument(name = "dispatch_round", skip_all)]
     pub async fn run_once(&self) -> Result<DispatchReport, StoreError> {
         let token = ClaimToken(self.ports.ids.next_ulid());
@@ -98,11 +104,12 @@ impl DispatchMessages {
             claimed: jobs.len(),
             ..DispatchReport::default()
         };
-        let results =
+        let completions =
             futures::future::join_all(jobs.into_iter().map(|job| self.dispatch_one(token, job))).await;
-        for result in results {
+        let recorded = self.record(&completions).await;
+        for (completion, result) in completions.iter().zip(recorded) {
             match result {
-                Ok(Some(outcome)) => match outcome {
+                Ok(true) => match completion.outcome {
                     JobOutcome::Submitted { .. } => report.submitted += 1,
                     JobOutcome::Retry { .. } => report.retried += 1,
                     JobOutcome::Failed { .. } => report.failed += 1,
@@ -110,23 +117,57 @@ impl DispatchMessages {
                     JobOutcome::Hold { .. } => report.held += 1,
                     JobOutcome::AlreadyDone => report.already_done += 1,
                 },
-                Ok(None) => report.claims_lost += 1,
+                Ok(false) => {
+                    tracing::warn!(job = %completion.job_id, "claim lost before the outcome was recorded");
+                    report.claims_lost += 1;
+                }
                 Err(error) => {
-                    tracing::warn!(%error, "could not record a dispatch outcome; the job will be reclaimed");
+                    tracing::warn!(
+                        %error,
+                        job = %completion.job_id,
+                        "could not record a dispatch outcome; the job will be reclaimed"
+                    );
                 }
             }
         }
         Ok(report)
     }
 
-    /// `Ok(None)` when the claim was lost before the outcome could be recorded.
-    async fn dispatch_one(
-        &self,
-        token: ClaimToken,
-        job: ClaimedJob,
-    ) -> Result<Option<JobOutcome>, StoreError> {
+    /// Records a round's completions in one transaction (one commit per round rather than per job); when
+    /// that fails, one by one, so that one completion the store cannot write costs only its own job.
+    /// Answers per completion, in order.
+    async fn record(&self, completions: &[JobCompletion]) -> Vec<Result<bool, StoreError>> {
+        if completions.is_empty() {
+            return Vec::new();
+        }
+        match self.ports.outbox.complete_jobs(completions).await {
+            Ok(held) if held.len() == completions.len() => return held.into_iter().map(Ok).collect(),
+            Ok(held) => tracing::warn!(
+                completions = completions.len(),
+                answers = held.len(),
+                "the store answered a round's completions with the wrong number of flags; recording them \
+                 one by one"
+            ),
+            Err(error) => tracing::warn!(
+                %error,
+                "could not record the round's outcomes together; recording them one by one"
+            ),
+        }
+        // Rolled back (or answered wrongly): each completion still holds its claim token, so writing it
+        // alone is safe; one already written answers `false`.
+        futures::future::join_all(
+            completions
+                .iter()
+                .map(|completion| self.ports.outbox.complete_job(completion)),
+        )
+        .await
+    }
+
+    /// Decides one claimed job's outcome (sending it when it is due a send) and returns the completion to
+    /// record under the round's `token`.
+    async fn dispatch_one(&self, token: ClaimToken, job: ClaimedJob) -> JobCompletion {
         let outcome = self.decide(&job).await;
-        let completion = JobCompletion {
+        JobCompletion {
             job_id: job.job_id,
             organization_id: job.organization_id,
             message_id: job.message.id,
@@ -135,12 +176,7 @@ impl DispatchMessages {
             at: self.ports.clock.now(),
             event_id: new_id(self.ports.ids.as_ref(), EventId::from_ulid),
             customer_event_id: new_id(self.ports.ids.as_ref(), EventId::from_ulid),
-        };
-        let held = self.ports.outbox.complete_job(&completion).await?;
-        if !held {
-            tracing::warn!(job = %job.job_id, "claim lost before the outcome was recorded");
         }
-        Ok(held.then_some(completion.outcome))
     }
 
     async fn decide(&self, job: &ClaimedJob) -> JobOutcome {
@@ -166,8 +202,13 @@ impl DispatchMessages {
                 detail: "the previous attempt's outcome is unknown (its worker stopped)".into(),
             };
         }
-        self.ports.pacer.wait_turn(&job.sender).await;
-        let result = self.ports.network.send(&job.sender, &job.message).await;
+        let result = match self.network_media(job, now).await {
+            Ok(media) => {
+                self.ports.pacer.wait_turn(&job.sender).await;
+                self.ports.network.send(&job.sender, &job.message, &media).await
+            }
+            Err(error) => Err(error),
+        };
         let now = self.ports.clock.now();
         let retry = |at: Timestamp, error: String| {
             if at >= job.deadline {
@@ -206,6 +247,90 @@ impl DispatchMessages {
         }
     }
 
+    /// The network's id of the message's stored file, if it has one: an earlier upload of the same bytes
+    /// for this sender while the network still keeps it, or a fresh upload. Errors are classified as a
+    /// send's, except that an upload's unknown outcome is simply retried (no callback will ever settle
+    /// it, and a second upload only costs bandwidth).
+    async fn network_media(
+        &self,
+        job: &crate::dispatch::ClaimedJob,
+        now: Timestamp,
+    ) -> Result<NetworkMediaIds, NetworkError> {
+        let mut ids = NetworkMediaIds::new();
+        let Some((_, attachment)) = job.message.content.attachment() else {
+            return Ok(ids);
+        };
+        let crate::message::MediaSource::Stored(media_id) = attachment.source else {
+            return Ok(ids);
+        };
+        let store_failed = |error: StoreError| NetworkError::Retryable {
+            code: None,
+            detail: format!("media store: {error}"),
+            retry_after: None,
+        };
+        let file = match self
+            .ports
+            .catalog
+            .media(&job.organization_id, &media_id)
+            .await
+            .map_err(store_failed)?
+        {
+            Some(MediaRecord::Uploaded(file)) => file,
+            _ => return Err(media_unavailable(media_id, "the upload was deleted")),
+        };
+        if let Some(network_id) = self
+            .ports
+            .catalog
+            .network_upload(&job.organization_id, &job.sender.id, &file.sha256, now)
+            .await
+            .map_err(store_failed)?
+        {
+            ids.insert(media_id, network_id);
+            return Ok(ids);
+        }
+        let handle = self
+            .ports
+            .files
+            .open(&file.sha256)
+            .await
+            .map_err(|error| store_failed(StoreError::Unavailable(error.to_string())))?
+            .ok_or_else(|| media_unavailable(media_id, "its bytes are missing from the media store"))?;
+        let upload = MediaUpload {
+            file: handle,
+            size: file.size,
+            mime_type: file.mime_type.clone(),
+            filename: file
+                .filename
+                .as_ref()
+                .map_or_else(|| format!("{media_id}"), |name| name.as_str().to_owned()),
+        };
+        let network_id = match self.ports.network.upload_media(&job.sender, upload).await {
+            Ok(network_id) => network_id,
+            Err(NetworkError::OutcomeUnknown { detail }) => {
+                return Err(NetworkError::Retryable {
+                    code: None,
+                    detail: format!("media upload: {detail}"),
+                    retry_after: None,
+                });
+            }
+            Err(error) => return Err(error),
+        };
+        let record = NetworkUpload {
+            organization_id: job.organization_id,
+            sender_id: job.sender.id,
+            sha256: file.sha256,
+            network_media_id: network_id.clone(),
+            uploaded_at: now,
+            reuse_until: now + Duration::days(NETWORK_UPLOAD_REUSE_DAYS),
+        };
+        if let Err(error) = self.ports.catalog.record_network_upload(&record).await {
+            // The send can still go; the next one of these bytes just uploads them again.
+            tracing::warn!(%error, media = %media_id, "could not remember a network upload");
+        }
+        ids.insert(media_id, network_id);
+        Ok(ids)
+    }
+
     /// Exponential backoff with ±20 % jitter, so retries of many messages do not arrive together.
     fn backoff(&self, attempts: u32) -> Duration {
         let exponent = attempts.saturating_sub(1).min(20);
@@ -217,6 +342,15 @@ impl DispatchMessages {
         let factor_permille = 800 + i64::from(byte[0]) * 400 / 255;
         Duration::milliseconds(capped.num_milliseconds() * factor_permille / 1000)
     }
+}
+
+fn media_unavailable(media_id: MediaId, why: &str) -> NetworkError {
+    NetworkError::Permanent(MessageError {
+        code: "media_unavailable".into(),
+        title: "The media file is not available".into(),
+        detail: format!("{media_id} cannot be sent: {why}"),
+        network_code: None,
+    })
 }
 
 fn expired(job: &ClaimedJob, last_error: &str) -> MessageError {

@@ -1,7 +1,10 @@
 use super::new_id;
 use crate::error::ValidationErrors;
-use crate::ids::{EventId, JobId, MessageId};
-use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
+use crate::ids::{EventId, JobId, MediaId, MessageId};
+use crate::media::{MediaCatalog, MediaFile, MediaRecord, MediaStore, StagedFile};
+use crate::message::{
+    AttachmentRole, EventSource, MediaSource, Message, MessageContent, MessageStatus, StatusEvent,
+};
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
@@ -64,6 +67,9 @@ pub enum SendError {
     TemplateMismatch(String),
     #[error("{0}")]
     HeaderMediaMismatch(String),
+    /// The uploaded file is larger than the plan allows (`413 payload_too_large`).
+    #[error("the file is larger than the plan's {limit} bytes")]
+    FileTooLarge { limit: u64 },
     #[error("the service window with {to} is closed")]
     WindowClosed { to: PhoneNumber },
     #[error("the monthly quota of {limit} messages is used up")]
@@ -83,6 +89,8 @@ pub struct SendMessage {
     templates: Arc<dyn TemplateStore>,
     windows: Arc<dyn WindowStore>,
     limiter: Arc<dyn RateLimiter>,
+    catalog: Arc<dyn MediaCatalog>,
+    files: Arc<dyn MediaStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     settings: SendSettings,
@@ -116,6 +124,10 @@ pub struct SendPorts {
     pub templates: Arc<dyn TemplateStore>,
     pub windows: Arc<dyn WindowStore>,
     pub limiter: Arc<dyn RateLimiter>,
+    /// Uploaded files' metadata: `media_id` references are checked against it.
+    pub catalog: Arc<dyn MediaCatalog>,
+    /// Uploaded files' bytes: a multipart send's file is committed here when the message is accepted.
+    pub files: Arc<dyn MediaStore>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
 }
@@ -128,6 +140,8 @@ impl SendMessage {
             templates: ports.templates,
             windows: ports.windows,
             limiter: ports.limiter,
+            catalog: ports.catalog,
+            files: ports.files,
             clock: ports.clock,
             ids: ports.ids,
             settings,
@@ -139,8 +153,22 @@ impl SendMessage {
     ///
     /// # Errors
     /// See [`SendError`].
-    #[tracing::instrument(name = "send_message", skip_all, fields(org = %command.organization.id, kind = command.kind.as_str()))]
     pub async fn execute(&self, command: SendCommand) -> Result<SendOutcome, SendError> {
+        self.execute_with_upload(command, None).await
+    }
+
+    /// [`SendMessage::execute`] for a send that carries its file (multipart): the draft names it as
+    /// [`MediaSource::Upload`]. The file is stored only if the message is accepted; on any refusal it is
+    /// removed, and no media row is left behind.
+    ///
+    /// # Errors
+    /// See [`SendError`].
+    #[tracing::instrument(name = "send_message", skip_all, fields(org = %command.organization.id, kind = command.kind.as_str()))]
+    pub async fn execute_with_upload(
+        &self,
+        command: SendCommand,
+        upload: Option<StagedFile>,
+    ) -> Result<SendOutcome, SendError> {
         if !command.organization.status.is_active() {
             return Err(SendError::AccountInactive);
         }
@@ -175,7 +203,9 @@ impl SendMessage {
                 }
             }
         };
-        let result = self.check_and_accept(command, now, idempotency_key.clone()).await;
+        let result = self
+            .check_and_accept(command, upload, now, idempotency_key.clone())
+            .await;
         if result.is_err()
             && let Some(key) = idempotency_key
         {
@@ -211,6 +241,7 @@ impl SendMessage {
     async fn check_and_accept(
         &self,
         command: SendCommand,
+        upload: Option<StagedFile>,
         now: Timestamp,
         idempotency_key: Option<IdempotencyKey>,
     ) -> Result<SendOutcome, SendError> {
@@ -234,7 +265,7 @@ impl SendMessage {
                 retry_after_seconds: retry_after_seconds.max(1),
             });
         }
-        let draft = draft.map_err(SendError::Invalid)?;
+        let mut draft = draft.map_err(SendError::Invalid)?;
         // The adapter named the kind before validating; a draft of another kind must pass the plan too.
         let actual = draft.content.kind();
         if actual != kind && !plan.allows(actual) {
@@ -250,7 +281,14 @@ impl SendMessage {
                 },
             ))
         })?;
+        self.resolve_stored_media(&organization, &mut draft.content, now)
+            .await?;
+        let upload = self.place_upload(&organization, &plan, &mut draft.content, upload, now)?;
         self.check_content(&organization, sender, &draft, now).await?;
+        let upload = match upload {
+            Some((file, staged)) => Some(self.store_upload(file, staged).await?),
+            None => None,
+        };
 
         let message = Message::accepted(
             new_id(self.ids.as_ref(), MessageId::from_ulid),
@@ -291,11 +329,124 @@ impl SendMessage {
         };
         match self.messages.accept(&request).await? {
             AcceptOutcome::Accepted => Ok(SendOutcome::Accepted(request.message)),
-            AcceptOutcome::QuotaExceeded => Err(SendError::QuotaExceeded {
-                limit: plan.monthly_quota.unwrap_or_default(),
-                retry_after_seconds: seconds_until_period_end(now),
-            }),
+            AcceptOutcome::QuotaExceeded => {
+                if let Some(file) = &upload {
+                    self.forget_upload(file).await;
+                }
+                Err(SendError::QuotaExceeded {
+                    limit: plan.monthly_quota.unwrap_or_default(),
+                    retry_after_seconds: seconds_until_period_end(now),
+                })
+            }
         }
+    }
+
+    /// Checks a `media_id` reference (JSON sends) against the organization's uploads. A media message
+    /// takes its kind (and, for a document, its default file name) from the stored file; a template
+    /// header's declared kind must be the file's.
+    async fn resolve_stored_media(
+        &self,
+        organization: &Organization,
+        content: &mut MessageContent,
+        now: Timestamp,
+    ) -> Result<(), SendError> {
+        let Some((role, media)) = content.attachment_mut() else {
+            return Ok(());
+        };
+        let MediaSource::Stored(id) = media.source else {
+            return Ok(());
+        };
+        let file = match self.catalog.media(&organization.id, &id).await? {
+            Some(MediaRecord::Uploaded(file)) if !file.is_expired(now) => file,
+            _ => {
+                return Err(SendError::Invalid(ValidationErrors::single(
+                    role.media_id_field(),
+                    format!(
+                        "{id} is not an upload of this organization, or it expired (uploads last 30 days)"
+                    ),
+                )));
+            }
+        };
+        match role {
+            AttachmentRole::Message => {
+                media.kind = file.kind;
+                if media.filename.is_none() && file.kind == crate::message::MediaKind::Document {
+                    media.filename = file.filename;
+                }
+            }
+            AttachmentRole::TemplateHeader if media.kind != file.kind => {
+                return Err(SendError::HeaderMediaMismatch(format!(
+                    "the header declares {} but {id} is {} ({})",
+                    media.kind.as_str(),
+                    file.kind.as_str(),
+                    file.mime_type
+                )));
+            }
+            AttachmentRole::TemplateHeader => {}
+        }
+        Ok(())
+    }
+
+    /// Gives the request's file (multipart) its media id and puts it where the draft says
+    /// [`MediaSource::Upload`]. Nothing is written yet.
+    fn place_upload(
+        &self,
+        organization: &Organization,
+        plan: &Plan,
+        content: &mut MessageContent,
+        upload: Option<StagedFile>,
+        now: Timestamp,
+    ) -> Result<Option<(MediaFile, StagedFile)>, SendError> {
+        let attachment = content
+            .attachment_mut()
+            .filter(|(_, media)| media.source == MediaSource::Upload);
+        let (Some((_, media)), Some(staged)) = (attachment, upload) else {
+            if content
+                .attachment()
+                .is_some_and(|(_, media)| media.source == MediaSource::Upload)
+            {
+                return Err(SendError::Invalid(ValidationErrors::single(
+                    "file",
+                    "a file is required",
+                )));
+            }
+            return Ok(None);
+        };
+        if staged.content().size > plan.max_file_bytes {
+            return Err(SendError::FileTooLarge {
+                limit: plan.max_file_bytes,
+            });
+        }
+        let id = new_id(self.ids.as_ref(), MediaId::from_ulid);
+        let file = MediaFile::new(
+            id,
+            organization.id,
+            staged.content().clone(),
+            media.filename.clone(),
+            now,
+        );
+        media.kind = file.kind;
+        media.source = MediaSource::Stored(id);
+        Ok(Some((file, staged)))
+    }
+
+    /// Commits the request's file and records it, just before the message is accepted.
+    async fn store_upload(&self, file: MediaFile, staged: StagedFile) -> Result<MediaFile, SendError> {
+        self.files
+            .commit(staged)
+            .await
+            .map_err(|error| StoreError::Unavailable(error.to_string()))?;
+        if let Err(error) = self.catalog.insert_media(&file).await {
+            self.forget_upload(&file).await;
+            return Err(error.into());
+        }
+        Ok(file)
+    }
+
+    /// Undoes [`SendMessage::store_upload`] for a refused message: the row goes, and the bytes too unless
+    /// another upload shares them. Best effort: what is left behind expires with the cleanup job.
+    async fn forget_upload(&self, file: &MediaFile) {
+        forget_upload(self.catalog.as_ref(), self.files.as_ref(), file).await;
     }
 
     /// Template and window checks: the ones that need the store.
@@ -341,6 +492,24 @@ impl SendMessage {
                 }
             }
         }
+    }
+}
+
+/// Deletes an upload's row, and its bytes when no other upload shares them. Failures are logged: what is
+/// left behind is removed by the media cleanup job.
+pub(crate) async fn forget_upload(catalog: &dyn MediaCatalog, files: &dyn MediaStore, file: &MediaFile) {
+    if let Err(error) = catalog.delete_media(&file.organization_id, &file.id).await {
+        tracing::warn!(%error, media = %file.id, "could not delete a refused upload's row");
+        return;
+    }
+    match catalog.digest_in_use(&file.sha256).await {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Err(error) = files.remove(&file.sha256).await {
+                tracing::warn!(%error, media = %file.id, "could not remove a refused upload's bytes");
+            }
+        }
+        Err(error) => tracing::warn!(%error, media = %file.id, "could not check a refused upload's bytes"),
     }
 }
 

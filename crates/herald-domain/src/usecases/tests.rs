@@ -7,6 +7,8 @@ mod admin;
 mod authenticate;
 mod callbacks;
 mod dispatch;
+mod media;
+mod owner;
 mod queries;
 mod send;
 mod templates;

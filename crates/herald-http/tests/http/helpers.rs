@@ -148,8 +148,21 @@ impl World {
             clock.clone(),
             ids.clone(),
         );
+        // The file operations are covered end to end; here they only need to exist.
+        let catalog = Arc::new(herald_domain::media::MockMediaCatalog::new());
+        let files = Arc::new(herald_domain::media::MockMediaStore::new());
+        let media = herald_domain::usecases::Media::new(herald_domain::usecases::MediaPorts {
+            catalog: catalog.clone(),
+            files: files.clone(),
+            accounts: accounts.clone(),
+            network: Arc::new(herald_domain::network::MockMessagingNetwork::new()),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        });
         web::Data::new(ApiContext {
             webhooks,
+            media,
+            files: files.clone(),
             templates: herald_domain::usecases::ListTemplates::new(templates.clone()),
             sync_templates: Arc::new(herald_domain::usecases::SyncTemplates::new(
                 accounts.clone(),
@@ -166,6 +179,8 @@ impl World {
                     templates,
                     windows: windows.clone(),
                     limiter: Arc::new(NoRateLimit),
+                    catalog,
+                    files,
                     clock: clock.clone(),
                     ids,
                 },

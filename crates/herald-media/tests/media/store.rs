@@ -1,57 +1,12 @@
 use crate::fixtures::{self, entries, store, stored_files};
-use herald_domain::media::{ContentRef, MediaBytes, MediaBytesError, Sha256Digest, StagedFile};
+use herald_domain::media::{ContentRef, MediaStore, MediaStoreError, Sha256Digest, StagedFile};
 use herald_domain::message::MediaKind;
 use herald_media::FsMediaStore;
-use std::io::Read;
 
 async fn stage(store: &FsMediaStore, bytes: &[u8]) -> StagedFile {
     let mut upload = store.begin_upload().await.unwrap();
     upload.push(bytes).await.unwrap();
     upload.finish().await.unwrap()
-}
-
-fn read_all(mut file: std::fs::File) -> Vec<u8> {
-    let mut out = Vec::new();
-    file.read_to_end(&mut out).unwrap();
-    out
-}
-
-/// The port's contract, run against any adapter. Checks observable behaviour only.
-async fn media_bytes_contract(bytes: &dyn MediaBytes, stage_one: &[u8], staged: [StagedFile; 3]) {
-    let [first, twin, other] = staged;
-    let digest = first.content().sha256;
-    assert_eq!(digest.as_bytes(), &fixtures::sha256(stage_one));
-
-    assert!(bytes.open(&digest).await.unwrap().is_none());
-    let committed = bytes.commit(first).await.unwrap();
-    assert_eq!(committed.sha256, digest);
-    assert_eq!(read_all(bytes.open(&digest).await.unwrap().unwrap()), stage_one);
-
-    // Identical content again: accepted, same reference, still readable.
-    assert_eq!(bytes.commit(twin).await.unwrap(), committed);
-    assert_eq!(read_all(bytes.open(&digest).await.unwrap().unwrap()), stage_one);
-
-    // Discarded content is never readable.
-    let other_digest = other.content().sha256;
-    bytes.discard(other).await.unwrap();
-    assert!(bytes.open(&other_digest).await.unwrap().is_none());
-
-    assert!(bytes.remove(&digest).await.unwrap());
-    assert!(!bytes.remove(&digest).await.unwrap());
-    assert!(bytes.open(&digest).await.unwrap().is_none());
-}
-
-#[tokio::test]
-async fn the_filesystem_store_meets_the_port_contract() {
-    let (_dir, store) = store().await;
-    let png = fixtures::png();
-    let staged = [
-        stage(&store, &png).await,
-        stage(&store, &png).await,
-        stage(&store, &fixtures::pdf()).await,
-    ];
-    media_bytes_contract(&store, &png, staged).await;
-    assert!(entries(&store.staging_dir()).is_empty());
 }
 
 #[tokio::test]
@@ -61,6 +16,11 @@ async fn commit_is_content_addressed_and_idempotent() {
     let first = store.commit(stage(&store, &jpeg).await).await.unwrap();
     let second = store.commit(stage(&store, &jpeg).await).await.unwrap();
     assert_eq!(first, second);
+    assert_eq!(
+        first.sha256.as_bytes(),
+        &fixtures::sha256(&jpeg),
+        "the address is the SHA-256 of the bytes"
+    );
     assert_eq!(first.kind, MediaKind::Image);
     assert_eq!(first.size, jpeg.len() as u64);
 
@@ -107,6 +67,70 @@ async fn a_file_from_outside_the_staging_area_is_not_committed() {
         },
     );
     let error = store.commit(staged).await.unwrap_err();
-    assert!(matches!(error, MediaBytesError::NotStaged(_)), "{error:?}");
+    assert!(matches!(error, MediaStoreError::NotStaged(_)), "{error:?}");
     assert!(stored_files(store.root()).is_empty());
+}
+
+/// The `MediaStore` contract of herald-testkit, on a fresh filesystem store per scenario, staging through
+/// the real upload path.
+mod contract {
+    use herald_testkit::contract::MediaStoreUnderTest;
+    use std::sync::Arc;
+
+    async fn fresh() -> MediaStoreUnderTest {
+        let (dir, store) = crate::fixtures::store().await;
+        let store = Arc::new(store);
+        let stager = store.clone();
+        MediaStoreUnderTest {
+            store,
+            stage: Box::new(move |bytes| {
+                let store = stager.clone();
+                Box::pin(async move {
+                    let mut upload = store.begin_upload().await.expect("begin an upload");
+                    upload.push(&bytes).await.expect("stage the bytes");
+                    upload.finish().await.expect("a PDF is accepted")
+                })
+            }),
+            guard: Box::new(dir),
+        }
+    }
+
+    herald_testkit::media_store_suite!(fresh());
+}
+
+/// Sets a file's modification time `age` into the past.
+fn age(path: &std::path::Path, age: std::time::Duration) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - age).unwrap();
+}
+
+#[tokio::test]
+async fn sweep_staging_deletes_only_stale_staging_files() {
+    let (_dir, store) = store().await;
+    let hour = std::time::Duration::from_secs(3_600);
+    // What a crash leaves behind: staged files nobody will commit (forgotten, so `Drop` does not run).
+    let stale = stage(&store, &fixtures::pdf()).await;
+    let (stale_path, _) = stale.into_parts();
+    age(&stale_path, 2 * hour);
+    let stale_half = store.staging_dir().join("half-written");
+    std::fs::write(&stale_half, b"%PDF-1.4 trunc").unwrap();
+    age(&stale_half, 25 * hour);
+    let recent = stage(&store, &fixtures::png()).await;
+    let committed = store
+        .commit(stage(&store, &fixtures::jpeg()).await)
+        .await
+        .unwrap();
+    assert_eq!(entries(&store.staging_dir()).len(), 3);
+
+    assert_eq!(store.sweep_staging(hour).await.unwrap(), 2);
+    assert!(!stale_path.exists());
+    assert!(!stale_half.exists());
+    assert!(recent.path().exists(), "a recent staging file is kept");
+    assert!(
+        store.open(&committed.sha256).await.unwrap().is_some(),
+        "stored files are never swept"
+    );
+    assert_eq!(store.sweep_staging(hour).await.unwrap(), 0);
+    store.commit(recent).await.unwrap();
+    assert!(entries(&store.staging_dir()).is_empty());
 }

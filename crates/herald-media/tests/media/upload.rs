@@ -1,5 +1,5 @@
 use crate::fixtures::{self, entries, store};
-use herald_domain::media::MediaBytes;
+use herald_domain::media::MediaStore;
 use herald_domain::message::MediaKind;
 use herald_media::{LimitedUpload, Limits, SNIFF_LEN, UploadError};
 

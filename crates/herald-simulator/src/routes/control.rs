@@ -1,37 +1,79 @@
 //! The control API: drive the simulated network from tests and demos (api.md §13).
 
+use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Map, Value, json};
+use sha2::{Digest as _, Sha256};
 
 use crate::callbacks::inbound_envelope;
-use crate::{Simulator, seed, wire};
+use crate::state::Media;
+use crate::{Simulator, wire};
 
-/// `POST /simulator/control/inbound` body.
+/// `POST /simulator/control/inbound` body: a text (`text`) or a file (`media`), exactly one of them.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Inbound {
     from: String,
     to: String,
-    text: String,
+    text: Option<String>,
+    media: Option<InboundMedia>,
     /// The sender's profile name; a fixed one when absent.
     name: Option<String>,
 }
 
-fn problem(status: actix_web::http::StatusCode, message: &str) -> HttpResponse {
+/// A file the simulated user sends; it is stored like an upload of the receiving number, so the business
+/// can look it up and download it.
+#[derive(Debug, Deserialize)]
+pub(crate) struct InboundMedia {
+    /// `image`, `video`, `document`, `audio` or `sticker`.
+    #[serde(rename = "type")]
+    kind: String,
+    mime_type: String,
+    data_base64: String,
+    /// Image, video and document only.
+    caption: Option<String>,
+    /// Document only.
+    filename: Option<String>,
+    /// Audio only: a voice note (default false).
+    voice: Option<bool>,
+    /// Sticker only (default false).
+    animated: Option<bool>,
+}
+
+fn problem(status: StatusCode, message: &str) -> HttpResponse {
     HttpResponse::build(status).json(json!({ "error": message }))
 }
 
 pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inbound>) -> HttpResponse {
-    use actix_web::http::StatusCode;
     let body = body.into_inner();
     let Some(from) = wire::wa_id(&body.from) else {
         return problem(StatusCode::BAD_REQUEST, "from must be a phone number");
     };
-    let Some(sender) = wire::wa_id(&body.to).and_then(|to| seed::sender_by_number(&to)) else {
+    let Some(sender) = wire::wa_id(&body.to).and_then(|to| simulator.sender_by_number(&to)) else {
         return problem(
             StatusCode::NOT_FOUND,
             "to is not a business number of the simulator",
         );
+    };
+    let (kind, object, media_id) = match (body.text, body.media) {
+        (Some(text), None) => ("text".to_owned(), json!({ "body": text }), None),
+        (None, Some(media)) => match media_object(media) {
+            Ok((kind, object, stored)) => {
+                let id = simulator.state().store_media(Media {
+                    phone_number_id: sender.phone_number_id.to_owned(),
+                    ..stored
+                });
+                let mut object = object;
+                if let Some(map) = object.as_object_mut() {
+                    map.insert("id".to_owned(), json!(id));
+                }
+                (kind, object, Some(id))
+            }
+            Err(message) => return problem(StatusCode::BAD_REQUEST, &message),
+        },
+        _ => return problem(StatusCode::BAD_REQUEST, "give exactly one of text and media"),
     };
     simulator
         .state()
@@ -44,13 +86,74 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
         &from,
         body.name.as_deref().unwrap_or("Simulated Customer"),
         &wamid,
-        &body.text,
+        &kind,
+        object,
     );
     // Delivered before answering, so a caller knows the callback has reached its receiver.
     if !simulator.dispatcher.inbound(envelope).await {
         tracing::warn!(%wamid, "simulator: the inbound callback was not accepted");
     }
-    HttpResponse::Ok().json(json!({ "id": wamid }))
+    match media_id {
+        Some(media_id) => HttpResponse::Ok().json(json!({ "id": wamid, "media_id": media_id })),
+        None => HttpResponse::Ok().json(json!({ "id": wamid })),
+    }
+}
+
+/// Checks an inbound file and builds its webhook object (without the id, given once stored) in the shape
+/// of Meta's webhooks (cloud-api.md §4.3): `sha256` is base64 there, as in real payloads.
+fn media_object(media: InboundMedia) -> Result<(String, Value, Media), String> {
+    let kind = media.kind.as_str();
+    if !matches!(kind, "image" | "video" | "document" | "audio" | "sticker") {
+        return Err("media.type must be image, video, document, audio or sticker".to_owned());
+    }
+    if media.caption.is_some() && !matches!(kind, "image" | "video" | "document") {
+        return Err("media.caption is only for image, video and document".to_owned());
+    }
+    if media.filename.is_some() && kind != "document" {
+        return Err("media.filename is only for document".to_owned());
+    }
+    if media.voice.is_some() && kind != "audio" {
+        return Err("media.voice is only for audio".to_owned());
+    }
+    if media.animated.is_some() && kind != "sticker" {
+        return Err("media.animated is only for sticker".to_owned());
+    }
+    let mime_type = media.mime_type.trim().to_owned();
+    if mime_type.is_empty() {
+        return Err("media.mime_type is required".to_owned());
+    }
+    let bytes = STANDARD
+        .decode(media.data_base64.as_bytes())
+        .map_err(|e| format!("media.data_base64 is not base64: {e}"))?;
+    if bytes.is_empty() || bytes.len() > super::MAX_FILE_BYTES {
+        return Err(format!(
+            "media.data_base64 must hold 1 to {} bytes",
+            super::MAX_FILE_BYTES
+        ));
+    }
+    let digest = Sha256::digest(&bytes);
+    let mut object = Map::new();
+    object.insert("mime_type".to_owned(), json!(mime_type));
+    object.insert("sha256".to_owned(), json!(STANDARD.encode(digest)));
+    if let Some(caption) = media.caption {
+        object.insert("caption".to_owned(), json!(caption));
+    }
+    if let Some(filename) = media.filename {
+        object.insert("filename".to_owned(), json!(filename));
+    }
+    if kind == "audio" {
+        object.insert("voice".to_owned(), json!(media.voice.unwrap_or(false)));
+    }
+    if kind == "sticker" {
+        object.insert("animated".to_owned(), json!(media.animated.unwrap_or(false)));
+    }
+    let stored = Media {
+        phone_number_id: String::new(),
+        mime_type,
+        sha256: hex::encode(digest),
+        bytes: bytes.into(),
+    };
+    Ok((kind.to_owned(), Value::Object(object), stored))
 }
 
 pub(crate) async fn sent(simulator: web::Data<Simulator>) -> HttpResponse {

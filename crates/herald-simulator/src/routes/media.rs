@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
+use crate::Simulator;
 use crate::error::GraphError;
 use crate::state::Media;
-use crate::{Simulator, seed};
 
 /// Accepted MIME types and their size caps (cloud-api.md §2.3).
 const KINDS: [(&str, usize); 17] = [
@@ -49,7 +49,7 @@ pub(crate) async fn upload(
 ) -> Result<HttpResponse, GraphError> {
     let (version, phone_number_id) = path.into_inner();
     super::guard(&req, &simulator, &version)?;
-    if seed::sender_by_id(&phone_number_id).is_none() {
+    if simulator.sender_by_id(&phone_number_id).is_none() {
         return Err(GraphError::unknown_object(&phone_number_id, "post"));
     }
     let content_type = req
@@ -60,7 +60,11 @@ pub(crate) async fn upload(
     let parts = multipart::parse(content_type, &body)
         .ok_or_else(|| GraphError::invalid_parameter("The request must be multipart/form-data"))?;
     let field = |name: &str| parts.iter().find(|p| p.name == name);
-    let text = |name: &str| field(name).and_then(|p| std::str::from_utf8(&p.data).ok());
+    let text = |name: &str| {
+        field(name)
+            .and_then(|p| body.get(p.data.clone()))
+            .and_then(|data| std::str::from_utf8(data).ok())
+    };
     if text("messaging_product").map(str::trim) != Some("whatsapp") {
         return Err(GraphError::invalid_parameter(
             "The parameter messaging_product is required and must be \"whatsapp\"",
@@ -89,12 +93,14 @@ pub(crate) async fn upload(
             "Param file must be between 1 and {cap} bytes for {mime_type}"
         )));
     }
-    let sha256 = hex::encode(Sha256::digest(&file.data));
+    // A view into the request body: a 100 MB upload is not copied again.
+    let bytes = body.slice(file.data.clone());
+    let sha256 = hex::encode(Sha256::digest(&bytes));
     let id = simulator.state().store_media(Media {
         phone_number_id,
         mime_type,
         sha256,
-        bytes: web::Bytes::copy_from_slice(&file.data),
+        bytes,
     });
     Ok(super::ok_json(&json!({ "id": id })))
 }
@@ -162,16 +168,19 @@ pub(crate) async fn delete(
     }
 }
 
-/// A minimal `multipart/form-data` reader (RFC 7578): uploads are small and buffered anyway, and
-/// this spares the workspace a multipart dependency.
+/// A minimal `multipart/form-data` reader (RFC 7578): the simulator keeps uploads in memory anyway, and
+/// this spares the workspace a multipart dependency. Parts are ranges of the body, so nothing is copied.
 pub(crate) mod multipart {
-    /// One form field.
+    use memchr::memmem;
+    use std::ops::Range;
+
+    /// One form field; `data` is its range in the body.
     #[derive(Debug)]
     pub(crate) struct Part {
         pub(crate) name: String,
         pub(crate) filename: Option<String>,
         pub(crate) content_type: Option<String>,
-        pub(crate) data: Vec<u8>,
+        pub(crate) data: Range<usize>,
     }
 
     /// Splits `body` into parts, or `None` if it is not well-formed multipart of that content type.
@@ -186,30 +195,34 @@ pub(crate) mod multipart {
                 .eq_ignore_ascii_case("boundary")
                 .then(|| value.trim().trim_matches('"').to_owned())
         })?;
+        let dash_boundary = format!("--{boundary}").into_bytes();
         let delimiter = format!("\r\n--{boundary}").into_bytes();
-        // Prefixing CRLF lets the first boundary match the same delimiter as the others.
-        let mut rest: Vec<u8> = b"\r\n".to_vec();
-        rest.extend_from_slice(body);
-        let mut rest = rest.as_slice();
-        let start = find(rest, &delimiter)?;
-        rest = rest.get(start + delimiter.len()..)?;
+        let finder = memmem::Finder::new(&delimiter);
+        // The first boundary may open the body or follow a preamble.
+        let mut at = if body.starts_with(&dash_boundary) {
+            dash_boundary.len()
+        } else {
+            finder.find(body)? + delimiter.len()
+        };
         let mut parts = Vec::new();
         loop {
+            let rest = body.get(at..)?;
             if rest.starts_with(b"--") {
                 return Some(parts);
             }
-            let line_end = find(rest, b"\r\n")?;
-            rest = rest.get(line_end + 2..)?;
-            let end = find(rest, &delimiter)?;
-            parts.push(part(rest.get(..end)?)?);
-            rest = rest.get(end + delimiter.len()..)?;
+            // Skip transport padding up to the end of the boundary line.
+            at += memmem::find(rest, b"\r\n")? + 2;
+            let end = at + finder.find(body.get(at..)?)?;
+            parts.push(part(body, at..end)?);
+            at = end + delimiter.len();
         }
     }
 
-    fn part(raw: &[u8]) -> Option<Part> {
-        let split = find(raw, b"\r\n\r\n")?;
+    fn part(body: &[u8], range: Range<usize>) -> Option<Part> {
+        let raw = body.get(range.clone())?;
+        let split = memmem::find(raw, b"\r\n\r\n")?;
         let head = std::str::from_utf8(raw.get(..split)?).ok()?;
-        let data = raw.get(split + 4..)?.to_vec();
+        let data = range.start + split + 4..range.end;
         let (mut name, mut filename, mut content_type) = (None, None, None);
         for line in head.split("\r\n") {
             let Some((key, value)) = line.split_once(':') else {
@@ -238,10 +251,6 @@ pub(crate) mod multipart {
         })
     }
 
-    fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-        haystack.windows(needle.len()).position(|w| w == needle)
-    }
-
     #[cfg(test)]
     mod tests {
         use super::*;
@@ -249,15 +258,23 @@ pub(crate) mod multipart {
         #[test]
         fn parses_fields_and_a_binary_file() {
             let body = b"--XyZ\r\nContent-Disposition: form-data; name=\"messaging_product\"\r\n\r\nwhatsapp\r\n\
---XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n\x00\xff\r\n\
+--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\r\n--Xy\x00\xff\r\n\
 --XyZ--\r\n";
             let parts = parse("multipart/form-data; boundary=\"XyZ\"", body).unwrap();
             assert_eq!(parts.len(), 2);
             assert_eq!(parts[0].name, "messaging_product");
-            assert_eq!(parts[0].data, b"whatsapp");
+            assert_eq!(&body[parts[0].data.clone()], b"whatsapp");
             assert_eq!(parts[1].filename.as_deref(), Some("a.png"));
             assert_eq!(parts[1].content_type.as_deref(), Some("image/png"));
-            assert_eq!(parts[1].data, b"\x89PNG\r\n\x00\xff");
+            assert_eq!(&body[parts[1].data.clone()], b"\x89PNG\r\n--Xy\x00\xff");
+        }
+
+        #[test]
+        fn a_preamble_before_the_first_boundary_is_skipped() {
+            let body = b"ignored\r\n--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n--b--";
+            let parts = parse("multipart/form-data; boundary=b", body).unwrap();
+            assert_eq!(parts.len(), 1);
+            assert_eq!(&body[parts[0].data.clone()], b"1");
         }
 
         #[test]

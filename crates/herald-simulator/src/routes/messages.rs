@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
 use crate::seed::{self, Body, Header, Template};
-use crate::{SentRecord, Simulator, wire};
+use crate::{SentMedia, SentRecord, Simulator, wire};
 
 /// Message types and whether their object is a JSON array (only `contacts`) rather than an object.
 const TYPES: [(&str, bool); 11] = [
@@ -33,7 +33,11 @@ pub(crate) async fn send(
 ) -> Result<HttpResponse, GraphError> {
     let (version, phone_number_id) = path.into_inner();
     super::guard(&req, &simulator, &version)?;
-    let sender = seed::sender_by_id(&phone_number_id)
+    if let Some(status) = simulator.faults.send_status(Instant::now()) {
+        return Err(super::faults::injected(status));
+    }
+    let sender = simulator
+        .sender_by_id(&phone_number_id)
         .ok_or_else(|| GraphError::unknown_object(&phone_number_id, "post"))?;
     if !simulator.state().take_token(&phone_number_id, Instant::now()) {
         return Err(GraphError::throughput());
@@ -82,6 +86,7 @@ pub(crate) async fn send(
         }
         None
     };
+    let media = sent_media(&simulator, &phone_number_id, kind, fields)?;
     let biz_opaque_callback_data = fields
         .get("biz_opaque_callback_data")
         .and_then(Value::as_str)
@@ -130,6 +135,7 @@ pub(crate) async fn send(
         request: request.clone(),
         biz_opaque_callback_data: biz_opaque_callback_data.clone(),
         received_at: now,
+        media,
     });
     let config = &simulator.config;
     simulator.dispatcher.statuses(
@@ -158,6 +164,92 @@ pub(crate) async fn send(
         "contacts": [{ "input": to, "wa_id": recipient }],
         "messages": [message],
     })))
+}
+
+/// The file a send carries, checked: a media id must be one this simulator handed out to the same phone
+/// number id, of a type that fits the kind it is sent as (Meta refuses others with 131053).
+fn sent_media(
+    simulator: &Simulator,
+    phone_number_id: &str,
+    kind: &str,
+    fields: &Map<String, Value>,
+) -> Result<Option<SentMedia>, GraphError> {
+    let (media_kind, object, role) = match kind {
+        "image" | "video" | "audio" | "document" | "sticker" => (kind, fields.get(kind), "message"),
+        "template" => {
+            let header = fields
+                .get("template")
+                .and_then(|t| t.get("components"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|c| {
+                    c.get("type")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.eq_ignore_ascii_case("header"))
+                })
+                .filter_map(|c| c.get("parameters").and_then(Value::as_array))
+                .flatten()
+                .find_map(|p| {
+                    let kind = param_type(p);
+                    matches!(kind, "image" | "video" | "document").then(|| (kind, p.get(kind)))
+                });
+            match header {
+                Some((kind, object)) => (kind, object, "template_header"),
+                None => return Ok(None),
+            }
+        }
+        _ => return Ok(None),
+    };
+    let text = |name: &str| {
+        object
+            .and_then(|o| o.get(name))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let mut sent = SentMedia {
+        kind: media_kind.to_owned(),
+        role: role.to_owned(),
+        id: text("id"),
+        link: text("link"),
+        caption: text("caption"),
+        filename: text("filename"),
+        mime_type: None,
+        sha256: None,
+        size: None,
+    };
+    if let Some(id) = &sent.id {
+        let state = simulator.state();
+        let media = state
+            .media(id)
+            .filter(|m| m.phone_number_id == phone_number_id)
+            .ok_or_else(|| {
+                GraphError::media_unusable(format!(
+                    "Media id {id} does not exist or was not uploaded by this phone number"
+                ))
+            })?;
+        if !fits(media_kind, &media.mime_type) {
+            return Err(GraphError::media_unusable(format!(
+                "Media id {id} is {}, which cannot be sent as {media_kind}",
+                media.mime_type
+            )));
+        }
+        sent.mime_type = Some(media.mime_type.clone());
+        sent.sha256 = Some(media.sha256.clone());
+        sent.size = Some(media.bytes.len() as u64);
+    }
+    Ok(Some(sent))
+}
+
+/// Whether an uploaded file of `mime_type` can go out as `kind` (any file can go as a document).
+fn fits(kind: &str, mime_type: &str) -> bool {
+    match kind {
+        "image" => matches!(mime_type, "image/jpeg" | "image/png"),
+        "sticker" => mime_type == "image/webp",
+        "video" => mime_type.starts_with("video/"),
+        "audio" => mime_type.starts_with("audio/"),
+        _ => true,
+    }
 }
 
 /// `type` must name a known kind whose object is present and well formed.

@@ -1,6 +1,7 @@
 //! The control API: inbound messages and the sent list.
 
 use crate::helpers::*;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn inbound_messages_are_ascii_escaped_signed_and_round_trip() {
@@ -71,4 +72,55 @@ async fn the_sent_list_shows_accepted_sends() {
     assert_eq!(record.biz_opaque_callback_data.as_deref(), Some("track-1"));
     assert_eq!(record.request, hello_world("+4915112345678", "track-1"));
     assert!((chrono::Utc::now() - record.received_at).num_seconds() < 60);
+}
+
+/// The fault suite's network outage: every send answers the injected 5xx with Meta's transient error, none
+/// is recorded as sent, and the network is back once the fault is cleared.
+#[tokio::test]
+async fn injected_faults_fail_every_send_until_cleared() {
+    let sim = spawn_simulator().await;
+    let set = |status: u16, seconds: u64| {
+        let client = sim.client.clone();
+        let url = format!("{}/control/faults", sim.base);
+        async move {
+            let response = client
+                .post(url)
+                .json(&json!({ "send_status": status, "seconds": seconds }))
+                .send()
+                .await
+                .unwrap();
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        }
+    };
+    let (status, body) = set(503, 60).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["send_status"], 503);
+
+    let (status, body) = sim.send(PNID_1, &hello_world("+4915112345678", "t-1")).await;
+    assert_graph_error(status, &body, 503, 131000);
+    assert!(
+        sim.receiver.received().is_empty(),
+        "no callbacks for a failed send"
+    );
+
+    let (status, _) = set(200, 10).await;
+    assert_eq!(status, 400, "only server errors");
+    let (status, _) = set(500, 100_000).await;
+    assert_eq!(status, 400, "bounded");
+
+    let (status, body) = set(503, 0).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["send_status"], Value::Null);
+    sim.send_hello("+4915112345678", "t-2").await;
+    let (_, sent) = sim.get("/control/sent").await;
+    let tracked: Vec<&Value> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["biz_opaque_callback_data"])
+        .collect();
+    assert_eq!(tracked, [&json!("t-2")], "only the send after the fault");
 }

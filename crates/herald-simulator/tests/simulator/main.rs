@@ -12,6 +12,7 @@
 
 mod callbacks;
 mod control;
+mod extra_senders;
 mod helpers;
 mod media;
 mod messages;

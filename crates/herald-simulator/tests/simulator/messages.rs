@@ -174,7 +174,7 @@ async fn media_headers_must_have_the_templates_kind() {
     let sim = spawn_simulator().await;
     let with_header = |kind: &str| {
         json!([
-            { "type": "header", "parameters": [{ "type": kind, kind: { "id": "12345" } }] },
+            { "type": "header", "parameters": [{ "type": kind, kind: { "link": "https://example.com/inv-1.pdf" } }] },
             { "type": "body", "parameters": [{ "type": "text", "text": "INV-1" }] },
         ])
     };

@@ -17,7 +17,9 @@ pub fn ports(store: &Store) -> Ports {
         outbox: store.outbox(),
         tracking: store.tracking(),
         webhooks: store.webhooks(),
+        media: store.media(),
         events: Arc::new(StoreEvents(store.clone())),
+        owners: store.owners(),
     }
 }
 

@@ -16,6 +16,7 @@ mod helpers;
 mod migrations;
 mod notifier;
 mod races;
+mod read_cache;
 mod webhooks;
 
 use helpers::{ports, postgres_or_skip, sqlite};

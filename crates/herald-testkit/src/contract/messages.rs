@@ -679,3 +679,136 @@ pub async fn messages_status_history(ports: Ports) {
         "status_history() of an unknown message must answer None"
     );
 }
+
+/// Accepts that arrive together (and so are committed together where the store batches them) are answered
+/// each on its own: a duplicate id fails only itself, the quota refuses exactly the items past it, and
+/// each accepted item completes its own idempotency record while a refused one leaves its claim alone.
+pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let original = text_message(org.id, &sender, "+15551234567", at(0));
+    accept_ok(&ports, &accept_request(&original, Some(21), None)).await;
+
+    let fingerprint = RequestFingerprint::of(b"batched");
+    let mut requests = Vec::new();
+    for i in 0..40 {
+        let key = idempotency_key(&format!("batched-{i}"));
+        let claim = IdempotencyClaim {
+            organization_id: org.id,
+            key: key.clone(),
+            fingerprint,
+            now: at(1),
+            lock_until: at(1) - TimeDelta::seconds(60),
+            completed_after: at(1) - TimeDelta::hours(24),
+        };
+        assert_eq!(
+            ports
+                .messages
+                .begin_idempotent(&claim)
+                .await
+                .expect("begin_idempotent"),
+            IdempotencyBegin::Started
+        );
+        let message = text_message(org.id, &sender, "+15551234567", at(2 + i));
+        requests.push((Some(claim), accept_request(&message, Some(21), Some(key))));
+    }
+    let impostor = Message {
+        id: original.id,
+        ..text_message(org.id, &sender, "+15557654321", at(1))
+    };
+    // Unlimited, so the quota (checked first) never answers for it: only its id can refuse it.
+    requests.insert(20, (None, accept_request(&impostor, None, None)));
+
+    let tasks = requests.into_iter().map(|(claim, request)| {
+        let ports = ports.clone();
+        tokio::spawn(async move {
+            let outcome = ports.messages.accept(&request).await;
+            (claim, request, outcome)
+        })
+    });
+    let mut accepted = BTreeSet::new();
+    let mut refused = Vec::new();
+    for result in futures::future::join_all(tasks).await {
+        let (claim, request, outcome) = result.expect("the accept task must not panic");
+        match (claim, outcome) {
+            (None, outcome) => assert!(
+                matches!(outcome, Err(herald_domain::ports::StoreError::Conflict(_))),
+                "the duplicate id must answer Conflict on its own, got {outcome:?}"
+            ),
+            (Some(claim), Ok(AcceptOutcome::Accepted)) => {
+                assert_eq!(
+                    ports
+                        .messages
+                        .begin_idempotent(&claim)
+                        .await
+                        .expect("begin_idempotent"),
+                    IdempotencyBegin::Completed {
+                        fingerprint,
+                        message_id: request.message.id
+                    },
+                    "an accepted item completes its own idempotency record"
+                );
+                let history = ports
+                    .messages
+                    .status_history(&org.id, &request.message.id)
+                    .await
+                    .expect("history");
+                assert_eq!(
+                    history,
+                    Some(vec![request.event]),
+                    "an accepted item has its event"
+                );
+                accepted.insert(request.message.id);
+            }
+            (Some(claim), Ok(AcceptOutcome::QuotaExceeded)) => {
+                assert_eq!(
+                    ports
+                        .messages
+                        .begin_idempotent(&claim)
+                        .await
+                        .expect("begin_idempotent"),
+                    IdempotencyBegin::InFlight { fingerprint },
+                    "a refused item leaves its claim for the use case to release"
+                );
+                refused.push(request.message.id);
+            }
+            (Some(_), Err(error)) => panic!("a valid accept must not fail beside a bad one: {error:?}"),
+        }
+    }
+    assert_eq!(
+        (accepted.len(), refused.len()),
+        (20, 20),
+        "exactly the quota's 20 accepted"
+    );
+    let period = BillingPeriod::containing(at(0));
+    assert_eq!(
+        ports.messages.usage(&org.id, &period).await.expect("usage"),
+        21,
+        "usage counts the original and the 20 accepted, not the refused or the duplicate"
+    );
+    for id in refused {
+        assert_eq!(
+            ports.messages.message(&org.id, &id).await.expect("message"),
+            None,
+            "a refused item stores nothing"
+        );
+    }
+    let listed: BTreeSet<MessageId> = ports
+        .messages
+        .messages(&org.id, &all(100))
+        .await
+        .expect("messages")
+        .into_iter()
+        .map(|m| m.id)
+        .filter(|id| *id != original.id)
+        .collect();
+    assert_eq!(listed, accepted, "the log holds exactly the accepted items");
+    assert_eq!(
+        ports
+            .messages
+            .message(&org.id, &original.id)
+            .await
+            .expect("message"),
+        Some(original),
+        "the original is unchanged by its duplicate"
+    );
+}

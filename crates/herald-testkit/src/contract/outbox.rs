@@ -407,8 +407,242 @@ pub async fn outbox_already_done_closes_the_job(ports: Ports) {
     );
 }
 
+/// `complete_jobs`: a round's outcomes recorded together, each exactly as `complete_job` records it alone
+/// and only under its own claim token. A lost claim (or a job already completed earlier in the same batch)
+/// answers `false` and writes nothing, without keeping the others from being recorded.
+pub async fn outbox_batch_completion_records_each_under_its_own_token(ports: Ports) {
+    assert!(
+        ports
+            .outbox
+            .complete_jobs(&[])
+            .await
+            .expect("complete_jobs")
+            .is_empty(),
+        "an empty batch answers nothing"
+    );
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let messages: Vec<Message> = (0..7)
+        .map(|i| {
+            text_message(
+                org.id,
+                &sender,
+                "+15551234567",
+                at(0) + TimeDelta::milliseconds(i),
+            )
+        })
+        .collect();
+    // The first one is claimed alone and its lease runs out; another claim takes it over with the rest.
+    accept_ok(&ports, &accept_request(&messages[0], None, None)).await;
+    let stale_token = token();
+    let stale = claim(&ports, stale_token, at(1), 10).await;
+    assert_eq!(stale.len(), 1);
+    for message in &messages[1..] {
+        accept_ok(&ports, &accept_request(message, None, None)).await;
+    }
+    let round_token = token();
+    let mut jobs = claim(&ports, round_token, at(62), 10).await;
+    assert_eq!(
+        jobs.len(),
+        7,
+        "the expired claim's job is taken over with the six new ones"
+    );
+    jobs.sort_by_key(|j| j.message.id);
+    let job_of = |message: &Message| -> ClaimedJob {
+        jobs.iter()
+            .find(|j| j.message.id == message.id)
+            .cloned()
+            .expect("every message's job was claimed")
+    };
+
+    let submitted = completion(
+        &job_of(&messages[1]),
+        round_token,
+        JobOutcome::Submitted {
+            network_message_id: "wamid.BATCH1".to_owned(),
+        },
+        at(63),
+    );
+    let batch = vec![
+        // The old claim no longer holds its job.
+        completion(&stale[0], stale_token, JobOutcome::AlreadyDone, at(63)),
+        submitted.clone(),
+        completion(
+            &job_of(&messages[2]),
+            round_token,
+            JobOutcome::Failed { error: error() },
+            at(63),
+        ),
+        completion(
+            &job_of(&messages[3]),
+            round_token,
+            JobOutcome::Retry {
+                at: at(100),
+                error: "busy".to_owned(),
+            },
+            at(63),
+        ),
+        completion(
+            &job_of(&messages[4]),
+            round_token,
+            JobOutcome::AwaitCallback {
+                until: at(200),
+                detail: "timeout".to_owned(),
+            },
+            at(63),
+        ),
+        completion(
+            &job_of(&messages[5]),
+            round_token,
+            JobOutcome::Hold { until: at(150) },
+            at(63),
+        ),
+        completion(
+            &job_of(&messages[6]),
+            round_token,
+            JobOutcome::AlreadyDone,
+            at(63),
+        ),
+        // The same job twice in one batch: the first completion released it, so the second finds no claim.
+        completion(
+            &job_of(&messages[1]),
+            round_token,
+            JobOutcome::Failed { error: error() },
+            at(63),
+        ),
+    ];
+    let held = ports.outbox.complete_jobs(&batch).await.expect("complete_jobs");
+    assert_eq!(
+        held,
+        [false, true, true, true, true, true, true, false],
+        "one answer per completion, in order"
+    );
+
+    let submitted_message = read(&ports, &messages[1]).await;
+    assert_eq!(submitted_message.status, MessageStatus::Submitted);
+    assert_eq!(
+        submitted_message.network_message_id.as_deref(),
+        Some("wamid.BATCH1")
+    );
+    assert_eq!(
+        history_len(&ports, &messages[1]).await,
+        2,
+        "the second completion wrote nothing"
+    );
+    let failed = read(&ports, &messages[2]).await;
+    assert_eq!(failed.status, MessageStatus::Failed);
+    assert_eq!(failed.error, Some(error()));
+    for untouched in [
+        &messages[0],
+        &messages[3],
+        &messages[4],
+        &messages[5],
+        &messages[6],
+    ] {
+        assert_eq!(read(&ports, untouched).await.status, MessageStatus::Accepted);
+        assert_eq!(history_len(&ports, untouched).await, 1);
+    }
+    let events = events_of(&ports, &org).await;
+    let mut kinds: Vec<(Option<herald_domain::ids::MessageId>, CustomerEventType)> =
+        events.iter().map(|e| (e.message_id, e.event_type)).collect();
+    kinds.sort_by_key(|(id, _)| *id);
+    assert_eq!(
+        kinds,
+        [
+            (Some(messages[1].id), CustomerEventType::MessageStatus),
+            (Some(messages[2].id), CustomerEventType::MessageFailed),
+        ],
+        "one customer event per status change, none for the refused completions"
+    );
+    assert!(events.iter().any(|e| e.id == submitted.customer_event_id));
+
+    // The refused stale completion left the job with the round's claim, which still completes it.
+    let current = completion(
+        &job_of(&messages[0]),
+        round_token,
+        JobOutcome::AlreadyDone,
+        at(64),
+    );
+    assert_eq!(
+        ports
+            .outbox
+            .complete_jobs(&[current])
+            .await
+            .expect("complete_jobs"),
+        [true]
+    );
+    // Each pending outcome is due again at its own time, with its own history (and is then closed, so its
+    // lease does not bring it back in the later claims).
+    let claim_and_close = |now: Timestamp| {
+        let ports = ports.clone();
+        async move {
+            let token = token();
+            let jobs = claim(&ports, token, now, 10).await;
+            for job in &jobs {
+                assert!(complete(&ports, &completion(job, token, JobOutcome::AlreadyDone, now)).await);
+            }
+            jobs
+        }
+    };
+    assert!(claim(&ports, token(), at(99), 10).await.is_empty());
+    let retried = claim_and_close(at(100)).await;
+    assert_eq!(retried.len(), 1);
+    assert_eq!(retried[0].message.id, messages[3].id);
+    assert_eq!(retried[0].history, JobHistory::Retried);
+    let held_again = claim_and_close(at(150)).await;
+    assert_eq!(held_again.len(), 1);
+    assert_eq!(held_again[0].message.id, messages[5].id);
+    assert_eq!(held_again[0].attempts, 1, "a hold is not an attempt");
+    let awaited = claim_and_close(at(200)).await;
+    assert_eq!(awaited.len(), 1);
+    assert_eq!(awaited[0].message.id, messages[4].id);
+    assert_eq!(awaited[0].history, JobHistory::AwaitedCallback);
+    assert!(
+        claim(&ports, token(), at(100_000), 10).await.is_empty(),
+        "the done and failed jobs are never claimed again"
+    );
+}
+
 const CONCURRENT_MESSAGES: usize = 2_000;
 const CLAIMERS: usize = 4;
+
+/// One sender's backlog does not fill the batch: with 50 due jobs of one sender and 1 newer due job of
+/// another, a claim of 10 takes the second sender's job beside the first sender's oldest ones, and once
+/// only one sender has due jobs, it may fill a whole batch.
+pub async fn outbox_claim_takes_a_fair_share_per_sender(ports: Ports) {
+    let (busy_org, busy_sender) = new_organization_with_sender(&ports, "starter").await;
+    let (quiet_org, quiet_sender) = new_organization_with_sender(&ports, "starter").await;
+    let backlog: Vec<Message> = (0..50)
+        .map(|i| text_message(busy_org.id, &busy_sender, "+15551234567", at(i)))
+        .collect();
+    for message in &backlog {
+        accept_ok(&ports, &accept_request(message, None, None)).await;
+    }
+    let quiet = text_message(quiet_org.id, &quiet_sender, "+15551234567", at(60));
+    accept_ok(&ports, &accept_request(&quiet, None, None)).await;
+
+    let first = claim(&ports, token(), at(100), 10).await;
+    assert!(first.len() <= 10, "claim_jobs must honour its limit");
+    assert!(
+        first.iter().any(|job| job.message.id == quiet.id),
+        "the other sender's due job must be claimed beside the backlog"
+    );
+    let mut busy: Vec<_> = first
+        .iter()
+        .filter(|job| job.message.sender_id == busy_sender.id)
+        .map(|job| job.message.id)
+        .collect();
+    busy.sort();
+    let oldest: Vec<_> = backlog.iter().take(busy.len()).map(|m| m.id).collect();
+    assert!(!busy.is_empty(), "the backlog's sender must get its share too");
+    assert_eq!(busy, oldest, "a sender's share is its oldest due jobs");
+
+    let rest = claim(&ports, token(), at(100), 100).await;
+    assert_eq!(
+        rest.len(),
+        backlog.len() - busy.len(),
+        "a sender alone with due jobs may fill the batch"
+    );
+}
 
 /// 2,000 jobs, 4 claimers looping claim(50) + complete(Submitted) until nothing is due: every job is
 /// claimed and completed exactly once and every message ends `submitted`.

@@ -7,7 +7,7 @@ use herald_domain::Timestamp;
 use herald_domain::dispatch::{
     CustomerEventType, InboundRecord, StatusApplied, StatusUpdate, StoredCallback,
 };
-use herald_domain::ids::{EventId, MessageId};
+use herald_domain::ids::{EventId, MediaId, MessageId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SenderNumber};
@@ -336,6 +336,8 @@ fn record(org: &Organization, sender: &SenderNumber, message: InboundMessage) ->
         id: MessageId::from_ulid(next_ulid()),
         organization_id: org.id,
         sender_id: sender.id,
+        media_id: matches!(message.content, InboundContent::Media { .. })
+            .then(|| MediaId::from_ulid(next_ulid())),
         message,
         customer_event_id: EventId::from_ulid(next_ulid()),
         recorded_at: at(1_000),
@@ -518,8 +520,21 @@ pub async fn tracking_inbound_events_describe_the_content(ports: Ports) {
     );
     let media_data = &bodies[1]["data"];
     assert_eq!(media_data["type"], "image");
-    assert_eq!(media_data["media"]["mime_type"], "image/jpeg");
-    assert_eq!(media_data["media"]["caption"], "look");
+    let media_id = records[1]
+        .media_id
+        .expect("a media record has a media id")
+        .to_string();
+    assert_eq!(
+        media_data["media"],
+        serde_json::json!({
+            "id": media_id,
+            "mime_type": "image/jpeg",
+            "sha256": "abc",
+            "caption": "look",
+            "filename": null,
+        }),
+        "inbound media are named by Herald's `med_` id (api.md §9), not the network's"
+    );
     assert_eq!(media_data["context"], serde_json::Value::Null);
     let raw_data = &bodies[2]["data"];
     assert_eq!(raw_data["type"], "reaction");

@@ -36,7 +36,7 @@ const ONLY_INBOUND: EventSelection = EventSelection {
 };
 
 /// Creates an endpoint of `organization` created at `at(created)`.
-async fn new_endpoint(
+pub(super) async fn new_endpoint(
     ports: &Ports,
     organization: &Organization,
     events: EventSelection,
@@ -91,14 +91,14 @@ async fn complete(ports: &Ports, completion: &DeliveryCompletion) -> bool {
 }
 
 /// A new accepted message of the organization's sender.
-async fn accepted(ports: &Ports, org: &Organization, sender: &SenderNumber) -> Message {
+pub(super) async fn accepted(ports: &Ports, org: &Organization, sender: &SenderNumber) -> Message {
     let message = text_message(org.id, sender, "+15551234567", at(0));
     accept_ok(ports, &accept_request(&message, None, None)).await;
     message
 }
 
 /// Applies a network report of `status` recorded at `recorded_at`; answers the customer event's id.
-async fn status_event(
+pub(super) async fn status_event(
     ports: &Ports,
     message: &Message,
     status: MessageStatus,
@@ -148,6 +148,7 @@ async fn inbound_event(
             id: MessageId::from_ulid(next_ulid()),
             organization_id: org.id,
             sender_id: sender.id,
+            media_id: None,
             message: InboundMessage {
                 phone_number_id: network_ref(sender.phone_number_id.as_str()),
                 network_message_id: wamid.clone(),

@@ -8,10 +8,27 @@ herald_testkit::contract_suite!(async { InMemoryStore::new().ports() });
 /// `contract::SCENARIOS` but not to the macro (or the reverse), which would silently go untested.
 #[test]
 fn the_macro_declares_every_scenario() {
-    let source = include_str!("../../src/contract.rs");
+    assert_eq!(
+        declared_scenarios(include_str!("../../src/contract.rs"), "contract_suite"),
+        herald_testkit::contract::SCENARIOS
+    );
+    assert_eq!(
+        declared_scenarios(
+            include_str!("../../src/contract/media_store.rs"),
+            "media_store_suite"
+        ),
+        herald_testkit::contract::MEDIA_STORE_SCENARIOS
+    );
+}
+
+#[allow(
+    clippy::expect_used,
+    reason = "test helper: a missing macro must fail the test"
+)]
+fn declared_scenarios<'a>(source: &'a str, name: &str) -> Vec<&'a str> {
     let (_, macro_body) = source
-        .split_once("macro_rules! contract_suite")
-        .expect("the macro is defined in contract.rs");
+        .split_once(&format!("macro_rules! {name}"))
+        .expect("the macro is defined in its file");
     let declared: Vec<&str> = macro_body
         .lines()
         .map(str::trim)
@@ -19,5 +36,5 @@ fn the_macro_declares_every_scenario() {
         .filter_map(|line| line.strip_suffix(','))
         .filter(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
         .collect();
-    assert_eq!(declared, herald_testkit::contract::SCENARIOS);
+    declared
 }

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use herald_webhooks::{AttemptErrorKind, BODY_PREFIX_LIMIT, next_attempt};
+use herald_webhooks::{AttemptErrorKind, BODY_PREFIX_LIMIT, IDLE_CONNECTION_TIMEOUT, next_attempt};
 use standardwebhooks::Webhook;
 
 use crate::helpers::{BODY, Reply, deliverer, deliverer_with, local_policy, now, secret, spawn_receiver};
@@ -235,6 +235,23 @@ async fn connections_are_kept_alive_between_attempts() {
         receiver.next_request().await;
     }
     assert_eq!(receiver.connections(), 1);
+}
+
+#[tokio::test]
+async fn a_connection_idle_past_the_timeout_is_not_reused() {
+    let mut receiver = spawn_receiver(Reply::status(200)).await;
+    let deliverer = deliverer();
+    for i in 0..2 {
+        if i > 0 {
+            tokio::time::sleep(IDLE_CONNECTION_TIMEOUT + Duration::from_millis(500)).await;
+        }
+        let outcome = deliverer
+            .check_and_deliver(&receiver.url("/"), &format!("evt_{i}"), now(), BODY, &[&secret()])
+            .await;
+        assert!(outcome.succeeded, "{outcome:?}");
+        receiver.next_request().await;
+    }
+    assert_eq!(receiver.connections(), 2);
 }
 
 #[tokio::test]

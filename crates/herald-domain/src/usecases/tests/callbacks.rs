@@ -527,6 +527,7 @@ fn an_inbound_message_is_recorded_for_the_senders_organization() {
             organization_id: org_id(),
             sender_id: default.id,
             message,
+            media_id: None,
             customer_event_id: EventId::from_ulid(generated(2)),
             recorded_at: now(),
         }]
@@ -538,6 +539,33 @@ fn an_inbound_message_is_recorded_for_the_senders_organization() {
             ..CallbackReport::default()
         }
     );
+}
+
+#[test]
+fn an_inbound_file_gets_a_media_id_of_its_own() {
+    let default = sender(1, DEFAULT_NUMBER, true);
+    let mut message = inbound(default.phone_number_id.as_str());
+    message.message_type = "audio".into();
+    message.content = InboundContent::Media {
+        kind: "audio".into(),
+        network_media_id: "555".into(),
+        mime_type: Some("audio/ogg".into()),
+        sha256: None,
+        caption: None,
+        filename: None,
+    };
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, Ok(parsed(vec![NetworkEvent::Inbound(message)], vec![])))
+        .knows_default_sender()
+        .never_applies()
+        .marks(1, None);
+    let seen = records_inbound(&mut ports, true);
+    run(ports.use_case().process(&callback(1))).unwrap();
+    let record = seen.lock().unwrap()[0].clone();
+    let media_id = record.media_id.expect("a media id");
+    assert_ne!(media_id.ulid(), record.id.ulid());
+    assert_ne!(media_id.ulid(), record.customer_event_id.ulid());
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use super::*;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use crate::ids::{EventId, JobId};
+use crate::media::{MockMediaCatalog, MockMediaStore};
 use crate::message::{MessageError, MessageStatus};
 use crate::network::{MockMessagingNetwork, NetworkError, NetworkReceipt};
 use crate::ports::{MockOutboxStore, MockPacer, MockSecretSource, StoreError};
@@ -72,6 +73,8 @@ struct Ports {
     pacer: MockPacer,
     random: MockSecretSource,
     clock: MockClock,
+    catalog: MockMediaCatalog,
+    files: MockMediaStore,
 }
 
 impl Ports {
@@ -82,6 +85,8 @@ impl Ports {
             pacer: MockPacer::new(),
             random: MockSecretSource::new(),
             clock: clock_at(now()),
+            catalog: MockMediaCatalog::new(),
+            files: MockMediaStore::new(),
         }
     }
 
@@ -98,14 +103,19 @@ impl Ports {
         self
     }
 
-    /// `complete_job` answers `held` for every job and keeps each completion it was given.
+    /// `complete_jobs` records the round in one call, answering `held` for every job, and keeps each
+    /// completion it was given; `complete_job` (one by one) is never called.
     fn completes(&mut self, held: bool) -> Arc<Mutex<Vec<JobCompletion>>> {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let keep = Arc::clone(&seen);
-        self.outbox.expect_complete_job().returning(move |completion| {
-            keep.lock().unwrap().push(completion.clone());
-            Ok(held)
-        });
+        self.outbox
+            .expect_complete_jobs()
+            .times(1)
+            .returning(move |completions| {
+                keep.lock().unwrap().extend(completions.iter().cloned());
+                Ok(vec![held; completions.len()])
+            });
+        self.outbox.expect_complete_job().times(0);
         seen
     }
 
@@ -129,9 +139,11 @@ impl Ports {
     fn sends(&mut self, n: u128, answer: Result<NetworkReceipt, NetworkError>) -> &mut Self {
         self.network
             .expect_send()
-            .withf(move |s, m| *s == sender(1, DEFAULT_NUMBER, true) && *m == stored_message(n))
+            .withf(move |s, m, media| {
+                *s == sender(1, DEFAULT_NUMBER, true) && *m == stored_message(n) && media.is_empty()
+            })
             .times(1)
-            .returning(move |_, _| answer.clone());
+            .returning(move |_, _, _| answer.clone());
         self
     }
 
@@ -158,6 +170,8 @@ impl Ports {
             DispatchPorts {
                 outbox: Arc::new(self.outbox),
                 network: Arc::new(self.network),
+                catalog: Arc::new(self.catalog),
+                files: Arc::new(self.files),
                 pacer: Arc::new(self.pacer),
                 clock: Arc::new(self.clock),
                 ids: Arc::new(sequential_ids()),
@@ -233,6 +247,7 @@ fn claims_with_a_fresh_token_the_lease_and_the_batch_size_and_records_nothing_wh
         .never_sends()
         .never_paces()
         .never_random();
+    ports.outbox.expect_complete_jobs().times(0);
     ports.outbox.expect_complete_job().times(0);
     let report = run(ports.dispatcher().run_once()).unwrap();
     assert_eq!(report, DispatchReport::default());
@@ -247,6 +262,7 @@ fn a_claim_failure_is_returned_and_nothing_is_sent() {
         .expect_claim_jobs()
         .times(1)
         .returning(|_, _, _, _| Err(StoreError::Unavailable("pool exhausted".into())));
+    ports.outbox.expect_complete_jobs().times(0);
     ports.outbox.expect_complete_job().times(0);
     let err = run(ports.dispatcher().run_once()).unwrap_err();
     assert!(
@@ -697,7 +713,7 @@ fn a_round_paces_only_the_jobs_it_sends_and_counts_every_outcome() {
         .network
         .expect_send()
         .times(4)
-        .returning(move |_, m| answers[&m.id].clone());
+        .returning(move |_, m, _| answers[&m.id].clone());
     let seen = ports.completes(true);
 
     let report = run(ports.dispatcher().run_once()).unwrap();
@@ -747,22 +763,69 @@ fn a_completion_refused_for_a_lost_claim_counts_as_claims_lost() {
 }
 
 #[test]
-fn a_failure_to_record_one_outcome_does_not_abort_the_others() {
+fn a_round_is_recorded_in_one_batch_in_claim_order_with_a_lost_claim_counted_alone() {
     let mut ports = Ports::new();
     ports.claims(vec![job(1), job(2), job(3)]).paces(3).never_random();
-    ports.network.expect_send().times(3).returning(|_, m| {
+    ports.network.expect_send().times(3).returning(|_, m, _| {
         Ok(NetworkReceipt {
             network_message_id: format!("wamid.{}", m.id),
         })
     });
+    let batches = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&batches);
+    ports
+        .outbox
+        .expect_complete_jobs()
+        .times(1)
+        .returning(move |completions| {
+            keep.lock()
+                .unwrap()
+                .push(completions.iter().map(|c| c.job_id).collect::<Vec<_>>());
+            // The second job's claim was lost; the store answers per completion, in order.
+            Ok(completions.iter().map(|c| c.job_id != job_id(2)).collect())
+        });
+    ports.outbox.expect_complete_job().times(0);
+    let report = run(ports.dispatcher().run_once()).unwrap();
+    assert_eq!(
+        report,
+        DispatchReport {
+            claimed: 3,
+            submitted: 2,
+            claims_lost: 1,
+            ..DispatchReport::default()
+        }
+    );
+    assert_eq!(
+        *batches.lock().unwrap(),
+        vec![vec![job_id(1), job_id(2), job_id(3)]],
+        "one batch, in the order the jobs were claimed"
+    );
+}
+
+/// The round's jobs 1–3 are all submitted; the batch write fails with `batch`; then each is written alone,
+/// where job 2's write fails and job 3's claim is found lost.
+fn recorded_one_by_one_after(batch: Result<Vec<bool>, StoreError>) {
+    let mut ports = Ports::new();
+    ports.claims(vec![job(1), job(2), job(3)]).paces(3).never_random();
+    ports.network.expect_send().times(3).returning(|_, m, _| {
+        Ok(NetworkReceipt {
+            network_message_id: format!("wamid.{}", m.id),
+        })
+    });
+    let batch = Mutex::new(Some(batch));
+    ports
+        .outbox
+        .expect_complete_jobs()
+        .times(1)
+        .returning(move |_| batch.lock().unwrap().take().unwrap());
     let recorded = Arc::new(Mutex::new(Vec::new()));
     let keep = Arc::clone(&recorded);
     ports.outbox.expect_complete_job().times(3).returning(move |c| {
-        if c.job_id == job_id(2) {
-            return Err(StoreError::Unavailable("connection dropped".into()));
+        keep.lock().unwrap().push(c.clone());
+        match c.job_id {
+            id if id == job_id(2) => Err(StoreError::Unavailable("connection dropped".into())),
+            id => Ok(id != job_id(3)),
         }
-        keep.lock().unwrap().push(c.job_id);
-        Ok(true)
     });
     let report = run(ports.dispatcher().run_once()).unwrap();
     // The unrecorded job is neither submitted nor a lost claim: its lease will expire and it comes back.
@@ -770,11 +833,218 @@ fn a_failure_to_record_one_outcome_does_not_abort_the_others() {
         report,
         DispatchReport {
             claimed: 3,
-            submitted: 2,
+            submitted: 1,
+            claims_lost: 1,
             ..DispatchReport::default()
         }
     );
-    let mut recorded = recorded.lock().unwrap().clone();
-    recorded.sort();
-    assert_eq!(recorded, vec![job_id(1), job_id(3)]);
+    let recorded = recorded.lock().unwrap().clone();
+    let mut ids: Vec<JobId> = recorded.iter().map(|c| c.job_id).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        vec![job_id(1), job_id(2), job_id(3)],
+        "each completion written once more"
+    );
+    assert!(
+        recorded.iter().all(|c| c.token == token()
+            && matches!(c.outcome, JobOutcome::Submitted { ref network_message_id }
+                if *network_message_id == format!("wamid.{}", c.message_id))),
+        "the same completions, under the round's token"
+    );
+}
+
+#[test]
+fn a_failed_batch_is_recorded_one_by_one_so_one_failure_does_not_abort_the_others() {
+    recorded_one_by_one_after(Err(StoreError::Unavailable("serialization failure".into())));
+}
+
+#[test]
+fn a_batch_answered_with_the_wrong_number_of_flags_is_recorded_one_by_one() {
+    recorded_one_by_one_after(Ok(vec![true]));
+}
+
+// ---- stored media: uploaded to the network once per sender, then sent by id ----
+
+mod stored_media {
+    use super::*;
+    use crate::ids::MediaId;
+    use crate::media::{ContentRef, MediaFile, MediaRecord, Sha256Digest};
+    use crate::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
+
+    fn media_id() -> MediaId {
+        MediaId::from_ulid(ulid(900))
+    }
+
+    fn digest() -> Sha256Digest {
+        Sha256Digest::from_bytes([3; 32])
+    }
+
+    fn media_job() -> ClaimedJob {
+        let mut job = job(1);
+        job.message.content = MessageContent::Media {
+            media: MediaAttachment {
+                kind: MediaKind::Image,
+                source: MediaSource::Stored(media_id()),
+                filename: None,
+            },
+            caption: None,
+        };
+        job
+    }
+
+    fn upload_row() -> MediaFile {
+        MediaFile::new(
+            media_id(),
+            org_id(),
+            ContentRef {
+                sha256: digest(),
+                kind: MediaKind::Image,
+                mime_type: "image/png".into(),
+                size: 5,
+            },
+            None,
+            now(),
+        )
+    }
+
+    fn knows_upload(ports: &mut Ports, record: Option<MediaRecord>) {
+        ports
+            .catalog
+            .expect_media()
+            .withf(|org, id| *org == org_id() && *id == media_id())
+            .times(1)
+            .returning(move |_, _| Ok(record.clone()));
+    }
+
+    fn sends_by(ports: &mut Ports, network_id: &'static str) {
+        ports
+            .network
+            .expect_send()
+            .withf(move |_, _, media| media.get(&media_id()).map(String::as_str) == Some(network_id))
+            .times(1)
+            .returning(|_, _, _| {
+                Ok(NetworkReceipt {
+                    network_message_id: wamid(1),
+                })
+            });
+    }
+
+    #[test]
+    fn a_file_not_yet_on_the_network_is_uploaded_remembered_and_sent_by_its_id() {
+        let mut ports = Ports::new();
+        ports.paces(1).never_random();
+        knows_upload(&mut ports, Some(MediaRecord::Uploaded(upload_row())));
+        ports
+            .catalog
+            .expect_network_upload()
+            .withf(|org, sender_id, sha, at| {
+                *org == org_id()
+                    && *sender_id == sender(1, DEFAULT_NUMBER, true).id
+                    && *sha == digest()
+                    && *at == now()
+            })
+            .times(1)
+            .returning(|_, _, _, _| Ok(None));
+        let file = tempfile_with(b"bytes");
+        ports
+            .files
+            .expect_open()
+            .withf(|sha| *sha == digest())
+            .times(1)
+            .returning(move |_| Ok(Some(std::fs::File::open(&file).unwrap())));
+        ports
+            .network
+            .expect_upload_media()
+            .withf(|s, upload| {
+                *s == sender(1, DEFAULT_NUMBER, true) && upload.mime_type == "image/png" && upload.size == 5
+            })
+            .times(1)
+            .returning(|_, _| Ok("net-77".into()));
+        let remembered = Arc::new(Mutex::new(None));
+        let keep = Arc::clone(&remembered);
+        ports
+            .catalog
+            .expect_record_network_upload()
+            .times(1)
+            .returning(move |upload| {
+                *keep.lock().unwrap() = Some(upload.clone());
+                Ok(())
+            });
+        sends_by(&mut ports, "net-77");
+
+        let (report, _) = dispatch_single(ports, media_job());
+
+        assert_eq!(report, one_claimed(|r| r.submitted = 1));
+        let upload = remembered.lock().unwrap().clone().unwrap();
+        assert_eq!(upload.network_media_id, "net-77");
+        assert_eq!(upload.sha256, digest());
+        assert_eq!(upload.reuse_until, now() + chrono::TimeDelta::days(29));
+    }
+
+    #[test]
+    fn an_earlier_upload_for_the_same_sender_is_reused() {
+        let mut ports = Ports::new();
+        ports.paces(1).never_random();
+        knows_upload(&mut ports, Some(MediaRecord::Uploaded(upload_row())));
+        ports
+            .catalog
+            .expect_network_upload()
+            .times(1)
+            .returning(|_, _, _, _| Ok(Some("net-1".into())));
+        ports.files.expect_open().times(0);
+        ports.network.expect_upload_media().times(0);
+        sends_by(&mut ports, "net-1");
+
+        let (report, _) = dispatch_single(ports, media_job());
+
+        assert_eq!(report, one_claimed(|r| r.submitted = 1));
+    }
+
+    #[test]
+    fn a_deleted_upload_fails_the_message_without_a_send() {
+        let mut ports = Ports::new();
+        ports.never_paces().never_sends().never_random();
+        knows_upload(&mut ports, None);
+
+        let (report, completion) = dispatch_single(ports, media_job());
+
+        assert_eq!(report, one_claimed(|r| r.failed = 1));
+        let JobOutcome::Failed { error } = completion.outcome else {
+            panic!("expected a failure, got {:?}", completion.outcome);
+        };
+        assert_eq!(error.code, "media_unavailable");
+    }
+
+    #[test]
+    fn an_upload_with_an_unknown_outcome_is_retried_not_awaited() {
+        let mut ports = Ports::new();
+        ports.never_paces().never_sends().random_byte(128);
+        knows_upload(&mut ports, Some(MediaRecord::Uploaded(upload_row())));
+        ports
+            .catalog
+            .expect_network_upload()
+            .returning(|_, _, _, _| Ok(None));
+        let file = tempfile_with(b"bytes");
+        ports
+            .files
+            .expect_open()
+            .returning(move |_| Ok(Some(std::fs::File::open(&file).unwrap())));
+        ports.network.expect_upload_media().times(1).returning(|_, _| {
+            Err(NetworkError::OutcomeUnknown {
+                detail: "timed out".into(),
+            })
+        });
+
+        let (report, completion) = dispatch_single(ports, media_job());
+
+        assert_eq!(report, one_claimed(|r| r.retried = 1));
+        assert!(matches!(completion.outcome, JobOutcome::Retry { .. }));
+    }
+
+    fn tempfile_with(bytes: &[u8]) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("herald-dispatch-{}", ulid::Ulid::new()));
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
 }

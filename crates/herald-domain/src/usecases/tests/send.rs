@@ -3,6 +3,7 @@
 use super::*;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId};
+use crate::media::{MockMediaCatalog, MockMediaStore};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
 use crate::organization::MessageKind;
 use crate::ports::{
@@ -23,6 +24,8 @@ struct Ports {
     templates: MockTemplateStore,
     windows: MockWindowStore,
     limiter: MockRateLimiter,
+    catalog: MockMediaCatalog,
+    files: MockMediaStore,
 }
 
 impl Ports {
@@ -33,6 +36,8 @@ impl Ports {
             templates: MockTemplateStore::new(),
             windows: MockWindowStore::new(),
             limiter: MockRateLimiter::new(),
+            catalog: MockMediaCatalog::new(),
+            files: MockMediaStore::new(),
         }
     }
 
@@ -169,6 +174,8 @@ impl Ports {
                 templates: Arc::new(self.templates),
                 windows: Arc::new(self.windows),
                 limiter: Arc::new(self.limiter),
+                catalog: Arc::new(self.catalog),
+                files: Arc::new(self.files),
                 clock: Arc::new(clock_at(at)),
                 ids: Arc::new(sequential_ids()),
             },
@@ -1207,6 +1214,8 @@ fn the_claim_windows_follow_the_settings() {
             templates: Arc::new(MockTemplateStore::new()),
             windows: Arc::new(MockWindowStore::new()),
             limiter: Arc::new(MockRateLimiter::new()),
+            catalog: Arc::new(MockMediaCatalog::new()),
+            files: Arc::new(MockMediaStore::new()),
             clock: Arc::new(clock_at(now())),
             ids: Arc::new(sequential_ids()),
         },
@@ -1240,6 +1249,8 @@ fn the_dispatch_deadline_follows_the_settings() {
             templates: Arc::new(ports.templates),
             windows: Arc::new(ports.windows),
             limiter: Arc::new(ports.limiter),
+            catalog: Arc::new(ports.catalog),
+            files: Arc::new(ports.files),
             clock: Arc::new(clock_at(now())),
             ids: Arc::new(sequential_ids()),
         },
@@ -1335,4 +1346,353 @@ fn order_template_before_quota() {
         matches!(result, Err(SendError::TemplateNotFound(_))),
         "{result:?}"
     );
+}
+
+// ---- media: `media_id` references and files uploaded with the request ----
+
+mod media_sends {
+    use super::*;
+    use crate::ids::MediaId;
+    use crate::media::{ContentRef, MediaFile, MediaRecord, MediaStoreError, Sha256Digest, StagedFile};
+    use crate::message::{MediaAttachment, MediaKind, MediaSource};
+    use crate::values::FileName;
+
+    fn media_id(n: u128) -> MediaId {
+        MediaId::from_ulid(ulid(n))
+    }
+
+    fn content_ref(kind: MediaKind, size: u64) -> ContentRef {
+        ContentRef {
+            sha256: Sha256Digest::from_bytes([7; 32]),
+            kind,
+            mime_type: match kind {
+                MediaKind::Document => "application/pdf",
+                MediaKind::Image => "image/png",
+                MediaKind::Video => "video/mp4",
+            }
+            .into(),
+            size,
+        }
+    }
+
+    fn uploaded(n: u128, kind: MediaKind, created: Timestamp) -> MediaFile {
+        MediaFile::new(
+            media_id(n),
+            org_id(),
+            content_ref(kind, 10),
+            Some(FileName::parse("invoice.pdf").unwrap()),
+            created,
+        )
+    }
+
+    /// A real staging file, so a test can see whether the use case removed it.
+    fn staged(kind: MediaKind, size: u64) -> (StagedFile, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("herald-send-{}", ulid::Ulid::new()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("upload");
+        std::fs::write(&path, b"bytes").unwrap();
+        (StagedFile::new(path.clone(), content_ref(kind, size)), path)
+    }
+
+    fn media_draft(kind: MediaKind, source: MediaSource, filename: Option<&str>) -> SendDraft {
+        draft(MessageContent::Media {
+            media: MediaAttachment {
+                kind,
+                source,
+                filename: filename.map(|f| FileName::parse(f).unwrap()),
+            },
+            caption: None,
+        })
+    }
+
+    fn open_window(ports: &mut Ports) {
+        ports.allow_rate().senders(two_senders()).window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        );
+    }
+
+    fn knows(ports: &mut Ports, record: Option<MediaRecord>) {
+        ports
+            .catalog
+            .expect_media()
+            .withf(|org, id| *org == org_id() && *id == media_id(9))
+            .times(1)
+            .returning(move |_, _| Ok(record.clone()));
+    }
+
+    fn accepted_content(seen: &Arc<Mutex<Option<AcceptRequest>>>) -> MessageContent {
+        seen.lock().unwrap().clone().unwrap().message.content
+    }
+
+    #[test]
+    fn a_media_id_send_takes_the_kind_and_file_name_of_the_upload() {
+        let mut ports = Ports::new();
+        open_window(&mut ports);
+        knows(
+            &mut ports,
+            Some(MediaRecord::Uploaded(uploaded(9, MediaKind::Document, now()))),
+        );
+        let seen = ports.accept(AcceptOutcome::Accepted);
+        // The adapter does not know the kind of a `media_id`; the stored file decides.
+        let draft = media_draft(MediaKind::Image, MediaSource::Stored(media_id(9)), None);
+
+        let result = run(ports.build().execute(command(MessageKind::Media, Ok(draft))));
+
+        assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+        let MessageContent::Media { media, .. } = accepted_content(&seen) else {
+            panic!("not a media message");
+        };
+        assert_eq!(media.kind, MediaKind::Document);
+        assert_eq!(media.source, MediaSource::Stored(media_id(9)));
+        assert_eq!(media.filename.unwrap().as_str(), "invoice.pdf");
+    }
+
+    #[test]
+    fn an_unknown_or_expired_media_id_is_a_validation_error_and_nothing_is_accepted() {
+        for record in [
+            None,
+            Some(MediaRecord::Uploaded(uploaded(
+                9,
+                MediaKind::Image,
+                now() - chrono::TimeDelta::days(31),
+            ))),
+        ] {
+            let mut ports = Ports::new();
+            ports
+                .allow_rate()
+                .senders(two_senders())
+                .never_window()
+                .never_accept();
+            knows(&mut ports, record);
+            let draft = media_draft(MediaKind::Image, MediaSource::Stored(media_id(9)), None);
+
+            let result = run(ports.build().execute(command(MessageKind::Media, Ok(draft))));
+
+            let Err(SendError::Invalid(errors)) = result else {
+                panic!("expected a validation error, got {result:?}");
+            };
+            assert_eq!(errors.errors()[0].field, "media_id");
+        }
+    }
+
+    #[test]
+    fn a_header_media_id_of_another_kind_is_a_header_media_mismatch() {
+        let mut ports = Ports::new();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_template()
+            .never_accept();
+        knows(
+            &mut ports,
+            Some(MediaRecord::Uploaded(uploaded(9, MediaKind::Image, now()))),
+        );
+        let mut variables = one_variable();
+        variables.header = Some(HeaderValue::Media(MediaAttachment {
+            kind: MediaKind::Document,
+            source: MediaSource::Stored(media_id(9)),
+            filename: None,
+        }));
+
+        let result = run(ports.build().execute(template_command(variables)));
+
+        assert!(
+            matches!(&result, Err(SendError::HeaderMediaMismatch(detail)) if detail.contains("image")),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn a_file_sent_with_the_request_is_committed_recorded_and_named_in_the_message() {
+        let mut ports = Ports::new();
+        open_window(&mut ports);
+        let (upload, _) = staged(MediaKind::Video, 10);
+        ports
+            .files
+            .expect_commit()
+            .times(1)
+            .returning(|staged| Ok(staged.content().clone()));
+        let inserted = Arc::new(Mutex::new(None));
+        let keep = Arc::clone(&inserted);
+        ports
+            .catalog
+            .expect_insert_media()
+            .times(1)
+            .returning(move |file| {
+                *keep.lock().unwrap() = Some(file.clone());
+                Ok(())
+            });
+        let seen = ports.accept(AcceptOutcome::Accepted);
+        let draft = media_draft(MediaKind::Video, MediaSource::Upload, None);
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+        let file = inserted.lock().unwrap().clone().unwrap();
+        assert_eq!(file.organization_id, org_id());
+        assert_eq!(file.kind, MediaKind::Video);
+        assert_eq!(file.expires_at, now() + chrono::TimeDelta::days(30));
+        let MessageContent::Media { media, .. } = accepted_content(&seen) else {
+            panic!("not a media message");
+        };
+        assert_eq!(media.source, MediaSource::Stored(file.id));
+    }
+
+    #[test]
+    fn a_request_refused_before_accept_leaves_its_file_nowhere() {
+        let mut ports = Ports::new();
+        // The window is closed: refused after the file was staged, before anything was stored.
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .window(default_sender().id, None)
+            .never_accept();
+        ports.files.expect_commit().times(0);
+        ports.catalog.expect_insert_media().times(0);
+        let (upload, path) = staged(MediaKind::Image, 10);
+        let draft = media_draft(MediaKind::Image, MediaSource::Upload, None);
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(
+            matches!(result, Err(SendError::WindowClosed { .. })),
+            "{result:?}"
+        );
+        assert!(!path.exists(), "the staged upload was left behind");
+    }
+
+    #[test]
+    fn a_quota_refusal_after_the_file_was_stored_deletes_its_row_and_unshared_bytes() {
+        let mut ports = Ports::new();
+        open_window(&mut ports);
+        let (upload, _) = staged(MediaKind::Image, 10);
+        ports
+            .files
+            .expect_commit()
+            .times(1)
+            .returning(|staged| Ok(staged.content().clone()));
+        ports.catalog.expect_insert_media().times(1).returning(|_| Ok(()));
+        ports.accept(AcceptOutcome::QuotaExceeded);
+        ports
+            .catalog
+            .expect_delete_media()
+            .withf(|org, _| *org == org_id())
+            .times(1)
+            .returning(|_, _| Ok(true));
+        ports
+            .catalog
+            .expect_digest_in_use()
+            .times(1)
+            .returning(|_| Ok(false));
+        ports
+            .files
+            .expect_remove()
+            .withf(|digest| *digest == Sha256Digest::from_bytes([7; 32]))
+            .times(1)
+            .returning(|_| Ok(true));
+        let draft = media_draft(MediaKind::Image, MediaSource::Upload, None);
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(
+            matches!(result, Err(SendError::QuotaExceeded { .. })),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn bytes_shared_with_another_upload_stay_when_a_refused_upload_is_forgotten() {
+        let mut ports = Ports::new();
+        open_window(&mut ports);
+        let (upload, _) = staged(MediaKind::Image, 10);
+        ports
+            .files
+            .expect_commit()
+            .returning(|staged| Ok(staged.content().clone()));
+        ports.catalog.expect_insert_media().returning(|_| Ok(()));
+        ports.accept(AcceptOutcome::QuotaExceeded);
+        ports.catalog.expect_delete_media().returning(|_, _| Ok(true));
+        ports.catalog.expect_digest_in_use().returning(|_| Ok(true));
+        ports.files.expect_remove().times(0);
+        let draft = media_draft(MediaKind::Image, MediaSource::Upload, None);
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(
+            matches!(result, Err(SendError::QuotaExceeded { .. })),
+            "{result:?}"
+        );
+    }
+
+    #[test]
+    fn a_file_over_the_plan_limit_is_refused_and_removed() {
+        let mut ports = Ports::new();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_window()
+            .never_accept();
+        ports.files.expect_commit().times(0);
+        let (upload, path) = staged(MediaKind::Document, plan().max_file_bytes + 1);
+        let draft = media_draft(MediaKind::Document, MediaSource::Upload, Some("a.pdf"));
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(
+            matches!(result, Err(SendError::FileTooLarge { .. })),
+            "{result:?}"
+        );
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn an_upload_source_without_a_file_is_a_validation_error() {
+        let mut ports = Ports::new();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_window()
+            .never_accept();
+        let draft = media_draft(MediaKind::Image, MediaSource::Upload, None);
+
+        let result = run(ports.build().execute(command(MessageKind::Media, Ok(draft))));
+
+        let Err(SendError::Invalid(errors)) = result else {
+            panic!("expected a validation error, got {result:?}");
+        };
+        assert_eq!(errors.errors()[0].field, "file");
+    }
+
+    #[test]
+    fn a_media_store_failure_is_a_store_unavailable_error_and_nothing_is_accepted() {
+        let mut ports = Ports::new();
+        open_window(&mut ports);
+        ports.never_accept();
+        ports
+            .files
+            .expect_commit()
+            .returning(|_| Err(MediaStoreError::Io(std::io::Error::other("disk full"))));
+        let (upload, _) = staged(MediaKind::Image, 10);
+        let draft = media_draft(MediaKind::Image, MediaSource::Upload, None);
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(
+            matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
+            "{result:?}"
+        );
+    }
 }

@@ -1,0 +1,288 @@
+//! The owner's dashboard through the real binary: `org create --owner-email`, `owner set-password` from
+//! stdin, and a server run at debug level whose whole log holds none of the secrets that passed through it
+//! (password, API key, webhook secrets, session cookie, CSRF token).
+
+use super::{Server, admin_json, free_port, herald, wait_healthy};
+use reqwest::header::{COOKIE, SET_COOKIE};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::Stdio;
+
+const PASSWORD: &str = "a passphrase only the owner knows";
+const WRONG_PASSWORD: &str = "WrongPassphraseThatMustNotBeLogged";
+
+fn set_password(data: &std::path::Path, org: &str, email: &str, stdin: &str) -> std::process::Output {
+    let mut child = herald(data)
+        .args([
+            "admin",
+            "owner",
+            "set-password",
+            "--org",
+            org,
+            "--email",
+            email,
+            "--json",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_owner_password_is_set_from_stdin_for_the_owner_email_only() {
+    let data = tempfile::tempdir().unwrap();
+    let org = admin_json(
+        data.path(),
+        &[
+            "org",
+            "create",
+            "--name",
+            "Acme",
+            "--plan",
+            "business",
+            "--owner-email",
+            " Owner@Example.COM ",
+        ],
+    );
+    assert_eq!(
+        org["owner_email"], "owner@example.com",
+        "stored normalized: {org}"
+    );
+    let org_id = org["id"].as_str().unwrap();
+
+    let ok = set_password(data.path(), org_id, "OWNER@example.com", &format!("{PASSWORD}\n"));
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(json["email"], "owner@example.com");
+    assert_eq!(json["organization_id"], org_id);
+    assert!(!String::from_utf8_lossy(&ok.stdout).contains(PASSWORD));
+
+    let stranger = set_password(
+        data.path(),
+        org_id,
+        "someone@example.com",
+        &format!("{PASSWORD}\n"),
+    );
+    assert!(!stranger.status.success());
+    assert!(String::from_utf8_lossy(&stranger.stderr).contains("not the owner email"));
+    let short = set_password(data.path(), org_id, "owner@example.com", "short\n");
+    assert!(!short.status.success());
+    assert!(String::from_utf8_lossy(&short.stderr).contains("characters"));
+    let empty = set_password(data.path(), org_id, "owner@example.com", "");
+    assert!(!empty.status.success());
+    let bad_email = admin_json_fails(
+        data.path(),
+        &["org", "create", "--name", "B", "--owner-email", "not-an-email"],
+    );
+    assert!(bad_email.contains("--owner-email"), "{bad_email}");
+}
+
+fn admin_json_fails(data: &std::path::Path, args: &[&str]) -> String {
+    let output = herald(data).arg("admin").args(args).output().unwrap();
+    assert!(!output.status.success());
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Cookies kept by hand (the test client has no cookie store).
+#[derive(Default)]
+struct Jar(BTreeMap<String, String>);
+
+impl Jar {
+    fn header(&self) -> String {
+        self.0
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn take(&mut self, response: &reqwest::Response) {
+        for value in response.headers().get_all(SET_COOKIE) {
+            let cookie = value.to_str().unwrap();
+            let pair = cookie.split(';').next().unwrap();
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() {
+                self.0.remove(name);
+            } else {
+                self.0.insert(name.to_owned(), value.to_owned());
+            }
+        }
+    }
+}
+
+fn csrf_of(body: &str) -> String {
+    let marker = "name=\"csrf\" value=\"";
+    let start = body.find(marker).unwrap() + marker.len();
+    body[start..start + body[start..].find('"').unwrap()].to_owned()
+}
+
+fn text_of(body: &str, id: &str) -> String {
+    let marker = format!("id=\"{id}\">");
+    let start = body.find(&marker).unwrap_or_else(|| panic!("no #{id} in {body}")) + marker.len();
+    body[start..start + body[start..].find('<').unwrap()].to_owned()
+}
+
+#[tokio::test]
+async fn the_server_logs_no_secret_of_the_dashboard() {
+    let data = tempfile::tempdir().unwrap();
+    let org = admin_json(
+        data.path(),
+        &[
+            "org",
+            "create",
+            "--name",
+            "Acme",
+            "--plan",
+            "business",
+            "--owner-email",
+            "owner@example.com",
+        ],
+    );
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    assert!(
+        set_password(data.path(), &org_id, "owner@example.com", PASSWORD)
+            .status
+            .success()
+    );
+
+    let port = free_port();
+    let log_path = data.path().join("server.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let server = Server(
+        herald(data.path())
+            .args(["serve"])
+            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
+            .env("RUST_LOG", "debug")
+            .env("HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
+            .env("HERALD_ALLOW_INSECURE_WEBHOOKS", "true")
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    );
+    let base = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    wait_healthy(&http, &base).await;
+
+    let mut jar = Jar::default();
+    let get = async |jar: &mut Jar, path: &str| {
+        let response = http
+            .get(format!("{base}{path}"))
+            .header(COOKIE, jar.header())
+            .send()
+            .await
+            .unwrap();
+        jar.take(&response);
+        response.text().await.unwrap()
+    };
+    let form = get(&mut jar, "/dashboard/login").await;
+    let login_csrf = csrf_of(&form);
+    let post = async |jar: &mut Jar, path: &str, form: &[(&str, &str)]| {
+        let response = http
+            .post(format!("{base}{path}"))
+            .header(COOKIE, jar.header())
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        jar.take(&response);
+        (response.status().as_u16(), response.text().await.unwrap())
+    };
+    let (status, _) = post(
+        &mut jar,
+        "/dashboard/login",
+        &[
+            ("email", "owner@example.com"),
+            ("password", WRONG_PASSWORD),
+            ("csrf", &login_csrf),
+        ],
+    )
+    .await;
+    assert_eq!(status, 401);
+    let login_csrf = csrf_of(&get(&mut jar, "/dashboard/login").await);
+    let (status, _) = post(
+        &mut jar,
+        "/dashboard/login",
+        &[
+            ("email", "owner@example.com"),
+            ("password", PASSWORD),
+            ("csrf", &login_csrf),
+        ],
+    )
+    .await;
+    assert_eq!(status, 303);
+    let session = jar.0["herald_session"].clone();
+    let csrf = csrf_of(&get(&mut jar, "/dashboard/keys").await);
+    let (_, page) = post(
+        &mut jar,
+        "/dashboard/keys",
+        &[("name", "logged?"), ("csrf", &csrf)],
+    )
+    .await;
+    let key = text_of(&page, "new-key");
+    let (_, page) = post(
+        &mut jar,
+        "/dashboard/webhooks",
+        &[
+            ("url", "http://127.0.0.1:9/hook"),
+            ("ev_status", "on"),
+            ("csrf", &csrf),
+        ],
+    )
+    .await;
+    let secret = text_of(&page, "new-secret");
+    let endpoints: serde_json::Value = http
+        .get(format!("{base}/api/v1/webhooks"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let endpoint = endpoints["data"][0]["id"].as_str().unwrap().to_owned();
+    let (_, page) = post(
+        &mut jar,
+        &format!("/dashboard/webhooks/{endpoint}/rotate"),
+        &[("csrf", &csrf)],
+    )
+    .await;
+    let rotated = text_of(&page, "new-secret");
+    get(&mut jar, "/dashboard/account").await;
+    let (status, _) = post(&mut jar, "/dashboard/logout", &[("csrf", &csrf)]).await;
+    assert_eq!(status, 303);
+    drop(server);
+
+    let logged = std::fs::read_to_string(&log_path).unwrap();
+    assert!(
+        logged.contains("dashboard login"),
+        "the log was captured at debug level:\n{logged}"
+    );
+    // A signed cookie's value is the base64 HMAC tag (44 characters) followed by the token.
+    let session_token = &session[44..];
+    assert_eq!(session_token.len(), 43, "a 256-bit base64url token: {session}");
+    for (what, secret) in [
+        ("the password", PASSWORD),
+        ("a wrong password", WRONG_PASSWORD),
+        ("the API key", key.as_str()),
+        ("the API key's secret part", &key[12..]),
+        ("the webhook secret", secret.as_str()),
+        ("the rotated webhook secret", rotated.as_str()),
+        ("the session cookie", session.as_str()),
+        ("the session token", session_token),
+        ("the CSRF token", csrf.as_str()),
+    ] {
+        assert!(!logged.contains(secret), "the server logged {what}");
+    }
+    assert!(
+        !logged.contains("whsec_"),
+        "no webhook secret of any kind in the log"
+    );
+}

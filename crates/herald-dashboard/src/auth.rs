@@ -1,0 +1,181 @@
+//! Sessions in the browser: the signed session cookie, the [`Owner`] extractor every page takes, CSRF
+//! checks on every form ([`Posted`]), and the login attempt limits.
+//!
+//! The cookie holds an opaque 256-bit random token, signed with the cookie key; the server keeps only the
+//! token's SHA-256 digest with the session's organization, CSRF token and expiry times. Server-side state
+//! (rather than a self-contained signed session) is what makes logout, idle expiry and "a new password
+//! ends every session" real: a stolen cookie stops working the moment its row is gone. The signature lets
+//! a forged or tampered cookie be refused without a store read.
+
+use crate::DashboardContext;
+use crate::error::PageError;
+use actix_web::cookie::{Cookie, CookieJar, SameSite};
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, web};
+use futures::future::LocalBoxFuture;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use herald_domain::usecases::OwnerScope;
+use serde::de::DeserializeOwned;
+use std::num::NonZeroU32;
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "herald_session";
+/// The cookie carrying the login form's CSRF token (there is no session yet to hold it).
+pub const LOGIN_COOKIE: &str = "herald_login";
+/// The hidden field every form carries its CSRF token in.
+pub const CSRF_FIELD: &str = "csrf";
+
+/// Reads a cookie the server signed; `None` when absent, unsigned or tampered with.
+pub(crate) fn signed_cookie(req: &HttpRequest, key: &actix_web::cookie::Key, name: &str) -> Option<String> {
+    let cookie = req.cookie(name)?;
+    let mut jar = CookieJar::new();
+    jar.add_original(cookie.into_owned());
+    jar.signed(key).get(name).map(|c| c.value().to_owned())
+}
+
+/// A signed, HttpOnly, SameSite=Strict cookie for the dashboard's path; `Secure` when the request came
+/// over https. `max_age` in seconds; `None` makes a browser-session cookie.
+pub(crate) fn make_cookie(
+    req: &HttpRequest,
+    key: &actix_web::cookie::Key,
+    name: &'static str,
+    value: String,
+    max_age: Option<i64>,
+) -> Cookie<'static> {
+    let mut cookie = Cookie::build(name, value)
+        .path("/dashboard")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(is_https(req))
+        .finish();
+    if let Some(seconds) = max_age {
+        cookie.set_max_age(actix_web::cookie::time::Duration::seconds(seconds));
+    }
+    let mut jar = CookieJar::new();
+    jar.signed_mut(key).add(cookie);
+    jar.get(name).cloned().unwrap_or_else(|| Cookie::new(name, ""))
+}
+
+/// A cookie that deletes `name` in the browser.
+pub(crate) fn removal_cookie(req: &HttpRequest, name: &'static str) -> Cookie<'static> {
+    let mut cookie = Cookie::build(name, "")
+        .path("/dashboard")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(is_https(req))
+        .finish();
+    cookie.make_removal();
+    cookie
+}
+
+fn is_https(req: &HttpRequest) -> bool {
+    req.connection_info().scheme() == "https"
+}
+
+/// Compares two tokens in constant time.
+pub(crate) fn same_token(a: &str, b: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    !a.is_empty() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+pub(crate) fn context(req: &HttpRequest) -> Result<web::Data<DashboardContext>, PageError> {
+    req.app_data::<web::Data<DashboardContext>>()
+        .cloned()
+        .ok_or_else(|| PageError::Internal("the dashboard context is not configured".to_owned()))
+}
+
+/// The logged-in owner: the live session of the request's cookie, with its organization and plan.
+/// Without one, the page answers a redirect to the login form.
+pub struct Owner(pub OwnerScope);
+
+impl Owner {
+    pub fn organization_id(&self) -> &herald_domain::ids::OrganizationId {
+        &self.0.organization.id
+    }
+
+    pub fn csrf(&self) -> &str {
+        &self.0.session.csrf_token
+    }
+}
+
+async fn owner_of(req: HttpRequest) -> Result<Owner, PageError> {
+    let ctx = context(&req)?;
+    let token = signed_cookie(&req, &ctx.cookie_key, SESSION_COOKIE).ok_or(PageError::LoginRequired)?;
+    Ok(Owner(ctx.access.scope(&token).await?))
+}
+
+impl FromRequest for Owner {
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        Box::pin(owner_of(req.clone()))
+    }
+}
+
+/// A form with its CSRF token.
+pub trait CsrfForm {
+    fn csrf(&self) -> &str;
+}
+
+/// A POSTed form of the logged-in owner whose CSRF token matched the session's: the only way a handler
+/// gets a form, so no form goes unchecked.
+pub struct Posted<T> {
+    pub owner: Owner,
+    pub form: T,
+}
+
+impl<T> FromRequest for Posted<T>
+where
+    T: DeserializeOwned + CsrfForm + 'static,
+{
+    type Error = PageError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let form = web::Form::<T>::from_request(&req, payload);
+        Box::pin(async move {
+            let owner = owner_of(req).await?;
+            // An unreadable body is treated like a missing token: refused before anything is done.
+            let form = form.await.map_err(|_| PageError::Forbidden)?.into_inner();
+            if !same_token(form.csrf(), owner.csrf()) {
+                return Err(PageError::Forbidden);
+            }
+            Ok(Self { owner, form })
+        })
+    }
+}
+
+/// Login attempts allowed per account (email) and per client address, each a token bucket refilled per
+/// minute. Kept in this process: with several API processes each holds its own buckets.
+pub struct LoginLimits {
+    per_account: DefaultKeyedRateLimiter<String>,
+    per_address: DefaultKeyedRateLimiter<String>,
+}
+
+impl LoginLimits {
+    /// Attempts per minute per account and per address; 0 is read as 1.
+    pub fn new(per_account_per_minute: u32, per_address_per_minute: u32) -> Self {
+        let quota = |n: u32| Quota::per_minute(NonZeroU32::new(n.max(1)).unwrap_or(NonZeroU32::MIN));
+        Self {
+            per_account: RateLimiter::keyed(quota(per_account_per_minute)),
+            per_address: RateLimiter::keyed(quota(per_address_per_minute)),
+        }
+    }
+
+    /// Takes one attempt from both buckets; `false` when either is empty (then the attempt is refused
+    /// with the same answer as wrong credentials).
+    pub fn allow(&self, email: &str, address: &str) -> bool {
+        // Bounded memory: forget keys whose buckets are full again.
+        if self.per_account.len() > 10_000 {
+            self.per_account.retain_recent();
+        }
+        if self.per_address.len() > 10_000 {
+            self.per_address.retain_recent();
+        }
+        let account = self.per_account.check_key(&email.trim().to_lowercase()).is_ok();
+        let address = self.per_address.check_key(&address.to_owned()).is_ok();
+        account && address
+    }
+}

@@ -1,0 +1,322 @@
+//! The message log with filters and paging, and one message with its history and the events sent for it.
+
+use crate::auth::{Owner, context};
+use crate::error::PageError;
+use crate::pages::parse_id;
+use crate::view::{self, Section};
+use actix_web::{HttpRequest, HttpResponse, web};
+use chrono::{NaiveDate, TimeZone, Utc};
+use herald_domain::Timestamp;
+use herald_domain::ids::MessageId;
+use herald_domain::message::{Message, MessageStatus, MessageType};
+use herald_domain::ports::MessageQuery;
+use herald_domain::values::PhoneNumber;
+use maud::{Markup, html};
+use serde::Deserialize;
+
+/// Rows per page of the log.
+const PAGE_SIZE: u32 = 25;
+
+/// The log's filters as they travel in the query string (and back into the form and the next-page link).
+#[derive(Debug, Default, Deserialize)]
+pub struct Filters {
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    to: String,
+    #[serde(default, rename = "type")]
+    message_type: String,
+    /// First day, `YYYY-MM-DD` (UTC), inclusive.
+    #[serde(default)]
+    from: String,
+    /// Last day, `YYYY-MM-DD` (UTC), inclusive.
+    #[serde(default)]
+    until: String,
+    #[serde(default)]
+    before: String,
+}
+
+fn day_start(value: &str, field: &str) -> Result<Timestamp, String> {
+    NaiveDate::parse_from_str(value, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| Utc.from_utc_datetime(&t))
+        .ok_or_else(|| format!("{field}: use a date like 2026-11-23"))
+}
+
+impl Filters {
+    fn query(&self) -> Result<MessageQuery, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut query = MessageQuery {
+            limit: PAGE_SIZE,
+            ..MessageQuery::default()
+        };
+        if !self.status.is_empty() {
+            match MessageStatus::parse(&self.status) {
+                Ok(status) => query.status = Some(status),
+                Err(_) => errors.push("Status: pick one from the list".to_owned()),
+            }
+        }
+        if !self.to.trim().is_empty() {
+            match PhoneNumber::parse(self.to.trim()) {
+                Ok(to) => query.to = Some(to),
+                Err(_) => errors.push("Recipient: an international number like +15551234567".to_owned()),
+            }
+        }
+        if !self.message_type.is_empty() {
+            match MessageType::parse(&self.message_type) {
+                Ok(t) => query.message_type = Some(t),
+                Err(_) => errors.push("Type: pick one from the list".to_owned()),
+            }
+        }
+        if !self.from.is_empty() {
+            match day_start(&self.from, "From") {
+                Ok(at) => query.created_after = Some(at),
+                Err(e) => errors.push(e),
+            }
+        }
+        if !self.until.is_empty() {
+            match day_start(&self.until, "Until") {
+                Ok(at) => query.created_before = Some(at + chrono::TimeDelta::days(1)),
+                Err(e) => errors.push(e),
+            }
+        }
+        if !self.before.is_empty() {
+            match MessageId::parse(&self.before) {
+                Ok(id) => query.before = Some(id),
+                Err(_) => errors.push("The page link is not valid; start from the first page".to_owned()),
+            }
+        }
+        if errors.is_empty() { Ok(query) } else { Err(errors) }
+    }
+
+    fn next_link(&self, next: MessageId) -> String {
+        let next = Filters {
+            status: self.status.clone(),
+            to: self.to.clone(),
+            message_type: self.message_type.clone(),
+            from: self.from.clone(),
+            until: self.until.clone(),
+            before: next.to_string(),
+        };
+        format!("/dashboard/messages?{}", serde_urlencoded_pairs(&next))
+    }
+}
+
+/// The filters as a query string (only the ones set).
+fn serde_urlencoded_pairs(filters: &Filters) -> String {
+    let pairs = [
+        ("status", &filters.status),
+        ("to", &filters.to),
+        ("type", &filters.message_type),
+        ("from", &filters.from),
+        ("until", &filters.until),
+        ("before", &filters.before),
+    ];
+    pairs
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn percent_encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => char::from(b).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+pub fn status_badge(status: MessageStatus) -> Markup {
+    let tone = match status {
+        MessageStatus::Delivered | MessageStatus::Read => "ok",
+        MessageStatus::Failed => "bad",
+        MessageStatus::Accepted | MessageStatus::Submitted | MessageStatus::Sent => "neutral",
+    };
+    view::badge(status.as_str(), tone)
+}
+
+fn filter_form(filters: &Filters) -> Markup {
+    html! {
+        form.filters method="get" action="/dashboard/messages" {
+            label { "Status"
+                select name="status" id="filter-status" {
+                    option value="" { "any" }
+                    @for status in MessageStatus::ALL {
+                        option value=(status.as_str()) selected[filters.status == status.as_str()] { (status.as_str()) }
+                    }
+                }
+            }
+            label { "Recipient" input type="tel" name="to" id="filter-to" value=(filters.to) placeholder="+15551234567"; }
+            label { "Type"
+                select name="type" id="filter-type" {
+                    option value="" { "any" }
+                    @for t in MessageType::ALL {
+                        option value=(t.as_str()) selected[filters.message_type == t.as_str()] { (t.as_str()) }
+                    }
+                }
+            }
+            label { "From" input type="date" name="from" id="filter-from" value=(filters.from); }
+            label { "Until" input type="date" name="until" id="filter-until" value=(filters.until); }
+            div.buttons {
+                button type="submit" id="apply-filters" { "Filter" }
+                a.button href="/dashboard/messages" { "Clear" }
+            }
+        }
+    }
+}
+
+fn log_table(messages: &[Message]) -> Markup {
+    html! {
+        @if messages.is_empty() {
+            p.muted id="no-messages" { "No messages match." }
+        } @else {
+            div.table {
+                table id="messages" {
+                    thead { tr { th { "Created" } th { "Message" } th { "To" } th { "Type" } th { "Status" } } }
+                    tbody {
+                        @for m in messages {
+                            tr data-message-id=(m.id) {
+                                td { (view::time(m.created_at)) }
+                                td { a href={ "/dashboard/messages/" (m.id) } { code { (m.id) } } }
+                                td { (m.to.as_str()) }
+                                td { (m.content.message_type().as_str()) }
+                                td { (status_badge(m.status)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+pub async fn list(
+    owner: Owner,
+    req: HttpRequest,
+    filters: web::Query<Filters>,
+) -> Result<HttpResponse, PageError> {
+    let ctx = context(&req)?;
+    let filters = filters.into_inner();
+    let (results, errors) = match filters.query() {
+        Ok(query) => {
+            let page = ctx.list_messages.execute(owner.organization_id(), query).await?;
+            (Some(page), Vec::new())
+        }
+        Err(errors) => (None, errors),
+    };
+    let body = html! {
+        h1 { "Messages" }
+        section.card {
+            (filter_form(&filters))
+            @for error in &errors {
+                p.error role="alert" { (error) }
+            }
+        }
+        @if let Some(page) = &results {
+            section.card {
+                (log_table(&page.messages))
+                nav.pager {
+                    @if !filters.before.is_empty() {
+                        a.button href="/dashboard/messages" { "« Newest" }
+                    }
+                    @if let Some(next) = page.next {
+                        a.button id="older" href=(filters.next_link(next)) { "Older »" }
+                    }
+                }
+            }
+        }
+    };
+    let mut response = view::owner_page(&owner, Section::Messages, "Messages", body);
+    if !errors.is_empty() {
+        *response.status_mut() = actix_web::http::StatusCode::BAD_REQUEST;
+    }
+    Ok(response)
+}
+
+pub async fn show(
+    owner: Owner,
+    req: HttpRequest,
+    path: web::Path<String>,
+) -> Result<HttpResponse, PageError> {
+    let ctx = context(&req)?;
+    let id = parse_id(&path, MessageId::parse)?;
+    let org = owner.organization_id();
+    let message = ctx.get_message.execute(org, &id).await?;
+    let history = ctx.message_events.execute(org, &id).await?;
+    let sent = ctx.access.sent_events(org, &id).await?;
+    let body = html! {
+        p { a href="/dashboard/messages" { "« Messages" } }
+        h1 { "Message " code { (message.id) } }
+        section.card {
+            dl.facts {
+                dt { "Status" } dd id="message-status" { (status_badge(message.status)) }
+                dt { "To" } dd { (message.to.as_str()) }
+                dt { "From" } dd { (message.from.as_str()) }
+                dt { "Type" } dd { (message.content.message_type().as_str()) }
+                dt { "Reference" } dd { (message.client_reference.as_ref().map_or("—", |r| r.as_str())) }
+                dt { "Network id" } dd { code { (message.network_message_id.as_deref().unwrap_or("—")) } }
+                dt { "Created" } dd { (view::time(message.created_at)) }
+                dt { "Updated" } dd { (view::time(message.updated_at)) }
+            }
+        }
+        @if let Some(error) = &message.error {
+            section.card.error-card id="message-error" {
+                h2 { "Error" }
+                p { strong { (error.title) } " (" code { (error.code) } @if let Some(n) = error.network_code { ", network code " (n) } ")" }
+                p { (error.detail) }
+            }
+        }
+        section.card {
+            h2 { "Status timeline" }
+            ol.timeline id="timeline" {
+                @for event in &history {
+                    li class=(if event.applied { "applied" } else { "ignored" }) {
+                        (status_badge(event.status)) " "
+                        (view::time(event.occurred_at))
+                        span.muted { " · from " (event.source.as_str()) @if !event.applied { " · not applied (out of order or repeated)" } }
+                        @if let Some(error) = &event.error {
+                            div.error { (error.title) ": " (error.detail) }
+                        }
+                    }
+                }
+            }
+        }
+        section.card {
+            h2 { "Events sent to your webhooks" }
+            @if sent.is_empty() {
+                p.muted { "No events yet." }
+            } @else {
+                div.table {
+                    table id="sent-events" {
+                        thead { tr { th { "#" } th { "Event" } th { "When" } th { "Deliveries" } } }
+                        tbody {
+                            @for event in &sent {
+                                tr {
+                                    td { (event.sequence) }
+                                    td { (event.event_type.as_str()) br; code.small { (event.event_id) } }
+                                    td { (view::time(event.occurred_at)) }
+                                    td {
+                                        @if event.deliveries.is_empty() { span.muted { "no endpoint subscribed" } }
+                                        @for d in &event.deliveries {
+                                            div {
+                                                a href={ "/dashboard/webhooks/" (d.endpoint_id) } { code.small { (d.endpoint_id) } }
+                                                " " (crate::pages::webhooks::delivery_badge(d.status))
+                                                span.muted { " " (d.attempts) " attempt(s)" }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    Ok(view::owner_page(&owner, Section::Messages, "Message", body))
+}

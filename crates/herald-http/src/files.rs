@@ -1,0 +1,379 @@
+//! The file operations (api.md §4.3–§4.5, and reading media back, §9).
+
+use crate::ApiContext;
+use crate::auth::Caller;
+use crate::dto::{MessageResource, SendFileRequest};
+use crate::error::{ApiError, Problem};
+use crate::handlers::{self, HandlerResult, SEND_FILE_PATH, SEND_TEMPLATE_MEDIA_PATH};
+use crate::multipart::{self, Form};
+use crate::send_body::{self, SendOperation};
+use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
+use actix_web::{HttpRequest, HttpResponse, web};
+use futures::StreamExt as _;
+use herald_domain::ids::MediaId;
+use herald_domain::media::MediaFile;
+use herald_domain::organization::MessageKind;
+use herald_domain::usecases::{MediaBody, SendCommand};
+use herald_domain::values::FileName;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+const SEND_FILE_PARTS: [&str; 4] = ["to", "caption", "from", "client_reference"];
+const SEND_TEMPLATE_MEDIA_PARTS: [&str; 1] = ["template"];
+
+/// A multipart `send-file` form, for the reference (the server reads it as a stream).
+#[allow(dead_code)]
+#[derive(ToSchema)]
+pub(crate) struct SendFileForm {
+    /// The recipient, E.164.
+    to: String,
+    /// The file: PDF, JPEG, PNG, MP4 or 3GPP, judged from its bytes; a document's part filename is the
+    /// name the recipient sees.
+    #[schema(format = Binary, value_type = String)]
+    file: Vec<u8>,
+    /// 1–1024 characters.
+    caption: Option<String>,
+    /// The sender number (E.164), when the organization has several.
+    from: Option<String>,
+    /// Up to 128 characters, echoed in the resource and every event.
+    client_reference: Option<String>,
+}
+
+/// A multipart `send-template-media` form, for the reference.
+#[allow(dead_code)]
+#[derive(ToSchema)]
+pub(crate) struct SendTemplateMediaForm {
+    /// The JSON body of send-template's template form (`to`, `template`, `variables`, `from`,
+    /// `client_reference`), without a header: the header's file is the `file` part.
+    template: String,
+    /// The header's file: its kind must be the template header's format.
+    #[schema(format = Binary, value_type = String)]
+    file: Vec<u8>,
+}
+
+/// A multipart `media` upload form, for the reference.
+#[allow(dead_code)]
+#[derive(ToSchema)]
+pub(crate) struct UploadMediaForm {
+    /// PDF, JPEG, PNG, MP4 or 3GPP, judged from its bytes.
+    #[schema(format = Binary, value_type = String)]
+    file: Vec<u8>,
+}
+
+/// An uploaded file, usable as `media_id` for 30 days.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MediaUploadResource {
+    /// `med_…`
+    pub id: String,
+    /// `document`, `image` or `video`.
+    pub kind: String,
+    /// Judged from the bytes, e.g. `image/png`.
+    pub mime_type: String,
+    /// Bytes.
+    pub size: u64,
+    /// Lowercase hex SHA-256 of the bytes.
+    pub sha256: String,
+    #[schema(nullable)]
+    pub filename: Option<String>,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+impl From<&MediaFile> for MediaUploadResource {
+    fn from(file: &MediaFile) -> Self {
+        Self {
+            id: file.id.to_string(),
+            kind: file.kind.as_str().to_owned(),
+            mime_type: file.mime_type.clone(),
+            size: file.size,
+            sha256: file.sha256.to_hex(),
+            filename: file.filename.as_ref().map(|name| name.as_str().to_owned()),
+            created_at: crate::dto::time(file.created_at),
+            expires_at: crate::dto::time(file.expires_at),
+        }
+    }
+}
+
+/// Send a file: a document (PDF), an image (JPEG, PNG) or a video (MP4, 3GPP), with an optional
+/// caption; only inside the 24-hour service window.
+///
+/// Multipart: parts `to`, `file` (its kind is judged from its bytes, never from its name or declared
+/// type; limits 100 MB for documents, 5 MB for images, 16 MB for videos, enforced while it streams in),
+/// `caption`, `from`, `client_reference`. JSON: `{ "to", "media_id" | "link", "type", "caption",
+/// "filename" }` for a file uploaded before (`POST /api/v1/media`; its kind is the upload's) or hosted
+/// elsewhere (`type` required).
+#[utoipa::path(
+    post,
+    path = "/api/v1/messages/send-file",
+    tag = "messages",
+    operation_id = "sendFile",
+    request_body(content(
+        (SendFileForm = "multipart/form-data"),
+        (SendFileRequest = "application/json"),
+    )),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and the same parts (the same file bytes) within 24 hours answers the first response."),
+    ),
+    responses(
+        (status = 202, description = "Accepted: stored and queued.", body = MessageResource,
+            headers(("Location" = String, description = "/api/v1/messages/{id}"),
+                    ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response"))),
+        (status = 400, description = "`invalid_json`: the JSON body or the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`idempotency_conflict`.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "`unsupported_file_type`: the bytes are not PDF, JPEG, PNG, MP4 or 3GPP; `unsupported_media_type`: neither multipart nor JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed` (a missing `to` or `file`, an empty file, a caption over 1,024 characters, an unknown `media_id`), `service_window_closed`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
+        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds"))),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn send_file(
+    ctx: web::Data<ApiContext>,
+    caller: Caller,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HandlerResult {
+    if multipart::is_json(&req) {
+        return handlers::send(&ctx, caller, &req, payload, SendOperation::File).await;
+    }
+    if !multipart::is_multipart(&req) {
+        return Err(ApiError::NotMultipart { json_too: true }.into());
+    }
+    refuse_media_early(&caller)?;
+    let form = multipart::read_form(&req, payload, ctx.files.as_ref(), &SEND_FILE_PARTS).await?;
+    let draft = send_body::multipart_file_draft(&form);
+    send_form(
+        &ctx,
+        caller,
+        &req,
+        form,
+        draft,
+        SEND_FILE_PATH,
+        MessageKind::Media,
+    )
+    .await
+}
+
+/// Send a template whose header is a document, image or video, with the header's file.
+///
+/// Multipart: part `template` is send-template's template form as JSON (without a header), part `file`
+/// the header's file; its kind, judged from its bytes, must be the template header's format
+/// (`header_media_mismatch` otherwise). The template checks of send-template apply.
+#[utoipa::path(
+    post,
+    path = "/api/v1/messages/send-template-media",
+    tag = "messages",
+    operation_id = "sendTemplateMedia",
+    request_body(content = SendTemplateMediaForm, content_type = "multipart/form-data"),
+    params(
+        ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and the same parts within 24 hours answers the first response."),
+    ),
+    responses(
+        (status = 202, description = "Accepted: stored and queued.", body = MessageResource,
+            headers(("Location" = String, description = "/api/v1/messages/{id}"),
+                    ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response"))),
+        (status = 400, description = "`invalid_json`: the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`idempotency_conflict`.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "`unsupported_file_type`, `unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`, `template_not_approved`, `template_variables_mismatch`, `header_media_mismatch`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
+        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds"))),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn send_template_media(
+    ctx: web::Data<ApiContext>,
+    caller: Caller,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HandlerResult {
+    refuse_media_early(&caller)?;
+    let form = multipart::read_form(&req, payload, ctx.files.as_ref(), &SEND_TEMPLATE_MEDIA_PARTS).await?;
+    let draft = send_body::multipart_template_draft(&form);
+    send_form(
+        &ctx,
+        caller,
+        &req,
+        form,
+        draft,
+        SEND_TEMPLATE_MEDIA_PATH,
+        MessageKind::Template,
+    )
+    .await
+}
+
+/// The plan check comes before the body is read (api.md §8), so a plan without media never streams a
+/// 100 MB upload only to refuse it.
+fn refuse_media_early(caller: &Caller) -> Result<(), ApiError> {
+    if caller.0.plan.allows(MessageKind::Media) {
+        Ok(())
+    } else {
+        Err(ApiError::PlanForbids(MessageKind::Media))
+    }
+}
+
+async fn send_form(
+    ctx: &ApiContext,
+    caller: Caller,
+    req: &HttpRequest,
+    mut form: Form,
+    draft: Result<herald_domain::usecases::SendDraft, herald_domain::ValidationErrors>,
+    path: &str,
+    kind: MessageKind,
+) -> HandlerResult {
+    let (idempotency, header_error) = handlers::idempotency_with(req, || form.fingerprint(path));
+    let Caller(caller) = caller;
+    let command = SendCommand {
+        organization: caller.organization,
+        plan: caller.plan,
+        kind,
+        draft: send_body::with_header_error(draft, header_error),
+        idempotency,
+    };
+    let upload = form.file.take().map(|file| file.staged);
+    let outcome = ctx
+        .send
+        .execute_with_upload(command, upload)
+        .await
+        .map_err(ApiError::from)?;
+    Ok(handlers::accepted(outcome))
+}
+
+/// Upload a file once and send it many times: answers `201` with its `media_id`, usable for 30 days.
+#[utoipa::path(
+    post,
+    path = "/api/v1/media",
+    tag = "media",
+    operation_id = "uploadMedia",
+    request_body(content = UploadMediaForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, description = "Stored.", body = MediaUploadResource,
+            headers(("Location" = String, description = "/api/v1/media/{id}/content"))),
+        (status = 400, description = "`invalid_json`: the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "`unsupported_file_type`, `unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: no `file` part, an empty file, or an unknown part.", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn upload_media(
+    ctx: web::Data<ApiContext>,
+    caller: Caller,
+    req: HttpRequest,
+    payload: web::Payload,
+) -> HandlerResult {
+    refuse_media_early(&caller)?;
+    let mut form = multipart::read_form(&req, payload, ctx.files.as_ref(), &[]).await?;
+    let mut errors = form.errors.clone();
+    let file = form.file.take();
+    let filename = file
+        .as_ref()
+        .and_then(|file| file.filename.as_deref())
+        .and_then(|name| errors.check("file", FileName::parse(name)));
+    let Some(file) = file else {
+        if errors.is_empty() {
+            errors.push(herald_domain::FieldError::new("file", "is required"));
+        }
+        return Err(ApiError::Validation(errors).into());
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors).into());
+    }
+    let Caller(caller) = caller;
+    let stored = ctx
+        .media
+        .upload(&caller.organization, &caller.plan, file.staged, filename)
+        .await
+        .map_err(ApiError::from)?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/api/v1/media/{}/content", stored.id)))
+        .json(MediaUploadResource::from(&stored)))
+}
+
+/// The bytes of an uploaded file, or of a file received with an inbound message (fetched from the
+/// network with the organization's credentials, so integrators never need network tokens).
+#[utoipa::path(
+    get,
+    path = "/api/v1/media/{id}/content",
+    tag = "media",
+    operation_id = "getMediaContent",
+    params(("id" = String, Path, description = "The media id (`med_…`) of an upload or of an inbound message's file")),
+    responses(
+        (status = 200, description = "The file, streamed, with its own type: an upload's judged type, or the type the network gives an inbound file (audio and stickers too).",
+            content(
+                (Vec<u8> = "application/pdf"),
+                (Vec<u8> = "image/jpeg"),
+                (Vec<u8> = "image/png"),
+                (Vec<u8> = "video/mp4"),
+                (Vec<u8> = "video/3gpp"),
+                (Vec<u8> = "*/*"),
+            ),
+            headers(("Content-Disposition" = String, description = "`attachment` with the file name, when known"))),
+        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`: no such file for this organization, an expired upload, or one the network no longer keeps (7 days for inbound media).", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable`: the network or the media store failed; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn media_content(
+    ctx: web::Data<ApiContext>,
+    caller: Caller,
+    id: web::Path<String>,
+) -> HandlerResult {
+    let id = MediaId::parse(&id).map_err(|_| ApiError::NotFound)?;
+    let content = ctx
+        .media
+        .content(&caller.0.organization.id, &id)
+        .await
+        .map_err(ApiError::from)?;
+    let mut response = HttpResponse::Ok();
+    response.insert_header((header::CONTENT_TYPE, content.mime_type.as_str()));
+    // The bytes are the organization's files, never to be rendered as a page of this origin.
+    response.insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
+    if let Some(name) = content.filename {
+        response.insert_header(ContentDisposition {
+            disposition: DispositionType::Attachment,
+            parameters: vec![DispositionParam::Filename(name)],
+        });
+    }
+    let body = match content.body {
+        MediaBody::File(file) => {
+            // Herald's own copy: its size is exact, so the client can show progress.
+            if let Some(size) = content.size {
+                response.no_chunking(size);
+            }
+            let file = tokio::fs::File::from_std(file);
+            tokio_util::io::ReaderStream::new(file)
+                .map(|chunk| chunk.map_err(actix_web::Error::from))
+                .boxed_local()
+        }
+        MediaBody::Stream(download) => download
+            .body
+            .map(|chunk| {
+                chunk
+                    .map(actix_web::web::Bytes::from)
+                    .map_err(actix_web::Error::from)
+            })
+            .boxed_local(),
+    };
+    Ok(response.streaming(body))
+}

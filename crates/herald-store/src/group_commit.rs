@@ -1,0 +1,164 @@
+//! Group commit of accepts: concurrent `accept` calls of one process share one transaction.
+//!
+//! One commit per request caps durable accepts at the database's single-transaction rate (one WAL flush
+//! each). Here each caller queues its prepared accept and waits for its own answer; whoever finds no batch
+//! being written becomes the leader, takes what is queued (up to [`MAX_BATCH`]) and writes it in ONE
+//! transaction on a spawned task, answering every waiter only after the commit. While a batch is being
+//! written the next one gathers in the queue, so the batch size follows the load: one item when idle (no
+//! added wait), many under load. This is leader/follower rather than a timer, so there is no fixed delay.
+//!
+//! The batch runs on a spawned task so that a caller dropped mid-commit (a client gone) cannot abandon the
+//! other callers' transaction halfway. Per-item refusals (the quota) are answered per item inside the
+//! transaction; a database error fails the transaction, and then every item is retried alone so that one
+//! bad item fails only itself.
+
+use crate::rows::{EventRow, MessageRow, quota_ceiling};
+use herald_domain::Timestamp;
+use herald_domain::ports::{AcceptOutcome, AcceptRequest, OutboxJob, StoreError};
+use std::sync::{Arc, Mutex, PoisonError};
+use tokio::sync::{OwnedMutexGuard, oneshot};
+
+/// Most accepts written in one transaction; bounds the transaction's length and lock time.
+pub(crate) const MAX_BATCH: usize = 256;
+
+/// What a waiter receives.
+pub(crate) type Answer = Result<AcceptOutcome, StoreError>;
+
+/// A queued accept and where its answer goes.
+pub(crate) struct Pending<T> {
+    pub(crate) item: T,
+    pub(crate) reply: oneshot::Sender<Answer>,
+}
+
+/// The queue and the leadership of one store.
+pub(crate) struct GroupCommit<T> {
+    queue: Mutex<Vec<Pending<T>>>,
+    /// Held by the task writing a batch, until every waiter of that batch has its answer.
+    writing: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// What a caller should do next.
+pub(crate) enum Turn<T> {
+    /// Its answer came.
+    Answered(Answer),
+    /// It leads: write this batch (non-empty), holding the guard until all its answers are sent.
+    Lead(Vec<Pending<T>>, OwnedMutexGuard<()>),
+}
+
+impl<T> Default for GroupCommit<T> {
+    fn default() -> Self {
+        Self {
+            queue: Mutex::new(Vec::new()),
+            writing: Arc::new(tokio::sync::Mutex::new(())),
+        }
+    }
+}
+
+impl<T> GroupCommit<T> {
+    /// Queues `item`; the receiver gets its answer.
+    pub(crate) fn enqueue(&self, item: T) -> oneshot::Receiver<Answer> {
+        let (reply, answer) = oneshot::channel();
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Pending { item, reply });
+        answer
+    }
+
+    /// Waits until either this caller's answer arrives or no batch is being written, in which case the
+    /// caller leads the next batch.
+    pub(crate) async fn next_turn(&self, answer: &mut oneshot::Receiver<Answer>) -> Turn<T> {
+        let guard = tokio::select! {
+            biased;
+            answered = &mut *answer => return Turn::Answered(answered.unwrap_or_else(|_| Err(lost()))),
+            guard = Arc::clone(&self.writing).lock_owned() => guard,
+        };
+        // The previous leader answers before it lets go, so the answer may already be here.
+        match answer.try_recv() {
+            Ok(answered) => return Turn::Answered(answered),
+            Err(oneshot::error::TryRecvError::Closed) => return Turn::Answered(Err(lost())),
+            Err(oneshot::error::TryRecvError::Empty) => {}
+        }
+        let batch = self.take();
+        if batch.is_empty() {
+            // Unreachable while leaders answer before letting go; waiting is the safe reading.
+            drop(guard);
+            return Turn::Answered(answer.await.unwrap_or_else(|_| Err(lost())));
+        }
+        Turn::Lead(batch, guard)
+    }
+
+    /// Answers every queued accept with `error()` (the database is unreachable: they would only wait out
+    /// the same timeout again). Their callers return at once, having stored nothing.
+    pub(crate) fn fail_queued(&self, error: impl Fn() -> StoreError) {
+        let queued: Vec<Pending<T>> = self
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain(..)
+            .collect();
+        for pending in queued {
+            // A waiter that is gone needs no answer.
+            let _ = pending.reply.send(Err(error()));
+        }
+    }
+
+    fn take(&self) -> Vec<Pending<T>> {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = queue.len().min(MAX_BATCH);
+        queue.drain(..n).collect()
+    }
+}
+
+/// The batch task ended without answering (the runtime shut down mid-commit): the outcome is unknown.
+fn lost() -> StoreError {
+    StoreError::Unavailable("the accept's commit was interrupted; its outcome is unknown".to_owned())
+}
+
+/// An accept with its rows built, ready to be written by whichever caller leads.
+pub(crate) struct PreparedAccept {
+    pub(crate) message: MessageRow,
+    pub(crate) event: EventRow,
+    pub(crate) job: OutboxJob,
+    pub(crate) period: String,
+    pub(crate) ceiling: i64,
+    pub(crate) now: Timestamp,
+    pub(crate) idempotency_key: Option<String>,
+}
+
+impl PreparedAccept {
+    pub(crate) fn new(request: &AcceptRequest) -> Result<Self, StoreError> {
+        Ok(Self {
+            message: MessageRow::new(&request.message)?,
+            event: EventRow::new(&request.event)?,
+            job: request.job.clone(),
+            period: request.quota.period.as_str().to_owned(),
+            ceiling: quota_ceiling(request.quota.limit),
+            now: request.message.created_at,
+            idempotency_key: request.idempotency_key.as_ref().map(|k| k.as_str().to_owned()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+    use super::*;
+
+    #[test]
+    fn failing_the_queue_answers_every_waiter_and_empties_it() {
+        let group = GroupCommit::<u32>::default();
+        let mut first = group.enqueue(1);
+        let mut second = group.enqueue(2);
+
+        group.fail_queued(|| StoreError::Unavailable("down".into()));
+
+        for answer in [&mut first, &mut second] {
+            assert!(matches!(
+                answer.try_recv().unwrap(),
+                Err(StoreError::Unavailable(_))
+            ));
+        }
+        assert!(group.take().is_empty());
+    }
+}

@@ -1,0 +1,135 @@
+//! The send path's read cache (`StoreOptions::read_cache`): a process sees its own key disables and
+//! suspensions at once, and another process's within the cache's lifetime (api.md §1), on a real SQLite
+//! file shared by two stores as two processes would share it.
+
+use herald_domain::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
+use herald_domain::organization::AccountStatus;
+use herald_store::{Store, StoreOptions};
+use herald_testkit::fixtures;
+use std::time::Duration;
+
+/// Two stores on one SQLite file, as two processes would open it, each with `read_cache`.
+async fn two_stores(read_cache: Option<Duration>) -> (tempfile::TempDir, Store, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/herald.db", dir.path().display());
+    let options = StoreOptions {
+        read_cache,
+        ..StoreOptions::default()
+    };
+    let first = Store::connect(&url, &options).await.unwrap();
+    first.migrate().await.unwrap();
+    let second = Store::connect(&url, &options).await.unwrap();
+    (dir, first, second)
+}
+
+/// An organization with one key, made through `store`.
+async fn key_of_new_organization(store: &Store) -> (ApiKeyRecord, ApiKey) {
+    let org = fixtures::organization("business");
+    store.accounts().create_organization(&org).await.unwrap();
+    let (record, key) = fixtures::api_key(org.id);
+    store.accounts().create_api_key(&record).await.unwrap();
+    (record, key)
+}
+
+#[tokio::test]
+async fn a_change_made_through_the_same_store_is_seen_at_once() {
+    let (_dir, store, _) = two_stores(Some(Duration::from_secs(60))).await;
+    let accounts = store.accounts();
+    let org = fixtures::organization("business");
+    accounts.create_organization(&org).await.unwrap();
+    let (record, key) = fixtures::api_key(org.id);
+    accounts.create_api_key(&record).await.unwrap();
+    accounts
+        .add_sender(&fixtures::sender(org.id, "+15550001111", true))
+        .await
+        .unwrap();
+
+    let found = accounts.find_credential(&key.digest()).await.unwrap().unwrap();
+    assert_eq!(found.key.status, ApiKeyStatus::Active);
+    assert_eq!(accounts.senders(&org.id).await.unwrap().len(), 1);
+
+    // Every write evicts what it changed, though the entries have a minute left to live.
+    accounts
+        .disable_api_key(&record.id, fixtures::t0())
+        .await
+        .unwrap();
+    let found = accounts.find_credential(&key.digest()).await.unwrap().unwrap();
+    assert_eq!(found.key.status, ApiKeyStatus::Disabled);
+
+    accounts
+        .set_account_status(&org.id, AccountStatus::Suspended)
+        .await
+        .unwrap();
+    let found = accounts.find_credential(&key.digest()).await.unwrap().unwrap();
+    assert_eq!(found.organization.status, AccountStatus::Suspended);
+
+    accounts
+        .add_sender(&fixtures::sender(org.id, "+15550002222", false))
+        .await
+        .unwrap();
+    assert_eq!(accounts.senders(&org.id).await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn another_stores_change_is_seen_once_the_entry_expires() {
+    let ttl = Duration::from_millis(700);
+    let (_dir, api, admin) = two_stores(Some(ttl)).await;
+    let (record, key) = key_of_new_organization(&admin).await;
+
+    // A key created elsewhere works at once: unknown keys are never cached.
+    assert!(
+        api.accounts()
+            .find_credential(&key.digest())
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    admin
+        .accounts()
+        .disable_api_key(&record.id, fixtures::t0())
+        .await
+        .unwrap();
+    // The other store reuses its read (this is what the cache is for) ...
+    let cached = api
+        .accounts()
+        .find_credential(&key.digest())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(cached.key.status, ApiKeyStatus::Active, "the read was not cached");
+    // ... but never past its lifetime.
+    tokio::time::sleep(ttl).await;
+    let fresh = api
+        .accounts()
+        .find_credential(&key.digest())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(fresh.key.status, ApiKeyStatus::Disabled);
+}
+
+#[tokio::test]
+async fn without_the_cache_every_read_goes_to_the_store() {
+    let (_dir, api, admin) = two_stores(None).await;
+    let (record, key) = key_of_new_organization(&admin).await;
+    assert!(
+        api.accounts()
+            .find_credential(&key.digest())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    admin
+        .accounts()
+        .disable_api_key(&record.id, fixtures::t0())
+        .await
+        .unwrap();
+    let found = api
+        .accounts()
+        .find_credential(&key.digest())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.key.status, ApiKeyStatus::Disabled);
+}

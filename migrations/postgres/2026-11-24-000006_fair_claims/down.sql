@@ -1,0 +1,1 @@
+DROP INDEX outbox_open_by_sender;

@@ -1,0 +1,797 @@
+//! The owner's dashboard over real HTTP: login failures (one generic answer, limited attempts), CSRF on every
+//! form, another organization's ids answering 404, idle and absolute session expiry (an injected clock),
+//! logout, cookie attributes, and secrets shown only at creation. The browser test is in `browser.rs`.
+
+use crate::helpers::{Db, TestApp, spawn_api_on};
+use herald_app::Services;
+use herald_app::config::Settings;
+use herald_domain::ids::OrganizationId;
+use herald_domain::organization::{NetworkRef, PlanName};
+use herald_domain::owner::OwnerEmail;
+use herald_domain::usecases::NewSender;
+use herald_domain::values::{DisplayName, PhoneNumber};
+use herald_testkit::fixtures::FixedClock;
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use serde_json::json;
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The generic login failure text (`herald_dashboard`'s `LOGIN_FAILED`).
+const LOGIN_FAILED: &str = "That email and password did not work.";
+
+/// A Herald with the usual test organization (`app.org`, its key and sender) plus an organization whose
+/// owner can log in to the dashboard.
+pub struct DashboardApp {
+    pub app: TestApp,
+    pub settings: Settings,
+    pub owner_org: OrganizationId,
+    pub email: String,
+    pub password: String,
+}
+
+/// Settings of a dashboard test: webhook endpoints may point at loopback over http (a test receiver).
+pub fn dashboard_settings() -> Settings {
+    Settings {
+        listen: "127.0.0.1:0".into(),
+        http_workers: 2,
+        allow_insecure_webhooks: true,
+        allow_private_webhook_targets: true,
+        ..Settings::default()
+    }
+}
+
+/// Starts the API on a fresh store of `db` with `settings`, and an owner organization (the simulator's second
+/// sender, its templates, a password set). `clock` replaces the system clock (session expiry tests).
+pub async fn spawn_dashboard(
+    db: Db,
+    settings: Settings,
+    clock: Option<Arc<FixedClock>>,
+) -> Option<DashboardApp> {
+    let (store, guard): (herald_store::Store, Box<dyn Any + Send>) = match db {
+        Db::Sqlite => {
+            let (store, guard) = herald_store::testing::fresh_sqlite()
+                .await
+                .expect("fresh SQLite store");
+            (store, Box::new(guard))
+        }
+        Db::Postgres => {
+            let (store, guard) = herald_store::testing::fresh_postgres()
+                .await
+                .expect("fresh PostgreSQL store")?;
+            (store, Box::new(guard))
+        }
+    };
+    let mut services = Services {
+        limiter: Arc::new(herald_domain::ports::NoRateLimit),
+        ..Services::with_store(store)
+    };
+    if let Some(clock) = clock {
+        services.clock = clock;
+    }
+    let app = spawn_api_on(&settings, &services, guard).await;
+    let email = "Owner@Example.com".to_owned();
+    let password = "correct horse battery staple".to_owned();
+    let owner_org = owner_org(
+        &app.services,
+        &settings,
+        &email,
+        &password,
+        ("+15550002222", "1000000002"),
+    )
+    .await;
+    Some(DashboardApp {
+        app,
+        settings,
+        owner_org,
+        email,
+        password,
+    })
+}
+
+/// A new organization owned by `email` (password set), with one sender and the simulator's templates.
+pub async fn owner_org(
+    services: &Services,
+    settings: &Settings,
+    email: &str,
+    password: &str,
+    sender: (&str, &str),
+) -> OrganizationId {
+    let admin = services.admin();
+    let org = admin
+        .create_organization(
+            DisplayName::parse("Owner's org").unwrap(),
+            PlanName::parse("business").unwrap(),
+            Some(OwnerEmail::parse(email).unwrap().as_str().to_owned()),
+        )
+        .await
+        .unwrap();
+    admin
+        .add_sender(NewSender {
+            organization_id: org.id,
+            number: PhoneNumber::parse(sender.0).unwrap(),
+            phone_number_id: NetworkRef::parse(sender.1).unwrap(),
+            waba_id: NetworkRef::parse(herald_app::demo::SIMULATOR_WABA_ID).unwrap(),
+            access_token_env: None,
+            access_token: None,
+            is_default: true,
+            throughput_per_second: 80,
+        })
+        .await
+        .unwrap();
+    herald_app::demo::seed_templates(services, &org.id).await.unwrap();
+    services
+        .owner_access(settings)
+        .set_password(&org.id, &OwnerEmail::parse(email).unwrap(), password)
+        .await
+        .unwrap();
+    org.id
+}
+
+/// A page as the browser got it.
+pub struct Page {
+    pub status: StatusCode,
+    pub location: Option<String>,
+    pub set_cookies: Vec<String>,
+    pub cache_control: Option<String>,
+    pub body: String,
+}
+
+impl Page {
+    /// The first CSRF token of the page's forms.
+    pub fn csrf(&self) -> String {
+        let marker = "name=\"csrf\" value=\"";
+        let start = self
+            .body
+            .find(marker)
+            .expect("the page has a form with a CSRF token")
+            + marker.len();
+        let end = self.body[start..].find('"').unwrap();
+        self.body[start..start + end].to_owned()
+    }
+
+    /// The text of the element with this id (`<code id="new-key">…</code>`).
+    pub fn text_of(&self, id: &str) -> Option<String> {
+        let marker = format!("id=\"{id}\">");
+        let start = self.body.find(&marker)? + marker.len();
+        let end = self.body[start..].find('<')?;
+        Some(self.body[start..start + end].to_owned())
+    }
+}
+
+/// A browser without JavaScript: keeps cookies, follows no redirects.
+pub struct Browser {
+    base: String,
+    http: reqwest::Client,
+    pub cookies: BTreeMap<String, String>,
+    /// Extra headers on every request (e.g. `X-Forwarded-Proto`).
+    extra: Vec<(&'static str, String)>,
+}
+
+impl Browser {
+    pub fn new(base: &str) -> Self {
+        Self {
+            base: base.to_owned(),
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookies: BTreeMap::new(),
+            extra: Vec::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Page {
+        let mut request = request.header(COOKIE, self.cookie_header());
+        for (name, value) in &self.extra {
+            request = request.header(*name, value);
+        }
+        let response = request.send().await.unwrap();
+        let set_cookies: Vec<String> = response
+            .headers()
+            .get_all(SET_COOKIE)
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect();
+        for cookie in &set_cookies {
+            let (pair, attributes) = cookie.split_once(';').unwrap_or((cookie, ""));
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() || attributes.contains("Max-Age=0") {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        Page {
+            status: response.status(),
+            location: response
+                .headers()
+                .get(LOCATION)
+                .map(|v| v.to_str().unwrap().to_owned()),
+            cache_control: response
+                .headers()
+                .get("cache-control")
+                .map(|v| v.to_str().unwrap().to_owned()),
+            set_cookies,
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    pub async fn get(&mut self, path: &str) -> Page {
+        let request = self.http.get(format!("{}{path}", self.base));
+        self.send(request).await
+    }
+
+    pub async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        let request = self.http.post(format!("{}{path}", self.base)).form(form);
+        self.send(request).await
+    }
+
+    /// Opens the login form and submits it.
+    pub async fn login(&mut self, email: &str, password: &str) -> Page {
+        let form = self.get("/dashboard/login").await;
+        assert_eq!(form.status, StatusCode::OK);
+        let csrf = form.csrf();
+        self.post(
+            "/dashboard/login",
+            &[("email", email), ("password", password), ("csrf", &csrf)],
+        )
+        .await
+    }
+
+    /// Logs in, which must succeed.
+    pub async fn login_ok(&mut self, email: &str, password: &str) {
+        let page = self.login(email, password).await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.body);
+        assert_eq!(page.location.as_deref(), Some("/dashboard/keys"));
+    }
+
+    /// The CSRF token of the logged-in session (read from the keys page).
+    pub async fn session_csrf(&mut self) -> String {
+        let page = self.get("/dashboard/keys").await;
+        assert_eq!(page.status, StatusCode::OK, "logged in");
+        page.csrf()
+    }
+}
+
+fn assert_login_redirect(page: &Page, what: &str) {
+    assert_eq!(page.status, StatusCode::SEE_OTHER, "{what}: {}", page.body);
+    assert_eq!(page.location.as_deref(), Some("/dashboard/login"), "{what}");
+}
+
+async fn login_failures_are_generic_and_attempts_are_limited(db: Db) {
+    let settings = Settings {
+        dashboard_login_attempts_per_account: 5,
+        dashboard_login_attempts_per_address: 8,
+        ..dashboard_settings()
+    };
+    let Some(d) = spawn_dashboard(db, settings, None).await else {
+        return;
+    };
+    let mut browser = Browser::new(&d.app.base);
+
+    // Attempt 1 (account and address): the right password, in another case.
+    browser.login_ok(&d.email.to_uppercase(), &d.password).await;
+    let mut stranger = Browser::new(&d.app.base);
+
+    // Attempts 2–5 of the account: wrong password, unknown email, empty password — one answer for all.
+    let mut bodies = Vec::new();
+    for (email, password) in [
+        (d.email.as_str(), "wrong password!"),
+        (d.email.as_str(), ""),
+        (d.email.as_str(), "Correct horse battery staple"),
+        (d.email.as_str(), "nearly"),
+    ] {
+        let page = stranger.login(email, password).await;
+        assert_eq!(page.status, StatusCode::UNAUTHORIZED, "{email}/{password}");
+        assert!(page.body.contains(LOGIN_FAILED), "{}", page.body);
+        assert!(
+            !stranger.cookies.contains_key("herald_session"),
+            "no session after a failure"
+        );
+        bodies.push(page.text_of("login-error").unwrap());
+    }
+    // Attempt 6 from the address, with the right password: the account's attempts are used up.
+    let limited = stranger.login(&d.email, &d.password).await;
+    assert_eq!(limited.status, StatusCode::UNAUTHORIZED, "per-account limit");
+    bodies.push(limited.text_of("login-error").unwrap());
+
+    // Another owner, never tried: attempt 7 from the address succeeds (the account limit is per account)…
+    let other_password = "another long passphrase";
+    owner_org(
+        &d.app.services,
+        &d.settings,
+        "second@example.com",
+        other_password,
+        ("+15550003333", "1000000003"),
+    )
+    .await;
+    stranger.login_ok("second@example.com", other_password).await;
+    // …attempt 8 is an unknown email (same answer), and attempt 9 is over the address's limit.
+    let unknown = Browser::new(&d.app.base)
+        .login("nobody@example.com", "whatever it is")
+        .await;
+    assert_eq!(unknown.status, StatusCode::UNAUTHORIZED);
+    bodies.push(unknown.text_of("login-error").unwrap());
+    let over_address = Browser::new(&d.app.base)
+        .login("second@example.com", other_password)
+        .await;
+    assert_eq!(over_address.status, StatusCode::UNAUTHORIZED, "per-address limit");
+    bodies.push(over_address.text_of("login-error").unwrap());
+
+    assert!(
+        bodies.windows(2).all(|w| w[0] == w[1]),
+        "every failure says the same thing: {bodies:?}"
+    );
+    // The login form's own CSRF token is required too.
+    let mut fresh = Browser::new(&d.app.base);
+    let no_token = fresh
+        .post(
+            "/dashboard/login",
+            &[
+                ("email", "second@example.com"),
+                ("password", other_password),
+                ("csrf", ""),
+            ],
+        )
+        .await;
+    assert_eq!(no_token.status, StatusCode::FORBIDDEN);
+}
+
+async fn every_form_checks_the_sessions_csrf_token(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let csrf = browser.session_csrf().await;
+    let mut other_session = Browser::new(&d.app.base);
+    other_session.login_ok(&d.email, &d.password).await;
+    let foreign = other_session.session_csrf().await;
+    assert_ne!(csrf, foreign, "each session has its own token");
+
+    let keys = || async { d.app.services.admin().list_keys(&d.owner_org).await.unwrap() };
+    let created = browser
+        .post("/dashboard/keys", &[("name", "ok"), ("csrf", &csrf)])
+        .await;
+    assert_eq!(created.status, StatusCode::OK);
+    let key_id = keys().await[0].id.to_string();
+
+    for token in ["", "forged", foreign.as_str()] {
+        let refused = browser
+            .post("/dashboard/keys", &[("name", "sneaky"), ("csrf", token)])
+            .await;
+        assert_eq!(
+            refused.status,
+            StatusCode::FORBIDDEN,
+            "create with csrf {token:?}"
+        );
+        let refused = browser
+            .post(&format!("/dashboard/keys/{key_id}/disable"), &[("csrf", token)])
+            .await;
+        assert_eq!(
+            refused.status,
+            StatusCode::FORBIDDEN,
+            "disable with csrf {token:?}"
+        );
+        let refused = browser
+            .post(
+                "/dashboard/webhooks",
+                &[
+                    ("url", "http://127.0.0.1:9/h"),
+                    ("ev_status", "on"),
+                    ("csrf", token),
+                ],
+            )
+            .await;
+        assert_eq!(
+            refused.status,
+            StatusCode::FORBIDDEN,
+            "webhook with csrf {token:?}"
+        );
+        let refused = browser.post("/dashboard/logout", &[("csrf", token)]).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::FORBIDDEN,
+            "logout with csrf {token:?}"
+        );
+    }
+    let after = keys().await;
+    assert_eq!(after.len(), 1, "no key was made by a refused form");
+    assert_eq!(
+        after[0].status.as_str(),
+        "active",
+        "no key was disabled by a refused form"
+    );
+    assert!(
+        d.app
+            .services
+            .store
+            .webhooks()
+            .endpoints(&d.owner_org)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        browser.get("/dashboard/keys").await.status,
+        StatusCode::OK,
+        "still logged in"
+    );
+
+    // A form without any session is sent to the login page, and does nothing.
+    let mut anonymous = Browser::new(&d.app.base);
+    let page = anonymous
+        .post("/dashboard/keys", &[("name", "x"), ("csrf", &csrf)])
+        .await;
+    assert_login_redirect(&page, "a form without a session");
+    assert_eq!(keys().await.len(), 1);
+}
+
+async fn another_organizations_ids_answer_404(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    // The other organization (app.org): a message, an endpoint with a delivery, a key.
+    let sent = d
+        .app
+        .post(
+            "/api/v1/messages/send-template",
+            &json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }),
+        )
+        .await;
+    assert_eq!(sent.status(), 202);
+    let their_message = sent.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let endpoint = d
+        .app
+        .post("/api/v1/webhooks", &json!({ "url": "http://127.0.0.1:9/hook" }))
+        .await;
+    assert_eq!(endpoint.status(), 201);
+    let their_endpoint = endpoint.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let test = d
+        .app
+        .post(&format!("/api/v1/webhooks/{their_endpoint}/test"), &json!({}))
+        .await;
+    assert!(test.status().is_success());
+    let deliveries: serde_json::Value = d
+        .app
+        .get(&format!("/api/v1/webhooks/{their_endpoint}/deliveries"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let their_delivery = deliveries["data"][0]["id"].as_str().unwrap().to_owned();
+    let their_key = d.app.services.admin().list_keys(&d.app.org).await.unwrap()[0]
+        .id
+        .to_string();
+
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let csrf = browser.session_csrf().await;
+    for path in [
+        format!("/dashboard/messages/{their_message}"),
+        format!("/dashboard/webhooks/{their_endpoint}"),
+        format!("/dashboard/keys/{their_key}/disable"),
+        "/dashboard/messages/msg_not-an-id".to_owned(),
+        "/dashboard/nowhere".to_owned(),
+    ] {
+        let page = browser.get(&path).await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND, "GET {path}");
+        assert!(!page.body.contains(&their_message) || path.contains(&their_message));
+    }
+    for path in [
+        format!("/dashboard/keys/{their_key}/disable"),
+        format!("/dashboard/webhooks/{their_endpoint}/disable"),
+        format!("/dashboard/webhooks/{their_endpoint}/rotate"),
+        format!("/dashboard/webhooks/{their_endpoint}/test"),
+        format!("/dashboard/webhooks/{their_endpoint}/deliveries/{their_delivery}/redeliver"),
+    ] {
+        let page = browser.post(&path, &[("csrf", &csrf)]).await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND, "POST {path}");
+    }
+    // Nothing of theirs changed: the key still works, the endpoint is still enabled.
+    let still = d.app.get("/api/v1/messages?limit=1").await;
+    assert_eq!(still.status(), 200, "their key is still active");
+    let endpoint: serde_json::Value = d
+        .app
+        .get(&format!("/api/v1/webhooks/{their_endpoint}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(endpoint["enabled"], true);
+    let log = browser.get("/dashboard/messages").await;
+    assert_eq!(log.status, StatusCode::OK);
+    assert!(
+        !log.body.contains(&their_message),
+        "their message is not in the owner's log"
+    );
+}
+
+async fn sessions_end_when_idle_or_past_their_lifetime(db: Db) {
+    let clock = Arc::new(FixedClock::new(chrono::Utc::now()));
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), Some(clock.clone())).await else {
+        return;
+    };
+    let minutes = chrono::TimeDelta::minutes;
+
+    // Idle: activity keeps the session alive; 30 minutes without any ends it.
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    for _ in 0..3 {
+        clock.advance(minutes(29));
+        assert_eq!(browser.get("/dashboard/account").await.status, StatusCode::OK);
+    }
+    clock.advance(minutes(30));
+    assert_login_redirect(&browser.get("/dashboard/account").await, "after 30 idle minutes");
+    clock.advance(minutes(1));
+    assert_login_redirect(
+        &browser.get("/dashboard/keys").await,
+        "an idle session stays ended",
+    );
+
+    // Absolute: however active, a session ends 12 hours after login.
+    browser.login_ok(&d.email, &d.password).await;
+    let mut elapsed = chrono::TimeDelta::zero();
+    while elapsed + minutes(25) < chrono::TimeDelta::hours(12) {
+        clock.advance(minutes(25));
+        elapsed += minutes(25);
+        assert_eq!(
+            browser.get("/dashboard/keys").await.status,
+            StatusCode::OK,
+            "active at {elapsed}"
+        );
+    }
+    clock.advance(minutes(25));
+    assert_login_redirect(&browser.get("/dashboard/keys").await, "past 12 hours");
+}
+
+async fn logout_ends_the_session_on_the_server(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let mut browser = Browser::new(&d.app.base);
+    let page = browser.login(&d.email, &d.password).await;
+    let cookie = page
+        .set_cookies
+        .iter()
+        .find(|c| c.starts_with("herald_session="))
+        .expect("a session cookie")
+        .clone();
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/dashboard", "Max-Age=43200"] {
+        assert!(cookie.contains(attribute), "{attribute} in {cookie}");
+    }
+    assert!(!cookie.contains("Secure"), "not Secure over plain http: {cookie}");
+    let stolen = browser.cookies["herald_session"].clone();
+
+    let csrf = browser.session_csrf().await;
+    let out = browser.post("/dashboard/logout", &[("csrf", &csrf)]).await;
+    assert_login_redirect(&out, "logout");
+    assert!(
+        !browser.cookies.contains_key("herald_session"),
+        "the cookie is removed"
+    );
+    assert_login_redirect(&browser.get("/dashboard/keys").await, "after logout");
+
+    // The old cookie, replayed, opens nothing: the session is gone on the server.
+    let mut replay = Browser::new(&d.app.base);
+    replay.cookies.insert("herald_session".into(), stolen.clone());
+    assert_login_redirect(&replay.get("/dashboard/keys").await, "a replayed cookie");
+
+    // A tampered cookie is refused before any lookup.
+    let mut tampered = Browser::new(&d.app.base);
+    tampered.login_ok(&d.email, &d.password).await;
+    let value = tampered.cookies["herald_session"].clone();
+    let flipped = format!(
+        "{}{}",
+        &value[..value.len() - 1],
+        if value.ends_with('A') { "B" } else { "A" }
+    );
+    tampered.cookies.insert("herald_session".into(), flipped);
+    assert_login_redirect(&tampered.get("/dashboard/keys").await, "a tampered cookie");
+
+    // Behind an https proxy the cookie is also Secure.
+    let mut secure = Browser::new(&d.app.base);
+    secure.extra.push(("x-forwarded-proto", "https".to_owned()));
+    let page = secure.login(&d.email, &d.password).await;
+    let cookie = page
+        .set_cookies
+        .iter()
+        .find(|c| c.starts_with("herald_session="))
+        .unwrap();
+    assert!(cookie.contains("Secure"), "{cookie}");
+}
+
+async fn secrets_are_shown_only_at_creation(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let csrf = browser.session_csrf().await;
+
+    let created = browser
+        .post("/dashboard/keys", &[("name", "server"), ("csrf", &csrf)])
+        .await;
+    assert_eq!(created.status, StatusCode::OK);
+    assert_eq!(created.cache_control.as_deref(), Some("no-store"));
+    let key = created.text_of("new-key").expect("the key is shown");
+    assert!(key.starts_with("hk_live_") && key.len() == 48, "{key}");
+    assert!(created.body.contains("only time it is shown"));
+
+    let hook = browser
+        .post(
+            "/dashboard/webhooks",
+            &[
+                ("url", "http://127.0.0.1:9/hook"),
+                ("ev_status", "on"),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::OK, "{}", hook.body);
+    let secret = hook.text_of("new-secret").expect("the secret is shown");
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    let endpoint = d
+        .app
+        .services
+        .store
+        .webhooks()
+        .endpoints(&d.owner_org)
+        .await
+        .unwrap()[0]
+        .id;
+    let rotated = browser
+        .post(
+            &format!("/dashboard/webhooks/{endpoint}/rotate"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    let new_secret = rotated.text_of("new-secret").expect("the new secret is shown");
+    assert_ne!(new_secret, secret);
+
+    // The key works, and shows up in the log and the keys list — by prefix only.
+    let sent = d
+        .app
+        .post_as(
+            &key,
+            "/api/v1/messages/send-template",
+            &json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }),
+        )
+        .await;
+    assert_eq!(sent.status(), 202);
+    let message = sent.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for path in [
+        "/dashboard/keys".to_owned(),
+        "/dashboard/messages".to_owned(),
+        format!("/dashboard/messages/{message}"),
+        "/dashboard/webhooks".to_owned(),
+        format!("/dashboard/webhooks/{endpoint}"),
+        "/dashboard/account".to_owned(),
+    ] {
+        let page = browser.get(&path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        for shown_once in [&key, &secret, &new_secret, &d.password] {
+            assert!(!page.body.contains(shown_once.as_str()), "{path} shows a secret");
+        }
+        assert!(!page.body.contains("whsec_"), "{path}");
+        assert!(
+            !page.body.contains(&key[..20]),
+            "{path} shows more than the public prefix"
+        );
+    }
+    let keys = browser.get("/dashboard/keys").await;
+    assert!(keys.body.contains(&key[..12]), "the public prefix is listed");
+}
+
+async fn the_log_filters_and_pages(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let (_, key) = d
+        .app
+        .services
+        .admin()
+        .create_key(&d.owner_org, None)
+        .await
+        .unwrap();
+    let mut ids = Vec::new();
+    for i in 0..30 {
+        let to = if i % 3 == 0 {
+            "+15557770000"
+        } else {
+            "+15551234567"
+        };
+        let sent = d
+            .app
+            .post_as(
+                key.expose(),
+                "/api/v1/messages/send-template",
+                &json!({ "to": to, "template": { "name": "hello_world", "language": "en_US" } }),
+            )
+            .await;
+        assert_eq!(sent.status(), 202);
+        ids.push(
+            sent.json::<serde_json::Value>().await.unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let rows = |page: &Page| {
+        ids.iter()
+            .filter(|id| page.body.contains(&format!("data-message-id=\"{id}\"")))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+
+    let first = browser.get("/dashboard/messages").await;
+    assert_eq!(first.status, StatusCode::OK);
+    assert_eq!(rows(&first), ids[5..].to_vec(), "the newest 25");
+    let marker = "id=\"older\" href=\"";
+    let start = first.body.find(marker).expect("a link to older messages") + marker.len();
+    let older = first.body[start..start + first.body[start..].find('"').unwrap()].replace("&amp;", "&");
+    let second = browser.get(&older).await;
+    assert_eq!(rows(&second), ids[..5].to_vec(), "the 5 oldest on the next page");
+    assert!(!second.body.contains("id=\"older\""), "no page after the last");
+
+    let to_other = browser
+        .get("/dashboard/messages?to=%2B15557770000&status=accepted&type=template")
+        .await;
+    let expected: Vec<String> = ids.iter().step_by(3).cloned().collect();
+    let mut got = rows(&to_other);
+    got.sort();
+    assert_eq!(got, expected, "filtered by recipient, status and type");
+    let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let dated = browser
+        .get(&format!("/dashboard/messages?from={today}&until={today}"))
+        .await;
+    assert_eq!(rows(&dated).len(), 25, "today's messages");
+    let yesterday = (chrono::Utc::now() - chrono::TimeDelta::days(1))
+        .format("%Y-%m-%d")
+        .to_string();
+    let none = browser
+        .get(&format!("/dashboard/messages?until={yesterday}"))
+        .await;
+    assert!(rows(&none).is_empty() && none.body.contains("No messages match."));
+    let text = browser.get("/dashboard/messages?type=text").await;
+    assert!(rows(&text).is_empty(), "no text messages");
+
+    let bad = browser.get("/dashboard/messages?to=12345&from=yesterday").await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.body.contains("Recipient:") && bad.body.contains("From:"),
+        "{}",
+        bad.body
+    );
+}
+
+on_both_stores!(
+    the_log_filters_and_pages,
+    login_failures_are_generic_and_attempts_are_limited,
+    every_form_checks_the_sessions_csrf_token,
+    another_organizations_ids_answer_404,
+    sessions_end_when_idle_or_past_their_lifetime,
+    logout_ends_the_session_on_the_server,
+    secrets_are_shown_only_at_creation,
+);
