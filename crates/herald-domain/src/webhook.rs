@@ -312,6 +312,16 @@ pub trait WebhookStore: Send + Sync + 'static {
     /// Records an attempt and the delivery's new state, and the endpoint's health (disabling it when asked),
     /// if the claim still holds; `false` (nothing written) otherwise.
     async fn complete_delivery(&self, completion: &DeliveryCompletion) -> Result<bool, StoreError>;
+
+    /// Records the outcomes of one delivery round together, in ONE transaction: each exactly as
+    /// [`Self::complete_delivery`] would record it alone, in order. Answers one flag per completion, in
+    /// order: `false` when that delivery is no longer held by its token, and then nothing was written for
+    /// it; a lost claim does not keep the others from being recorded.
+    ///
+    /// # Errors
+    /// A store failure; then NOTHING of the batch was written (the transaction rolled back), so the caller
+    /// may still record the completions one by one.
+    async fn complete_deliveries(&self, completions: &[DeliveryCompletion]) -> Result<Vec<bool>, StoreError>;
 }
 
 /// Whether a URL may be delivered to (scheme and SSRF rules). Adapter: `herald-webhooks`' destination policy.

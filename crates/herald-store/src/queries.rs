@@ -1955,74 +1955,124 @@ macro_rules! port_impls {
                     &self,
                     completion: &DeliveryCompletion,
                 ) -> Result<bool, StoreError> {
-                    let id = completion.delivery_id.to_string();
-                    let token = completion.token.as_string();
-                    let attempt = &completion.attempt;
-                    let number = to_i32("attempt number", attempt.number)?;
-                    let duration =
-                        i64::try_from(attempt.duration_ms).map_err(|e| corrupt("attempt duration", e))?;
                     write_tx!(self, |conn| {
-                        // Only the claim that holds the delivery may record its attempt.
-                        let endpoint = for_update!(
-                            webhook_deliveries::table
-                                .find(&id)
-                                .filter(webhook_deliveries::claim_token.eq(&token))
-                                .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
-                                .select(webhook_deliveries::endpoint_id)
-                        )
-                        .first::<String>(conn)
-                        .await
-                        .optional()?;
-                        let Some(endpoint) = endpoint else {
+                        let Some(endpoint) = record_attempt_in_tx(conn, completion).await? else {
                             return Ok(false);
                         };
-                        diesel::update(webhook_deliveries::table.find(&id))
-                            .set((
-                                webhook_deliveries::status.eq(completion.status.as_str()),
-                                webhook_deliveries::attempts.eq(number),
-                                webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
-                                webhook_deliveries::claim_token.eq(None::<String>),
-                                webhook_deliveries::lease_until.eq(None::<Timestamp>),
-                                webhook_deliveries::updated_at.eq(attempt.at),
-                            ))
-                            .execute(conn)
-                            .await?;
-                        diesel::insert_into(webhook_attempts::table)
-                            .values((
-                                webhook_attempts::delivery_id.eq(&id),
-                                webhook_attempts::number.eq(number),
-                                webhook_attempts::at.eq(attempt.at),
-                                webhook_attempts::status_code.eq(attempt.status_code.map(i32::from)),
-                                webhook_attempts::response_prefix.eq(&attempt.response_prefix),
-                                webhook_attempts::error_kind.eq(&attempt.error_kind),
-                                webhook_attempts::duration_ms.eq(duration),
-                            ))
-                            .execute(conn)
-                            .await?;
-                        let endpoint = webhook_endpoints::table.find(&endpoint);
-                        match &completion.disable_reason {
-                            Some(reason) => {
-                                diesel::update(endpoint)
-                                    .set((
-                                        webhook_endpoints::failing_since.eq(completion.failing_since),
-                                        webhook_endpoints::enabled.eq(false),
-                                        webhook_endpoints::disabled_reason.eq(Some(reason)),
-                                        webhook_endpoints::updated_at.eq(attempt.at),
-                                    ))
-                                    .execute(conn)
-                                    .await?
-                            }
-                            None => {
-                                diesel::update(endpoint)
-                                    .set(webhook_endpoints::failing_since.eq(completion.failing_since))
-                                    .execute(conn)
-                                    .await?
-                            }
-                        };
+                        record_endpoint_health_in_tx(conn, &endpoint, completion).await?;
                         Ok(true)
                     })
                     .map_err(TxError::into_store)
                 }
+
+                async fn complete_deliveries(
+                    &self,
+                    completions: &[DeliveryCompletion],
+                ) -> Result<Vec<bool>, StoreError> {
+                    if completions.is_empty() {
+                        return Ok(Vec::new());
+                    }
+                    // One transaction for the whole round: one commit instead of one per attempt.
+                    write_tx!(self, |conn| {
+                        let mut held = Vec::with_capacity(completions.len());
+                        let mut endpoints = Vec::with_capacity(completions.len());
+                        for completion in completions {
+                            let endpoint = record_attempt_in_tx(conn, completion).await?;
+                            held.push(endpoint.is_some());
+                            endpoints.extend(endpoint.map(|endpoint| (endpoint, completion)));
+                        }
+                        // Endpoints last and in id order (stable, so one endpoint's completions keep theirs):
+                        // two rounds sharing endpoints lock them in the same order and cannot deadlock.
+                        endpoints.sort_by(|a, b| a.0.cmp(&b.0));
+                        for (endpoint, completion) in endpoints {
+                            record_endpoint_health_in_tx(conn, &endpoint, completion).await?;
+                        }
+                        Ok(held)
+                    })
+                    .map_err(TxError::into_store)
+                }
+            }
+
+            /// Records one delivery attempt and the delivery's new state inside the caller's transaction,
+            /// answering its endpoint's id; `None`, with nothing written, when the delivery is no longer held
+            /// by the completion's token.
+            async fn record_attempt_in_tx(
+                conn: &mut Conn,
+                completion: &DeliveryCompletion,
+            ) -> Result<Option<String>, TxError> {
+                let id = completion.delivery_id.to_string();
+                let token = completion.token.as_string();
+                let attempt = &completion.attempt;
+                let number = to_i32("attempt number", attempt.number)?;
+                let duration =
+                    i64::try_from(attempt.duration_ms).map_err(|e| corrupt("attempt duration", e))?;
+                // Only the claim that holds the delivery may record its attempt.
+                let endpoint = for_update!(
+                    webhook_deliveries::table
+                        .find(&id)
+                        .filter(webhook_deliveries::claim_token.eq(&token))
+                        .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
+                        .select(webhook_deliveries::endpoint_id)
+                )
+                .first::<String>(conn)
+                .await
+                .optional()?;
+                let Some(endpoint) = endpoint else {
+                    return Ok(None);
+                };
+                diesel::update(webhook_deliveries::table.find(&id))
+                    .set((
+                        webhook_deliveries::status.eq(completion.status.as_str()),
+                        webhook_deliveries::attempts.eq(number),
+                        webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
+                        webhook_deliveries::claim_token.eq(None::<String>),
+                        webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                        webhook_deliveries::updated_at.eq(attempt.at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::insert_into(webhook_attempts::table)
+                    .values((
+                        webhook_attempts::delivery_id.eq(&id),
+                        webhook_attempts::number.eq(number),
+                        webhook_attempts::at.eq(attempt.at),
+                        webhook_attempts::status_code.eq(attempt.status_code.map(i32::from)),
+                        webhook_attempts::response_prefix.eq(&attempt.response_prefix),
+                        webhook_attempts::error_kind.eq(&attempt.error_kind),
+                        webhook_attempts::duration_ms.eq(duration),
+                    ))
+                    .execute(conn)
+                    .await?;
+                Ok(Some(endpoint))
+            }
+
+            /// Writes the endpoint health an attempt implies (when its failures began; disabled when asked).
+            async fn record_endpoint_health_in_tx(
+                conn: &mut Conn,
+                endpoint: &str,
+                completion: &DeliveryCompletion,
+            ) -> Result<(), TxError> {
+                let endpoint = webhook_endpoints::table.find(endpoint);
+                match &completion.disable_reason {
+                    Some(reason) => {
+                        diesel::update(endpoint)
+                            .set((
+                                webhook_endpoints::failing_since.eq(completion.failing_since),
+                                webhook_endpoints::enabled.eq(false),
+                                webhook_endpoints::disabled_reason.eq(Some(reason)),
+                                webhook_endpoints::updated_at.eq(completion.attempt.at),
+                            ))
+                            .execute(conn)
+                            .await?
+                    }
+                    None => {
+                        diesel::update(endpoint)
+                            .set(webhook_endpoints::failing_since.eq(completion.failing_since))
+                            .execute(conn)
+                            .await?
+                    }
+                };
+                Ok(())
             }
 
             // ---- Media (issue 4): uploads, network uploads and inbound files. ----

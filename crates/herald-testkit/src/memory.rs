@@ -1379,20 +1379,35 @@ impl WebhookStore for InMemoryStore {
     }
 
     async fn complete_delivery(&self, completion: &DeliveryCompletion) -> Result<bool, StoreError> {
+        Ok(self.state().complete_delivery(completion))
+    }
+
+    async fn complete_deliveries(&self, completions: &[DeliveryCompletion]) -> Result<Vec<bool>, StoreError> {
+        // Nothing here can fail halfway, so the batch is all or nothing as the databases' transaction is.
         let mut state = self.state();
-        let Some(record) = state.deliveries.iter_mut().find(|d| {
+        Ok(completions
+            .iter()
+            .map(|completion| state.complete_delivery(completion))
+            .collect())
+    }
+}
+
+impl State {
+    /// Records one delivery attempt under its claim; `false` (nothing written) when the claim is lost.
+    fn complete_delivery(&mut self, completion: &DeliveryCompletion) -> bool {
+        let Some(record) = self.deliveries.iter_mut().find(|d| {
             d.delivery.id == completion.delivery_id
                 && d.delivery.status == DeliveryStatus::Pending
                 && d.claim.is_some_and(|(token, _)| token == completion.token)
         }) else {
-            return Ok(false);
+            return false;
         };
         record.claim = None;
         record.delivery.status = completion.status;
         record.delivery.next_attempt_at = completion.next_attempt_at;
         record.delivery.attempts.push(completion.attempt.clone());
         let endpoint_id = record.delivery.endpoint_id;
-        if let Some(endpoint) = state.endpoints.iter_mut().find(|e| e.id == endpoint_id) {
+        if let Some(endpoint) = self.endpoints.iter_mut().find(|e| e.id == endpoint_id) {
             endpoint.failing_since = completion.failing_since;
             if let Some(reason) = &completion.disable_reason {
                 endpoint.enabled = false;
@@ -1400,7 +1415,7 @@ impl WebhookStore for InMemoryStore {
                 endpoint.updated_at = completion.attempt.at;
             }
         }
-        Ok(true)
+        true
     }
 }
 

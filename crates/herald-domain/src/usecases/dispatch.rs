@@ -133,32 +133,13 @@ impl DispatchMessages {
         Ok(report)
     }
 
-    /// Records a round's completions in one transaction (one commit per round rather than per job); when
-    /// that fails, one by one, so that one completion the store cannot write costs only its own job.
-    /// Answers per completion, in order.
+    /// Records a round's completions in one transaction (one commit per round rather than per job), or one
+    /// by one when that fails.
     async fn record(&self, completions: &[JobCompletion]) -> Vec<Result<bool, StoreError>> {
-        if completions.is_empty() {
-            return Vec::new();
-        }
-        match self.ports.outbox.complete_jobs(completions).await {
-            Ok(held) if held.len() == completions.len() => return held.into_iter().map(Ok).collect(),
-            Ok(held) => tracing::warn!(
-                completions = completions.len(),
-                answers = held.len(),
-                "the store answered a round's completions with the wrong number of flags; recording them \
-                 one by one"
-            ),
-            Err(error) => tracing::warn!(
-                %error,
-                "could not record the round's outcomes together; recording them one by one"
-            ),
-        }
-        // Rolled back (or answered wrongly): each completion still holds its claim token, so writing it
-        // alone is safe; one already written answers `false`.
-        futures::future::join_all(
-            completions
-                .iter()
-                .map(|completion| self.ports.outbox.complete_job(completion)),
+        super::record_completions(
+            completions,
+            |all| self.ports.outbox.complete_jobs(all),
+            |one| self.ports.outbox.complete_job(one),
         )
         .await
     }

@@ -12,6 +12,7 @@ mod owner;
 mod queries;
 mod send;
 mod templates;
+mod webhooks;
 
 use crate::Timestamp;
 use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};

@@ -9,6 +9,7 @@ use crate::webhook::{
     Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, WebhookEndpoint,
     WebhookStore, WebhookTransport, WebhookUrl,
 };
+use futures::StreamExt;
 use std::sync::Arc;
 
 /// Why a webhook operation was refused.
@@ -388,12 +389,36 @@ impl DeliverWebhooks {
             claimed: claimed.len(),
             ..DeliveryReport::default()
         };
-        let outcomes =
-            futures::future::join_all(claimed.into_iter().map(|delivery| self.attempt(token, delivery)))
-                .await;
-        for outcome in outcomes {
-            match outcome {
-                Ok(Some(completion)) => {
+        // Each attempt's completion is recorded as soon as it is in, together with every other one that
+        // came in meanwhile: one commit for the attempts that finish together, and a slow endpoint never
+        // holds a quick one's leases (which count against its in-flight cap) until the round ends.
+        let (done, mut arrivals) = futures::channel::mpsc::unbounded();
+        let attempts = async move {
+            futures::future::join_all(claimed.into_iter().map(|delivery| {
+                let done = done.clone();
+                async move {
+                    // The receiver outlives every sender: it is only dropped when this round ends.
+                    let _ = done.unbounded_send(self.attempt(token, delivery).await);
+                }
+            }))
+            .await;
+        };
+        let recorder = async {
+            let mut recorded = Vec::new();
+            while let Some(first) = arrivals.next().await {
+                let mut batch = vec![first];
+                while let Ok(more) = arrivals.try_recv() {
+                    batch.push(more);
+                }
+                let answers = self.record(&batch).await;
+                recorded.extend(batch.into_iter().zip(answers));
+            }
+            recorded
+        };
+        let ((), recorded) = futures::join!(attempts, recorder);
+        for (completion, recorded) in recorded {
+            match recorded {
+                Ok(true) => {
                     match completion.status {
                         DeliveryStatus::Succeeded => report.succeeded += 1,
                         DeliveryStatus::Failed => report.failed += 1,
@@ -401,20 +426,36 @@ impl DeliverWebhooks {
                     }
                     report.endpoints_disabled += usize::from(completion.disable_reason.is_some());
                 }
-                Ok(None) => report.claims_lost += 1,
+                Ok(false) => report.claims_lost += 1,
                 Err(error) => {
-                    tracing::warn!(%error, "could not record a webhook attempt; it will be reclaimed")
+                    tracing::warn!(
+                        %error,
+                        delivery = %completion.delivery_id,
+                        "could not record a webhook attempt; it will be reclaimed"
+                    )
                 }
             }
         }
         Ok(report)
     }
 
+    /// Records completions in one transaction (one commit for them all rather than one each), or one by one
+    /// when that fails.
+    async fn record(&self, completions: &[DeliveryCompletion]) -> Vec<Result<bool, StoreError>> {
+        super::record_completions(
+            completions,
+            |all| self.webhooks.complete_deliveries(all),
+            |one| self.webhooks.complete_delivery(one),
+        )
+        .await
+    }
+
+    /// Attempts one claimed delivery and returns the completion to record under the round's `token`.
     async fn attempt(
         &self,
         token: ClaimToken,
         delivery: crate::webhook::ClaimedDelivery,
-    ) -> Result<Option<DeliveryCompletion>, StoreError> {
+    ) -> DeliveryCompletion {
         let endpoint = &delivery.endpoint;
         let started = self.clock.now();
         let mut secrets = Vec::new();
@@ -466,7 +507,7 @@ impl DeliverWebhooks {
                     report.attempt.error_kind.as_deref().unwrap_or("http_status")
                 )
             });
-        let completion = DeliveryCompletion {
+        DeliveryCompletion {
             delivery_id: delivery.delivery_id,
             token,
             attempt: report.attempt,
@@ -474,8 +515,6 @@ impl DeliverWebhooks {
             next_attempt_at,
             failing_since,
             disable_reason,
-        };
-        let held = self.webhooks.complete_delivery(&completion).await?;
-        Ok(held.then_some(completion))
+        }
     }
 }

@@ -743,6 +743,99 @@ pub async fn webhooks_complete_records_attempts_and_endpoint_health(ports: Ports
     );
 }
 
+/// `complete_deliveries`: a round's attempts recorded together, each exactly as `complete_delivery` records
+/// it alone, in order, and only under its own claim token. A lost claim (or a delivery already completed
+/// earlier in the same batch) answers `false` and writes nothing, without keeping the others from being
+/// recorded.
+pub async fn webhooks_batch_completion_records_each_under_its_own_token(ports: Ports) {
+    assert!(
+        ports
+            .webhooks
+            .complete_deliveries(&[])
+            .await
+            .expect("complete_deliveries")
+            .is_empty(),
+        "an empty batch answers nothing"
+    );
+    let org = new_organization(&ports, "business").await;
+    let a = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let b = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let (_, a1) = test_event(&ports, &a, at(10)).await;
+    let (_, a2) = test_event(&ports, &a, at(10)).await;
+    let (_, b1) = test_event(&ports, &b, at(10)).await;
+    let round = token();
+    let claimed = claim_deliveries(&ports, round, at(10), 10, 4).await;
+    assert_eq!(claimed.len(), 3);
+    let claimed_as = |id: DeliveryId| -> ClaimedDelivery {
+        claimed
+            .iter()
+            .find(|c| c.delivery_id == id)
+            .cloned()
+            .expect("every delivery was claimed")
+    };
+
+    let a1_done = outcome(&claimed_as(a1), round, at(11), true, None, None);
+    let batch = vec![
+        // A token that never held it.
+        outcome(&claimed_as(a1), token(), at(11), true, None, None),
+        a1_done.clone(),
+        outcome(&claimed_as(b1), round, at(11), false, Some(at(16)), Some(at(10))),
+        // The endpoint's later completion in the batch decides its health: failing since 10.
+        outcome(&claimed_as(a2), round, at(12), false, Some(at(17)), Some(at(10))),
+        // Already completed earlier in this batch.
+        a1_done,
+    ];
+    let held = ports
+        .webhooks
+        .complete_deliveries(&batch)
+        .await
+        .expect("complete_deliveries");
+    assert_eq!(
+        held,
+        [false, true, true, true, false],
+        "one answer per completion, in order"
+    );
+
+    let of_a = deliveries_of(&ports, &a).await;
+    let delivery = |deliveries: &[Delivery], id: DeliveryId| -> Delivery {
+        deliveries
+            .iter()
+            .find(|d| d.id == id)
+            .cloned()
+            .expect("the delivery exists")
+    };
+    let done = delivery(&of_a, a1);
+    assert_eq!(done.status, DeliveryStatus::Succeeded);
+    assert_eq!(
+        done.attempts,
+        vec![batch[1].attempt.clone()],
+        "one attempt: neither the stranger's nor the repeated completion wrote one"
+    );
+    let retrying = delivery(&of_a, a2);
+    assert_eq!(retrying.status, DeliveryStatus::Pending);
+    assert_eq!(retrying.next_attempt_at, Some(at(17)));
+    assert_eq!(retrying.attempts, vec![batch[3].attempt.clone()]);
+    let of_b = deliveries_of(&ports, &b).await;
+    let other = delivery(&of_b, b1);
+    assert_eq!(other.status, DeliveryStatus::Pending);
+    assert_eq!(other.next_attempt_at, Some(at(16)));
+    assert_eq!(other.attempts, vec![batch[2].attempt.clone()]);
+    for endpoint in [&a, &b] {
+        let stored = ports
+            .webhooks
+            .endpoint(&org.id, &endpoint.id)
+            .await
+            .expect("endpoint")
+            .expect("exists");
+        assert_eq!(stored.failing_since, Some(at(10)), "{}", endpoint.id);
+    }
+    assert_eq!(
+        ids_of(&claim_deliveries(&ports, token(), at(16), 10, 4).await),
+        HashSet::from([b1]),
+        "recorded deliveries are released: only the one due again by then is claimed"
+    );
+}
+
 /// Redelivering queues one delivery again at the given time, whatever its status, keeping its attempts;
 /// only through its own organization and endpoint.
 pub async fn webhooks_redeliver_requeues_one_delivery(ports: Ports) {

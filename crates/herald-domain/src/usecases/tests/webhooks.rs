@@ -1,0 +1,243 @@
+//! `DeliverWebhooks::run_once`: how a round records its attempts — together when they are in together, one
+//! by one when the batch fails, and never held back by a slower attempt of the same round.
+
+use super::*;
+use crate::dispatch::{ClaimToken, CustomerEventType};
+use crate::ids::{DeliveryId, EventId, WebhookId};
+use crate::organization::SealedSecret;
+use crate::ports::{MockSecretSealer, StoreError};
+use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings};
+use crate::webhook::{
+    AttemptReport, ClaimedDelivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
+    MockWebhookStore, WebhookEndpoint, WebhookTransport, WebhookUrl,
+};
+use async_trait::async_trait;
+use futures::channel::oneshot;
+use std::sync::{Arc, Mutex};
+
+/// The token the round claims with: the first id the generator makes.
+fn token() -> ClaimToken {
+    ClaimToken(generated(1))
+}
+
+fn endpoint(n: u128, url: &str) -> WebhookEndpoint {
+    WebhookEndpoint {
+        id: WebhookId::from_ulid(ulid(800 + n)),
+        organization_id: org_id(),
+        url: WebhookUrl::parse(url).unwrap(),
+        events: EventSelection::ALL,
+        description: None,
+        enabled: true,
+        disabled_reason: None,
+        secret: SealedSecret::new(vec![1, 2, 3]),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        failing_since: None,
+        created_at: now() - seconds(3_600),
+        updated_at: now() - seconds(3_600),
+    }
+}
+
+fn delivery_id(n: u128) -> DeliveryId {
+    DeliveryId::from_ulid(ulid(900 + n))
+}
+
+/// Delivery `n` of a test event to `url`, on its first attempt.
+fn claimed(n: u128, url: &str) -> ClaimedDelivery {
+    ClaimedDelivery {
+        delivery_id: delivery_id(n),
+        organization_id: org_id(),
+        endpoint: endpoint(n, url),
+        event_id: EventId::from_ulid(ulid(1_000 + n)),
+        event_type: CustomerEventType::WebhookTest,
+        payload: format!(r#"{{"type":"webhook.test","n":{n}}}"#),
+        attempt_number: 1,
+    }
+}
+
+/// Answers 200 at once, except that a URL containing `slow` waits for the gate to open.
+struct Transport {
+    gate: Mutex<Option<oneshot::Receiver<()>>>,
+}
+
+#[async_trait]
+impl WebhookTransport for Transport {
+    async fn attempt(
+        &self,
+        url: &WebhookUrl,
+        _event_id: &EventId,
+        _payload: &str,
+        secrets: &[String],
+        attempt_number: u32,
+    ) -> AttemptReport {
+        assert_eq!(secrets, ["whsec_opened"], "the endpoint's secret, opened");
+        if url.as_str().contains("slow") {
+            let gate = self.gate.lock().unwrap().take().expect("one slow attempt");
+            gate.await.expect("the gate opens");
+        }
+        AttemptReport {
+            attempt: DeliveryAttempt {
+                number: attempt_number,
+                at: now(),
+                status_code: Some(200),
+                response_prefix: "ok".to_owned(),
+                error_kind: None,
+                duration_ms: 3,
+            },
+            succeeded: true,
+            retry_in: None,
+        }
+    }
+}
+
+/// A deliverer over `webhooks`, whose transport answers 200 (a `slow` URL once `gate` opens).
+fn deliverer(webhooks: MockWebhookStore, gate: Option<oneshot::Receiver<()>>) -> DeliverWebhooks {
+    let mut sealer = MockSecretSealer::new();
+    sealer.expect_open().returning(|_| Ok("whsec_opened".to_owned()));
+    DeliverWebhooks::new(
+        Arc::new(webhooks),
+        Arc::new(Transport {
+            gate: Mutex::new(gate),
+        }),
+        Arc::new(sealer),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+        DeliverySettings::default(),
+    )
+}
+
+/// `claim_deliveries` hands out `claimed` once, for the round's token.
+fn claims(webhooks: &mut MockWebhookStore, claimed: Vec<ClaimedDelivery>) {
+    webhooks
+        .expect_claim_deliveries()
+        .withf(|t, at, _, limit, cap| *t == token() && *at == now() && *limit == 100 && *cap == 4)
+        .times(1)
+        .returning(move |_, _, _, _, _| Ok(claimed.clone()));
+}
+
+/// A store whose round claims deliveries 1 and 2, to two endpoints that answer at once.
+fn claims_two_quick_ones() -> MockWebhookStore {
+    let mut webhooks = MockWebhookStore::new();
+    claims(
+        &mut webhooks,
+        vec![
+            claimed(1, "https://a.example/hook"),
+            claimed(2, "https://b.example/hook"),
+        ],
+    );
+    webhooks
+}
+
+fn ids(completions: &[DeliveryCompletion]) -> Vec<DeliveryId> {
+    completions.iter().map(|c| c.delivery_id).collect()
+}
+
+#[test]
+fn attempts_that_are_in_together_are_recorded_in_one_call() {
+    let mut webhooks = claims_two_quick_ones();
+    let batches = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&batches);
+    webhooks
+        .expect_complete_deliveries()
+        .times(1)
+        .returning(move |completions| {
+            seen.lock().unwrap().push(completions.to_vec());
+            Ok(vec![true; completions.len()])
+        });
+    webhooks.expect_complete_delivery().times(0);
+
+    let report = run(deliverer(webhooks, None).run_once()).unwrap();
+
+    assert_eq!(
+        report,
+        DeliveryReport {
+            claimed: 2,
+            succeeded: 2,
+            ..DeliveryReport::default()
+        }
+    );
+    let batches = batches.lock().unwrap();
+    assert_eq!(ids(&batches[0]), [delivery_id(1), delivery_id(2)]);
+    for completion in &batches[0] {
+        assert_eq!(completion.token, token(), "recorded under the round's claim");
+        assert_eq!(completion.status, DeliveryStatus::Succeeded);
+        assert_eq!(completion.failing_since, None);
+    }
+}
+
+#[test]
+fn a_batch_the_store_refuses_is_recorded_one_by_one() {
+    let mut webhooks = claims_two_quick_ones();
+    webhooks
+        .expect_complete_deliveries()
+        .times(1)
+        .returning(|_| Err(StoreError::Unavailable("connection reset".to_owned())));
+    // The first is written alone; the second's claim was lost meanwhile.
+    webhooks
+        .expect_complete_delivery()
+        .withf(|c| c.delivery_id == delivery_id(1))
+        .times(1)
+        .returning(|_| Ok(true));
+    webhooks
+        .expect_complete_delivery()
+        .withf(|c| c.delivery_id == delivery_id(2))
+        .times(1)
+        .returning(|_| Ok(false));
+
+    let report = run(deliverer(webhooks, None).run_once()).unwrap();
+
+    assert_eq!(
+        report,
+        DeliveryReport {
+            claimed: 2,
+            succeeded: 1,
+            claims_lost: 1,
+            ..DeliveryReport::default()
+        }
+    );
+}
+
+#[test]
+fn a_slow_attempt_does_not_hold_back_recording_a_quick_one() {
+    let mut webhooks = MockWebhookStore::new();
+    claims(
+        &mut webhooks,
+        vec![
+            claimed(1, "https://slow.example/hook"),
+            claimed(2, "https://quick.example/hook"),
+        ],
+    );
+    let (open, gate) = oneshot::channel();
+    let open = Mutex::new(Some(open));
+    let batches = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&batches);
+    webhooks
+        .expect_complete_deliveries()
+        .times(2)
+        .returning(move |completions| {
+            seen.lock().unwrap().push(ids(completions));
+            // The slow endpoint answers only once the quick one is recorded.
+            if let Some(open) = open.lock().unwrap().take() {
+                open.send(()).unwrap();
+            }
+            Ok(vec![true; completions.len()])
+        });
+    webhooks.expect_complete_delivery().times(0);
+
+    // Recording only at the round's end would never open the gate: the round would hang, so it runs on a
+    // thread of its own and a round that has not ended after 10 s fails the test.
+    let deliverer = deliverer(webhooks, Some(gate));
+    let (ended, round) = std::sync::mpsc::channel();
+    std::thread::spawn(move || ended.send(run(deliverer.run_once())));
+    let report = round
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the round never ended: the quick attempt was not recorded while the slow one waited")
+        .unwrap();
+
+    assert_eq!(report.succeeded, 2);
+    assert_eq!(
+        *batches.lock().unwrap(),
+        [vec![delivery_id(2)], vec![delivery_id(1)]],
+        "the quick attempt is recorded while the slow one is still waiting"
+    );
+}
