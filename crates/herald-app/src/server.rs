@@ -228,7 +228,7 @@ impl Services {
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
-            templates: ListTemplates::new(store.templates()),
+            templates: ListTemplates::new(store.templates(), store.accounts()),
             sync_templates: Arc::new(self.sync_templates(network.clone())),
             media: self.media(network),
             files: self.files.clone(),

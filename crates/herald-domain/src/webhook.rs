@@ -133,6 +133,17 @@ pub struct WebhookEndpoint {
     pub updated_at: Timestamp,
 }
 
+impl WebhookEndpoint {
+    /// Drops the secret before the last rotation once its overlap has ended at `now`: it no longer signs,
+    /// and no rotation is in progress any more.
+    pub fn forget_expired_rotation(&mut self, now: Timestamp) {
+        if self.previous_secret_expires_at.is_some_and(|until| until <= now) {
+            self.previous_secret = None;
+            self.previous_secret_expires_at = None;
+        }
+    }
+}
+
 /// Where a delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DeliveryStatus {

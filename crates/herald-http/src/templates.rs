@@ -174,6 +174,9 @@ pub(crate) async fn list_templates(
 }
 
 /// One template by name and language.
+///
+/// An organization with several business accounts may hold a copy in each: this answers the one a send
+/// without `from` uses (the default sender's account), else the first.
 #[utoipa::path(
     get,
     path = "/api/v1/templates/{name}/{language}",

@@ -115,11 +115,12 @@ impl SyncTemplates {
 /// The organization's stored templates.
 pub struct ListTemplates {
     templates: Arc<dyn TemplateStore>,
+    accounts: Arc<dyn AccountStore>,
 }
 
 impl ListTemplates {
-    pub fn new(templates: Arc<dyn TemplateStore>) -> Self {
-        Self { templates }
+    pub fn new(templates: Arc<dyn TemplateStore>, accounts: Arc<dyn AccountStore>) -> Self {
+        Self { templates, accounts }
     }
 
     /// # Errors
@@ -132,7 +133,9 @@ impl ListTemplates {
         self.templates.templates(organization, query).await
     }
 
-    /// One template by name and language, `None` when the organization has none such.
+    /// One template by name and language, `None` when the organization has none such. An organization with
+    /// several business accounts may hold a copy in each: then the one a send without `from` uses, the
+    /// default sender's, else the first.
     ///
     /// # Errors
     /// A store failure.
@@ -146,11 +149,21 @@ impl ListTemplates {
             status: None,
             name: Some(name.clone()),
         };
-        Ok(self
+        let mut copies: Vec<Template> = self
             .templates
             .templates(organization, &query)
             .await?
             .into_iter()
-            .find(|t| &t.language == language))
+            .filter(|t| &t.language == language)
+            .collect();
+        if copies.len() > 1 {
+            let senders = self.accounts.senders(organization).await?;
+            if let Some(default) = senders.iter().find(|s| s.is_default)
+                && let Some(at) = copies.iter().position(|t| t.waba_id == default.waba_id)
+            {
+                return Ok(Some(copies.swap_remove(at)));
+            }
+        }
+        Ok(copies.into_iter().next())
     }
 }

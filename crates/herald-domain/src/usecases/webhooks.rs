@@ -120,12 +120,21 @@ impl ManageWebhooks {
         Ok((endpoint, secret))
     }
 
+    /// The organization's endpoints; a rotation whose overlap has ended is no longer shown.
+    ///
     /// # Errors
     /// A store failure.
     pub async fn list(&self, organization: &OrganizationId) -> Result<Vec<WebhookEndpoint>, WebhookError> {
-        Ok(self.webhooks.endpoints(organization).await?)
+        let now = self.clock.now();
+        let mut endpoints = self.webhooks.endpoints(organization).await?;
+        for endpoint in &mut endpoints {
+            endpoint.forget_expired_rotation(now);
+        }
+        Ok(endpoints)
     }
 
+    /// One endpoint; a rotation whose overlap has ended is no longer shown.
+    ///
     /// # Errors
     /// [`WebhookError::NotFound`].
     pub async fn get(
@@ -133,10 +142,13 @@ impl ManageWebhooks {
         organization: &OrganizationId,
         id: &WebhookId,
     ) -> Result<WebhookEndpoint, WebhookError> {
-        self.webhooks
+        let mut endpoint = self
+            .webhooks
             .endpoint(organization, id)
             .await?
-            .ok_or(WebhookError::NotFound)
+            .ok_or(WebhookError::NotFound)?;
+        endpoint.forget_expired_rotation(self.clock.now());
+        Ok(endpoint)
     }
 
     /// Applies a patch. Re-enabling clears the disable reason and the failing streak.

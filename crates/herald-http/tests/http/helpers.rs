@@ -163,7 +163,7 @@ impl World {
             webhooks,
             media,
             files: files.clone(),
-            templates: herald_domain::usecases::ListTemplates::new(templates.clone()),
+            templates: herald_domain::usecases::ListTemplates::new(templates.clone(), accounts.clone()),
             sync_templates: Arc::new(herald_domain::usecases::SyncTemplates::new(
                 accounts.clone(),
                 templates.clone(),

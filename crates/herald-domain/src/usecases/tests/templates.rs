@@ -362,7 +362,7 @@ fn store_by_name(found: Vec<Template>) -> MockTemplateStore {
 #[test]
 fn list_one_picks_the_template_in_the_asked_language() {
     let store = store_by_name(vec![stored_in("en_US"), stored_in("pt_BR"), stored_in("es")]);
-    let found = run(ListTemplates::new(Arc::new(store)).one(
+    let found = run(ListTemplates::new(Arc::new(store), Arc::new(no_accounts())).one(
         &org_id(),
         &template_ref().name,
         &LanguageCode::parse("pt_BR").unwrap(),
@@ -374,7 +374,7 @@ fn list_one_picks_the_template_in_the_asked_language() {
 #[test]
 fn list_one_answers_none_when_no_copy_is_in_that_language() {
     let store = store_by_name(vec![stored_in("en_US"), stored_in("pt_BR")]);
-    let found = run(ListTemplates::new(Arc::new(store)).one(
+    let found = run(ListTemplates::new(Arc::new(store), Arc::new(no_accounts())).one(
         &org_id(),
         &template_ref().name,
         &LanguageCode::parse("fr").unwrap(),
@@ -396,6 +396,53 @@ fn list_execute_passes_the_query_through() {
         .withf(move |org, q| *org == org_id() && *q == expected)
         .times(1)
         .returning(|_, _| Ok(vec![stored_in("en_US")]));
-    let found = run(ListTemplates::new(Arc::new(store)).execute(&org_id(), &query)).unwrap();
+    let found =
+        run(ListTemplates::new(Arc::new(store), Arc::new(no_accounts())).execute(&org_id(), &query)).unwrap();
     assert_eq!(found, vec![stored_in("en_US")]);
+}
+
+/// An account store that must not be asked: one copy needs no sender.
+fn no_accounts() -> MockAccountStore {
+    let mut accounts = MockAccountStore::new();
+    accounts.expect_senders().times(0);
+    accounts
+}
+
+#[test]
+fn list_one_prefers_the_default_senders_copy_when_two_business_accounts_hold_one() {
+    let other_waba = sender(2, SECOND_NUMBER, false).waba_id;
+    let other_copy = Template {
+        id: TemplateId::from_ulid(ulid(301)),
+        ..template(&other_waba, "PAUSED", HeaderSpec::None, 1)
+    };
+    let default_copy = stored_in("en_US");
+    let store = store_by_name(vec![other_copy.clone(), default_copy.clone()]);
+    let mut accounts = MockAccountStore::new();
+    accounts
+        .expect_senders()
+        .withf(|org| *org == org_id())
+        .times(1)
+        .returning(|_| Ok(two_senders()));
+    let found = run(ListTemplates::new(Arc::new(store), Arc::new(accounts)).one(
+        &org_id(),
+        &template_ref().name,
+        &LanguageCode::parse("en_US").unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(found, Some(default_copy));
+
+    // Without a default sender among them, the first copy.
+    let store = store_by_name(vec![other_copy.clone(), stored_in("en_US")]);
+    let mut accounts = MockAccountStore::new();
+    accounts
+        .expect_senders()
+        .times(1)
+        .returning(|_| Ok(vec![sender(2, SECOND_NUMBER, false)]));
+    let found = run(ListTemplates::new(Arc::new(store), Arc::new(accounts)).one(
+        &org_id(),
+        &template_ref().name,
+        &LanguageCode::parse("en_US").unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(found, Some(other_copy));
 }

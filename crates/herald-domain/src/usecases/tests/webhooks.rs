@@ -1,15 +1,16 @@
 //! `DeliverWebhooks::run_once`: how a round records its attempts — together when they are in together, one
-//! by one when the batch fails, and never held back by a slower attempt of the same round.
+//! by one when the batch fails, and never held back by a slower attempt of the same round. `ManageWebhooks`:
+//! what an endpoint shows of a secret rotation.
 
 use super::*;
 use crate::dispatch::{ClaimToken, CustomerEventType};
 use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::organization::SealedSecret;
-use crate::ports::{MockSecretSealer, StoreError};
-use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings};
+use crate::ports::{MockSecretSealer, MockSecretSource, StoreError};
+use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings, ManageWebhooks};
 use crate::webhook::{
     AttemptReport, ClaimedDelivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
-    MockWebhookStore, WebhookEndpoint, WebhookTransport, WebhookUrl,
+    MockDestinationChecker, MockWebhookStore, WebhookEndpoint, WebhookTransport, WebhookUrl,
 };
 use async_trait::async_trait;
 use futures::channel::oneshot;
@@ -240,4 +241,45 @@ fn a_slow_attempt_does_not_hold_back_recording_a_quick_one() {
         [vec![delivery_id(2)], vec![delivery_id(1)]],
         "the quick attempt is recorded while the slow one is still waiting"
     );
+}
+
+#[test]
+fn a_rotation_is_shown_only_while_the_old_secret_still_signs() {
+    let rotated = |n: u128, until: Timestamp| WebhookEndpoint {
+        previous_secret: Some(SealedSecret::new(vec![9])),
+        previous_secret_expires_at: Some(until),
+        ..endpoint(n, "https://a.example/hook")
+    };
+    let live = rotated(1, now() + seconds(1));
+    let ended = rotated(2, now());
+    let mut webhooks = MockWebhookStore::new();
+    let stored = vec![live.clone(), ended.clone()];
+    webhooks
+        .expect_endpoints()
+        .withf(|org| *org == org_id())
+        .times(1)
+        .returning(move |_| Ok(stored.clone()));
+    let found = ended.clone();
+    webhooks
+        .expect_endpoint()
+        .times(1)
+        .returning(move |_, _| Ok(Some(found.clone())));
+    let manage = ManageWebhooks::new(
+        Arc::new(webhooks),
+        Arc::new(MockDestinationChecker::new()),
+        Arc::new(MockSecretSealer::new()),
+        Arc::new(MockSecretSource::new()),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+    );
+
+    let listed = run(manage.list(&org_id())).unwrap();
+    assert_eq!(listed[0], live, "a rotation in progress is kept");
+    let expected = WebhookEndpoint {
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        ..ended.clone()
+    };
+    assert_eq!(listed[1], expected, "an ended rotation is gone");
+    assert_eq!(run(manage.get(&org_id(), &ended.id)).unwrap(), expected);
 }
