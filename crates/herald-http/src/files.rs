@@ -2,10 +2,11 @@
 
 use crate::ApiContext;
 use crate::auth::Caller;
-use crate::dto::{MessageResource, SendFileRequest};
+use crate::dto::SendFileRequest;
 use crate::error::{ApiError, Problem};
 use crate::handlers::{self, HandlerResult, SEND_FILE_PATH, SEND_TEMPLATE_MEDIA_PATH};
 use crate::multipart::{self, Form};
+use crate::responses::{KeyedResponses, ReadResponses, SendAccepted, SendResponses};
 use crate::send_body::{self, SendOperation};
 use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -115,21 +116,14 @@ impl From<&MediaFile> for MediaUploadResource {
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and the same parts (the same file bytes) within 24 hours answers the first response."),
     ),
     responses(
-        (status = 202, description = "Accepted: stored and queued.", body = MessageResource,
-            headers(("Location" = String, description = "/api/v1/messages/{id}"),
-                    ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response"))),
         (status = 400, description = "`invalid_json`: the JSON body or the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`idempotency_conflict`.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_file_type`: the bytes are not PDF, JPEG, PNG, MP4 or 3GPP; `unsupported_media_type`: neither multipart nor JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed` (a missing `to` or `file`, an empty file, a caption over 1,024 characters, an unknown `media_id`), `service_window_closed`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds"))),
+        SendAccepted,
+        SendResponses,
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -175,22 +169,15 @@ pub(crate) async fn send_file(
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and the same parts within 24 hours answers the first response."),
     ),
     responses(
-        (status = 202, description = "Accepted: stored and queued.", body = MessageResource,
-            headers(("Location" = String, description = "/api/v1/messages/{id}"),
-                    ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response"))),
         (status = 400, description = "`invalid_json`: the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`idempotency_conflict`.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_file_type`, `unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`, `template_not_approved`, `template_variables_mismatch`, `header_media_mismatch`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds"))),
+        SendAccepted,
+        SendResponses,
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -263,13 +250,12 @@ async fn send_form(
         (status = 201, description = "Stored.", body = MediaUploadResource,
             headers(("Location" = String, description = "/api/v1/media/{id}/content"))),
         (status = 400, description = "`invalid_json`: the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_file_type`, `unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: no `file` part, an empty file, or an unknown part.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -326,11 +312,11 @@ pub(crate) async fn upload_media(
                 (Vec<u8> = "*/*"),
             ),
             headers(("Content-Disposition" = String, description = "`attachment` with the file name, when known"))),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such file for this organization, an expired upload, or one the network no longer keeps (7 days for inbound media).", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`: the network or the media store failed; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]

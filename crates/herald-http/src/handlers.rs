@@ -6,6 +6,7 @@ use crate::dto::{
     SendTemplateRequest, SendTextRequest, WindowResource,
 };
 use crate::error::{ApiError, Problem};
+use crate::responses::{KeyedResponses, ReadResponses, SendAccepted, SendResponses};
 use crate::send_body::{self, SendOperation};
 use crate::{ApiContext, cursor, openapi};
 use actix_web::http::header::{self, ContentType};
@@ -45,22 +46,15 @@ pub(crate) type HandlerResult = Result<HttpResponse, actix_web::Error>;
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
-        (status = 202, description = "Accepted: stored and queued.", body = MessageResource,
-            headers(("Location" = String, description = "/api/v1/messages/{id}"),
-                    ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response"))),
         (status = 400, description = "`invalid_json`: the body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`idempotency_conflict`: the same key is still in flight.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`: the body is over 256 KiB.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`: the body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`, `template_not_approved`, `template_variables_mismatch`, `header_media_mismatch`, `service_window_closed` (text form), `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds"))),
+        SendAccepted,
+        SendResponses,
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -84,21 +78,14 @@ pub(crate) async fn send_template(
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
-        (status = 202, description = "Accepted: stored and queued.", body = MessageResource,
-            headers(("Location" = String, description = "/api/v1/messages/{id}"),
-                    ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response"))),
         (status = 400, description = "`invalid_json`: the body is not valid JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`idempotency_conflict`: the same key is still in flight.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`: the body is over 256 KiB.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`: the body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`, `service_window_closed`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
-            headers(("Retry-After" = u64, description = "Seconds"))),
+        SendAccepted,
+        SendResponses,
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -190,11 +177,11 @@ pub(crate) fn idempotency_with(
     params(("id" = String, Path, description = "The message id (`msg_…`)")),
     responses(
         (status = 200, description = "The message.", body = MessageResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such message for this organization.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -222,11 +209,11 @@ pub(crate) async fn get_message(
     params(("id" = String, Path, description = "The message id (`msg_…`)")),
     responses(
         (status = 200, description = "The history.", body = EventListResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such message for this organization.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -255,11 +242,11 @@ pub(crate) async fn message_events(
     params(MessageListQuery),
     responses(
         (status = 200, description = "A page of messages.", body = MessagePageResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: a filter, `limit` or `cursor` is invalid.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -292,11 +279,11 @@ pub(crate) async fn list_messages(
     ),
     responses(
         (status = 200, description = "The window.", body = WindowResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `number` or `from` is invalid.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]

@@ -17,6 +17,7 @@ pub mod network;
 mod openapi;
 mod ratelimit;
 mod request_id;
+mod responses;
 mod send_body;
 mod templates;
 mod webhooks;

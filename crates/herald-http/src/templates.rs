@@ -3,6 +3,7 @@
 use crate::ApiContext;
 use crate::auth::Caller;
 use crate::error::{ApiError, Problem};
+use crate::responses::{KeyedResponses, ReadResponses};
 use actix_web::{HttpResponse, web};
 use herald_domain::ports::TemplateQuery;
 use herald_domain::template::{BodySpec, HeaderSpec, LanguageCode, Template, TemplateName};
@@ -139,10 +140,11 @@ impl From<&Template> for TemplateResource {
     params(TemplateListQuery),
     responses(
         (status = 200, description = "The templates, by name then language.", body = TemplateListResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: a filter is malformed.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -185,10 +187,11 @@ pub(crate) async fn list_templates(
     params(("name" = String, Path, description = "Template name"), ("language" = String, Path, description = "Language code, e.g. `en_US`")),
     responses(
         (status = 200, description = "The template.", body = TemplateResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -223,9 +226,9 @@ pub(crate) async fn get_template(
     operation_id = "syncTemplates",
     responses(
         (status = 200, description = "Synced.", body = TemplateSyncResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`: the network or the store did not answer; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]

@@ -8,6 +8,7 @@ use crate::ApiContext;
 use crate::auth::Caller;
 use crate::dto::time;
 use crate::error::{ApiError, Problem};
+use crate::responses::{KeyedResponses, ReadResponses};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
@@ -276,12 +277,11 @@ fn decode_cursor(cursor: &str) -> Result<DeliveryId, &'static str> {
         (status = 201, description = "Created; `secret` is shown only here.", body = WebhookWithSecretResource,
             headers(("Location" = String, description = "/api/v1/webhooks/{id}"))),
         (status = 400, description = "`invalid_json`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`; `plan_forbids`: the plan's endpoint count is reached.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `url` (malformed, not https, or a loopback/private/link-local destination), `events`, `description`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -331,10 +331,10 @@ pub(crate) async fn create_webhook(
     operation_id = "listWebhooks",
     responses(
         (status = 200, description = "The endpoints (never their secrets).", body = WebhookListResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -358,11 +358,11 @@ pub(crate) async fn list_webhooks(ctx: web::Data<ApiContext>, caller: Caller) ->
     params(("id" = String, Path, description = "`whk_…`")),
     responses(
         (status = 200, description = "The endpoint (never its secret).", body = WebhookResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such endpoint in this organization.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -391,13 +391,12 @@ pub(crate) async fn get_webhook(
     responses(
         (status = 200, description = "The changed endpoint.", body = WebhookResource),
         (status = 400, description = "`invalid_json`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `url`, `events`, `description`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -439,11 +438,10 @@ pub(crate) async fn update_webhook(
     params(("id" = String, Path, description = "`whk_…`")),
     responses(
         (status = 204, description = "Deleted."),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -469,11 +467,10 @@ pub(crate) async fn delete_webhook(
     params(("id" = String, Path, description = "`whk_…`")),
     responses(
         (status = 200, description = "The endpoint with its new `secret`, shown only here.", body = WebhookWithSecretResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -503,11 +500,10 @@ pub(crate) async fn rotate_secret(
     params(("id" = String, Path, description = "`whk_…`")),
     responses(
         (status = 202, description = "Queued; `event_id` is the `webhook-id` it arrives with.", body = WebhookTestResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -541,12 +537,12 @@ pub(crate) async fn test_webhook(
     ),
     responses(
         (status = 200, description = "A page of deliveries.", body = DeliveryPageResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `status`, `limit`, `cursor`.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        ReadResponses,
     ),
     security(("bearer" = []))
 )]
@@ -614,11 +610,10 @@ pub(crate) async fn list_deliveries(
     ),
     responses(
         (status = 202, description = "Queued.", body = RedeliverResource),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such endpoint or delivery.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]
@@ -651,13 +646,12 @@ pub(crate) async fn redeliver(
     responses(
         (status = 202, description = "Queued; `requeued` counts the deliveries.", body = RecoverResource),
         (status = 400, description = "`invalid_json`.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "`unauthenticated`, `api_key_disabled`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `since` is missing or not RFC 3339.", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "`internal`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
     ),
     security(("bearer" = []))
 )]

@@ -33,7 +33,7 @@ fn openapi_matches_the_committed_snapshot() {
 fn every_route_is_documented_with_its_error_responses() {
     let doc: serde_json::Value = serde_json::from_str(&generated()).unwrap();
     let problem = "#/components/schemas/Problem";
-    let cases: [(&str, &str, &[&str]); 20] = [
+    let cases: [(&str, &str, &[&str]); 27] = [
         (
             "/api/v1/messages/send-template",
             "post",
@@ -51,33 +51,37 @@ fn every_route_is_documented_with_its_error_responses() {
         (
             "/api/v1/messages",
             "get",
-            &["200", "401", "403", "422", "500", "503"],
+            &["200", "401", "403", "422", "429", "500", "503"],
         ),
         (
             "/api/v1/messages/{id}",
             "get",
-            &["200", "401", "403", "404", "500", "503"],
+            &["200", "401", "403", "404", "429", "500", "503"],
         ),
         (
             "/api/v1/messages/{id}/events",
             "get",
-            &["200", "401", "403", "404", "500", "503"],
+            &["200", "401", "403", "404", "429", "500", "503"],
         ),
         (
             "/api/v1/contacts/{number}/window",
             "get",
-            &["200", "401", "403", "422", "500", "503"],
+            &["200", "401", "403", "422", "429", "500", "503"],
         ),
         (
             "/api/v1/webhooks",
             "post",
             &["201", "400", "401", "403", "415", "422", "500", "503"],
         ),
-        ("/api/v1/webhooks", "get", &["200", "401", "403", "500", "503"]),
+        (
+            "/api/v1/webhooks",
+            "get",
+            &["200", "401", "403", "429", "500", "503"],
+        ),
         (
             "/api/v1/webhooks/{id}",
             "get",
-            &["200", "401", "403", "404", "500", "503"],
+            &["200", "401", "403", "404", "429", "500", "503"],
         ),
         (
             "/api/v1/webhooks/{id}",
@@ -102,7 +106,7 @@ fn every_route_is_documented_with_its_error_responses() {
         (
             "/api/v1/webhooks/{id}/deliveries",
             "get",
-            &["200", "401", "403", "404", "422", "500", "503"],
+            &["200", "401", "403", "404", "422", "429", "500", "503"],
         ),
         (
             "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
@@ -113,6 +117,45 @@ fn every_route_is_documented_with_its_error_responses() {
             "/api/v1/webhooks/{id}/recover",
             "post",
             &["202", "400", "401", "403", "404", "415", "422", "500", "503"],
+        ),
+        (
+            "/api/v1/messages/send-file",
+            "post",
+            &[
+                "202", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "/api/v1/messages/send-template-media",
+            "post",
+            &[
+                "202", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "/api/v1/media",
+            "post",
+            &["201", "400", "401", "403", "413", "415", "422", "500", "503"],
+        ),
+        (
+            "/api/v1/media/{id}/content",
+            "get",
+            &["200", "401", "403", "404", "429", "500", "503"],
+        ),
+        (
+            "/api/v1/templates",
+            "get",
+            &["200", "401", "403", "422", "429", "500", "503"],
+        ),
+        (
+            "/api/v1/templates/{name}/{language}",
+            "get",
+            &["200", "401", "403", "404", "429", "500", "503"],
+        ),
+        (
+            "/api/v1/templates/sync",
+            "post",
+            &["200", "401", "403", "500", "503"],
         ),
         ("/healthz", "get", &["200"]),
         ("/readyz", "get", &["200", "503"]),
@@ -134,10 +177,7 @@ fn every_route_is_documented_with_its_error_responses() {
                 );
             }
         }
-        if path.starts_with("/api/v1/messages")
-            || path.starts_with("/api/v1/contacts")
-            || path.starts_with("/api/v1/webhooks")
-        {
+        if path.starts_with("/api/v1/") && path != "/api/v1/openapi.json" {
             assert_eq!(
                 operation["security"],
                 serde_json::json!([{"bearer": []}]),

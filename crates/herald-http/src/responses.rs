@@ -1,0 +1,90 @@
+//! The responses that several operations share, described once for the OpenAPI document; each operation's
+//! `responses(...)` lists the ones that apply beside its own.
+
+use crate::dto::MessageResource;
+use crate::error::Problem;
+
+/// What every operation behind an API key can answer, whatever it does: the key refused (api.md §1) and a
+/// bug (api.md §2).
+#[derive(utoipa::IntoResponses)]
+#[expect(
+    dead_code,
+    reason = "describes responses for the OpenAPI document; never built"
+)]
+pub(crate) enum KeyedResponses {
+    #[response(
+        status = 401,
+        description = "`unauthenticated`, `api_key_disabled`.",
+        content_type = "application/problem+json"
+    )]
+    Unauthenticated(Problem),
+    #[response(
+        status = 500,
+        description = "`internal`.",
+        content_type = "application/problem+json"
+    )]
+    Internal(Problem),
+}
+
+/// What a read (`GET`) behind an API key can answer beside [`KeyedResponses`]: reads are limited per key
+/// (api.md §3).
+#[derive(utoipa::IntoResponses)]
+#[expect(
+    dead_code,
+    reason = "describes responses for the OpenAPI document; never built"
+)]
+pub(crate) enum ReadResponses {
+    #[response(
+        status = 429,
+        description = "`rate_limited`: over the key's read limit; `Retry-After` says when to retry.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u64, description = "Seconds, at least 1"))
+    )]
+    RateLimited(Problem),
+}
+
+/// A send accepted (api.md §4).
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 202,
+    description = "Accepted: stored and queued.",
+    headers(
+        ("Location" = String, description = "/api/v1/messages/{id}"),
+        ("Idempotent-Replayed" = String, description = "`true` when this is a replay of an earlier response")
+    )
+)]
+#[expect(
+    dead_code,
+    reason = "describes a response for the OpenAPI document; never built"
+)]
+pub(crate) struct SendAccepted(MessageResource);
+
+/// What every send operation answers beside [`SendAccepted`], [`KeyedResponses`] and its own refusals: a
+/// retry of an idempotent request still in flight, the plan's limits, and the store down (api.md §4).
+#[derive(utoipa::IntoResponses)]
+#[expect(
+    dead_code,
+    reason = "describes responses for the OpenAPI document; never built"
+)]
+pub(crate) enum SendResponses {
+    #[response(
+        status = 409,
+        description = "`idempotency_conflict`: a request with the same key is still in flight.",
+        content_type = "application/problem+json"
+    )]
+    IdempotencyConflict(Problem),
+    #[response(
+        status = 429,
+        description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u64, description = "Seconds, at least 1"))
+    )]
+    Limited(Problem),
+    #[response(
+        status = 503,
+        description = "`unavailable`: nothing was accepted; `Retry-After` set.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u64, description = "Seconds"))
+    )]
+    Unavailable(Problem),
+}
