@@ -290,12 +290,11 @@ struct ClaimedDeliveryId {
     id: String,
 }
 
-/// Leases up to `limit` due deliveries, at most `cap` live leases per endpoint. The CTE ranks each
-/// endpoint's due deliveries (a window function) and keeps those that fit beside the endpoint's live
-/// leases; the chosen rows are then locked with `SKIP LOCKED` (a row being completed or redelivered is
-/// left for the next round instead of waited for) and their due condition re-checked on the locked
-/// version. Claims are serialized by a transaction-level advisory lock, so the live-lease count each one
-/// reads includes every earlier claim and the cap holds across processes.
+/// Leases up to `limit` due deliveries, at most `cap` live leases per endpoint. Each endpoint's due
+/// deliveries are read up to the room beside its live leases and locked with `SKIP LOCKED` (a row being
+/// completed or redelivered is left for the next round instead of waited for), their due condition
+/// re-checked on the locked version. Claims are serialized by a transaction-level advisory lock, so the
+/// live-lease count each one reads includes every earlier claim and the cap holds across processes.
 async fn claim_due_deliveries(
     conn: &mut Conn,
     token: &str,
@@ -307,31 +306,42 @@ async fn claim_due_deliveries(
     diesel::sql_query(format!("SELECT pg_advisory_xact_lock({DELIVERY_CLAIM_LOCK})"))
         .execute(conn)
         .await?;
+    // Per endpoint, not over the whole backlog: walk the endpoints that have pending deliveries (an index
+    // skip scan), give each enabled one its room under the cap (its live leases counted from a small
+    // partial index), and read that many of its oldest due deliveries from its index; the oldest `limit`
+    // of those are claimed, found by primary key (a join with the CTE would be planned as a scan of the
+    // table). A claim so costs the endpoints and the cap, however deep the backlog.
+    let pending = format!("status = '{DELIVERY_PENDING}'");
     let rows = diesel::sql_query(format!(
-        "WITH live AS ( \
-             SELECT endpoint_id, COUNT(*) AS leased FROM webhook_deliveries \
-             WHERE status = '{DELIVERY_PENDING}' AND claim_token IS NOT NULL AND lease_until >= $1 \
-             GROUP BY endpoint_id \
-         ), ranked AS ( \
-             SELECT d.id, d.endpoint_id, d.next_attempt_at, \
-                 ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS rank \
-             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id \
-             WHERE d.status = '{DELIVERY_PENDING}' AND d.next_attempt_at <= $1 \
-                 AND (d.claim_token IS NULL OR d.lease_until < $1) AND e.enabled \
+        "WITH RECURSIVE pending_endpoints (endpoint_id) AS ( \
+             (SELECT endpoint_id FROM webhook_deliveries WHERE {pending} ORDER BY endpoint_id LIMIT 1) \
+             UNION ALL \
+             SELECT (SELECT d.endpoint_id FROM webhook_deliveries d \
+                     WHERE d.{pending} AND d.endpoint_id > p.endpoint_id ORDER BY d.endpoint_id LIMIT 1) \
+             FROM pending_endpoints p WHERE p.endpoint_id IS NOT NULL \
+         ), room AS ( \
+             SELECT p.endpoint_id, $2 - ( \
+                 SELECT COUNT(*) FROM webhook_deliveries l \
+                 WHERE l.endpoint_id = p.endpoint_id AND l.{pending} AND l.claim_token IS NOT NULL \
+                     AND l.lease_until >= $1 \
+             ) AS free \
+             FROM pending_endpoints p JOIN webhook_endpoints e ON e.id = p.endpoint_id \
+             WHERE e.enabled \
          ), chosen AS ( \
-             SELECT r.id FROM ranked r LEFT JOIN live l ON l.endpoint_id = r.endpoint_id \
-             WHERE r.rank + COALESCE(l.leased, 0) <= $2 \
-             ORDER BY r.next_attempt_at, r.id \
+             SELECT c.id FROM room r CROSS JOIN LATERAL ( \
+                 SELECT d.id, d.next_attempt_at FROM webhook_deliveries d \
+                 WHERE d.endpoint_id = r.endpoint_id AND d.{pending} AND d.next_attempt_at <= $1 \
+                     AND (d.claim_token IS NULL OR d.lease_until < $1) \
+                 ORDER BY d.next_attempt_at, d.id \
+                 LIMIT GREATEST(r.free, 0) \
+                 FOR UPDATE SKIP LOCKED \
+             ) c \
+             ORDER BY c.next_attempt_at, c.id \
              LIMIT $3 \
-         ), locked AS ( \
-             SELECT d.id FROM webhook_deliveries d \
-             WHERE d.id IN (SELECT id FROM chosen) AND d.status = '{DELIVERY_PENDING}' \
-                 AND (d.claim_token IS NULL OR d.lease_until < $1) \
-             FOR UPDATE SKIP LOCKED \
          ) \
          UPDATE webhook_deliveries SET claim_token = $4, lease_until = $5, updated_at = $1 \
-         FROM locked WHERE webhook_deliveries.id = locked.id \
-         RETURNING webhook_deliveries.id"
+         WHERE id = ANY(ARRAY(SELECT id FROM chosen)) \
+         RETURNING id"
     ))
     .bind::<Timestamptz, _>(now)
     .bind::<BigInt, _>(cap)

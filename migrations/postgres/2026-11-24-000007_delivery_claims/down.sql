@@ -1,0 +1,2 @@
+DROP INDEX webhook_deliveries_leased_by_endpoint;
+DROP INDEX webhook_deliveries_pending_by_endpoint;
