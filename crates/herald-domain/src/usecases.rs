@@ -60,7 +60,8 @@ where
         Ok(held) => tracing::warn!(
             completions = completions.len(),
             answers = held.len(),
-            "the store answered a round's completions with the wrong number of flags; recording them one by one"
+            "the store answered a round's completions with the wrong number of flags; recording them \
+             one by one"
         ),
         Err(error) => tracing::warn!(
             %error,

@@ -1981,8 +1981,8 @@ macro_rules! port_impls {
                             held.push(endpoint.is_some());
                             endpoints.extend(endpoint.map(|endpoint| (endpoint, completion)));
                         }
-                        // Endpoints last and in id order (stable, so one endpoint's completions keep theirs):
-                        // two rounds sharing endpoints lock them in the same order and cannot deadlock.
+                        // Endpoints last, in id order (a stable sort keeps one endpoint's completions in
+                        // theirs): two rounds sharing endpoints lock them in one order and cannot deadlock.
                         endpoints.sort_by(|a, b| a.0.cmp(&b.0));
                         for (endpoint, completion) in endpoints {
                             record_endpoint_health_in_tx(conn, &endpoint, completion).await?;
