@@ -2,7 +2,7 @@
 # `make fuzz-api`: schemathesis (from PyPI, in a venv under target/) against /api/v1/openapi.json of a
 # running `herald serve` (SQLite, the in-process simulator) with a valid API key. Fails on any 5xx and on
 # any answer that breaks the schema (status code, content type, headers, body).
-# FUZZ_API_EXAMPLES cases per operation and phase (default 300: over 5,000 cases for the 22 operations).
+# FUZZ_API_EXAMPLES cases per operation and phase (default 300: over 5,000 cases for the 26 operations of the document).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples="${FUZZ_API_EXAMPLES:-300}"

@@ -6,10 +6,9 @@ use crate::helpers::{Db, TestApp, spawn_api_on};
 use herald_app::Services;
 use herald_app::config::Settings;
 use herald_domain::ids::OrganizationId;
-use herald_domain::organization::{NetworkRef, PlanName};
+use herald_domain::organization::PlanName;
 use herald_domain::owner::OwnerEmail;
-use herald_domain::usecases::NewSender;
-use herald_domain::values::{DisplayName, PhoneNumber};
+use herald_domain::values::DisplayName;
 use herald_testkit::fixtures::FixedClock;
 use reqwest::StatusCode;
 use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
@@ -107,19 +106,7 @@ pub async fn owner_org(
         )
         .await
         .unwrap();
-    admin
-        .add_sender(NewSender {
-            organization_id: org.id,
-            number: PhoneNumber::parse(sender.0).unwrap(),
-            phone_number_id: NetworkRef::parse(sender.1).unwrap(),
-            waba_id: NetworkRef::parse(herald_app::demo::SIMULATOR_WABA_ID).unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: 80,
-        })
-        .await
-        .unwrap();
+    crate::helpers::add_default_sender(services, &org.id, sender.0, sender.1, 80).await;
     herald_app::demo::seed_templates(services, &org.id).await.unwrap();
     services
         .owner_access(settings)

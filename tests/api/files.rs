@@ -25,7 +25,7 @@ on_both_stores!(
 );
 
 const RECIPIENT: &str = "+15551230001";
-const MB: usize = 1024 * 1024;
+const MB: usize = 1_000_000;
 
 fn file_part(bytes: Vec<u8>, name: &str, mime: &str) -> Part {
     Part::bytes(bytes)
@@ -260,20 +260,7 @@ async fn an_upload_is_sent_many_times_and_reaches_the_network_once(db: Db) {
 
     // Another organization's key cannot see the upload: it is another organization's id.
     let (other_org, other_key) = crate::helpers::new_org(&app.services, "business").await;
-    app.services
-        .admin()
-        .add_sender(herald_domain::usecases::NewSender {
-            organization_id: other_org,
-            number: herald_domain::values::PhoneNumber::parse("+15550002222").unwrap(),
-            phone_number_id: herald_domain::organization::NetworkRef::parse("1000000002").unwrap(),
-            waba_id: herald_domain::organization::NetworkRef::parse("2000000001").unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: 80,
-        })
-        .await
-        .unwrap();
+    crate::helpers::add_default_sender(&app.services, &other_org, "+15550002222", "1000000002", 80).await;
     let foreign = app
         .http
         .get(format!("{}{location}", app.base))
@@ -353,6 +340,22 @@ async fn templates_take_a_header_file_of_their_own_kind(db: Db) {
     let mismatch = app.post_form("/api/v1/messages/send-template-media", form).await;
     assert_problem(mismatch, 422, "header_media_mismatch").await;
     assert_eq!(app.message_count().await, before);
+
+    // An upload takes nothing but its file, and says so.
+    let stray = app
+        .post_form(
+            "/api/v1/media",
+            Form::new()
+                .text("to", RECIPIENT)
+                .part("file", file_part(files::jpeg(), "promo.jpg", "image/jpeg")),
+        )
+        .await;
+    let problem = assert_problem(stray, 422, "validation_failed").await;
+    assert_eq!(problem["errors"][0]["field"], "to", "{problem}");
+    assert_eq!(
+        problem["errors"][0]["message"], "is not a part of this form (it takes `file` only)",
+        "{problem}"
+    );
 
     // The JSON form names an upload.
     let upload: Value = app

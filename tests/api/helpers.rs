@@ -107,20 +107,7 @@ pub async fn spawn_api_on(settings: &Settings, services: &Services, guard: Box<d
     tokio::spawn(app.run_until_stopped());
 
     let (org, key) = new_org(&services, "business").await;
-    let admin = services.admin();
-    let sender = admin
-        .add_sender(NewSender {
-            organization_id: org,
-            number: PhoneNumber::parse("+15550001111").unwrap(),
-            phone_number_id: NetworkRef::parse("1000000001").unwrap(),
-            waba_id: NetworkRef::parse("2000000001").unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: 80,
-        })
-        .await
-        .unwrap();
+    let sender = add_default_sender(&services, &org, "+15550001111", "1000000001", 80).await;
     herald_app::demo::seed_templates(&services, &org).await.unwrap();
     TestApp {
         base,
@@ -338,4 +325,29 @@ pub async fn fill_quota(
             assert_eq!(outcome.unwrap(), AcceptOutcome::Accepted);
         }
     }
+}
+
+/// Adds `number` (network id `phone_number_id`, in the simulator's business account, with no token of its
+/// own) as the organization's default sender.
+pub async fn add_default_sender(
+    services: &Services,
+    org: &OrganizationId,
+    number: &str,
+    phone_number_id: &str,
+    throughput_per_second: u32,
+) -> SenderNumber {
+    services
+        .admin()
+        .add_sender(NewSender {
+            organization_id: *org,
+            number: PhoneNumber::parse(number).unwrap(),
+            phone_number_id: NetworkRef::parse(phone_number_id).unwrap(),
+            waba_id: NetworkRef::parse(herald_app::demo::SIMULATOR_WABA_ID).unwrap(),
+            access_token_env: None,
+            access_token: None,
+            is_default: true,
+            throughput_per_second,
+        })
+        .await
+        .unwrap()
 }

@@ -6,9 +6,8 @@ use crate::helpers::{Db, assert_problem};
 use herald_app::config::Settings;
 use herald_app::{Application, Services};
 use herald_domain::ids::OrganizationId;
-use herald_domain::organization::{NetworkRef, PlanName};
-use herald_domain::usecases::NewSender;
-use herald_domain::values::{DisplayName, PhoneNumber};
+use herald_domain::organization::PlanName;
+use herald_domain::values::DisplayName;
 use serde_json::{Value, json};
 use std::any::Any;
 use std::sync::Arc;
@@ -86,19 +85,7 @@ pub(crate) async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput:
         )
         .await
         .unwrap();
-    admin
-        .add_sender(NewSender {
-            organization_id: org.id,
-            number: PhoneNumber::parse(SENDER).unwrap(),
-            phone_number_id: NetworkRef::parse("1000000001").unwrap(),
-            waba_id: NetworkRef::parse("2000000001").unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: throughput,
-        })
-        .await
-        .unwrap();
+    crate::helpers::add_default_sender(&services, &org.id, SENDER, "1000000001", throughput).await;
     let (_, key) = admin.create_key(&org.id, None).await.unwrap();
     let app = Application::build(&settings, &services, herald_app::cli::Role::All).expect("server binds");
     let base = format!("http://127.0.0.1:{}", app.port().unwrap());
@@ -631,19 +618,8 @@ async fn postgres_two_worker_pools_submit_2000_messages_exactly_once() {
         )
         .await
         .unwrap();
-    let sender = admin
-        .add_sender(NewSender {
-            organization_id: org.id,
-            number: PhoneNumber::parse("+15550002222").unwrap(),
-            phone_number_id: NetworkRef::parse("1000000002").unwrap(),
-            waba_id: NetworkRef::parse("2000000001").unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: 1_000,
-        })
-        .await
-        .unwrap();
+    let sender =
+        crate::helpers::add_default_sender(&api_services, &org.id, "+15550002222", "1000000002", 1_000).await;
     crate::helpers::fill_quota(&api_services, &org.id, &sender, 2_000, 10_000).await;
 
     let worker_settings = Settings {

@@ -364,20 +364,8 @@ async fn idempotent_replay_reuse_and_conflict(app: TestApp) {
 
 async fn quota_is_never_over_counted_under_concurrency(app: TestApp) {
     let (org, key) = new_org(&app.services, "trial").await;
-    let admin = app.services.admin();
-    let sender = admin
-        .add_sender(herald_domain::usecases::NewSender {
-            organization_id: org,
-            number: herald_domain::values::PhoneNumber::parse("+15550009999").unwrap(),
-            phone_number_id: herald_domain::organization::NetworkRef::parse("1000000099").unwrap(),
-            waba_id: herald_domain::organization::NetworkRef::parse("2000000001").unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: 80,
-        })
-        .await
-        .unwrap();
+    let sender =
+        crate::helpers::add_default_sender(&app.services, &org, "+15550009999", "1000000099", 80).await;
     herald_app::demo::seed_templates(&app.services, &org)
         .await
         .unwrap();

@@ -8,9 +8,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use herald_app::config::Settings;
 use herald_app::{Application, Services};
 use herald_domain::ids::OrganizationId;
-use herald_domain::organization::{NetworkRef, PlanName};
-use herald_domain::usecases::NewSender;
-use herald_domain::values::{DisplayName, PhoneNumber};
+use herald_domain::organization::PlanName;
+use herald_domain::values::DisplayName;
 use serde_json::{Value, json};
 use std::any::Any;
 use std::collections::VecDeque;
@@ -219,19 +218,7 @@ async fn spawn(db: Db, settings: Settings) -> HookApp {
         )
         .await
         .unwrap();
-    admin
-        .add_sender(NewSender {
-            organization_id: org.id,
-            number: PhoneNumber::parse(SENDER).unwrap(),
-            phone_number_id: NetworkRef::parse("1000000001").unwrap(),
-            waba_id: NetworkRef::parse("2000000001").unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second: 80,
-        })
-        .await
-        .unwrap();
+    crate::helpers::add_default_sender(&services, &org.id, SENDER, "1000000001", 80).await;
     let (_, key) = admin.create_key(&org.id, None).await.unwrap();
     let app = Application::build(&settings, &services, herald_app::cli::Role::All).expect("server binds");
     let base = format!("http://127.0.0.1:{}", app.port().unwrap());

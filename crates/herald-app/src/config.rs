@@ -239,6 +239,14 @@ impl Settings {
         Ok(settings)
     }
 
+    /// How long one media upload or download to the network may take: the dispatch lease less the 15 s
+    /// send that follows an upload and 5 s of margin, at least 5 s and at most 10 minutes. A transfer that
+    /// outlived the lease would let another worker claim the job and send the message a second time.
+    pub fn media_transfer_timeout(&self) -> std::time::Duration {
+        let seconds = self.dispatch_lease_seconds.saturating_sub(20).clamp(5, 600);
+        std::time::Duration::from_secs(seconds.unsigned_abs())
+    }
+
     /// # Errors
     /// When a setting is out of range or inconsistent.
     pub fn validate(&self) -> anyhow::Result<()> {
@@ -408,6 +416,18 @@ mod tests {
             }
             Ok(())
         });
+    }
+
+    #[test]
+    fn media_transfers_fit_inside_the_dispatch_lease() {
+        let with_lease = |seconds| Settings {
+            dispatch_lease_seconds: seconds,
+            ..Settings::default()
+        };
+        assert_eq!(Settings::default().media_transfer_timeout().as_secs(), 40);
+        assert_eq!(with_lease(20).media_transfer_timeout().as_secs(), 5);
+        assert_eq!(with_lease(320).media_transfer_timeout().as_secs(), 300);
+        assert_eq!(with_lease(3_600).media_transfer_timeout().as_secs(), 600);
     }
 
     #[test]

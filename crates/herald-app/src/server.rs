@@ -484,6 +484,7 @@ impl Application {
         };
         let mut network_config = CloudApiConfig::new(network_base, settings.graph_api_version.clone());
         network_config.default_access_token = default_token;
+        network_config.media_timeout = settings.media_transfer_timeout();
         let network: Arc<dyn MessagingNetwork> =
             Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
         let sync = Arc::new(services.sync_templates(network.clone()));

@@ -164,8 +164,9 @@ impl LoginLimits {
         }
     }
 
-    /// Takes one attempt from both buckets; `false` when either is empty (then the attempt is refused
-    /// with the same answer as wrong credentials).
+    /// Takes one attempt from the address's bucket, then from the account's; `false` when either is empty
+    /// (then the attempt is refused with the same answer as wrong credentials). An address already over
+    /// its limit takes nothing from the account's bucket, so it cannot lock the account's owner out.
     pub fn allow(&self, email: &str, address: &str) -> bool {
         // Bounded memory: forget keys whose buckets are full again.
         if self.per_account.len() > 10_000 {
@@ -174,8 +175,29 @@ impl LoginLimits {
         if self.per_address.len() > 10_000 {
             self.per_address.retain_recent();
         }
-        let account = self.per_account.check_key(&email.trim().to_lowercase()).is_ok();
-        let address = self.per_address.check_key(&address.to_owned()).is_ok();
-        account && address
+        self.per_address.check_key(&address.to_owned()).is_ok()
+            && self.per_account.check_key(&email.trim().to_lowercase()).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::LoginLimits;
+
+    #[test]
+    fn an_address_over_its_limit_takes_nothing_from_the_account() {
+        let limits = LoginLimits::new(3, 2);
+        // The attacker's address spends its two attempts on the victim's account, then is refused.
+        assert!(limits.allow("owner@example.com", "203.0.113.9"));
+        assert!(limits.allow("owner@example.com", "203.0.113.9"));
+        for _ in 0..10 {
+            assert!(!limits.allow("OWNER@example.com", "203.0.113.9"));
+        }
+        // The owner, from elsewhere, still has the account's third attempt.
+        assert!(limits.allow("owner@example.com", "198.51.100.7"));
+        assert!(
+            !limits.allow("owner@example.com", "198.51.100.8"),
+            "the account's bucket is spent now"
+        );
     }
 }

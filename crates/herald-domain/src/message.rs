@@ -79,12 +79,14 @@ impl MediaKind {
         }
     }
 
-    /// The largest file of this kind the network takes (api.md §4.3).
+    /// The largest file of this kind the network takes (api.md §4.3), in decimal megabytes as the network
+    /// states them: a file Herald accepts is never one the network could refuse for its size.
     pub fn max_bytes(self) -> u64 {
+        const MB: u64 = 1_000_000;
         match self {
-            Self::Document => 100 * 1024 * 1024,
-            Self::Image => 5 * 1024 * 1024,
-            Self::Video => 16 * 1024 * 1024,
+            Self::Document => 100 * MB,
+            Self::Image => 5 * MB,
+            Self::Video => 16 * MB,
         }
     }
 }

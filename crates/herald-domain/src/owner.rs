@@ -110,8 +110,9 @@ impl fmt::Debug for SessionDigest {
     }
 }
 
-/// A dashboard session as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A dashboard session as stored. Its `Debug` leaves out the CSRF token: a session printed in a log must
+/// not hand out what its forms prove.
+#[derive(Clone, PartialEq, Eq)]
 pub struct DashboardSession {
     pub digest: SessionDigest,
     pub organization_id: OrganizationId,
@@ -123,6 +124,20 @@ pub struct DashboardSession {
     pub last_seen_at: Timestamp,
     /// The absolute expiry: no activity keeps the session past this.
     pub expires_at: Timestamp,
+}
+
+impl std::fmt::Debug for DashboardSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DashboardSession")
+            .field("digest", &self.digest)
+            .field("organization_id", &self.organization_id)
+            .field("email", &self.email)
+            .field("csrf_token", &"[redacted]")
+            .field("created_at", &self.created_at)
+            .field("last_seen_at", &self.last_seen_at)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
 
 /// One customer event written about a message, with where it went (the dashboard's message page).

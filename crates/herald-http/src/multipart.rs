@@ -161,10 +161,14 @@ pub(crate) async fn read_form(
             } else {
                 name.clone()
             };
-            let expected = text_parts.join("`, `");
+            let takes = if text_parts.is_empty() {
+                "it takes `file` only".to_owned()
+            } else {
+                format!("it takes `file` and `{}`", text_parts.join("`, `"))
+            };
             form.errors.push(FieldError::new(
                 shown,
-                format!("is not a part of this form (it takes `file` and `{expected}`)"),
+                format!("is not a part of this form ({takes})"),
             ));
             drain(&mut field).await?;
             continue;

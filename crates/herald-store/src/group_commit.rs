@@ -103,6 +103,41 @@ impl<T> GroupCommit<T> {
         }
     }
 
+    /// Writes `batch` with `commit`, then whatever was queued meanwhile, until the queue is empty; only
+    /// then lets go of the lead. A caller whose future was dropped after it queued (a client gone) never
+    /// takes the lead itself, so without this its accept would wait for the next caller to come along.
+    pub(crate) async fn write_all<F, Fut>(
+        &self,
+        mut batch: Vec<Pending<T>>,
+        mut guard: OwnedMutexGuard<()>,
+        commit: F,
+    ) where
+        F: Fn(Vec<Pending<T>>) -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        loop {
+            commit(batch).await;
+            batch = self.take();
+            if batch.is_empty() {
+                drop(guard);
+                // Queued after the last look, by a caller gone before it could lead: lead again.
+                if self
+                    .queue
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .is_empty()
+                {
+                    return;
+                }
+                guard = Arc::clone(&self.writing).lock_owned().await;
+                batch = self.take();
+                if batch.is_empty() {
+                    return;
+                }
+            }
+        }
+    }
+
     fn take(&self) -> Vec<Pending<T>> {
         let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
         let n = queue.len().min(MAX_BATCH);
@@ -144,6 +179,52 @@ impl PreparedAccept {
 mod tests {
     #![allow(clippy::unwrap_used, reason = "test code")]
     use super::*;
+
+    #[tokio::test]
+    async fn an_item_whose_caller_is_gone_is_written_by_the_leader() {
+        let group = Arc::new(GroupCommit::<u32>::default());
+        let mut first = group.enqueue(1);
+        let Turn::Lead(batch, guard) = group.next_turn(&mut first).await else {
+            panic!("the only caller leads");
+        };
+        let (started, wait_started) = oneshot::channel::<()>();
+        let (release, released) = oneshot::channel::<()>();
+        let started = Mutex::new(Some(started));
+        let released = tokio::sync::Mutex::new(Some(released));
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let leader = {
+            let group = Arc::clone(&group);
+            let written = Arc::clone(&written);
+            tokio::spawn(async move {
+                let group_ref = &group;
+                group_ref
+                    .write_all(batch, guard, |batch: Vec<Pending<u32>>| {
+                        let written = Arc::clone(&written);
+                        let started = started.lock().unwrap().take();
+                        let released = &released;
+                        async move {
+                            if let Some(started) = started {
+                                started.send(()).unwrap();
+                                released.lock().await.take().unwrap().await.unwrap();
+                            }
+                            for pending in batch {
+                                written.lock().unwrap().push(pending.item);
+                                let _ = pending.reply.send(Ok(AcceptOutcome::Accepted));
+                            }
+                        }
+                    })
+                    .await;
+            })
+        };
+        wait_started.await.unwrap();
+        // A second caller queues while the first batch is being written, then goes away.
+        drop(group.enqueue(2));
+        release.send(()).unwrap();
+        leader.await.unwrap();
+        assert_eq!(*written.lock().unwrap(), [1, 2]);
+        assert!(first.try_recv().unwrap().is_ok());
+        assert!(group.take().is_empty());
+    }
 
     #[test]
     fn failing_the_queue_answers_every_waiter_and_empties_it() {

@@ -835,10 +835,11 @@ macro_rules! port_impls {
                 async fn accept_alone(&self, item: &PreparedAccept) -> Result<AcceptOutcome, StoreError> {
                     let outcomes = write_tx!(self, |conn| write_batch(conn, &[item]).await)
                         .map_err(TxError::into_store)?;
+                    // One item in, one outcome out; anything else is a bug, not the client's quota.
                     let outcome = outcomes
                         .into_iter()
                         .next()
-                        .unwrap_or(AcceptOutcome::QuotaExceeded);
+                        .ok_or_else(|| corrupt("accept", "the batch answered no outcome"))?;
                     if outcome == AcceptOutcome::Accepted {
                         self.work_committed();
                     }
@@ -996,8 +997,9 @@ macro_rules! port_impls {
                             Turn::Lead(batch, guard) => {
                                 let db = std::sync::Arc::clone(&this);
                                 tokio::spawn(async move {
-                                    db.commit_accepts(batch).await;
-                                    drop(guard);
+                                    db.accepts
+                                        .write_all(batch, guard, |batch| db.commit_accepts(batch))
+                                        .await;
                                 });
                             }
                         }

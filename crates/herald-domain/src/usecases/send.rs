@@ -327,6 +327,9 @@ impl SendMessage {
             idempotency_key,
             message,
         };
+        // A store error leaves a stored upload in place: the accept may have committed before the error
+        // (a connection lost during COMMIT), and deleting the file would then fail an accepted message.
+        // An upload no message uses expires like any other (30 days) and the cleanup job removes it.
         match self.messages.accept(&request).await? {
             AcceptOutcome::Accepted => Ok(SendOutcome::Accepted(request.message)),
             AcceptOutcome::QuotaExceeded => {

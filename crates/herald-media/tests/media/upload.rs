@@ -3,7 +3,7 @@ use herald_domain::media::MediaStore;
 use herald_domain::message::MediaKind;
 use herald_media::{LimitedUpload, Limits, SNIFF_LEN, UploadError};
 
-const MB: u64 = 1024 * 1024;
+const MB: u64 = 1_000_000;
 
 #[tokio::test]
 async fn a_file_pushed_byte_by_byte_is_judged_sized_and_hashed() {

@@ -168,6 +168,10 @@ fn a_login_opens_a_session_stored_by_digest_only() {
         !format!("{new:?}").contains(&new.token),
         "the token is never in Debug output"
     );
+    assert!(
+        !format!("{new:?}").contains(&new.session.csrf_token),
+        "nor the CSRF token"
+    );
 }
 
 #[test]
