@@ -6,7 +6,7 @@ CARGO ?= cargo
 help:
 	@echo "make run   - build and start Herald on SQLite (./data) with the in-process simulator and a demo organization"
 	@echo "make test  - run every test (PostgreSQL suites run when PostgreSQL answers on 127.0.0.1:5432)"
-	@echo "make lint  - rustfmt --check and clippy -D warnings"
+	@echo "make lint  - no reference outside the repository, rustfmt --check, clippy -D warnings, promtool"
 	@echo "make bench - measure and write docs/benchmarks.md"
 	@echo "make faults   - the fault suite on a PostgreSQL of its own (docs/faults.md)"
 	@echo "make fuzz     - every cargo-fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)"
@@ -40,10 +40,15 @@ fuzz-api:
 	@scripts/fuzz-api.sh
 
 lint:
+	@scripts/check-standalone.py
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	# The fuzzing door of herald-http is off in every workspace build; lint it on its own.
 	$(CARGO) clippy -p herald-http --lib --features fuzzing -- -D warnings
+	# The alert rules operators load (docs/operations.md, "Metrics"); under CI=true promtool must be there.
+	@if command -v promtool >/dev/null 2>&1; then promtool check rules deploy/prometheus/herald-rules.yml; \
+	elif [ "$$CI" = "true" ]; then echo "promtool is missing (apt-get install prometheus)"; exit 1; \
+	else echo "!! SKIPPED: promtool check rules (apt-get install prometheus)"; fi
 
 fmt:
 	$(CARGO) fmt --all

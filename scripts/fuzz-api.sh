@@ -26,8 +26,9 @@ cleanup() {
 trap cleanup EXIT
 
 export HERALD_DATABASE_URL="sqlite://$work/herald.db"
-# Reads are rate limited per key (50/s): lifted, or most cases would only see 429.
+# Reads and other writes are rate limited per key (50/s, 5/s): lifted, or most cases would only see 429.
 export HERALD_READ_RATE_PER_SECOND=1000000 HERALD_READ_BURST=1000000
+export HERALD_WRITE_RATE_PER_SECOND=1000000 HERALD_WRITE_BURST=1000000
 export RUST_LOG=warn
 # A webhook endpoint on loopback, so the operations on /webhooks/{id} reach more than 404.
 export HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS=true HERALD_ALLOW_INSECURE_WEBHOOKS=true

@@ -29,6 +29,10 @@ else
 BANNER
 fi
 
+# The lint check that keeps the repository standalone proves, on throwaway repositories, that it finds what it
+# must.
+scripts/check-standalone.py --self-test
+
 if command -v cargo-nextest >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast
 else

@@ -72,8 +72,8 @@ impl MediaStore for Recording {
         self.inner.staging_dir()
     }
 
-    async fn begin_upload(&self) -> Result<Box<dyn Upload>, MediaStoreError> {
-        let inner = self.inner.begin_upload_with_limits(LIMITS).await?;
+    async fn begin_upload(&self, max_bytes: u64) -> Result<Box<dyn Upload>, MediaStoreError> {
+        let inner = self.inner.begin_upload_with_limits(LIMITS.capped(max_bytes)).await?;
         Ok(Box::new(RecordingUpload {
             inner,
             bytes: Vec::new(),

@@ -1,4 +1,4 @@
-//! Files end to end (api.md §4.3–§4.5, §9): real small files of every kind uploaded through the multipart
+//! Files end to end (docs/api.md §4.3–§4.5, §9): real small files of every kind uploaded through the multipart
 //! front, sent through the real Cloud API client to the in-process simulator (uploaded to its media
 //! endpoint, then sent by id) until `delivered`; spoofed and oversized files refused with nothing left
 //! behind; inbound media from the network's own webhook fixtures read back — on both stores.
@@ -22,6 +22,8 @@ on_both_stores!(
     bad_forms_get_the_contract_codes,
     inbound_media_from_the_network_fixtures_can_be_downloaded,
     expired_uploads_go_with_the_bytes_nothing_else_needs,
+    forms_are_bounded_as_a_whole_and_by_the_plan,
+    uploads_stop_at_the_plans_media_storage,
 );
 
 const RECIPIENT: &str = "+15551230001";
@@ -645,7 +647,7 @@ async fn inbound_media_from_the_network_fixtures_can_be_downloaded(db: Db) {
     assert_eq!(created.status(), 201);
 
     let fixtures: Value =
-        serde_json::from_str(include_str!("../../../shared/fixtures/cloud-api/message.json")).unwrap();
+        serde_json::from_str(include_str!("../../fixtures/cloud-api/message.json")).unwrap();
     let cases = [
         ("image", "image", files::jpeg(), "image/jpeg"),
         ("video", "video", files::mp4(), "video/mp4"),
@@ -761,7 +763,7 @@ async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
         .unwrap();
     // Two uploads made 31 days ago: one of other bytes (a JPEG), one sharing the live PDF's bytes.
     async fn stage(store: &herald_media::FsMediaStore, bytes: Vec<u8>) -> herald_domain::media::ContentRef {
-        let mut upload = herald_domain::media::MediaStore::begin_upload(store)
+        let mut upload = herald_domain::media::MediaStore::begin_upload(store, u64::MAX)
             .await
             .unwrap();
         upload.push(&bytes).await.unwrap();
@@ -781,7 +783,7 @@ async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
             None,
             long_ago,
         );
-        catalog.insert_media(&file).await.unwrap();
+        catalog.insert_media(&file, None).await.unwrap();
         expired.push(file.id);
     }
     let network: std::sync::Arc<dyn herald_domain::network::MessagingNetwork> = std::sync::Arc::new(
@@ -816,4 +818,144 @@ async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
         .await;
     assert_eq!(content.status(), 200);
     assert_eq!(content.bytes().await.unwrap().to_vec(), files::pdf());
+}
+
+/// Moves the app's organization to a plan of its own, made from `business` with `change` applied.
+async fn custom_plan(app: &NetApp, change: impl FnOnce(&mut herald_domain::organization::Plan)) {
+    let accounts = app.services.store.accounts();
+    let business = herald_domain::organization::PlanName::parse("business").unwrap();
+    let mut plan = accounts.plan(&business).await.unwrap().unwrap();
+    plan.name = herald_domain::organization::PlanName::parse("files-test").unwrap();
+    change(&mut plan);
+    accounts.put_plan(&plan).await.unwrap();
+    app.services.admin().set_plan(&app.org, plan.name).await.unwrap();
+}
+
+/// A request with a `Content-Length` it never sends: the answer must come from the header alone.
+async fn declared_only(app: &NetApp, length: u64) -> (u16, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let address = app.base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let head = format!(
+        "POST /api/v1/media HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: multipart/form-data; boundary=XYZ\r\nContent-Length: {length}\r\n\r\n--XYZ\r\n",
+        app.key
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = vec![0_u8; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut answer))
+        .await
+        .expect("the server answers without waiting for the declared body")
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer[..read]).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, text)
+}
+
+async fn forms_are_bounded_as_a_whole_and_by_the_plan(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.open_window_with(RECIPIENT).await;
+    let jpeg = || file_part(files::jpeg(), "a.jpg", "image/jpeg");
+
+    // A text part, known or not, is refused as soon as it passes 64 KiB, not read to its end.
+    for name in ["caption", "colour"] {
+        let form = Form::new()
+            .text("to", RECIPIENT)
+            .text(name, "x".repeat(200 * 1024))
+            .part("file", jpeg());
+        let response = app.post_form("/api/v1/messages/send-file", form).await;
+        let problem = assert_problem(response, 413, "payload_too_large").await;
+        assert!(
+            problem["detail"].as_str().unwrap().contains(&format!("`{name}`")),
+            "{problem}"
+        );
+    }
+
+    // The plan's largest file holds the upload while it streams.
+    custom_plan(&app, |plan| plan.max_file_bytes = 2_000).await;
+    let form = Form::new().part(
+        "file",
+        file_part(files::padded(files::png(), 3_000), "big.png", "image/png"),
+    );
+    let response = app.post_form("/api/v1/media", form).await;
+    let problem = assert_problem(response, 413, "payload_too_large").await;
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("plan's limit of 2000 bytes"),
+        "{problem}"
+    );
+    let form = Form::new().part(
+        "file",
+        file_part(files::padded(files::png(), 2_000), "edge.png", "image/png"),
+    );
+    let response = app.post_form("/api/v1/media", form).await;
+    assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
+
+    // A second file is not read without end: the whole form has a budget of one file and its text parts.
+    let form = Form::new().text("to", RECIPIENT).part("file", jpeg()).part(
+        "file",
+        file_part(vec![0; 3 * MB], "b.bin", "application/octet-stream"),
+    );
+    let response = app.post_form("/api/v1/messages/send-file", form).await;
+    let problem = assert_problem(response, 413, "payload_too_large").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("The form is larger"),
+        "{problem}"
+    );
+
+    // A declared length over the budget is refused before any of the body is read.
+    let (status, answer) = declared_only(&app, 10 * MB as u64).await;
+    assert_eq!(status, 413, "{answer}");
+
+    assert_eq!(app.message_count().await, 0);
+    let stored: Vec<_> = files_under(app.media_root())
+        .into_iter()
+        .filter(|f| f.starts_with("staging/"))
+        .collect();
+    assert_eq!(stored, Vec::<String>::new(), "nothing is left staged");
+}
+
+async fn uploads_stop_at_the_plans_media_storage(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.open_window_with(RECIPIENT).await;
+    let size = files::padded(files::png(), 10_000).len() as u64;
+    custom_plan(&app, |plan| plan.media_storage_bytes = Some(2 * size + size / 2)).await;
+    // Each upload has its own bytes, so deduplication on disk cannot hide one.
+    let png = |n: u8| {
+        let mut bytes = files::padded(files::png(), 10_000);
+        *bytes.last_mut().unwrap() = n;
+        file_part(bytes, "p.png", "image/png")
+    };
+    for n in 0..2 {
+        let response = app
+            .post_form("/api/v1/media", Form::new().part("file", png(n)))
+            .await;
+        assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
+    }
+    let before = files_under(app.media_root());
+    let response = app
+        .post_form("/api/v1/media", Form::new().part("file", png(2)))
+        .await;
+    let problem = assert_problem(response, 413, "payload_too_large").await;
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("media storage is full") && detail.contains(&format!("hold {}", 2 * size)),
+        "{problem}"
+    );
+    // A send with its own file counts against the same storage.
+    let form = Form::new().text("to", RECIPIENT).part("file", png(3));
+    let response = app.post_form("/api/v1/messages/send-file", form).await;
+    assert_problem(response, 413, "payload_too_large").await;
+    assert_eq!(
+        files_under(app.media_root()),
+        before,
+        "a refused file leaves no bytes"
+    );
+    assert_eq!(app.message_count().await, 0, "and no message");
 }

@@ -314,7 +314,7 @@ pub async fn fill_quota(
                     period: BillingPeriod::containing(now),
                     limit: Some(limit),
                 },
-                idempotency_key: None,
+                idempotency: None,
                 message,
             }
         })

@@ -1,4 +1,4 @@
-//! Rate limits and account controls (api.md §1, §3, §8), on both stores: the send rate with its headers and
+//! Rate limits and account controls (docs/api.md §1, §3, §8), on both stores: the send rate with its headers and
 //! `Retry-After`, the separate read limit, plan changes on a running server, and a suspended organization's
 //! queued messages waiting for its reactivation.
 
@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 on_both_stores!(
     a_trial_burst_gets_429_with_headers_and_retry_after_lets_the_next_through,
     reads_are_limited_separately_from_sends,
+    writes_other_than_sends_are_limited_per_key,
     a_plan_change_applies_to_the_running_server,
     a_suspended_organizations_queued_messages_wait_and_then_go,
 );
@@ -116,6 +117,54 @@ async fn reads_are_limited_separately_from_sends(db: Db) {
     assert_problem(limited, 429, "rate_limited").await;
     // Sends have their own allowance (the business plan's).
     assert_eq!(post(&app, &template("+15556100001")).await.status(), 202);
+}
+
+async fn writes_other_than_sends_are_limited_per_key(db: Db) {
+    let app = spawn(
+        db,
+        |s| {
+            s.write_rate_per_second = 1;
+            s.write_burst = 3;
+        },
+        80,
+    )
+    .await;
+    let write = |key: String, n: usize| {
+        let app = &app;
+        async move {
+            // Mixed writes share one allowance: a template sync and deletes of unknown endpoints.
+            let request = if n.is_multiple_of(2) {
+                app.http.post(format!("{}/api/v1/templates/sync", app.base))
+            } else {
+                app.http.delete(format!(
+                    "{}/api/v1/webhooks/whk_01JD0000000000000000000000",
+                    app.base
+                ))
+            };
+            request.bearer_auth(key).send().await.unwrap()
+        }
+    };
+    for n in 0..3 {
+        let status = write(app.key.clone(), n).await.status();
+        assert!(status == 200 || status == 404, "write {n}: {status}");
+    }
+    let limited = write(app.key.clone(), 3).await;
+    assert!(header(&limited, "retry-after").unwrap() >= 1);
+    let problem = assert_problem(limited, 429, "rate_limited").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("changes"),
+        "{problem}"
+    );
+    // Sends are bounded by the plan's send rate, not by the write limit.
+    for n in 0..5 {
+        assert_eq!(
+            post(&app, &template(&format!("+155561100{n:02}"))).await.status(),
+            202
+        );
+    }
+    // The limit is the key's: another key of the same organization still writes.
+    let (_, other) = app.services.admin().create_key(&app.org, None).await.unwrap();
+    assert_eq!(write(other.expose().to_owned(), 0).await.status(), 200);
 }
 
 async fn a_plan_change_applies_to_the_running_server(db: Db) {

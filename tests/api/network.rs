@@ -19,6 +19,7 @@ on_both_stores!(
     duplicated_callbacks_produce_one_event_each,
     throughput_errors_slow_dispatch_without_failing,
     a_worker_dying_after_the_network_accepted_does_not_double_send,
+    a_slow_sender_gets_each_of_200_messages_submitted_exactly_once,
     network_callbacks_need_a_valid_signature,
     templates_are_synced_from_the_network_and_listed,
 );
@@ -441,6 +442,14 @@ async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) 
         ) -> Result<Vec<herald_domain::dispatch::ClaimedJob>, StoreError> {
             self.0.claim_jobs(token, now, lease_until, limit).await
         }
+        async fn renew_jobs(
+            &self,
+            token: &herald_domain::dispatch::ClaimToken,
+            jobs: &[herald_domain::ids::JobId],
+            lease_until: herald_domain::Timestamp,
+        ) -> Result<usize, StoreError> {
+            self.0.renew_jobs(token, jobs, lease_until).await
+        }
         async fn complete_job(&self, _: &JobCompletion) -> Result<bool, StoreError> {
             Err(StoreError::Unavailable("the worker died".into()))
         }
@@ -535,6 +544,150 @@ async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) 
     );
 }
 
+/// A network that accepts every send and counts them per message: the record of what was submitted.
+#[derive(Default)]
+struct CountingNetwork {
+    sends: std::sync::Mutex<std::collections::HashMap<herald_domain::ids::MessageId, u32>>,
+}
+
+#[async_trait::async_trait]
+impl herald_domain::network::MessagingNetwork for CountingNetwork {
+    async fn send(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+        message: &herald_domain::message::Message,
+        _: &herald_domain::network::NetworkMediaIds,
+    ) -> Result<herald_domain::network::NetworkReceipt, herald_domain::network::NetworkError> {
+        *self.sends.lock().unwrap().entry(message.id).or_default() += 1;
+        Ok(herald_domain::network::NetworkReceipt {
+            network_message_id: format!("wamid.{}", message.id),
+        })
+    }
+    async fn upload_media(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+        _: herald_domain::network::MediaUpload,
+    ) -> Result<String, herald_domain::network::NetworkError> {
+        unreachable!("these messages carry no file")
+    }
+    async fn download_media(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+        _: &str,
+    ) -> Result<herald_domain::network::MediaDownload, herald_domain::network::NetworkError> {
+        unreachable!("nothing is downloaded")
+    }
+    async fn templates(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+    ) -> Result<Vec<herald_domain::network::NetworkTemplate>, herald_domain::network::NetworkError> {
+        Ok(Vec::new())
+    }
+}
+
+/// A sender at 1 message/s with time scaled 100×: one send every 10 ms, turns handed out first come first
+/// served (a fair lock), as the production pacer does for one sender.
+struct ScaledPacer {
+    next: tokio::sync::Mutex<tokio::time::Instant>,
+}
+
+#[async_trait::async_trait]
+impl herald_domain::ports::Pacer for ScaledPacer {
+    async fn wait_turn(&self, _: &herald_domain::organization::SenderNumber) {
+        let turn = {
+            let mut next = self.next.lock().await;
+            let turn = (*next).max(tokio::time::Instant::now());
+            *next = turn + Duration::from_millis(10);
+            turn
+        };
+        tokio::time::sleep_until(turn).await;
+    }
+    fn slow_down(&self, _: &herald_domain::organization::SenderNumber, _: herald_domain::time::Duration) {}
+}
+
+/// A sender far slower than its backlog (1 message/s, 200 queued, two dispatch loops each claiming the 60 it
+/// sends within a lease), with time scaled 100× (a 600 ms lease for 60 s, a 3 s callback wait for 5 min):
+/// the second loop's jobs wait behind the first's in the sender's pacer for longer than their lease. The real dispatch loops on the real store must submit
+/// every message exactly once — before lease renewal, the first loop reclaimed the second's waiting jobs,
+/// the second's sends were thrown away as "claim lost", and each was sent again after the callback wait.
+async fn a_slow_sender_gets_each_of_200_messages_submitted_exactly_once(db: Db) {
+    use herald_domain::usecases::{DispatchMessages, DispatchPorts, DispatchSettings};
+
+    let (store, _guard) = store_for(db).await;
+    let services = Services::with_store(store);
+    let org = services
+        .admin()
+        .create_organization(
+            DisplayName::parse("Slow").unwrap(),
+            PlanName::parse("enterprise").unwrap(),
+            None,
+        )
+        .await
+        .unwrap();
+    // 1 message/s scaled 100×: what the store caps a claim at (as much as the sender sends within the
+    // lease) is the scaled throughput times the scaled lease, 60 jobs.
+    let sender =
+        crate::helpers::add_default_sender(&services, &org.id, "+15550003333", "1000000003", 100).await;
+    crate::helpers::fill_quota(&services, &org.id, &sender, 200, 10_000).await;
+
+    let network = Arc::new(CountingNetwork::default());
+    let dispatch = Arc::new(DispatchMessages::new(
+        DispatchPorts {
+            outbox: services.store.outbox(),
+            network: network.clone(),
+            catalog: services.store.media(),
+            files: services.files.clone(),
+            pacer: Arc::new(ScaledPacer {
+                next: tokio::sync::Mutex::new(tokio::time::Instant::now()),
+            }),
+            clock: services.clock.clone(),
+            ids: services.ids.clone(),
+            random: services.secrets.clone(),
+        },
+        DispatchSettings {
+            batch_size: 100,
+            lease: herald_domain::time::Duration::milliseconds(600),
+            callback_window: herald_domain::time::Duration::seconds(3),
+            ..DispatchSettings::default()
+        },
+    ));
+    let mut workers = herald_app::workers::Workers::none();
+    workers.spawn_dispatch(
+        dispatch,
+        services.store.work_notifier(),
+        2,
+        Duration::from_millis(100),
+    );
+
+    let waiting = herald_domain::ports::MessageQuery {
+        status: Some(herald_domain::message::MessageStatus::Accepted),
+        limit: 1,
+        ..Default::default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !services
+        .store
+        .messages()
+        .messages(&org.id, &waiting)
+        .await
+        .is_ok_and(|left| left.is_empty())
+    {
+        assert!(Instant::now() < deadline, "dispatch did not drain the queue");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Every message is submitted, so every job is closed: no send can follow.
+    workers.stop(Duration::from_secs(10)).await;
+    let sends = network.sends.lock().unwrap().clone();
+    assert_eq!(sends.len(), 200, "every message reached the network");
+    let twice: Vec<_> = sends.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        twice.is_empty(),
+        "{} messages sent more than once, e.g. {:?}",
+        twice.len(),
+        twice.iter().take(3).collect::<Vec<_>>()
+    );
+}
+
 async fn network_callbacks_need_a_valid_signature(db: Db) {
     let app = spawn(db, |s| s.verify_token = Some("verify-me".to_owned().into()), 80).await;
     let url = format!("{}/webhooks/whatsapp", app.base);
@@ -559,7 +712,7 @@ async fn network_callbacks_need_a_valid_signature(db: Db) {
     assert_eq!(wrong.status(), 403);
 
     let fixtures: Value =
-        serde_json::from_str(include_str!("../../../shared/fixtures/cloud-api/message.json")).unwrap();
+        serde_json::from_str(include_str!("../../fixtures/cloud-api/message.json")).unwrap();
     let body = serde_json::to_vec(&fixtures["text"]).unwrap();
     let unsigned = app.http.post(&url).body(body.clone()).send().await.unwrap();
     assert_eq!(unsigned.status(), 401);

@@ -339,6 +339,7 @@ async fn idempotent_replay_reuse_and_conflict(app: TestApp) {
     let claim = herald_domain::ports::IdempotencyClaim {
         organization_id: app.org,
         key: herald_domain::values::IdempotencyKey::parse("in-flight").unwrap(),
+        token: herald_domain::dispatch::ClaimToken(app.services.ids.next_ulid()),
         fingerprint,
         now,
         lock_until: now - chrono::TimeDelta::seconds(60),

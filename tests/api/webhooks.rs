@@ -1,4 +1,4 @@
-//! Customer webhooks end to end (api.md §9): the real server with its workers and the in-process simulator,
+//! Customer webhooks end to end (docs/api.md §9): the real server with its workers and the in-process simulator,
 //! delivering to a REAL local HTTP receiver whose requests are recorded raw and verified with the
 //! independent `standardwebhooks` crate — on both stores.
 
@@ -25,6 +25,7 @@ on_both_stores!(
     private_and_loopback_destinations_are_refused,
     the_plan_caps_endpoints,
     an_endpoint_failing_for_five_days_is_disabled,
+    control_characters_in_a_description_are_refused,
 );
 
 const SENDER: &str = "+15550001111";
@@ -520,6 +521,8 @@ async fn a_hanging_endpoint_does_not_delay_a_healthy_one(db: Db) {
         db,
         Settings {
             webhook_timeout_seconds: timeout,
+            // Test events are this scenario's event source: more than the default 5 wait at once.
+            webhook_pending_tests: 100,
             ..local_settings()
         },
     )
@@ -921,4 +924,49 @@ impl ClockValue for herald_testkit::fixtures::FixedClock {
     fn now_value(&self) -> chrono::DateTime<chrono::Utc> {
         herald_domain::ports::Clock::now(self)
     }
+}
+
+/// NUL reached PostgreSQL and answered 500: every control character but line breaks and tabs is a field
+/// error now, on create and on patch, and nothing is stored.
+async fn control_characters_in_a_description_are_refused(db: Db) {
+    let app = spawn(db, local_settings()).await;
+    let receiver = spawn_receiver(&[], Answer::Status(200));
+    for description in ["nul\u{0}here", "bell\u{7}", "escape\u{1b}[31m"] {
+        let response = app
+            .call(
+                reqwest::Method::POST,
+                "/api/v1/webhooks",
+                Some(json!({ "url": receiver.url, "description": description })),
+            )
+            .await;
+        let problem = assert_problem(response, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], "description", "{problem}");
+    }
+    let listed = app
+        .expect(reqwest::Method::GET, "/api/v1/webhooks", None, 200)
+        .await;
+    assert_eq!(listed["data"], json!([]), "nothing was registered");
+
+    let created = app
+        .expect(
+            reqwest::Method::POST,
+            "/api/v1/webhooks",
+            Some(json!({ "url": receiver.url, "description": "two\nlines\tand a tab" })),
+            201,
+        )
+        .await;
+    let id = created["id"].as_str().unwrap();
+    let response = app
+        .call(
+            reqwest::Method::PATCH,
+            &format!("/api/v1/webhooks/{id}"),
+            Some(json!({ "description": "nul\u{0}" })),
+        )
+        .await;
+    let problem = assert_problem(response, 422, "validation_failed").await;
+    assert_eq!(problem["errors"][0]["field"], "description", "{problem}");
+    let kept = app
+        .expect(reqwest::Method::GET, &format!("/api/v1/webhooks/{id}"), None, 200)
+        .await;
+    assert_eq!(kept["description"], "two\nlines\tand a tab");
 }

@@ -219,7 +219,7 @@ async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
                     period: BillingPeriod::containing(now),
                     limit: None,
                 },
-                idempotency_key: None,
+                idempotency: None,
                 message,
             }
         })

@@ -15,7 +15,7 @@ use herald_app::{Application, Services};
 use herald_domain::ids::{DeliveryId, EventId, WebhookId};
 use herald_domain::organization::{PlanName, SealedSecret};
 use herald_domain::values::DisplayName;
-use herald_domain::webhook::{EventSelection, WebhookEndpoint, WebhookUrl};
+use herald_domain::webhook::{EventSelection, TestEvent, WebhookEndpoint, WebhookUrl};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -161,7 +161,7 @@ async fn run(store: &str) -> Figures {
             created_at: now,
             updated_at: now,
         };
-        webhooks.create_endpoint(&endpoint).await.unwrap();
+        assert!(webhooks.create_endpoint(&endpoint, u32::MAX).await.unwrap());
         endpoints.push(endpoint.id);
     }
     let record = |i: usize| {
@@ -179,10 +179,13 @@ async fn run(store: &str) -> Figures {
                 .record_test_event(
                     &org.id,
                     &endpoint,
-                    &event,
-                    &DeliveryId::from_ulid(services.ids.next_ulid()),
-                    &payload,
-                    at,
+                    &TestEvent {
+                        event_id: event,
+                        delivery_id: DeliveryId::from_ulid(services.ids.next_ulid()),
+                        payload,
+                        at,
+                    },
+                    u32::MAX,
                 )
                 .await
                 .unwrap();

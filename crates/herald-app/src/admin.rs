@@ -1,6 +1,8 @@
 //! `herald admin …`: the operator's commands, printing text or `--json`.
 
-use crate::cli::{AdminArgs, AdminCommand, KeyCommand, OrgCommand, OwnerCommand, SenderCommand};
+use crate::cli::{
+    AdminArgs, AdminCommand, CallbacksCommand, KeyCommand, OrgCommand, OwnerCommand, SenderCommand,
+};
 use crate::server::Services;
 use anyhow::Context;
 use herald_domain::api_key::ApiKeyRecord;
@@ -186,6 +188,43 @@ pub async fn run_with(
                     "the dashboard password of {} for {} is set; its open sessions are ended",
                     owner.email, owner.organization_id
                 ),
+            )
+        }
+        AdminCommand::Callbacks(CallbacksCommand::List { limit }) => {
+            let parked = services.process_callbacks().parked(limit).await?;
+            let text = parked
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}  received {}  parked {}  {} attempts  {}",
+                        c.id,
+                        c.received_at.to_rfc3339(),
+                        c.parked_at.to_rfc3339(),
+                        c.attempts,
+                        c.last_error.as_deref().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            let value = parked
+                .iter()
+                .map(|c| {
+                    json!({
+                        "id": c.id.to_string(),
+                        "received_at": c.received_at.to_rfc3339(),
+                        "parked_at": c.parked_at.to_rfc3339(),
+                        "attempts": c.attempts,
+                        "last_error": c.last_error,
+                    })
+                })
+                .collect();
+            (Value::Array(value), text)
+        }
+        AdminCommand::Callbacks(CallbacksCommand::Requeue) => {
+            let requeued = services.process_callbacks().requeue_parked().await?;
+            (
+                json!({ "requeued": requeued }),
+                format!("{requeued} parked callbacks requeued"),
             )
         }
     };

@@ -1,4 +1,4 @@
-//! The command line of api.md §12.
+//! The command line of docs/api.md §12.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -105,6 +105,21 @@ pub enum AdminCommand {
     /// The organization owner's dashboard login.
     #[command(subcommand)]
     Owner(OwnerCommand),
+    /// The network's stored callbacks that failed repeatedly and were parked.
+    #[command(subcommand)]
+    Callbacks(CallbacksCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CallbacksCommand {
+    /// List the parked callbacks, oldest first, with their attempts and last error.
+    List {
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Put every parked callback back into the backlog (once what made them fail is fixed); the workers'
+    /// next sweep processes them.
+    Requeue,
 }
 
 #[derive(Debug, Subcommand)]

@@ -35,10 +35,14 @@ pub enum LogFormat {
     Json,
 }
 
+/// How long one media transfer to or from the network may take (see `Settings::media_transfer_timeout`).
+const MEDIA_TRANSFER_TIMEOUT_SECONDS: u64 = 300;
+
 /// Every setting, with its default. The environment name of `foo_bar` is `HERALD_FOO_BAR`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Settings {
     /// `sqlite://data/herald.db` (embedded) or `postgres://user@host/db`.
+    #[serde(serialize_with = "redact_credentials")]
     pub database_url: String,
     /// Address the HTTP server binds; port 0 picks a free port.
     pub listen: String,
@@ -53,7 +57,7 @@ pub struct Settings {
     pub accept_group_commit: bool,
     /// Milliseconds a process may reuse a key's credential, an organization's senders and a template
     /// it read on the send path; 0 turns the cache off. At most 1,000: another process's key disable or
-    /// suspension must take effect within a second (api.md §1); this process's own take effect at once.
+    /// suspension must take effect within a second (docs/api.md §1); this process's own take effect at once.
     pub read_cache_ms: u64,
     /// Seconds to let in-flight requests finish on shutdown.
     pub shutdown_timeout_seconds: u64,
@@ -62,6 +66,11 @@ pub struct Settings {
     /// the client's next request on that connection, which then fails without an answer.
     pub http_keep_alive_seconds: u64,
     pub network: NetworkMode,
+    /// Serve the in-process simulator (`network = simulator`) on a listen address other than loopback.
+    /// Its control API (`/simulator/control/*`) has no authentication and lists every organization's
+    /// sends, so `herald serve` refuses such an address unless this is set.
+    pub simulator_public: bool,
+    #[serde(serialize_with = "redact_credentials")]
     pub cloud_api_base_url: String,
     pub graph_api_version: String,
     /// Signs the network's callbacks (`X-Hub-Signature-256`).
@@ -80,6 +89,13 @@ pub struct Settings {
     pub allow_private_webhook_targets: bool,
     pub allow_insecure_webhooks: bool,
     pub log_format: LogFormat,
+    /// Where `GET /metrics` (Prometheus text format) is served, e.g. `127.0.0.1:9464`; unset, no metrics
+    /// listener. A listener of its own, apart from the API, so the figures are never public by accident.
+    pub metrics_listen: Option<String>,
+    /// An OpenTelemetry collector's OTLP/HTTP base URL (e.g. `http://127.0.0.1:4318`): every span is exported
+    /// to `<otlp_endpoint>/v1/traces`. Unset, no spans leave the process.
+    #[serde(serialize_with = "redact_credentials_option")]
+    pub otlp_endpoint: Option<String>,
     /// `memory` (one API process) or `redis` (several API processes share the organizations' send rates).
     pub rate_limiter: RateLimiterKind,
     /// Redis for the shared limiter.
@@ -88,10 +104,17 @@ pub struct Settings {
     /// Per-key limit on read requests: sustained rate and burst.
     pub read_rate_per_second: u32,
     pub read_burst: u32,
+    /// Per-key limit on writes that are not sends (uploads, webhook changes and tests, template syncs):
+    /// sustained rate and burst. Sends have the organization's send rate instead.
+    pub write_rate_per_second: u32,
+    pub write_burst: u32,
+    /// How many `webhook.test` events may wait for delivery to one endpoint at once.
+    pub webhook_pending_tests: u32,
     /// The access token for senders added without `--access-token-env` (cloud mode).
     #[serde(serialize_with = "redact")]
     pub cloud_access_token: Option<SecretString>,
     /// Where a process that does not serve the simulator itself reaches it (`http://host:port/simulator`).
+    #[serde(serialize_with = "redact_credentials_option")]
     pub simulator_url: Option<String>,
     /// The simulator's throughput limit per sender number, messages per second.
     pub simulator_throughput_per_sender: u32,
@@ -126,7 +149,7 @@ pub struct Settings {
     /// Most deliveries in flight to one customer endpoint at once (across every process), so a slow
     /// endpoint cannot take every delivery slot.
     pub webhook_per_endpoint_inflight: u32,
-    /// How long one webhook attempt may take before it counts as a timeout, seconds (api.md §9: 15).
+    /// How long one webhook attempt may take before it counts as a timeout, seconds (docs/api.md §9: 15).
     pub webhook_timeout_seconds: u64,
     /// Where uploaded files are kept (content-addressed). Unset: `media/` next to a SQLite file, a
     /// directory of this process's own for in-memory SQLite, `data/media` with PostgreSQL. Several
@@ -151,10 +174,28 @@ pub struct Settings {
     /// Multiplies every wait of the customer-webhook retry schedule and the 5-day disable threshold
     /// (0 < scale ≤ 1). Below 1 only for fault trials and tests: it compresses ~28 hours of retries.
     pub webhook_retry_scale: f64,
+
+    // ---- Client addresses behind proxies (issue 13) ----
+    /// The reverse proxies whose `X-Forwarded-For` is believed: comma-separated IP addresses and CIDR
+    /// networks. Empty (the default): the client is the TCP peer and the header is ignored.
+    pub trusted_proxies: String,
+    /// Failed API authentications (unknown or malformed keys) allowed per minute from one client address
+    /// (IPv6: one /64); beyond it the address is answered `429` without its key being looked up.
+    pub api_auth_failures_per_minute: u32,
 }
 
 fn redact_credentials<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(&crate::server_redact_url(value))
+}
+
+fn redact_credentials_option<S: serde::Serializer>(
+    value: &Option<String>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(url) => redact_credentials(url, serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 fn redact<S: serde::Serializer>(value: &Option<SecretString>, serializer: S) -> Result<S::Ok, S::Error> {
@@ -177,6 +218,7 @@ impl Default for Settings {
             shutdown_timeout_seconds: 10,
             http_keep_alive_seconds: 120,
             network: NetworkMode::Simulator,
+            simulator_public: false,
             cloud_api_base_url: "https://graph.facebook.com".into(),
             graph_api_version: "v23.0".into(),
             app_secret: None,
@@ -186,10 +228,15 @@ impl Default for Settings {
             allow_private_webhook_targets: false,
             allow_insecure_webhooks: false,
             log_format: LogFormat::Text,
+            metrics_listen: None,
+            otlp_endpoint: None,
             rate_limiter: RateLimiterKind::Memory,
             redis_url: "redis://127.0.0.1:6379".into(),
             read_rate_per_second: 50,
             read_burst: 100,
+            write_rate_per_second: 5,
+            write_burst: 20,
+            webhook_pending_tests: 5,
             cloud_access_token: None,
             simulator_url: None,
             simulator_throughput_per_sender: 1_000,
@@ -217,6 +264,8 @@ impl Default for Settings {
             dashboard_login_attempts_per_account: 5,
             dashboard_login_attempts_per_address: 20,
             webhook_retry_scale: 1.0,
+            trusted_proxies: String::new(),
+            api_auth_failures_per_minute: 30,
         }
     }
 }
@@ -239,12 +288,11 @@ impl Settings {
         Ok(settings)
     }
 
-    /// How long one media upload or download to the network may take: the dispatch lease less the 15 s
-    /// send that follows an upload and 5 s of margin, at least 5 s and at most 10 minutes. A transfer that
-    /// outlived the lease would let another worker claim the job and send the message a second time.
+    /// How long one media upload or download to the network may take: 5 minutes, whatever the dispatch
+    /// lease, since dispatch renews the lease of a job while its transfer runs (a slow link needs no longer
+    /// lease).
     pub fn media_transfer_timeout(&self) -> std::time::Duration {
-        let seconds = self.dispatch_lease_seconds.saturating_sub(20).clamp(5, 600);
-        std::time::Duration::from_secs(seconds.unsigned_abs())
+        std::time::Duration::from_secs(MEDIA_TRANSFER_TIMEOUT_SECONDS)
     }
 
     /// # Errors
@@ -304,7 +352,26 @@ impl Settings {
                 .context("HERALD_ENCRYPTION_KEY (encryption_key)")?;
         }
         self.validate_dashboard()?;
+        self.validate_client_addresses()?;
         Ok(())
+    }
+
+    fn validate_client_addresses(&self) -> anyhow::Result<()> {
+        self.trusted_proxies()?;
+        anyhow::ensure!(
+            self.api_auth_failures_per_minute >= 1,
+            "api_auth_failures_per_minute must be at least 1"
+        );
+        Ok(())
+    }
+
+    /// The parsed `trusted_proxies`.
+    ///
+    /// # Errors
+    /// Naming the entry that is neither an IP address nor a CIDR network.
+    pub fn trusted_proxies(&self) -> anyhow::Result<herald_domain::client_address::TrustedProxies> {
+        herald_domain::client_address::TrustedProxies::parse(&self.trusted_proxies)
+            .context("HERALD_TRUSTED_PROXIES (trusted_proxies)")
     }
 
     fn validate_dashboard(&self) -> anyhow::Result<()> {
@@ -419,15 +486,14 @@ mod tests {
     }
 
     #[test]
-    fn media_transfers_fit_inside_the_dispatch_lease() {
+    fn media_transfers_do_not_depend_on_the_dispatch_lease() {
         let with_lease = |seconds| Settings {
             dispatch_lease_seconds: seconds,
             ..Settings::default()
         };
-        assert_eq!(Settings::default().media_transfer_timeout().as_secs(), 40);
-        assert_eq!(with_lease(20).media_transfer_timeout().as_secs(), 5);
-        assert_eq!(with_lease(320).media_transfer_timeout().as_secs(), 300);
-        assert_eq!(with_lease(3_600).media_transfer_timeout().as_secs(), 600);
+        for lease in [20, 60, 3_600] {
+            assert_eq!(with_lease(lease).media_transfer_timeout().as_secs(), 300);
+        }
     }
 
     #[test]
@@ -450,5 +516,62 @@ mod tests {
             );
             Ok(())
         });
+    }
+
+    #[test]
+    fn trusted_proxies_default_to_none_and_invalid_ones_stop_the_start() {
+        figment::Jail::expect_with(|jail| {
+            let settings = Settings::load(None).map_err(|e| e.to_string())?;
+            assert!(settings.trusted_proxies().map_err(|e| e.to_string())?.is_empty());
+            assert_eq!(settings.api_auth_failures_per_minute, 30);
+            jail.set_env("HERALD_TRUSTED_PROXIES", "10.0.0.7, 172.16.0.0/12,fd00::/8");
+            let proxies = Settings::load(None)
+                .map_err(|e| e.to_string())?
+                .trusted_proxies()
+                .map_err(|e| e.to_string())?;
+            assert!(proxies.trusts("172.20.1.1".parse().unwrap()));
+            assert!(!proxies.trusts("10.0.0.8".parse().unwrap()));
+            jail.set_env("HERALD_TRUSTED_PROXIES", "10.0.0.7, proxy.internal");
+            let error = format!("{:#}", Settings::load(None).unwrap_err());
+            assert!(
+                error.contains("HERALD_TRUSTED_PROXIES") && error.contains("`proxy.internal`"),
+                "{error}"
+            );
+            jail.set_env("HERALD_TRUSTED_PROXIES", "10.0.0.0/40");
+            assert!(Settings::load(None).is_err());
+            jail.set_env("HERALD_TRUSTED_PROXIES", "");
+            jail.set_env("HERALD_API_AUTH_FAILURES_PER_MINUTE", "0");
+            let error = format!("{:#}", Settings::load(None).unwrap_err());
+            assert!(error.contains("api_auth_failures_per_minute"), "{error}");
+            Ok(())
+        });
+    }
+
+    /// `serve` logs its settings at start: no password or token of any URL setting may show there.
+    #[test]
+    fn the_logged_settings_hold_no_credential_of_any_url() {
+        let settings = Settings {
+            database_url: "postgres://herald:DbSecret1@db/herald?sslpassword=DbSecret2".into(),
+            redis_url: "redis://:RedisSecret@redis:6379".into(),
+            cloud_api_base_url: "https://u:ApiSecret@graph.example".into(),
+            simulator_url: Some("http://sim:SimSecret@sim/simulator".into()),
+            otlp_endpoint: Some("https://collector.example?token=OtlpSecret".into()),
+            ..Settings::default()
+        };
+        let logged = settings.redacted();
+        for secret in [
+            "DbSecret1",
+            "DbSecret2",
+            "RedisSecret",
+            "ApiSecret",
+            "SimSecret",
+            "OtlpSecret",
+        ] {
+            assert!(!logged.contains(secret), "{secret} in {logged}");
+        }
+        assert!(
+            logged.contains("postgres://herald:[redacted]@db/herald"),
+            "{logged}"
+        );
     }
 }

@@ -13,7 +13,7 @@ use herald_domain::template::{
 use herald_domain::usecases::NewSender;
 use herald_domain::values::{DisplayName, PhoneNumber};
 
-/// The simulator's business account and its two senders (api.md §13).
+/// The simulator's business account and its two senders (docs/api.md §13).
 pub const SIMULATOR_WABA_ID: &str = "2000000001";
 pub const SIMULATOR_SENDERS: [(&str, &str); 2] =
     [("+15550001111", "1000000001"), ("+15550002222", "1000000002")];
@@ -103,7 +103,7 @@ pub async fn seed_templates(services: &Services, org: &OrganizationId) -> anyhow
     Ok(())
 }
 
-/// The templates the simulator knows (api.md §13), as Herald's store copies.
+/// The templates the simulator knows (docs/api.md §13), as Herald's store copies.
 fn simulator_templates(services: &Services, org: &OrganizationId) -> anyhow::Result<Vec<Template>> {
     let now = services.clock.now();
     let waba = NetworkRef::parse(SIMULATOR_WABA_ID)?;

@@ -7,6 +7,7 @@ pub mod admin;
 pub mod cli;
 pub mod config;
 pub mod demo;
+pub mod metrics;
 pub mod network;
 mod server;
 pub mod telemetry;

@@ -20,15 +20,21 @@ fn main() -> std::process::ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Simulator(args) = &cli.command {
-        telemetry::init(herald_app::config::LogFormat::Text);
-        return simulator(args).await;
+        let telemetry = telemetry::init(herald_app::config::LogFormat::Text, None, "simulator")?;
+        let result = simulator(args).await;
+        telemetry.shutdown();
+        return result;
     }
     let settings = Settings::load(cli.config.as_deref())?;
     match cli.command {
         Command::Serve(args) => {
-            telemetry::init(settings.log_format);
+            let role = format!("{:?}", args.role).to_lowercase();
+            let telemetry = telemetry::init(settings.log_format, settings.otlp_endpoint.as_deref(), &role)?;
             tracing::info!(config = %settings.redacted(), role = ?args.role, "starting herald");
-            let services = Services::connect(&settings).await?;
+            let mut services = Services::connect(&settings).await?;
+            if args.role == herald_app::cli::Role::All {
+                services.key_file_for_one_process(&settings)?;
+            }
             if settings.migrate_on_start {
                 services.store.migrate().await.context("running migrations")?;
             }
@@ -56,12 +62,13 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     None => {}
                 }
             }
-            app.run_until_stopped().await?;
+            let stopped = app.run_until_stopped().await;
             tracing::info!("stopped");
-            Ok(())
+            telemetry.shutdown();
+            stopped
         }
         Command::Migrate => {
-            telemetry::init(settings.log_format);
+            let _telemetry = telemetry::init(settings.log_format, None, "migrate")?;
             let services = Services::connect(&settings).await?;
             services.store.migrate().await?;
             println!("migrations applied");

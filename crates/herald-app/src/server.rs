@@ -11,7 +11,7 @@ use anyhow::Context;
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
 use herald_domain::network::MessagingNetwork;
 use herald_domain::ports::{Clock, IdGenerator, RateLimiter, SecretSealer, SecretSource};
-use herald_domain::time::Duration;
+use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
     DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MediaPorts,
@@ -86,6 +86,29 @@ impl Services {
         })
     }
 
+    /// For `serve --role all` on PostgreSQL with no `encryption_key`: the one process of a first start (the
+    /// newcomer's `HERALD_DATABASE_URL=… herald serve`) makes `data/encryption.key`, as SQLite does next to
+    /// its database, and warns that several processes need the key set. Split roles (`api`, `worker`) mean
+    /// several processes, so they are still refused without a key they can share.
+    ///
+    /// # Errors
+    /// When the key file cannot be created.
+    pub fn key_file_for_one_process(&mut self, settings: &Settings) -> anyhow::Result<()> {
+        if self.sealer.is_some() || settings.database_url.starts_with("sqlite:") {
+            return Ok(());
+        }
+        let dir = std::path::Path::new(LOCAL_DATA_DIR);
+        let (key, _) = load_or_create_key_file(dir)?;
+        tracing::warn!(
+            path = %dir.join(KEY_FILE_NAME).display(),
+            "HERALD_ENCRYPTION_KEY is unset: generated a key file for this single process; a deployment of \
+             several Herald processes on this database must set HERALD_ENCRYPTION_KEY to the same key (this \
+             file's content) in every one of them, and back it up"
+        );
+        self.sealer = Some(Arc::new(XChaChaSealer::new(&key)));
+        Ok(())
+    }
+
     /// Wraps an already connected store with the production clock, ids and randomness, and a sealer whose
     /// key is made now and lives only in this process (tokens it seals cannot be opened by another process).
     ///
@@ -144,7 +167,8 @@ impl Services {
         )
     }
 
-    fn process_callbacks(&self) -> ProcessCallbacks {
+    /// The network's callbacks: processing, the backlog sweep, and the parked ones.
+    pub fn process_callbacks(&self) -> ProcessCallbacks {
         ProcessCallbacks::new(
             self.store.accounts(),
             self.store.tracking(),
@@ -164,6 +188,7 @@ impl Services {
             self.clock.clone(),
             self.ids.clone(),
         )
+        .with_max_pending_tests(settings.webhook_pending_tests)
     }
 
     /// The webhook dispatcher over the real HTTP client.
@@ -187,7 +212,7 @@ impl Services {
             DeliverySettings {
                 per_endpoint_cap: settings.webhook_per_endpoint_inflight,
                 // Past the attempt timeout with margin, so a live attempt's claim never lapses under it.
-                lease: Duration::seconds(timeout_seconds * 2 + 5),
+                lease: bounded_seconds(timeout_seconds.saturating_mul(2).saturating_add(5)),
                 disable_after: scaled(
                     DeliverySettings::default().disable_after,
                     settings.webhook_retry_scale,
@@ -220,7 +245,9 @@ impl Services {
                     ids: self.ids.clone(),
                 },
                 SendSettings {
-                    dispatch_deadline: Duration::hours(settings.dispatch_deadline_hours),
+                    dispatch_deadline: bounded_seconds(
+                        settings.dispatch_deadline_hours.saturating_mul(3_600),
+                    ),
                     ..SendSettings::default()
                 },
             ),
@@ -233,11 +260,21 @@ impl Services {
             media: self.media(network),
             files: self.files.clone(),
             send_limiter: self.limiter.clone(),
-            read_limiter: Arc::new(ReadLimits(herald_ratelimit::ReadLimiter::new(
+            read_limiter: Arc::new(KeyLimits(herald_ratelimit::KeyLimiter::new(
                 settings.read_rate_per_second,
                 settings.read_burst,
             ))),
+            write_limiter: Arc::new(KeyLimits(herald_ratelimit::KeyLimiter::new(
+                settings.write_rate_per_second,
+                settings.write_burst,
+            ))),
             readiness: Arc::new(StoreReadiness(store.clone())),
+            // Validated when the settings are loaded, and `dashboard_context` refuses an invalid list in the
+            // same `build`, so this fallback (trust nobody) is never served.
+            trusted_proxies: settings.trusted_proxies().unwrap_or_default(),
+            auth_failures: Arc::new(AuthFailures(herald_ratelimit::AuthFailureLimiter::per_minute(
+                settings.api_auth_failures_per_minute,
+            ))),
         }
     }
 
@@ -248,12 +285,12 @@ impl Services {
         OwnerAccess::new(
             self.store.accounts(),
             self.store.owners(),
-            Arc::new(herald_dashboard::Argon2Passwords),
+            Arc::new(herald_dashboard::Argon2Passwords::default()),
             self.clock.clone(),
             self.secrets.clone(),
             SessionSettings {
-                idle: Duration::minutes(settings.dashboard_session_idle_minutes),
-                absolute: Duration::hours(settings.dashboard_session_absolute_hours),
+                idle: bounded_seconds(settings.dashboard_session_idle_minutes.saturating_mul(60)),
+                absolute: bounded_seconds(settings.dashboard_session_absolute_hours.saturating_mul(3_600)),
             },
         )
     }
@@ -292,6 +329,7 @@ impl Services {
                 settings.dashboard_login_attempts_per_account,
                 settings.dashboard_login_attempts_per_address,
             ),
+            trusted_proxies: settings.trusted_proxies()?,
         })
     }
 
@@ -307,15 +345,21 @@ impl Services {
                 ids: self.ids.clone(),
                 random: self.secrets.clone(),
             },
-            DispatchSettings {
-                batch_size: settings.dispatch_batch_size,
-                callback_window: Duration::seconds(settings.callback_wait_seconds),
-                lease: Duration::seconds(settings.dispatch_lease_seconds),
-                base_backoff: Duration::milliseconds(settings.dispatch_base_backoff_ms),
-                hold: Duration::seconds(settings.dispatch_hold_seconds.max(1)),
-                ..DispatchSettings::default()
-            },
+            dispatch_settings(settings),
         )
+    }
+}
+
+/// Dispatch's tunables from the settings. Each duration is held to the domain's longest delay, so no setting
+/// (validated or not) can make `Duration::seconds` or a time computed from it overflow and panic a worker.
+fn dispatch_settings(settings: &Settings) -> DispatchSettings {
+    DispatchSettings {
+        batch_size: settings.dispatch_batch_size,
+        callback_window: bounded_seconds(settings.callback_wait_seconds),
+        lease: bounded_seconds(settings.dispatch_lease_seconds),
+        base_backoff: bounded_milliseconds(settings.dispatch_base_backoff_ms),
+        hold: bounded_seconds(settings.dispatch_hold_seconds.max(1)),
+        ..DispatchSettings::default()
     }
 }
 
@@ -337,7 +381,7 @@ async fn open_media_store(
                 .context("creating a media directory for in-memory SQLite")?;
             (scratch.path().to_path_buf(), Some(Arc::new(scratch)))
         }
-        (None, None) => (std::path::PathBuf::from("data/media"), None),
+        (None, None) => (std::path::Path::new(LOCAL_DATA_DIR).join("media"), None),
     };
     let files = FsMediaStore::open(&root)
         .await
@@ -364,12 +408,31 @@ fn webhook_policy(settings: &Settings) -> herald_webhooks::DestinationPolicy {
     }
 }
 
-/// The per-key read limit of `herald-ratelimit` behind the HTTP adapter's port.
-struct ReadLimits(herald_ratelimit::ReadLimiter);
+/// A per-key limit of `herald-ratelimit` behind the HTTP adapter's port.
+struct KeyLimits(herald_ratelimit::KeyLimiter);
 
-impl herald_http::ReadLimit for ReadLimits {
+impl herald_http::KeyLimit for KeyLimits {
     fn check(&self, key: &str) -> herald_domain::ports::RateDecision {
         self.0.check(key)
+    }
+}
+
+/// The per-address limit on failed authentications of `herald-ratelimit` behind the HTTP adapter's port.
+struct AuthFailures(herald_ratelimit::AuthFailureLimiter);
+
+impl herald_http::AuthFailureLimit for AuthFailures {
+    fn check(
+        &self,
+        address: &herald_domain::client_address::AddressBucket,
+    ) -> herald_domain::ports::RateDecision {
+        self.0.check(address)
+    }
+
+    fn record_failure(
+        &self,
+        address: &herald_domain::client_address::AddressBucket,
+    ) -> herald_domain::ports::RateDecision {
+        self.0.record_failure(address)
     }
 }
 
@@ -402,6 +465,7 @@ pub struct Application {
     workers: Option<Workers>,
     sync: Arc<SyncTemplates>,
     simulator: Option<Arc<Simulator>>,
+    metrics: Option<crate::metrics::MetricsServer>,
     shutdown_grace: std::time::Duration,
 }
 
@@ -428,10 +492,11 @@ impl Application {
         } else {
             None
         };
-        let port = listener
-            .as_ref()
-            .map(|l| l.local_addr().map(|a| a.port()))
-            .transpose()?;
+        let bound = listener.as_ref().map(TcpListener::local_addr).transpose()?;
+        if let Some(address) = bound {
+            simulator_exposure(settings, address)?;
+        }
+        let port = bound.map(|a| a.port());
         let own_base = port.map(|p| format!("http://{}", crate::display_addr(&settings.listen, p)));
 
         let app_secret = match (&settings.app_secret, settings.network) {
@@ -564,12 +629,18 @@ impl Application {
                 std::time::Duration::from_secs(settings.media_cleanup_interval_seconds.max(1)),
             );
         }
+        let metrics = settings
+            .metrics_listen
+            .as_deref()
+            .map(crate::metrics::MetricsServer::start)
+            .transpose()?;
         Ok(Self {
             port,
             server,
             workers,
             sync,
             simulator,
+            metrics,
             shutdown_grace: std::time::Duration::from_secs(settings.shutdown_timeout_seconds),
         })
     }
@@ -606,7 +677,15 @@ impl Application {
         if let Some(workers) = self.workers {
             workers.stop(self.shutdown_grace).await;
         }
+        if let Some(metrics) = self.metrics {
+            metrics.stop().await;
+        }
         Ok(())
+    }
+
+    /// The port of the metrics listener, when `metrics_listen` is set.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics.as_ref().map(crate::metrics::MetricsServer::port)
     }
 
     /// Stops everything now: the HTTP server gracefully, then the workers after their current round.
@@ -618,12 +697,36 @@ impl Application {
         if let Some(workers) = self.workers {
             workers.stop(self.shutdown_grace).await;
         }
+        if let Some(metrics) = self.metrics {
+            metrics.stop().await;
+        }
     }
 
     /// A handle to stop the HTTP server from elsewhere (tests).
     pub fn handle(&self) -> Option<actix_web::dev::ServerHandle> {
         self.server.as_ref().map(|(handle, _)| handle.clone())
     }
+}
+
+/// The in-process simulator's control API has no authentication: it may only be reachable from this
+/// machine, unless the operator says otherwise (`simulator_public`), and then the log says so.
+fn simulator_exposure(settings: &Settings, address: std::net::SocketAddr) -> anyhow::Result<()> {
+    if settings.network != NetworkMode::Simulator || address.ip().is_loopback() {
+        return Ok(());
+    }
+    anyhow::ensure!(
+        settings.simulator_public,
+        "refusing to serve the network simulator on {address}: its control API (/simulator/control/*) has \
+         no authentication and lists every organization's sends. Listen on a loopback address \
+         (HERALD_LISTEN=127.0.0.1:8080), use the real network (HERALD_NETWORK=cloud), or set \
+         HERALD_SIMULATOR_PUBLIC=true to serve it on {address} anyway"
+    );
+    tracing::warn!(
+        %address,
+        "the network simulator and its unauthenticated control API are served beyond this machine \
+         (HERALD_SIMULATOR_PUBLIC=true)"
+    );
+    Ok(())
 }
 
 /// The longest a webhook loop sleeps when the store's webhook notifier does not wake it (retries become
@@ -634,6 +737,11 @@ const WEBHOOK_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 /// attempts to one slow endpoint, so this bounds how many slow endpoints are waited on at once per loop.
 const WEBHOOK_ROUNDS_PER_LOOP: usize = 16;
 
+/// Where a PostgreSQL deployment keeps its local files when no setting names a place: uploaded files
+/// (`media_dir` unset) and the key file of a single process (`encryption_key` unset). Relative to the working
+/// directory, as `./data` is for SQLite.
+const LOCAL_DATA_DIR: &str = "data";
+
 /// The message for a process that must seal or open tokens but has no key.
 pub(crate) const NO_KEY_WITH_POSTGRES: &str = "HERALD_ENCRYPTION_KEY is required with PostgreSQL: it \
      encrypts the senders' access tokens at rest. Set it to base64 of 32 random bytes (e.g. `openssl rand \
@@ -642,7 +750,8 @@ pub(crate) const NO_KEY_WITH_POSTGRES: &str = "HERALD_ENCRYPTION_KEY is required
 
 /// The key that seals the senders' tokens: `encryption_key` when set; otherwise, for a SQLite file, the
 /// key in `encryption.key` next to the database (generated on first use); for in-memory SQLite, a key
-/// for this process only (its data dies with it too); for PostgreSQL, none.
+/// for this process only (its data dies with it too); for PostgreSQL, the key in `data/encryption.key`
+/// when that file exists, else none.
 ///
 /// # Errors
 /// When the configured key is invalid, or the key file cannot be read or created.
@@ -653,7 +762,14 @@ pub fn encryption_key(settings: &Settings) -> anyhow::Result<Option<EncryptionKe
             .map(Some);
     }
     if !settings.database_url.starts_with("sqlite:") {
-        return Ok(None);
+        // A key file made by an earlier `serve` in this folder (see [`Services::key_file_for_one_process`]).
+        let path = std::path::Path::new(LOCAL_DATA_DIR).join(KEY_FILE_NAME);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let (key, _) = load_or_create_key_file(std::path::Path::new(LOCAL_DATA_DIR))?;
+        tracing::info!(path = %path.display(), "using the encryption key file");
+        return Ok(Some(key));
     }
     match herald_store::sqlite_data_dir(&settings.database_url) {
         Some(dir) => {
@@ -696,23 +812,53 @@ fn random_secret(secrets: &dyn SecretSource) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Hides the password of a database URL for logs.
+/// A URL as it may be logged: the password of its user-info, and the value of every query parameter whose
+/// name speaks of a secret (`password`, `sslpassword`, `token`, `secret`, `key`…), replaced by `[redacted]`.
+/// Text that is no URL (`sqlite::memory:`) holds no credentials and is returned as it is.
 pub(crate) fn redact_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
+    const REDACTED: &str = "[redacted]";
+    let Ok(mut parsed) = url::Url::parse(url) else {
         return url.to_owned();
     };
-    let Some((credentials, host)) = rest.rsplit_once('@') else {
-        return url.to_owned();
-    };
-    match credentials.split_once(':') {
-        Some((user, _)) => format!("{scheme}://{user}:[redacted]@{host}"),
-        None => url.to_owned(),
+    if parsed.password().is_some() {
+        let _ = parsed.set_password(Some(REDACTED));
     }
+    let secret = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        [
+            "password",
+            "passwd",
+            "pwd",
+            "secret",
+            "token",
+            "key",
+            "auth",
+            "credential",
+        ]
+        .iter()
+        .any(|word| name.contains(word))
+    };
+    if parsed.query_pairs().any(|(name, _)| secret(&name)) {
+        let pairs: Vec<(String, String)> = parsed
+            .query_pairs()
+            .map(|(name, value)| {
+                let value = if secret(&name) {
+                    REDACTED.to_owned()
+                } else {
+                    value.into_owned()
+                };
+                (name.into_owned(), value)
+            })
+            .collect();
+        parsed.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    // The URL encoder escapes the brackets; the marker reads better as written.
+    parsed.to_string().replace("%5Bredacted%5D", REDACTED)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{XChaChaSealer, encryption_key, redact_url};
+    use super::{XChaChaSealer, dispatch_settings, encryption_key, redact_url};
     use crate::config::Settings;
     use herald_domain::ports::SecretSealer;
     use secrecy::SecretString;
@@ -722,6 +868,30 @@ mod tests {
             database_url: url,
             ..Settings::default()
         }
+    }
+
+    /// Durations past what a `Duration` holds (which made `Duration::seconds` panic at start-up) are held to
+    /// the longest delay; negative ones to zero.
+    #[test]
+    fn dispatch_durations_from_the_settings_are_bounded() {
+        let longest = herald_domain::time::Duration::days(herald_domain::time::LONGEST_DELAY_DAYS);
+        let dispatch = dispatch_settings(&Settings {
+            callback_wait_seconds: i64::MAX,
+            dispatch_lease_seconds: i64::MAX,
+            dispatch_base_backoff_ms: i64::MIN,
+            dispatch_hold_seconds: 99_999_999_999_999_999,
+            ..Settings::default()
+        });
+        assert_eq!(dispatch.callback_window, longest);
+        assert_eq!(dispatch.lease, longest);
+        assert_eq!(dispatch.base_backoff, herald_domain::time::Duration::zero());
+        assert_eq!(dispatch.hold, longest);
+        let defaults = dispatch_settings(&Settings::default());
+        assert_eq!(defaults.lease, herald_domain::time::Duration::seconds(60));
+        assert_eq!(
+            defaults.callback_window,
+            herald_domain::time::Duration::seconds(300)
+        );
     }
 
     #[test]
@@ -777,5 +947,22 @@ mod tests {
         assert_eq!(redact_url("postgres://u:pw@h/db"), "postgres://u:[redacted]@h/db");
         assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
         assert_eq!(redact_url("sqlite://data/x.db"), "sqlite://data/x.db");
+        assert_eq!(redact_url("sqlite::memory:"), "sqlite::memory:");
+        assert_eq!(
+            redact_url("postgres://h/db?user=u&password=pw&sslmode=require"),
+            "postgres://h/db?user=u&password=[redacted]&sslmode=require"
+        );
+        assert_eq!(
+            redact_url("postgresql://u:p%40ss@h:5432/db?sslpassword=x&application_name=herald"),
+            "postgresql://u:[redacted]@h:5432/db?sslpassword=[redacted]&application_name=herald"
+        );
+        assert_eq!(
+            redact_url("redis://:pw@127.0.0.1:6379/0"),
+            "redis://:[redacted]@127.0.0.1:6379/0"
+        );
+        assert_eq!(
+            redact_url("https://collector.example/v1/traces?api_key=abc"),
+            "https://collector.example/v1/traces?api_key=[redacted]"
+        );
     }
 }

@@ -1,10 +1,13 @@
 //! The background loops of the `worker` role: dispatch, customer webhook delivery, the callback backlog
 //! sweep, template sync.
 
-use herald_domain::usecases::{DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates};
+use herald_domain::usecases::{
+    BacklogReport, DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates,
+};
 use herald_media::FsMediaStore;
 use herald_store::WorkNotifier;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
@@ -34,11 +37,16 @@ pub struct WorkerSettings {
     pub webhook_rounds_per_loop: usize,
 }
 
-/// Running loops; stopping lets each finish the round it is in.
+/// Running loops; stopping lets each finish the round it is in. Every loop is supervised: one that ends
+/// while the workers are not stopping (a panic in its body) is logged and started again.
 pub struct Workers {
     stop: watch::Sender<bool>,
     handles: Vec<JoinHandle<()>>,
 }
+
+/// How long a supervisor waits before starting a loop again that ended on its own, so a loop that fails at
+/// once every time does not spin.
+const RESTART_DELAY: Duration = Duration::from_secs(1);
 
 impl Workers {
     pub fn start(
@@ -50,46 +58,36 @@ impl Workers {
         webhook_notifier: WorkNotifier,
         settings: &WorkerSettings,
     ) -> Self {
-        let (stop, _) = watch::channel(false);
-        let mut handles = Vec::new();
-        for _ in 0..settings.dispatch_loops.max(1) {
-            handles.push(tokio::spawn(dispatch_loop(
-                dispatch.clone(),
-                notifier.clone(),
-                stop.subscribe(),
-                settings.poll_interval,
-            )));
-        }
+        let mut workers = Self::none();
+        workers.spawn_dispatch(
+            dispatch,
+            notifier,
+            settings.dispatch_loops,
+            settings.poll_interval,
+        );
         for _ in 0..settings.webhook_loops.max(1) {
-            handles.push(tokio::spawn(webhook_loop(
-                webhooks.clone(),
-                webhook_notifier.clone(),
-                stop.subscribe(),
+            let (webhooks, notifier) = (webhooks.clone(), webhook_notifier.clone());
+            let (poll, rounds) = (
                 settings.webhook_poll_interval,
                 settings.webhook_rounds_per_loop.max(1),
-            )));
+            );
+            workers.supervise("webhooks", move |stop| {
+                webhook_loop(webhooks.clone(), notifier.clone(), stop, poll, rounds)
+            });
         }
-        handles.push(tokio::spawn(every(
-            settings.backlog_interval,
-            stop.subscribe(),
-            move || {
-                let callbacks = callbacks.clone();
-                async move {
-                    match callbacks
-                        .process_backlog(herald_domain::time::Duration::seconds(10), 100)
-                        .await
-                    {
-                        Ok(0) => {}
-                        Ok(n) => tracing::info!(callbacks = n, "processed stored callbacks from the backlog"),
-                        Err(error) => tracing::warn!(%error, "callback backlog sweep failed"),
-                    }
-                }
-            },
-        )));
-        handles.push(tokio::spawn(every(
-            settings.template_sync_interval,
-            stop.subscribe(),
-            move || {
+        let interval = settings.backlog_interval;
+        let parked = Arc::new(AtomicU64::new(0));
+        workers.supervise("callback backlog", move |stop| {
+            let (callbacks, parked) = (callbacks.clone(), parked.clone());
+            every(interval, stop, move || {
+                let (callbacks, parked) = (callbacks.clone(), parked.clone());
+                async move { sweep_callbacks(&callbacks, &parked).await }
+            })
+        });
+        let interval = settings.template_sync_interval;
+        workers.supervise("template sync", move |stop| {
+            let sync = sync.clone();
+            every(interval, stop, move || {
                 let sync = sync.clone();
                 async move {
                     match sync.sync_all().await {
@@ -101,16 +99,53 @@ impl Workers {
                         Err(error) => tracing::warn!(%error, "template sync failed"),
                     }
                 }
-            },
-        )));
-        Self { stop, handles }
+            })
+        });
+        workers
+    }
+
+    /// No loops yet; add them with the `spawn_*` methods.
+    pub fn none() -> Self {
+        let (stop, _) = watch::channel(false);
+        Self {
+            stop,
+            handles: Vec::new(),
+        }
+    }
+
+    /// Adds `loops` dispatch loops (at least one), each woken by `notifier` or after `poll` at the latest.
+    pub fn spawn_dispatch(
+        &mut self,
+        dispatch: Arc<DispatchMessages>,
+        notifier: WorkNotifier,
+        loops: usize,
+        poll: Duration,
+    ) {
+        for _ in 0..loops.max(1) {
+            let (dispatch, notifier) = (dispatch.clone(), notifier.clone());
+            self.supervise("dispatch", move |stop| {
+                dispatch_loop(dispatch.clone(), notifier.clone(), stop, poll)
+            });
+        }
+    }
+
+    /// Runs the loop `run` makes, and makes and runs it again whenever it ends before the workers stop.
+    fn supervise<F, Fut>(&mut self, name: &'static str, run: F)
+    where
+        F: Fn(watch::Receiver<bool>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let stop = self.stop.subscribe();
+        self.handles
+            .push(tokio::spawn(supervised(name, stop, RESTART_DELAY, run)));
     }
 
     /// Adds the media cleanup: every `interval`, expired uploads (30 days) and the bytes nothing points
     /// at any more are deleted, and staging files older than an hour (left by a crash mid-upload) too.
     pub fn spawn_media_cleanup(&mut self, media: Arc<Media>, files: Arc<FsMediaStore>, interval: Duration) {
-        self.handles
-            .push(tokio::spawn(every(interval, self.stop.subscribe(), move || {
+        self.supervise("media cleanup", move |stop| {
+            let (media, files) = (media.clone(), files.clone());
+            every(interval, stop, move || {
                 let media = media.clone();
                 let files = files.clone();
                 async move {
@@ -135,7 +170,8 @@ impl Workers {
                         Err(error) => tracing::warn!(%error, "sweeping the media staging area failed"),
                     }
                 }
-            })));
+            })
+        });
     }
 
     /// Asks every loop to stop after its current round and waits for them, at most `grace`.
@@ -158,7 +194,11 @@ async fn dispatch_loop(
         if *stop.borrow() {
             return;
         }
-        match dispatch.run_once().await {
+        let round = dispatch.run_once().await;
+        if let Ok(report) = &round {
+            crate::metrics::record_dispatch(report);
+        }
+        match round {
             // A claim takes a fair share per sender, so a batch may fall short with more still due: any
             // claim means more may be waiting, so go again at once (an empty round then falls through to
             // the wait).
@@ -213,6 +253,9 @@ async fn webhook_loop(
         let round = deliver.clone();
         rounds.spawn(async move {
             let result = round.run_once().await;
+            if let Ok(report) = &result {
+                crate::metrics::record_webhooks(report);
+            }
             drop(permit);
             let _ = done.send(result);
         });
@@ -250,6 +293,66 @@ async fn webhook_loop(
     while rounds.join_next().await.is_some() {}
 }
 
+/// One backlog sweep of stored callbacks, logged. The number of parked callbacks is logged whenever it
+/// changes (`last_parked` is the count last logged), so an operator sees them pile up without a line every
+/// sweep.
+async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU64) {
+    match callbacks
+        .process_backlog(herald_domain::time::Duration::seconds(10), 100)
+        .await
+    {
+        Ok(report) if report == BacklogReport::default() => {}
+        Ok(report) => {
+            crate::metrics::record_backlog(&report);
+            tracing::info!(
+                callbacks = report.processed,
+                failed = report.failed,
+                parked = report.parked,
+                "processed stored callbacks from the backlog"
+            );
+        }
+        Err(error) => tracing::warn!(%error, "callback backlog sweep failed"),
+    }
+    let parked = callbacks.parked_count().await;
+    if let Ok(count) = &parked {
+        crate::metrics::record_parked(*count);
+    }
+    match parked {
+        Ok(parked) if parked != last_parked.swap(parked, Ordering::Relaxed) => tracing::warn!(
+            parked,
+            "stored callbacks parked after failing repeatedly (`herald admin callbacks list`)"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "could not count parked callbacks"),
+    }
+}
+
+/// Runs the loop `run` makes until the workers stop; a loop that ends before that (its body panicked, or it
+/// returned) is logged and started again after `delay`.
+async fn supervised<F, Fut>(name: &'static str, mut stop: watch::Receiver<bool>, delay: Duration, run: F)
+where
+    F: Fn(watch::Receiver<bool>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    loop {
+        let ended = tokio::spawn(run(stop.clone())).await;
+        if *stop.borrow() {
+            return;
+        }
+        match ended {
+            Err(error) if error.is_panic() => {
+                tracing::error!(worker = name, "a worker loop panicked; starting it again");
+            }
+            _ => tracing::error!(worker = name, "a worker loop ended on its own; starting it again"),
+        }
+        metrics::counter!("herald_worker_loop_restarts_total", "loop" => name).increment(1);
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
 /// Runs `job` now and then every `interval` until stopped.
 async fn every<F, Fut>(interval: Duration, mut stop: watch::Receiver<bool>, job: F)
 where
@@ -265,5 +368,50 @@ where
             () = tokio::time::sleep(interval) => {}
             _ = stop.changed() => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic, reason = "test code")]
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A loop whose body panics is started again (and one that returns on its own too); once the workers
+    /// stop, the supervisor ends with the loop instead of starting it again.
+    #[tokio::test]
+    async fn a_loop_that_panics_or_ends_is_started_again_until_the_workers_stop() {
+        let (stop, _) = watch::channel(false);
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (third_run, mut started) = tokio::sync::mpsc::unbounded_channel();
+        let counted = runs.clone();
+        let supervisor = tokio::spawn(supervised(
+            "test",
+            stop.subscribe(),
+            Duration::from_millis(1),
+            move |mut stop| {
+                let run = counted.fetch_add(1, Ordering::SeqCst) + 1;
+                let third_run = third_run.clone();
+                async move {
+                    match run {
+                        1 => panic!("the first run's body panics"),
+                        2 => {}
+                        _ => {
+                            let _ = third_run.send(());
+                            let _ = stop.changed().await;
+                        }
+                    }
+                }
+            },
+        ));
+        started.recv().await.unwrap();
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            3,
+            "started again after the panic and after the return"
+        );
+        stop.send(true).unwrap();
+        supervisor.await.unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), 3, "not started again once stopping");
     }
 }

@@ -1,4 +1,4 @@
-//! Network callbacks (`POST /webhooks/whatsapp`, cloud-api.md §4.3–4.4) parsed into domain events.
+//! Network callbacks (`POST /webhooks/whatsapp`, docs/cloud-api.md §4.3–4.4) parsed into domain events.
 //!
 //! The body is walked as loose JSON rather than strict structs: one malformed item must become a note in
 //! [`ParsedCallback::skipped`], never a failure of the whole batch, and the network adds fields all the time.

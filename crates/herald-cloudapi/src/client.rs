@@ -14,7 +14,7 @@ use herald_domain::network::{
 };
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::SecretSealer;
-use herald_domain::time::Duration;
+use herald_domain::time::{Duration, bounded_delay, bounded_seconds};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{RequestBuilder, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
@@ -58,7 +58,7 @@ impl CloudApiConfig {
     }
 }
 
-/// Where Meta's media download URLs point (cloud-api.md §2.2).
+/// Where Meta's media download URLs point (docs/cloud-api.md §2.2).
 pub const META_MEDIA_HOST: &str = "lookaside.fbsbx.com";
 
 /// Which URLs the client may fetch with a sender's token besides the API itself: the download URL a media
@@ -283,7 +283,7 @@ struct UploadResponse {
     id: String,
 }
 
-/// `GET /{v}/{media-id}` (cloud-api.md §2.2); the other fields are not needed.
+/// `GET /{v}/{media-id}` (docs/cloud-api.md §2.2); the other fields are not needed.
 #[derive(Debug, Deserialize)]
 struct MediaInfo {
     url: String,
@@ -699,15 +699,22 @@ fn error_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Netwo
     }
 }
 
-/// `Retry-After` as seconds or as an HTTP date.
+/// `Retry-After` as seconds or as an HTTP date, held to the domain's longest delay (whatever the header says,
+/// no time computed from it can overflow).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(seconds) = value.parse::<i64>() {
-        return (seconds >= 0).then(|| Duration::seconds(seconds));
+        return (seconds >= 0).then(|| bounded_seconds(seconds));
+    }
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Digits past what an i64 holds are still a (very long) number of seconds.
+        return Some(bounded_seconds(i64::MAX));
     }
     let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let wait = at.with_timezone(&chrono::Utc) - chrono::Utc::now();
-    Some(wait.max(Duration::zero()))
+    let wait = at
+        .with_timezone(&chrono::Utc)
+        .signed_duration_since(chrono::Utc::now());
+    Some(bounded_delay(wait))
 }
 
 #[cfg(test)]
@@ -728,6 +735,25 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::zero()));
         headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&headers), None);
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("-3"));
+        assert_eq!(retry_after(&headers), None);
+    }
+
+    /// Seconds past what a `Duration` holds (which made `Duration::seconds` panic) or past an i64, and a date
+    /// at the end of time, all come out as the longest delay.
+    #[test]
+    fn retry_after_is_bounded_however_large() {
+        let longest = Duration::days(herald_domain::time::LONGEST_DELAY_DAYS);
+        let mut headers = HeaderMap::new();
+        for huge in [
+            "99999999999999999",
+            "9223372036854775807",
+            "99999999999999999999999999",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+        ] {
+            headers.insert(RETRY_AFTER, HeaderValue::from_static(huge));
+            assert_eq!(retry_after(&headers), Some(longest), "{huge}");
+        }
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The one table translating Graph error codes into Herald's terms (cloud-api.md §5.3 and the
+//! The one table translating Graph error codes into Herald's terms (docs/cloud-api.md §5.3 and the
 //! classification that ends §5). Synchronous send errors and `errors[]` of status callbacks both go through
 //! [`classify`], so a code means the same thing whichever way it arrives.
 
@@ -81,7 +81,7 @@ fn lookup(code: i64) -> Option<(ErrorClass, &'static str, &'static str)> {
             "The sender number's throughput limit was reached",
         ),
         // Per recipient, not per sender: retrying this one message with growing backoff is right, slowing the
-        // whole sender down would punish every other recipient (cloud-api.md §6).
+        // whole sender down would punish every other recipient (docs/cloud-api.md §6).
         131056 => (
             Retryable,
             "pair_rate_limited",

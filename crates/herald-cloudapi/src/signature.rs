@@ -1,4 +1,4 @@
-//! `X-Hub-Signature-256` verification of network callbacks (cloud-api.md §4.2).
+//! `X-Hub-Signature-256` verification of network callbacks (docs/cloud-api.md §4.2).
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;

@@ -1,4 +1,4 @@
-//! Template definitions as `GET /{waba_id}/message_templates` returns them (cloud-api.md §3), parsed into
+//! Template definitions as `GET /{waba_id}/message_templates` returns them (docs/cloud-api.md §3), parsed into
 //! what a send must fill.
 
 use herald_domain::message::MediaKind;

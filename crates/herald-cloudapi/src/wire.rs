@@ -1,4 +1,4 @@
-//! The send request body of the Cloud API (cloud-api.md §1), built from a domain [`Message`].
+//! The send request body of the Cloud API (docs/cloud-api.md §1), built from a domain [`Message`].
 
 use herald_domain::message::{
     MediaAttachment, MediaKind, MediaSource, Message, MessageContent, MessageError,
@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 /// The JSON body of `POST /{v}/{phone_number_id}/messages` for `message`.
 ///
-/// Files stored in Herald go by the network ids in `media` (cloud-api.md §1.2: `id` or `link`, never both).
+/// Files stored in Herald go by the network ids in `media` (docs/cloud-api.md §1.2: `id` or `link`, never both).
 ///
 /// # Errors
 /// [`NetworkError::Permanent`] with code `media_unavailable` when the message names a stored file that

@@ -14,8 +14,10 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures::future::LocalBoxFuture;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use herald_domain::client_address::{AddressBucket, TrustedProxies};
 use herald_domain::usecases::OwnerScope;
 use serde::de::DeserializeOwned;
+use std::net::{IpAddr, Ipv4Addr};
 use std::num::NonZeroU32;
 
 /// The session cookie's name.
@@ -66,6 +68,17 @@ pub(crate) fn removal_cookie(req: &HttpRequest, name: &'static str) -> Cookie<'s
         .finish();
     cookie.make_removal();
     cookie
+}
+
+/// The client's address: the TCP peer, or what trusted proxies say in `X-Forwarded-For`
+/// (`herald_domain::client_address`). Not actix's `realip_remote_addr`, which believes any sender's header.
+pub(crate) fn client_address(req: &HttpRequest, proxies: &TrustedProxies) -> IpAddr {
+    // Only in-process test requests have no socket peer; they share one bucket.
+    let peer = req
+        .peer_addr()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |a| a.ip());
+    let forwarded = req.headers().get_all("x-forwarded-for").map(|v| v.as_bytes());
+    proxies.client_address(peer, forwarded)
 }
 
 fn is_https(req: &HttpRequest) -> bool {
@@ -147,11 +160,12 @@ where
     }
 }
 
-/// Login attempts allowed per account (email) and per client address, each a token bucket refilled per
-/// minute. Kept in this process: with several API processes each holds its own buckets.
+/// Login attempts allowed per account (email) and per client address (an IPv6 client by its /64), each a
+/// token bucket refilled per minute. Kept in this process: with several API processes each holds its own
+/// buckets.
 pub struct LoginLimits {
     per_account: DefaultKeyedRateLimiter<String>,
-    per_address: DefaultKeyedRateLimiter<String>,
+    per_address: DefaultKeyedRateLimiter<AddressBucket>,
 }
 
 impl LoginLimits {
@@ -167,7 +181,7 @@ impl LoginLimits {
     /// Takes one attempt from the address's bucket, then from the account's; `false` when either is empty
     /// (then the attempt is refused with the same answer as wrong credentials). An address already over
     /// its limit takes nothing from the account's bucket, so it cannot lock the account's owner out.
-    pub fn allow(&self, email: &str, address: &str) -> bool {
+    pub fn allow(&self, email: &str, address: &AddressBucket) -> bool {
         // Bounded memory: forget keys whose buckets are full again.
         if self.per_account.len() > 10_000 {
             self.per_account.retain_recent();
@@ -175,29 +189,47 @@ impl LoginLimits {
         if self.per_address.len() > 10_000 {
             self.per_address.retain_recent();
         }
-        self.per_address.check_key(&address.to_owned()).is_ok()
+        self.per_address.check_key(address).is_ok()
             && self.per_account.check_key(&email.trim().to_lowercase()).is_ok()
     }
 }
 
 #[cfg(test)]
 mod limit_tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
     use super::LoginLimits;
+    use herald_domain::client_address::AddressBucket;
+
+    fn at(address: &str) -> AddressBucket {
+        AddressBucket::of(address.parse().unwrap())
+    }
 
     #[test]
     fn an_address_over_its_limit_takes_nothing_from_the_account() {
         let limits = LoginLimits::new(3, 2);
         // The attacker's address spends its two attempts on the victim's account, then is refused.
-        assert!(limits.allow("owner@example.com", "203.0.113.9"));
-        assert!(limits.allow("owner@example.com", "203.0.113.9"));
+        assert!(limits.allow("owner@example.com", &at("203.0.113.9")));
+        assert!(limits.allow("owner@example.com", &at("203.0.113.9")));
         for _ in 0..10 {
-            assert!(!limits.allow("OWNER@example.com", "203.0.113.9"));
+            assert!(!limits.allow("OWNER@example.com", &at("203.0.113.9")));
         }
         // The owner, from elsewhere, still has the account's third attempt.
-        assert!(limits.allow("owner@example.com", "198.51.100.7"));
+        assert!(limits.allow("owner@example.com", &at("198.51.100.7")));
         assert!(
-            !limits.allow("owner@example.com", "198.51.100.8"),
+            !limits.allow("owner@example.com", &at("198.51.100.8")),
             "the account's bucket is spent now"
+        );
+    }
+
+    #[test]
+    fn an_ipv6_client_cannot_rotate_addresses_within_its_64() {
+        let limits = LoginLimits::new(100, 2);
+        assert!(limits.allow("a@example.com", &at("2001:db8:1:2::1")));
+        assert!(limits.allow("b@example.com", &at("2001:db8:1:2::2")));
+        assert!(!limits.allow("c@example.com", &at("2001:db8:1:2:ffff::3")));
+        assert!(
+            limits.allow("c@example.com", &at("2001:db8:1:3::1")),
+            "the next /64 is another client"
         );
     }
 }

@@ -113,6 +113,9 @@ impl From<WebhookError> for PageError {
                 Self::BadRequest(format!("Your plan allows {limit} webhook endpoints."))
             }
             WebhookError::Invalid(errors) => Self::BadRequest(errors.to_string()),
+            WebhookError::TestsPending { limit } => Self::BadRequest(format!(
+                "This endpoint already has {limit} test events waiting to be delivered; try again once they are."
+            )),
             WebhookError::Store(e) => e.into(),
         }
     }

@@ -1,4 +1,4 @@
-//! The organization owner's dashboard at `/dashboard` (api.md §11): owner login, API keys, the message
+//! The organization owner's dashboard at `/dashboard` (docs/api.md §11): owner login, API keys, the message
 //! log, webhook endpoints and deliveries, and the account. Pages are rendered on the server with maud; the
 //! only browser code is a copy button (`assets/app.js`), served from this binary, so the dashboard needs
 //! nothing from the network.
@@ -40,6 +40,8 @@ pub struct DashboardContext {
     /// Signs the session and login cookies.
     pub cookie_key: Key,
     pub login_limits: LoginLimits,
+    /// Whose `X-Forwarded-For` names the client the login limit counts (`HERALD_TRUSTED_PROXIES`).
+    pub trusted_proxies: herald_domain::client_address::TrustedProxies,
 }
 
 /// The Content-Security-Policy of every page: only this server's own stylesheet and script, no frames,

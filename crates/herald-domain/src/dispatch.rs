@@ -21,6 +21,14 @@ impl ClaimToken {
     }
 }
 
+/// The most jobs of one sender a claim takes: what the sender can send within the lease at its throughput
+/// (at least one). More would only wait in the sender's pacer, their lease running, while another worker
+/// could have sent them; `OutboxStore::claim_jobs` applies it beside the fair share.
+pub fn sender_claim_cap(throughput_per_second: u32, now: Timestamp, lease_until: Timestamp) -> i64 {
+    let lease_ms = (lease_until - now).num_milliseconds().max(0);
+    (i64::from(throughput_per_second).saturating_mul(lease_ms) / 1_000).max(1)
+}
+
 /// What happened to a job before this claim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobHistory {
@@ -137,7 +145,19 @@ pub struct StoredCallback {
     pub body: Vec<u8>,
 }
 
-/// The kinds of customer event (api.md §9).
+/// A stored callback whose processing failed too often to go on retrying it: kept for an operator to
+/// inspect, and out of the backlog so it no longer holds up the callbacks after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParkedCallback {
+    pub id: EventId,
+    pub received_at: Timestamp,
+    /// How many times processing it failed.
+    pub attempts: u32,
+    pub last_error: Option<String>,
+    pub parked_at: Timestamp,
+}
+
+/// The kinds of customer event (docs/api.md §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CustomerEventType {
     MessageStatus,
@@ -163,5 +183,23 @@ impl CustomerEventType {
         } else {
             Self::MessageStatus
         }
+    }
+}
+
+#[cfg(test)]
+mod claim_cap_tests {
+    use super::sender_claim_cap;
+    use chrono::{TimeDelta, TimeZone, Utc};
+
+    #[test]
+    fn a_claim_takes_what_the_sender_sends_within_the_lease_and_at_least_one() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 25, 8, 0, 0).unwrap();
+        let lease = |ms| now + TimeDelta::milliseconds(ms);
+        assert_eq!(sender_claim_cap(80, now, lease(60_000)), 4_800);
+        assert_eq!(sender_claim_cap(1, now, lease(60_000)), 60);
+        assert_eq!(sender_claim_cap(100, now, lease(600)), 60);
+        assert_eq!(sender_claim_cap(1, now, lease(500)), 1);
+        assert_eq!(sender_claim_cap(0, now, lease(60_000)), 1);
+        assert_eq!(sender_claim_cap(1, now, lease(-5)), 1);
     }
 }

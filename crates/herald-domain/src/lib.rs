@@ -8,6 +8,7 @@
 //! port, so every rule is testable with a fixed clock and mocks.
 
 pub mod api_key;
+pub mod client_address;
 pub mod dispatch;
 pub mod error;
 pub mod ids;

@@ -1,6 +1,6 @@
 //! Uploaded media: the metadata row ([`MediaFile`]) and the port that keeps the bytes ([`MediaStore`]).
 //!
-//! Rules the adapters follow (api.md §4.3–§4.5):
+//! Rules the adapters follow (docs/api.md §4.3–§4.5):
 //! - A file's kind is judged from its bytes (magic numbers), never from its name or declared type. The
 //!   judging needs a sniffing library, so it lives in the adapter crate; the domain only receives the
 //!   verdict inside a [`StagedFile`].
@@ -21,7 +21,7 @@ use async_trait::async_trait;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// How long an uploaded file stays usable as a `media_id` (api.md §4.5).
+/// How long an uploaded file stays usable as a `media_id` (docs/api.md §4.5).
 pub const MEDIA_RETENTION_DAYS: i64 = 30;
 
 /// A SHA-256 digest: the address of a file's bytes.
@@ -194,11 +194,13 @@ pub trait MediaStore: Send + Sync + 'static {
     /// commit is a rename and never a copy.
     fn staging_dir(&self) -> PathBuf;
 
-    /// Starts an upload staged in this store, held to the network's per-kind limits.
+    /// Starts an upload staged in this store, held while it streams to the network's per-kind limits and
+    /// to `max_bytes` (the plan's largest file), whichever is lower: a file over either is refused before
+    /// the rest of it is read.
     ///
     /// # Errors
     /// [`MediaStoreError::Io`] when the staging file cannot be created.
-    async fn begin_upload(&self) -> Result<Box<dyn Upload>, MediaStoreError>;
+    async fn begin_upload(&self, max_bytes: u64) -> Result<Box<dyn Upload>, MediaStoreError>;
 
     /// Makes a staged file's bytes durable and readable at their digest, atomically: a reader sees
     /// either nothing or the whole file. Committing content that is already stored keeps the stored copy,
@@ -272,7 +274,7 @@ impl MediaFile {
     }
 }
 
-/// How long the network keeps a file Herald uploaded (cloud-api.md §2.1: 30 days). An upload is reused for
+/// How long the network keeps a file Herald uploaded (docs/cloud-api.md §2.1: 30 days). An upload is reused for
 /// a day less, so a send never names an id the network is about to forget.
 pub const NETWORK_UPLOAD_REUSE_DAYS: i64 = 29;
 
@@ -314,17 +316,35 @@ pub enum MediaRecord {
     Inbound(InboundMedia),
 }
 
+/// What [`MediaCatalog::insert_media`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaInsert {
+    Stored,
+    /// Nothing was stored: the organization's unexpired uploads already hold `used` bytes, and this file
+    /// would take them past the limit.
+    StorageFull {
+        used: u64,
+    },
+}
+
 /// The metadata of media files: uploads (one row per upload, many may share one digest), the network
 /// uploads made for each sender, and (read only here) the files of inbound messages, which the
 /// [`crate::ports::TrackingStore`] writes with their message.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait MediaCatalog: Send + Sync + 'static {
-    /// Records an upload whose bytes are already committed to the [`MediaStore`].
+    /// Records an upload whose bytes are already committed to the [`MediaStore`], unless the organization's
+    /// unexpired uploads (at the file's `created_at`) and this one together would pass `storage_limit`
+    /// bytes (`None`: no limit). The check and the insert are one step: concurrent uploads cannot pass the
+    /// limit together.
     ///
     /// # Errors
     /// [`StoreError::Conflict`] when the id exists.
-    async fn insert_media(&self, file: &MediaFile) -> Result<(), StoreError>;
+    async fn insert_media(
+        &self,
+        file: &MediaFile,
+        storage_limit: Option<u64>,
+    ) -> Result<MediaInsert, StoreError>;
 
     /// The organization's upload or inbound file with this id, expired uploads included (the caller
     /// decides what expiry means for it).

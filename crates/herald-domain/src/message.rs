@@ -7,7 +7,7 @@ use crate::template::{TemplateRef, TemplateVariables};
 use crate::time::Timestamp;
 use crate::values::{Caption, ClientReference, FileName, MediaLink, MessageText, PhoneNumber};
 
-/// Where a message stands. See api.md §5 for the model; [`crate::status`] for the rules.
+/// Where a message stands. See docs/api.md §5 for the model; [`crate::status`] for the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MessageStatus {
     Accepted,
@@ -79,7 +79,7 @@ impl MediaKind {
         }
     }
 
-    /// The largest file of this kind the network takes (api.md §4.3), in decimal megabytes as the network
+    /// The largest file of this kind the network takes (docs/api.md §4.3), in decimal megabytes as the network
     /// states them: a file Herald accepts is never one the network could refuse for its size.
     pub fn max_bytes(self) -> u64 {
         const MB: u64 = 1_000_000;
@@ -122,7 +122,7 @@ pub enum AttachmentRole {
 }
 
 impl AttachmentRole {
-    /// The request field that names a stored file in this role (api.md §4.1, §4.3).
+    /// The request field that names a stored file in this role (docs/api.md §4.1, §4.3).
     pub fn media_id_field(self) -> &'static str {
         match self {
             Self::Message => "media_id",

@@ -49,7 +49,7 @@ pub struct NetworkReceipt {
     pub network_message_id: String,
 }
 
-/// Why a network call did not succeed, classified the way dispatch must react (cloud-api.md §5).
+/// Why a network call did not succeed, classified the way dispatch must react (docs/cloud-api.md §5).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetworkError {
     /// Transient (5xx, overload, maintenance): retry the same request later.
@@ -109,7 +109,7 @@ pub trait MessagingNetwork: Send + Sync + 'static {
         media: &NetworkMediaIds,
     ) -> Result<NetworkReceipt, NetworkError>;
 
-    /// Uploads a file for `sender` (cloud-api.md §2.1) and returns the network's media id, usable by that
+    /// Uploads a file for `sender` (docs/cloud-api.md §2.1) and returns the network's media id, usable by that
     /// sender for 30 days. The bytes are streamed from the file.
     ///
     /// # Errors
@@ -117,7 +117,7 @@ pub trait MessagingNetwork: Send + Sync + 'static {
     async fn upload_media(&self, sender: &SenderNumber, upload: MediaUpload) -> Result<String, NetworkError>;
 
     /// Streams a file the network holds (an inbound message's media), fetched with `sender`'s credentials
-    /// (cloud-api.md §2.2: look the id up, then download its short-lived URL with the same token).
+    /// (docs/cloud-api.md §2.2: look the id up, then download its short-lived URL with the same token).
     ///
     /// # Errors
     /// [`NetworkError::Permanent`] with code `media_not_found` when the network does not know the id (any

@@ -119,6 +119,8 @@ pub struct Plan {
     pub media_allowed: bool,
     /// The largest file accepted, in bytes.
     pub max_file_bytes: u64,
+    /// How many bytes of unexpired uploads the organization may hold at once; `None` is unlimited.
+    pub media_storage_bytes: Option<u64>,
     /// How many customer webhook endpoints may exist.
     pub webhook_endpoints: u32,
 }
@@ -133,10 +135,11 @@ impl Plan {
         }
     }
 
-    /// The plans seeded on first start (api.md §8).
+    /// The plans seeded on first start (docs/api.md §8).
     pub fn defaults() -> Vec<Plan> {
         const MB: u64 = 1_000_000;
-        let plan = |name: &str, rate, burst, quota, media, endpoints| Plan {
+        const GB: u64 = 1_000 * MB;
+        let plan = |name: &str, rate, burst, quota, media, storage, endpoints| Plan {
             name: PlanName(name.to_owned()),
             rate_per_second: rate,
             burst,
@@ -145,13 +148,14 @@ impl Plan {
             template_allowed: true,
             media_allowed: media,
             max_file_bytes: 100 * MB,
+            media_storage_bytes: Some(storage),
             webhook_endpoints: endpoints,
         };
         vec![
-            plan("trial", 1, 5, Some(1_000), false, 1),
-            plan("starter", 20, 40, Some(100_000), true, 3),
-            plan("business", 80, 160, Some(5_000_000), true, 10),
-            plan("enterprise", 1_000, 2_000, None, true, 50),
+            plan("trial", 1, 5, Some(1_000), false, 0, 1),
+            plan("starter", 20, 40, Some(100_000), true, 2 * GB, 3),
+            plan("business", 80, 160, Some(5_000_000), true, 20 * GB, 10),
+            plan("enterprise", 1_000, 2_000, None, true, 200 * GB, 50),
         ]
     }
 }

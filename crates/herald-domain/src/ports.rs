@@ -92,6 +92,10 @@ pub trait AccountStore: Send + Sync + 'static {
 
     async fn plan(&self, name: &PlanName) -> Result<Option<Plan>, StoreError>;
 
+    /// Creates the plan, or replaces every limit of the one with its name; organizations on it get the new
+    /// limits from their next request.
+    async fn put_plan(&self, plan: &Plan) -> Result<(), StoreError>;
+
     /// # Errors
     /// [`StoreError::Conflict`] when the id exists; [`StoreError::NotFound`] when the plan does not.
     async fn create_organization(&self, organization: &Organization) -> Result<(), StoreError>;
@@ -170,12 +174,32 @@ pub enum IdempotencyBegin {
 pub struct IdempotencyClaim {
     pub organization_id: OrganizationId,
     pub key: IdempotencyKey,
+    /// Identifies this claim: once its lock lapses and another request takes the key over, completing or
+    /// releasing with this token changes nothing.
+    pub token: crate::dispatch::ClaimToken,
     pub fingerprint: RequestFingerprint,
     pub now: Timestamp,
     /// A pending claim older than this is abandoned (its process died) and may be taken over.
     pub lock_until: Timestamp,
     /// A completed record older than this (24 h) is forgotten and may be taken over.
     pub completed_after: Timestamp,
+}
+
+impl IdempotencyClaim {
+    /// What the request holds once the claim [`IdempotencyBegin::Started`].
+    pub fn hold(&self) -> IdempotencyHold {
+        IdempotencyHold {
+            key: self.key.clone(),
+            token: self.token,
+        }
+    }
+}
+
+/// An `Idempotency-Key` as one request holds it: the key and the token of its claim.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyHold {
+    pub key: IdempotencyKey,
+    pub token: crate::dispatch::ClaimToken,
 }
 
 /// A dispatch job, written with the message it sends.
@@ -207,8 +231,9 @@ pub struct AcceptRequest {
     pub event: StatusEvent,
     pub job: OutboxJob,
     pub quota: QuotaCharge,
-    /// Completed in the same transaction, so a replay finds the message exactly when it exists.
-    pub idempotency_key: Option<IdempotencyKey>,
+    /// Completed in the same transaction, so a replay finds the message exactly when it exists; only while
+    /// this claim still holds the key.
+    pub idempotency: Option<IdempotencyHold>,
 }
 
 /// The outcome of [`MessageStore::accept`].
@@ -217,6 +242,9 @@ pub enum AcceptOutcome {
     Accepted,
     /// The quota had no room: nothing was written.
     QuotaExceeded,
+    /// The request's idempotency claim lapsed and another request took the key over: nothing was written
+    /// (the key belongs to the other request now).
+    IdempotencyClaimLost,
 }
 
 /// Filters and position of a message log read, newest first.
@@ -246,16 +274,18 @@ pub trait MessageStore: Send + Sync + 'static {
     /// `completed_after` is taken over and answers [`IdempotencyBegin::Started`].
     async fn begin_idempotent(&self, claim: &IdempotencyClaim) -> Result<IdempotencyBegin, StoreError>;
 
-    /// Drops a pending claim whose request was refused, so nothing of it stays. Completed records are
-    /// left alone.
+    /// Drops a pending claim whose request was refused, so nothing of it stays. Completed records, and a
+    /// claim another request took over (another token), are left alone.
     async fn release_idempotent(
         &self,
         organization: &OrganizationId,
-        key: &IdempotencyKey,
+        hold: &IdempotencyHold,
     ) -> Result<(), StoreError>;
 
     /// Accepts a message: writes the message, its first event, its outbox job, the quota count and the
-    /// idempotency record in ONE transaction, or nothing at all.
+    /// idempotency record in ONE transaction, or nothing at all. With an idempotency hold whose claim is no
+    /// longer the record's (its lock lapsed and another request took the key over), nothing is written and
+    /// the answer is [`AcceptOutcome::IdempotencyClaimLost`].
     ///
     /// # Errors
     /// [`StoreError::Conflict`] on a duplicate message id.
@@ -384,7 +414,9 @@ impl RateLimiter for NoRateLimit {
 pub trait OutboxStore: Send + Sync + 'static {
     /// Claims up to `limit` jobs that are due at `now`: pending ones whose time has come, and in-flight ones
     /// whose lease expired (those come back as [`crate::dispatch::JobHistory::Reclaimed`]). Each claimed job
-    /// is leased to `token` until `lease_until`. Any number of workers may call this at once; no job is
+    /// is leased to `token` until `lease_until`. Each sender with due jobs gets a fair share of the batch,
+    /// its oldest, and never more than [`crate::dispatch::sender_claim_cap`] (what it can send within the
+    /// lease). Any number of workers may call this at once; no job is
     /// handed to two live claims.
     async fn claim_jobs(
         &self,
@@ -393,6 +425,16 @@ pub trait OutboxStore: Send + Sync + 'static {
         lease_until: Timestamp,
         limit: u32,
     ) -> Result<Vec<crate::dispatch::ClaimedJob>, StoreError>;
+
+    /// Extends to `lease_until` the lease of each of `jobs` still held by `token` (in flight under that
+    /// claim); answers how many were. A worker renews the jobs it is still working on, so a slow sender or
+    /// a long transfer never lets its lease lapse and another worker send the message again.
+    async fn renew_jobs(
+        &self,
+        token: &crate::dispatch::ClaimToken,
+        jobs: &[JobId],
+        lease_until: Timestamp,
+    ) -> Result<usize, StoreError>;
 
     /// Records an outcome, in one transaction with the message's status change it implies. Answers `false`
     /// (and writes nothing) when the job is no longer held by `completion.token`.
@@ -442,7 +484,8 @@ pub trait TrackingStore: Send + Sync + 'static {
     /// Stores a raw network callback durably, before it is acknowledged.
     async fn store_callback(&self, callback: &crate::dispatch::StoredCallback) -> Result<(), StoreError>;
 
-    /// Stored callbacks not yet processed that were received before `received_before`, oldest first.
+    /// Stored callbacks not yet processed (and not parked) that were received before `received_before`,
+    /// oldest first.
     async fn unprocessed_callbacks(
         &self,
         received_before: Timestamp,
@@ -456,6 +499,29 @@ pub trait TrackingStore: Send + Sync + 'static {
         at: Timestamp,
         note: Option<String>,
     ) -> Result<(), StoreError>;
+
+    /// Records that processing a stored callback failed with `error`. The callback that has now failed
+    /// `park_after` times is parked at `at`: [`Self::unprocessed_callbacks`] no longer lists it, and it is
+    /// kept with its attempt count and last error. Answers whether it is parked.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown callback.
+    async fn record_callback_failure(
+        &self,
+        id: &crate::ids::EventId,
+        at: Timestamp,
+        error: &str,
+        park_after: u32,
+    ) -> Result<bool, StoreError>;
+
+    /// Parked callbacks, oldest first.
+    async fn parked_callbacks(&self, limit: u32) -> Result<Vec<crate::dispatch::ParkedCallback>, StoreError>;
+
+    /// How many callbacks are parked.
+    async fn count_parked_callbacks(&self) -> Result<u64, StoreError>;
+
+    /// Puts every parked callback back into the backlog with a fresh attempt count; answers how many.
+    async fn requeue_parked_callbacks(&self) -> Result<u64, StoreError>;
 }
 
 /// Paces sends per sender number to its throughput.

@@ -1,4 +1,4 @@
-//! The status machine (api.md §5), as pure functions.
+//! The status machine (docs/api.md §5), as pure functions.
 //!
 //! Reports arrive late, out of order and twice. The rules:
 //! - status only moves forward along `accepted → submitted → sent → delivered → read`;

@@ -294,7 +294,7 @@ pub struct ButtonValue {
     pub values: Vec<TemplateText>,
 }
 
-/// Everything a template send supplies. The full form of api.md §4.1 maps onto this directly; the two
+/// Everything a template send supplies. The full form of docs/api.md §4.1 maps onto this directly; the two
 /// shorthands map through [`TemplateVariables::positional`] and [`TemplateVariables::named`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateVariables {

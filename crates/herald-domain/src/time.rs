@@ -6,6 +6,31 @@ pub type Timestamp = chrono::DateTime<chrono::Utc>;
 /// A length of time, signed.
 pub type Duration = chrono::TimeDelta;
 
+/// The longest delay, in days, Herald takes from outside (the network's `Retry-After`, settings): far beyond
+/// any message's deadline, and far from where arithmetic on times overflows.
+pub const LONGEST_DELAY_DAYS: i64 = 30;
+
+/// `delay` held to `0..=LONGEST_DELAY_DAYS`: every duration that comes from outside passes through here before
+/// a time is computed from it, so no input can overflow `now + delay` (chrono panics on overflow).
+pub fn bounded_delay(delay: Duration) -> Duration {
+    delay.clamp(Duration::zero(), Duration::days(LONGEST_DELAY_DAYS))
+}
+
+/// `seconds` as a [`bounded_delay`]; any count (negative, or past what a `Duration` holds) is fine.
+pub fn bounded_seconds(seconds: i64) -> Duration {
+    bounded_delay(Duration::try_seconds(seconds).unwrap_or(out_of_range(seconds)))
+}
+
+/// `milliseconds` as a [`bounded_delay`].
+pub fn bounded_milliseconds(milliseconds: i64) -> Duration {
+    bounded_delay(Duration::try_milliseconds(milliseconds).unwrap_or(out_of_range(milliseconds)))
+}
+
+/// The `Duration` nearest a count too large for one.
+fn out_of_range(count: i64) -> Duration {
+    if count < 0 { Duration::MIN } else { Duration::MAX }
+}
+
 /// The calendar month (UTC) that a monthly quota counts against, as `YYYY-MM`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BillingPeriod(String);
@@ -50,6 +75,19 @@ impl std::fmt::Display for BillingPeriod {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn delays_from_outside_are_bounded() {
+        let longest = Duration::days(LONGEST_DELAY_DAYS);
+        assert_eq!(bounded_seconds(99_999_999_999_999_999), longest);
+        assert_eq!(bounded_seconds(i64::MAX), longest);
+        assert_eq!(bounded_seconds(-5), Duration::zero());
+        assert_eq!(bounded_seconds(30), Duration::seconds(30));
+        assert_eq!(bounded_milliseconds(i64::MIN), Duration::zero());
+        assert_eq!(bounded_milliseconds(1_500), Duration::milliseconds(1_500));
+        assert_eq!(bounded_delay(Duration::MAX), longest);
+        assert_eq!(bounded_delay(Duration::MIN), Duration::zero());
+    }
 
     #[test]
     fn period_is_the_utc_month() {

@@ -14,10 +14,12 @@ mod tests;
 mod webhooks;
 
 pub use admin::{Admin, AdminError, NewSender};
-pub use authenticate::{AuthError, Authenticate, Authenticated};
-pub use callbacks::{CallbackReport, ProcessCallbacks};
+pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
+pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
 pub use dispatch::{DispatchMessages, DispatchPorts, DispatchReport, DispatchSettings};
-pub use media::{Media, MediaBody, MediaContent, MediaContentError, MediaPorts, UploadMediaError};
+pub use media::{
+    Media, MediaBody, MediaContent, MediaContentError, MediaPorts, StorageFull, UploadMediaError,
+};
 pub use owner::{
     AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
     OwnerScope, SessionError, SessionSettings,
@@ -28,7 +30,8 @@ pub use queries::{
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 pub use webhooks::{
-    DeliverWebhooks, DeliveryReport, DeliverySettings, EndpointPatch, ManageWebhooks, WebhookError,
+    DESCRIPTION_MAX_CHARS, DeliverWebhooks, DeliveryReport, DeliverySettings, EndpointPatch, ManageWebhooks,
+    WebhookError, check_description,
 };
 
 use crate::ports::{IdGenerator, StoreError};
@@ -37,6 +40,46 @@ use std::future::Future;
 /// Typed id constructors over the [`IdGenerator`] port.
 pub(crate) fn new_id<T>(ids: &dyn IdGenerator, make: fn(ulid::Ulid) -> T) -> T {
     make(ids.next_ulid())
+}
+
+/// Runs a worker round's `work` (one future per claimed item, each answering its completion) concurrently,
+/// and records each completion as soon as it is in, together with every other one that came in meanwhile
+/// (`record`: one call, so one store transaction, per such batch, answering each completion of it with how
+/// its recording went): attempts that finish together share a
+/// commit, and a slow one never holds back a quick one's outcome. Answers each completion with how its
+/// recording went, in the order they were recorded.
+pub(crate) async fn record_as_they_come<C, W, R>(
+    work: impl IntoIterator<Item = W>,
+    record: impl Fn(Vec<C>) -> R,
+) -> Vec<(C, Result<bool, StoreError>)>
+where
+    W: Future<Output = C>,
+    R: Future<Output = Vec<(C, Result<bool, StoreError>)>>,
+{
+    use futures::StreamExt as _;
+    let (done, mut arrivals) = futures::channel::mpsc::unbounded();
+    let work = futures::future::join_all(work.into_iter().map(|item| {
+        let done = done.clone();
+        async move {
+            // The receiver outlives every sender: it is only dropped when this round ends.
+            let _ = done.unbounded_send(item.await);
+        }
+    }));
+    // Once every item has answered, the channel closes and the recorder ends.
+    drop(done);
+    let recorder = async {
+        let mut recorded = Vec::new();
+        while let Some(first) = arrivals.next().await {
+            let mut batch = vec![first];
+            while let Ok(more) = arrivals.try_recv() {
+                batch.push(more);
+            }
+            recorded.extend(record(batch).await);
+        }
+        recorded
+    };
+    let (_, recorded) = futures::future::join(work, recorder).await;
+    recorded
 }
 
 /// Records a worker round's completions with `together` (one transaction for them all, one flag per

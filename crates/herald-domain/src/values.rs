@@ -72,8 +72,22 @@ impl fmt::Display for PhoneNumber {
     }
 }
 
+/// Refuses control characters (NUL above all: PostgreSQL cannot store it in text), except the line breaks
+/// and tabs of multi-line text when `line_breaks` allows them.
+pub fn no_control_characters(value: &str, what: &str, line_breaks: bool) -> Result<(), InvalidValue> {
+    let allowed = |c: char| line_breaks && matches!(c, '\n' | '\r' | '\t');
+    if value.chars().any(|c| c.is_control() && !allowed(c)) {
+        return Err(InvalidValue::new(if line_breaks {
+            format!("{what} must not contain control characters other than line breaks and tabs")
+        } else {
+            format!("{what} must not contain control characters")
+        }));
+    }
+    Ok(())
+}
+
 macro_rules! bounded_text {
-    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident, $min:expr, $max:expr, $what:literal, line_breaks: $breaks:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash)]
         pub struct $name(String);
@@ -85,9 +99,10 @@ macro_rules! bounded_text {
             pub const MAX_CHARS: usize = $max;
 
             /// # Errors
-            /// [`InvalidValue`] when the length is out of bounds.
+            /// [`InvalidValue`] when the length is out of bounds or the text holds control characters.
             pub fn parse(value: &str) -> Result<Self, InvalidValue> {
                 char_count_between(value, $min, $max, $what)?;
+                no_control_characters(value, $what, $breaks)?;
                 Ok(Self(value.to_owned()))
             }
 
@@ -106,19 +121,19 @@ macro_rules! bounded_text {
 
 bounded_text!(
     /// The body of a text message: 1 to 4096 characters of any script, emoji included.
-    MessageText, 1, 4096, "message"
+    MessageText, 1, 4096, "message", line_breaks: true
 );
 bounded_text!(
     /// A media caption: 1 to 1024 characters.
-    Caption, 1, 1024, "caption"
+    Caption, 1, 1024, "caption", line_breaks: true
 );
 bounded_text!(
     /// A document's file name as the recipient sees it: 1 to 240 characters.
-    FileName, 1, 240, "filename"
+    FileName, 1, 240, "filename", line_breaks: false
 );
 bounded_text!(
     /// A human name for an organization, key or endpoint: 1 to 200 characters.
-    DisplayName, 1, 200, "name"
+    DisplayName, 1, 200, "name", line_breaks: false
 );
 
 /// The integrator's own reference for a message, echoed in the resource and every event: 1 to 128
@@ -254,6 +269,23 @@ pub(crate) fn parse_hex32(value: &str) -> Result<[u8; 32], InvalidValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn free_text_refuses_control_characters_but_multi_line_text_keeps_its_line_breaks() {
+        for bad in ["nul\0", "bell\u{7}", "esc\u{1b}[0m", "del\u{7f}", "c1\u{85}"] {
+            assert!(DisplayName::parse(bad).is_err(), "{bad:?}");
+            assert!(FileName::parse(bad).is_err(), "{bad:?}");
+            assert!(MessageText::parse(bad).is_err(), "{bad:?}");
+            assert!(Caption::parse(bad).is_err(), "{bad:?}");
+        }
+        for name_only in ["two\nlines", "tab\there"] {
+            assert!(DisplayName::parse(name_only).is_err(), "{name_only:?}");
+            assert!(FileName::parse(name_only).is_err(), "{name_only:?}");
+            assert!(MessageText::parse(name_only).is_ok(), "{name_only:?}");
+            assert!(Caption::parse(name_only).is_ok(), "{name_only:?}");
+        }
+        assert!(DisplayName::parse("Acme — Ünïcode ✓ 📦").is_ok());
+    }
 
     #[test]
     fn phone_numbers_are_strict_e164() {

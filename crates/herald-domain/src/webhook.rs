@@ -1,4 +1,4 @@
-//! Customer webhooks (api.md §9): endpoints, deliveries and their attempts, the ports that store and send
+//! Customer webhooks (docs/api.md §9): endpoints, deliveries and their attempts, the ports that store and send
 //! them, and the rules the use cases apply (plan limits, secret rotation, auto-disable).
 
 use crate::dispatch::{ClaimToken, CustomerEventType};
@@ -193,6 +193,15 @@ pub struct DeliveryAttempt {
     pub duration_ms: u64,
 }
 
+/// A `webhook.test` customer event to write with its one delivery.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestEvent {
+    pub event_id: EventId,
+    pub delivery_id: DeliveryId,
+    pub payload: String,
+    pub at: Timestamp,
+}
+
 /// One event's delivery to one endpoint, with its attempts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
@@ -227,7 +236,7 @@ pub struct ClaimedDelivery {
 pub struct AttemptReport {
     pub attempt: DeliveryAttempt,
     pub succeeded: bool,
-    /// When to try again (the schedule of api.md §9 with jitter, `Retry-After` and the 60 s floor applied);
+    /// When to try again (the schedule of docs/api.md §9 with jitter, `Retry-After` and the 60 s floor applied);
     /// `None` when the schedule is exhausted.
     pub retry_in: Option<Duration>,
 }
@@ -248,13 +257,50 @@ pub struct DeliveryCompletion {
     pub disable_reason: Option<String>,
 }
 
+/// Changes to an endpoint (`PATCH`): only the fields given change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointPatch {
+    pub url: Option<WebhookUrl>,
+    pub events: Option<EventSelection>,
+    /// `Some(None)` clears the description.
+    pub description: Option<Option<String>>,
+    pub enabled: Option<bool>,
+}
+
+impl EndpointPatch {
+    /// The patch applied to an endpoint held in memory, as a store applies it to its row: the given fields,
+    /// `updated_at`, and a re-enabled endpoint's disable reason and failing streak cleared.
+    pub fn apply_to(&self, endpoint: &mut WebhookEndpoint, at: Timestamp) {
+        if let Some(url) = &self.url {
+            endpoint.url = url.clone();
+        }
+        if let Some(events) = self.events {
+            endpoint.events = events;
+        }
+        if let Some(description) = &self.description {
+            endpoint.description.clone_from(description);
+        }
+        if let Some(enabled) = self.enabled {
+            if enabled && !endpoint.enabled {
+                endpoint.disabled_reason = None;
+                endpoint.failing_since = None;
+            }
+            endpoint.enabled = enabled;
+        }
+        endpoint.updated_at = at;
+    }
+}
+
 /// Endpoints and deliveries. Fan-out happens inside the store, in the transaction that writes each customer
 /// event: one delivery per subscribed endpoint of the organization (`pending` when enabled, `skipped` when
 /// disabled), so no event ever exists without its deliveries.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WebhookStore: Send + Sync + 'static {
-    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError>;
+    /// Creates the endpoint unless its organization already has `limit` endpoints; answers whether it
+    /// did. The count and the insert are one transaction that concurrent creates of the organization
+    /// take in turn, so together they never pass `limit`.
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint, limit: u32) -> Result<bool, StoreError>;
     /// The organization's endpoints, oldest first.
     async fn endpoints(&self, organization: &OrganizationId) -> Result<Vec<WebhookEndpoint>, StoreError>;
     async fn endpoint(
@@ -262,22 +308,41 @@ pub trait WebhookStore: Send + Sync + 'static {
         organization: &OrganizationId,
         id: &WebhookId,
     ) -> Result<Option<WebhookEndpoint>, StoreError>;
-    /// Replaces the endpoint's fields (url, events, description, enabled, disabled_reason, secrets,
-    /// failing_since, updated_at). # Errors [`StoreError::NotFound`].
-    async fn update_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError>;
+    /// Writes the fields `patch` gives, and `updated_at`; nothing else. Enabling a disabled endpoint also
+    /// clears its disable reason and failing streak. # Errors [`StoreError::NotFound`].
+    async fn patch_endpoint(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        patch: &EndpointPatch,
+        at: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// In one statement: the current secret becomes the previous one (signing until `previous_until`) and
+    /// `secret` the current one. # Errors [`StoreError::NotFound`].
+    async fn rotate_endpoint_secret(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        secret: &SealedSecret,
+        previous_until: Timestamp,
+        at: Timestamp,
+    ) -> Result<(), StoreError>;
     /// Deletes the endpoint and its deliveries. # Errors [`StoreError::NotFound`].
     async fn delete_endpoint(&self, organization: &OrganizationId, id: &WebhookId) -> Result<(), StoreError>;
 
-    /// Writes a `webhook.test` customer event with `payload` and one pending delivery of it to `endpoint`.
+    /// Writes a `webhook.test` customer event and one pending delivery of it to `endpoint`, unless the
+    /// endpoint already has `max_pending` test deliveries pending (`false`: nothing written). The check and
+    /// the write are one step.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for another organization's or an unknown endpoint.
     async fn record_test_event(
         &self,
         organization: &OrganizationId,
         endpoint: &WebhookId,
-        event_id: &EventId,
-        delivery_id: &DeliveryId,
-        payload: &str,
-        at: Timestamp,
-    ) -> Result<(), StoreError>;
+        event: &TestEvent,
+        max_pending: u32,
+    ) -> Result<bool, StoreError>;
 
     /// The endpoint's deliveries, newest first, with their attempts; `before` is the cursor.
     async fn deliveries(

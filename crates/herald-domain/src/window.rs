@@ -1,4 +1,4 @@
-//! The 24-hour customer service window (api.md §7): free-form messages may go to a number only within
+//! The 24-hour customer service window (docs/api.md §7): free-form messages may go to a number only within
 //! 24 hours after that number last wrote to the sender. Templates may go at any time.
 
 use crate::ids::{OrganizationId, SenderId};

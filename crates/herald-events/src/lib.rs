@@ -1,4 +1,4 @@
-//! The bodies of customer events (api.md §9). Stores build them in the transaction that writes the event, so
+//! The bodies of customer events (docs/api.md §9). Stores build them in the transaction that writes the event, so
 //! what a customer receives is exactly what was recorded at that moment; every store (and the in-memory fake)
 //! uses these builders, so the wire format is defined once.
 

@@ -1,13 +1,15 @@
-//! The bearer-key extractor: every `/api/v1` handler takes a [`Caller`], the tenant scope (api.md §1).
+//! The bearer-key extractor: every `/api/v1` handler takes a [`Caller`], the tenant scope (docs/api.md §1).
 
 use crate::ApiContext;
-use crate::error::ApiError;
-use crate::ratelimit;
+use crate::client_address::client_address;
+use crate::error::{ApiError, RateScope};
+use crate::ratelimit::{self, SendRoute};
 use crate::request_id::record_organization;
 use actix_web::dev::Payload;
 use actix_web::http::Method;
 use actix_web::http::header::{AUTHORIZATION, HeaderMap};
 use actix_web::{FromRequest, HttpRequest, web};
+use herald_domain::client_address::AddressBucket;
 use herald_domain::ports::RateDecision;
 use herald_domain::usecases::Authenticated;
 use std::future::Future;
@@ -28,20 +30,59 @@ impl FromRequest for Caller {
                 .app_data::<web::Data<ApiContext>>()
                 .cloned()
                 .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("ApiContext is missing from app data")))?;
+            let address = client_address(&req, &ctx.trusted_proxies);
+            let bucket = AddressBucket::of(address);
+            // Before the key is looked at: a guessing address over its limit costs the store nothing.
+            if let RateDecision::Limited {
+                limit,
+                retry_after_seconds,
+            } = ctx.auth_failures.check(&bucket)
+            {
+                tracing::debug!(client = %address, "API request refused: too many failed authentications");
+                return Err(ApiError::RateLimited {
+                    limit,
+                    retry_after_seconds,
+                    scope: RateScope::FailedAuthentications,
+                });
+            }
             // Missing, wrong scheme and malformed all end as the same `unauthenticated` as an unknown key.
-            let token = bearer_token(req.headers()).ok_or(ApiError::Unauthenticated)?;
-            let caller = ctx.authenticate.execute(token).await?;
+            let authenticated = match bearer_token(req.headers()) {
+                Some(token) => ctx.authenticate.execute(token).await.map_err(ApiError::from),
+                None => Err(ApiError::Unauthenticated),
+            };
+            // Only keys that open nothing count: a disabled key or a suspended organization is a known
+            // client, and a store failure is not the caller's.
+            if let Err(ApiError::Unauthenticated) = &authenticated
+                && let RateDecision::Allowed { remaining: 0, .. } = ctx.auth_failures.record_failure(&bucket)
+            {
+                // Logged when the address uses up its allowance, not for every refused request after, so a
+                // flood of bad keys does not flood the log as well.
+                tracing::warn!(
+                    client = %address,
+                    bucket = %bucket,
+                    "too many failed API authentications; the address must wait"
+                );
+            }
+            let caller = authenticated?;
             record_organization(&req, &caller.organization.id);
-            // Reads are bounded per key, separately from the organization's send rate.
-            if matches!(*req.method(), Method::GET | Method::HEAD)
+            // Reads and writes other than sends are bounded per key; sends cost the organization's send rate.
+            let limiter = if matches!(*req.method(), Method::GET | Method::HEAD) {
+                Some((&ctx.read_limiter, RateScope::Reads))
+            } else if req.app_data::<SendRoute>().is_some() {
+                None
+            } else {
+                Some((&ctx.write_limiter, RateScope::Writes))
+            };
+            if let Some((limiter, scope)) = limiter
                 && let RateDecision::Limited {
                     limit,
                     retry_after_seconds,
-                } = ctx.read_limiter.check(&caller.key_id.to_string())
+                } = limiter.check(&caller.key_id.to_string())
             {
                 return Err(ApiError::RateLimited {
                     limit,
                     retry_after_seconds,
+                    scope,
                 });
             }
             let allowance = ctx

@@ -1,4 +1,4 @@
-//! Wire types: the resources Herald answers with (api.md §5, §7) and the documented shapes of the send
+//! Wire types: the resources Herald answers with (docs/api.md §5, §7) and the documented shapes of the send
 //! bodies. Send bodies are converted by hand (`send_body`), so their types here only describe them in the
 //! OpenAPI document.
 
@@ -18,7 +18,7 @@ fn time_opt(at: Option<Timestamp>) -> Option<String> {
     at.map(time)
 }
 
-/// A message and where it stands (api.md §5).
+/// A message and where it stands (docs/api.md §5).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct MessageResource {
     #[schema(example = "msg_01JD0000000000000000000000")]
@@ -222,7 +222,7 @@ pub struct EventListResource {
     pub data: Vec<EventResource>,
 }
 
-/// Whether free-form messages to a number may go now (api.md §7).
+/// Whether free-form messages to a number may go now (docs/api.md §7).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct WindowResource {
     #[schema(example = "+15551234567")]

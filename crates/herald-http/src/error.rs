@@ -1,4 +1,4 @@
-//! The one mapping from every failure to an `application/problem+json` answer (api.md §2).
+//! The one mapping from every failure to an `application/problem+json` answer (docs/api.md §2).
 
 use actix_web::http::StatusCode;
 use actix_web::http::header;
@@ -8,7 +8,9 @@ use herald_domain::media::UploadError;
 use herald_domain::organization::MessageKind;
 use herald_domain::ports::StoreError;
 use herald_domain::template::TemplateRef;
-use herald_domain::usecases::{AuthError, MediaContentError, QueryError, SendError, UploadMediaError};
+use herald_domain::usecases::{
+    AuthError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
+};
 use herald_domain::values::PhoneNumber;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -36,7 +38,7 @@ pub struct Problem {
     pub type_: String,
     pub title: String,
     pub status: u16,
-    /// The stable machine code (api.md §2).
+    /// The stable machine code (docs/api.md §2).
     pub code: String,
     pub detail: String,
     /// The `X-Request-Id` of the request, for support.
@@ -52,6 +54,21 @@ pub struct Problem {
 pub struct ProblemField {
     pub field: String,
     pub message: String,
+}
+
+/// Which allowance a `429 rate_limited` ran out of: its detail names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateScope {
+    /// The organization's send rate (the plan's).
+    Sends,
+    /// The key's read requests.
+    Reads,
+    /// The key's writes other than sends.
+    Writes,
+    /// An endpoint's undelivered test events.
+    WebhookTests,
+    /// Failed authentications from the client's address.
+    FailedAuthentications,
 }
 
 /// Every way an API request can fail. All errors of the adapter and of the domain end up here, and
@@ -111,8 +128,12 @@ pub enum ApiError {
     HeaderMediaMismatch(String),
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyKeyReused,
-    #[error("send rate exceeded")]
-    RateLimited { limit: u32, retry_after_seconds: u64 },
+    #[error("rate limited ({scope:?})")]
+    RateLimited {
+        limit: u32,
+        retry_after_seconds: u64,
+        scope: RateScope,
+    },
     #[error("monthly quota exceeded")]
     QuotaExceeded { limit: u64, retry_after_seconds: u64 },
     /// The store or a dependency is down; the text is for the log only.
@@ -156,7 +177,7 @@ impl ApiError {
         }
     }
 
-    /// The stable machine code of api.md §2.
+    /// The stable machine code of docs/api.md §2.
     pub fn code(&self) -> &'static str {
         match self {
             Self::Unauthenticated => "unauthenticated",
@@ -279,9 +300,27 @@ impl ApiError {
             Self::RateLimited {
                 limit,
                 retry_after_seconds,
-            } => format!(
-                "The plan allows {limit} sends at once; retry after {retry_after_seconds} s."
-            ),
+                scope,
+            } => match scope {
+                RateScope::Sends => {
+                    format!("The plan allows {limit} sends at once; retry after {retry_after_seconds} s.")
+                }
+                RateScope::Reads => format!(
+                    "This key may make {limit} reads at once; retry after {retry_after_seconds} s."
+                ),
+                RateScope::Writes => format!(
+                    "This key may make {limit} changes at once (uploads, webhook and template operations); \
+                     retry after {retry_after_seconds} s."
+                ),
+                RateScope::FailedAuthentications => format!(
+                    "Too many failed authentications from this address ({limit} a minute); retry after \
+                     {retry_after_seconds} s."
+                ),
+                RateScope::WebhookTests => format!(
+                    "This endpoint already has {limit} test events waiting to be delivered; retry after \
+                     {retry_after_seconds} s."
+                ),
+            },
             Self::QuotaExceeded {
                 limit,
                 retry_after_seconds,
@@ -334,6 +373,7 @@ impl ApiError {
             Self::RateLimited {
                 limit,
                 retry_after_seconds,
+                ..
             } => {
                 let seconds = (*retry_after_seconds).max(1);
                 response.insert_header((header::RETRY_AFTER, seconds));
@@ -355,7 +395,9 @@ impl ApiError {
             // Serializing plain strings and numbers cannot fail; keep a valid body regardless.
             format!("{{\"code\":\"{}\"}}", self.code())
         });
-        response.body(body)
+        let mut response = response.body(body);
+        response.extensions_mut().insert(ProblemCode(self.code()));
+        response
     }
 
     /// Logs what the client must not see, with the request id, once per failed request.
@@ -383,6 +425,10 @@ impl ResponseError for ApiError {
         self.to_response(None)
     }
 }
+
+/// The problem `code` of an error response, kept on the response for the metrics middleware.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ProblemCode(pub(crate) &'static str);
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
@@ -415,6 +461,7 @@ impl From<SendError> for ApiError {
             } => Self::RateLimited {
                 limit,
                 retry_after_seconds: retry_after_seconds.max(1),
+                scope: RateScope::Sends,
             },
             SendError::Invalid(errors) => Self::Validation(errors),
             SendError::TemplateNotFound(reference) => Self::TemplateNotFound(reference),
@@ -434,8 +481,19 @@ impl From<SendError> for ApiError {
             },
             SendError::IdempotencyConflict => Self::IdempotencyConflict,
             SendError::IdempotencyKeyReused => Self::IdempotencyKeyReused,
+            SendError::StorageFull(full) => full.into(),
             SendError::Store(store) => store.into(),
         }
+    }
+}
+
+impl From<StorageFull> for ApiError {
+    fn from(full: StorageFull) -> Self {
+        Self::FileTooLarge(format!(
+            "The organization's media storage is full: its unexpired uploads hold {} of the plan's {} \
+             bytes and this file has {}; space comes back as uploads expire, 30 days after each",
+            full.used, full.limit, full.size
+        ))
     }
 }
 
@@ -444,6 +502,10 @@ impl From<UploadError> for ApiError {
         match error {
             UploadError::Empty => Self::field("file", "the file is empty"),
             UploadError::Unsupported(detail) => Self::UnsupportedFileType(capitalized(&detail)),
+            // A limit below the kind's own is the plan's (the upload was held to both).
+            UploadError::TooLarge { kind, limit } if limit < kind.max_bytes() => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
             UploadError::TooLarge { kind, limit } => Self::FileTooLarge(format!(
                 "The file is larger than the {limit} bytes a {} may have",
                 kind.as_str()
@@ -462,6 +524,7 @@ impl From<UploadMediaError> for ApiError {
             UploadMediaError::TooLarge { limit } => Self::FileTooLarge(format!(
                 "The file is larger than the plan's limit of {limit} bytes"
             )),
+            UploadMediaError::StorageFull(full) => full.into(),
             UploadMediaError::Store(store) => store.into(),
         }
     }

@@ -1,4 +1,4 @@
-//! The file operations (api.md §4.3–§4.5, and reading media back, §9).
+//! The file operations (docs/api.md §4.3–§4.5, and reading media back, §9).
 
 use crate::ApiContext;
 use crate::auth::Caller;
@@ -6,7 +6,7 @@ use crate::dto::SendFileRequest;
 use crate::error::{ApiError, Problem};
 use crate::handlers::{self, HandlerResult, SEND_FILE_PATH, SEND_TEMPLATE_MEDIA_PATH};
 use crate::multipart::{self, Form};
-use crate::responses::{KeyedResponses, ReadResponses, SendAccepted, SendResponses};
+use crate::responses::{KeyedResponses, ReadResponses, SendAccepted, SendResponses, WriteResponses};
 use crate::send_body::{self, SendOperation};
 use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -118,7 +118,7 @@ impl From<&MediaFile> for MediaUploadResource {
     responses(
         (status = 400, description = "`invalid_json`: the JSON body or the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit, a text part over 64 KiB, a form over its budget, or no room left in the organization's media storage.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_file_type`: the bytes are not PDF, JPEG, PNG, MP4 or 3GPP; `unsupported_media_type`: neither multipart nor JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed` (a missing `to` or `file`, an empty file, a caption over 1,024 characters, an unknown `media_id`), `service_window_closed`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
         SendAccepted,
@@ -140,7 +140,14 @@ pub(crate) async fn send_file(
         return Err(ApiError::NotMultipart { json_too: true }.into());
     }
     refuse_media_early(&caller)?;
-    let form = multipart::read_form(&req, payload, ctx.files.as_ref(), &SEND_FILE_PARTS).await?;
+    let form = multipart::read_form(
+        &req,
+        payload,
+        ctx.files.as_ref(),
+        &SEND_FILE_PARTS,
+        caller.0.plan.max_file_bytes,
+    )
+    .await?;
     let draft = send_body::multipart_file_draft(&form);
     send_form(
         &ctx,
@@ -172,7 +179,7 @@ pub(crate) async fn send_file(
         (status = 400, description = "`invalid_json`: the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit, a text part over 64 KiB, a form over its budget, or no room left in the organization's media storage.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_file_type`, `unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`, `template_not_approved`, `template_variables_mismatch`, `header_media_mismatch`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
         SendAccepted,
@@ -188,7 +195,14 @@ pub(crate) async fn send_template_media(
     payload: web::Payload,
 ) -> HandlerResult {
     refuse_media_early(&caller)?;
-    let form = multipart::read_form(&req, payload, ctx.files.as_ref(), &SEND_TEMPLATE_MEDIA_PARTS).await?;
+    let form = multipart::read_form(
+        &req,
+        payload,
+        ctx.files.as_ref(),
+        &SEND_TEMPLATE_MEDIA_PARTS,
+        caller.0.plan.max_file_bytes,
+    )
+    .await?;
     let draft = send_body::multipart_template_draft(&form);
     send_form(
         &ctx,
@@ -202,7 +216,7 @@ pub(crate) async fn send_template_media(
     .await
 }
 
-/// The plan check comes before the body is read (api.md §8), so a plan without media never streams a
+/// The plan check comes before the body is read (docs/api.md §8), so a plan without media never streams a
 /// 100 MB upload only to refuse it.
 fn refuse_media_early(caller: &Caller) -> Result<(), ApiError> {
     if caller.0.plan.allows(MessageKind::Media) {
@@ -251,11 +265,12 @@ async fn send_form(
             headers(("Location" = String, description = "/api/v1/media/{id}/content"))),
         (status = 400, description = "`invalid_json`: the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "`payload_too_large`.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "`payload_too_large`: over the kind's or the plan's largest file, a text part over 64 KiB, a form over its budget, or no room left in the organization's media storage.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_file_type`, `unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: no `file` part, an empty file, or an unknown part.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -266,7 +281,14 @@ pub(crate) async fn upload_media(
     payload: web::Payload,
 ) -> HandlerResult {
     refuse_media_early(&caller)?;
-    let mut form = multipart::read_form(&req, payload, ctx.files.as_ref(), &[]).await?;
+    let mut form = multipart::read_form(
+        &req,
+        payload,
+        ctx.files.as_ref(),
+        &[],
+        caller.0.plan.max_file_bytes,
+    )
+    .await?;
     let mut errors = form.errors.clone();
     let file = form.file.take();
     let filename = file

@@ -76,7 +76,9 @@ pub async fn read_form(
         Ok(payload) => payload,
         Err(error) => return Outcome::Refused(ApiError::Internal(anyhow::anyhow!("{error}"))),
     };
-    match multipart::read_form(&req, payload, files, &TEXT_PARTS).await {
+    // The widest plan: the network's own per-kind limits are the ones under test.
+    let max_file_bytes = herald_domain::message::MediaKind::Document.max_bytes();
+    match multipart::read_form(&req, payload, files, &TEXT_PARTS, max_file_bytes).await {
         Ok(form) => {
             let fingerprint = form.fingerprint("/api/v1/media");
             let (file, filename) = match form.file {

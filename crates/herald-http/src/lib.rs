@@ -1,9 +1,10 @@
-//! Herald's REST adapter (actix-web 4): the API of api.md §1–§5, §7, §9 and §11.
+//! Herald's REST adapter (actix-web 4): the API of docs/api.md §1–§5, §7, §9 and §11.
 //!
 //! Handlers are thin: they turn requests into domain commands, call one use case and map its result.
 //! Every failure becomes an `application/problem+json` answer through [`ApiError`], in one place.
 
 mod auth;
+mod client_address;
 mod cursor;
 mod dto;
 mod error;
@@ -12,6 +13,7 @@ mod files;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod handlers;
+mod metrics;
 mod multipart;
 pub mod network;
 mod openapi;
@@ -23,6 +25,7 @@ mod templates;
 mod webhooks;
 
 pub use auth::Caller;
+pub use client_address::{AuthFailureLimit, NoAuthFailureLimit};
 pub use dto::{
     EventListResource, EventResource, MessageErrorResource, MessagePageResource, MessageResource,
     WindowResource,
@@ -30,7 +33,7 @@ pub use dto::{
 pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
 pub use files::MediaUploadResource;
 pub use openapi::openapi;
-pub use ratelimit::{NoReadLimit, ReadLimit};
+pub use ratelimit::{KeyLimit, NoKeyLimit, SendRoute};
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};
 pub use templates::{TemplateListResource, TemplateResource, TemplateSyncResource};
 pub use webhooks::{
@@ -62,7 +65,7 @@ pub fn request_fingerprint(
     send_body::fingerprint(path, body)
 }
 
-/// The largest JSON body a send takes (api.md §2: `payload_too_large` above it).
+/// The largest JSON body a send takes (docs/api.md §2: `payload_too_large` above it).
 pub const JSON_LIMIT_BYTES: usize = 256 * 1024;
 
 /// The use cases the API drives, built by the application.
@@ -75,18 +78,24 @@ pub struct ApiContext {
     pub window_status: WindowStatus,
     pub templates: ListTemplates,
     pub sync_templates: Arc<SyncTemplates>,
-    /// Customer webhook endpoints (api.md §9).
+    /// Customer webhook endpoints (docs/api.md §9).
     pub webhooks: ManageWebhooks,
-    /// Uploads and reading media back (api.md §4.5, §9).
+    /// Uploads and reading media back (docs/api.md §4.5, §9).
     pub media: Media,
     /// Where multipart uploads are staged while they stream in.
     pub files: Arc<dyn MediaStore>,
     /// The organizations' send-rate limiter, peeked (cost 0) for the `RateLimit-*` headers; the domain
     /// itself charges sends against it.
     pub send_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
-    /// The per-key limit on reads (api.md §3: default 50/s, burst 100).
-    pub read_limiter: Arc<dyn ReadLimit>,
+    /// The per-key limit on reads (docs/api.md §3: default 50/s, burst 100).
+    pub read_limiter: Arc<dyn KeyLimit>,
+    /// The per-key limit on writes other than sends (docs/api.md §3: default 5/s, burst 20).
+    pub write_limiter: Arc<dyn KeyLimit>,
     pub readiness: Arc<dyn Readiness>,
+    /// Whose `X-Forwarded-For` names the client (`HERALD_TRUSTED_PROXIES`); empty: the TCP peer is.
+    pub trusted_proxies: herald_domain::client_address::TrustedProxies,
+    /// Failed authentications per client address (docs/api.md §1: default 30 a minute).
+    pub auth_failures: Arc<dyn AuthFailureLimit>,
 }
 
 /// Whether the service can take traffic: the store is reachable and its migrations are current.
@@ -122,6 +131,8 @@ pub fn app(
         .wrap(TracingLogger::<HeraldRootSpan>::new())
         .wrap(from_fn(refuse_preflight))
         .wrap(from_fn(request_id::middleware))
+        // Outermost, so it sees every answer as sent, errors already rendered as problems.
+        .wrap(from_fn(metrics::record))
 }
 
 /// Registers Herald's own routes.
@@ -130,11 +141,13 @@ fn routes(config: &mut web::ServiceConfig) {
         .service(
             web::scope("/api/v1")
                 // The send operations come before `/messages/{id}`, so `GET /messages/send-text` is a 405.
-                .service(resource("/messages/send-template").route(web::post().to(handlers::send_template)))
-                .service(resource("/messages/send-text").route(web::post().to(handlers::send_text)))
-                .service(resource("/messages/send-file").route(web::post().to(files::send_file)))
                 .service(
-                    resource("/messages/send-template-media")
+                    send_resource("/messages/send-template").route(web::post().to(handlers::send_template)),
+                )
+                .service(send_resource("/messages/send-text").route(web::post().to(handlers::send_text)))
+                .service(send_resource("/messages/send-file").route(web::post().to(files::send_file)))
+                .service(
+                    send_resource("/messages/send-template-media")
                         .route(web::post().to(files::send_template_media)),
                 )
                 .service(resource("/media").route(web::post().to(files::upload_media)))
@@ -182,6 +195,11 @@ fn routes(config: &mut web::ServiceConfig) {
 /// A resource that answers other methods with a `method_not_allowed` problem.
 fn resource(path: &str) -> Resource {
     web::resource(path).default_service(web::to(handlers::method_not_allowed))
+}
+
+/// A send operation's resource: the send rate bounds it, not the per-key write limit.
+fn send_resource(path: &str) -> Resource {
+    resource(path).app_data(SendRoute)
 }
 
 fn json_config() -> web::JsonConfig {

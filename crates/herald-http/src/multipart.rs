@@ -1,4 +1,4 @@
-//! The multipart front of the file operations (api.md §4.3–§4.5).
+//! The multipart front of the file operations (docs/api.md §4.3–§4.5).
 //!
 //! The form is read as a stream: small text parts are collected (each held to a few KiB), and the one
 //! `file` part goes chunk by chunk into an [`Upload`] of the media store, which judges the kind from the
@@ -13,6 +13,7 @@ use actix_web::http::header::{self, HeaderMap};
 use actix_web::web;
 use futures::StreamExt as _;
 use herald_domain::media::{MediaStore, StagedFile, Upload};
+use herald_domain::message::MediaKind;
 use herald_domain::values::RequestFingerprint;
 use herald_domain::{FieldError, ValidationErrors};
 use std::collections::BTreeMap;
@@ -22,6 +23,12 @@ const TEXT_PART_LIMIT: usize = 64 * 1024;
 
 /// More parts than any operation takes is a broken or hostile form.
 const MAX_PARTS: usize = 16;
+
+/// The kind with the highest limit of the network's: no form carries more than one such file.
+const LARGEST_FILE_KIND: MediaKind = MediaKind::Document;
+
+/// What a part's boundary and headers may add to the form's size in the budget.
+const PART_HEADERS_LIMIT: usize = 1024;
 
 /// Whether a request body is a multipart form, judged from its `Content-Type`.
 pub(crate) fn is_multipart(req: &HttpRequest) -> bool {
@@ -93,19 +100,27 @@ impl Form {
 /// # Errors
 /// - `415 unsupported_media_type` when the body is not `multipart/form-data`;
 /// - `400 invalid_json` when the form cannot be parsed (the contract's code for an unparsable body);
-/// - `413 payload_too_large` / `415 unsupported_file_type` from the file part, as soon as the bytes show it;
+/// - `413 payload_too_large` / `415 unsupported_file_type` from the file part, as soon as the bytes show it
+///   (held to the kind's limit and to `max_file_bytes`, the plan's); `413` also for a text part over
+///   [`TEXT_PART_LIMIT`] and for a form over its whole budget (a declared `Content-Length` is judged before
+///   anything is read);
 /// - `503 unavailable` when the staging area fails.
 ///
-/// Unknown, repeated or oversized text parts, and a second file, are field errors in [`Form::errors`].
+/// Unknown or repeated text parts, and a second file, are field errors in [`Form::errors`].
 pub(crate) async fn read_form(
     req: &HttpRequest,
     payload: web::Payload,
     files: &dyn MediaStore,
     text_parts: &[&str],
+    max_file_bytes: u64,
 ) -> Result<Form, ApiError> {
     if !is_multipart(req) {
         return Err(ApiError::NotMultipart { json_too: false });
     }
+    if let Some(declared) = content_length(req.headers()) {
+        Budget::for_file(max_file_bytes).take(declared)?;
+    }
+    let mut budget = Budget::for_file(max_file_bytes);
     let mut multipart = Multipart::new(req.headers(), payload);
     let mut form = Form::default();
     let mut parts = 0_usize;
@@ -129,12 +144,14 @@ pub(crate) async fn read_form(
             if form.file.is_some() {
                 form.errors
                     .push(FieldError::new("file", "only one file may be sent"));
-                drain(&mut field).await?;
+                drain(&mut field, &mut budget).await?;
                 continue;
             }
-            let mut upload = files.begin_upload().await?;
+            let mut upload = files.begin_upload(max_file_bytes).await?;
             while let Some(chunk) = field.next().await {
                 let chunk = chunk.map_err(form_error)?;
+                // The upload holds the file to its own limit; the budget bounds the whole form.
+                budget.take(chunk.len() as u64)?;
                 push(upload.as_mut(), &chunk).await?;
             }
             match upload.finish().await {
@@ -167,44 +184,94 @@ pub(crate) async fn read_form(
                 format!("it takes `file` and `{}`", text_parts.join("`, `"))
             };
             form.errors.push(FieldError::new(
-                shown,
+                shown.clone(),
                 format!("is not a part of this form ({takes})"),
             ));
-            drain(&mut field).await?;
+            read_text(&mut field, &mut budget, &shown).await?;
             continue;
         }
-        let mut bytes = Vec::new();
-        let mut too_long = false;
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(form_error)?;
-            if bytes.len() + chunk.len() > TEXT_PART_LIMIT {
-                too_long = true;
-                continue;
+        let bytes = read_text(&mut field, &mut budget, &name).await?;
+        match (form.fields.entry(name), String::from_utf8(bytes)) {
+            (std::collections::btree_map::Entry::Occupied(entry), _) => {
+                form.errors
+                    .push(FieldError::new(entry.key().as_str(), "is given more than once"));
             }
-            bytes.extend_from_slice(&chunk);
-        }
-        if too_long {
-            form.errors.push(FieldError::new(
-                name,
-                format!("is longer than {TEXT_PART_LIMIT} bytes"),
-            ));
-        } else {
-            match (form.fields.entry(name), String::from_utf8(bytes)) {
-                (std::collections::btree_map::Entry::Occupied(entry), _) => {
-                    form.errors
-                        .push(FieldError::new(entry.key().as_str(), "is given more than once"));
-                }
-                (std::collections::btree_map::Entry::Vacant(entry), Ok(text)) => {
-                    entry.insert(text);
-                }
-                (std::collections::btree_map::Entry::Vacant(entry), Err(_)) => {
-                    form.errors
-                        .push(FieldError::new(entry.key().as_str(), "must be UTF-8 text"));
-                }
+            (std::collections::btree_map::Entry::Vacant(entry), Ok(text)) => {
+                entry.insert(text);
+            }
+            (std::collections::btree_map::Entry::Vacant(entry), Err(_)) => {
+                form.errors
+                    .push(FieldError::new(entry.key().as_str(), "must be UTF-8 text"));
             }
         }
     }
     Ok(form)
+}
+
+/// The bytes a whole form may carry: one file of the plan's largest size and every other part at its
+/// limit. Counting every part, known or not, is what keeps a form of junk parts or a second file from
+/// being read without end.
+#[derive(Debug, Clone, Copy)]
+struct Budget {
+    limit: u64,
+    used: u64,
+}
+
+impl Budget {
+    fn for_file(max_file_bytes: u64) -> Self {
+        let overhead = (MAX_PARTS * (TEXT_PART_LIMIT + PART_HEADERS_LIMIT)) as u64;
+        Self {
+            limit: max_file_bytes
+                .min(LARGEST_FILE_KIND.max_bytes())
+                .saturating_add(overhead),
+            used: 0,
+        }
+    }
+
+    /// # Errors
+    /// `413 payload_too_large` once the form passes its limit: nothing more of it is read.
+    fn take(&mut self, bytes: u64) -> Result<(), ApiError> {
+        self.used = self.used.saturating_add(bytes);
+        if self.used > self.limit {
+            return Err(ApiError::FileTooLarge(format!(
+                "The form is larger than the {} bytes it may have (one file within the plan's limit \
+                 and its text parts)",
+                self.limit
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A text part's bytes, refused with `413` as soon as they pass [`TEXT_PART_LIMIT`]: reading on to
+/// report a field error would let one part be as long as the client likes.
+async fn read_text(
+    field: &mut actix_multipart::Field,
+    budget: &mut Budget,
+    name: &str,
+) -> Result<Vec<u8>, ApiError> {
+    let mut bytes = Vec::new();
+    while let Some(chunk) = field.next().await {
+        let chunk = chunk.map_err(form_error)?;
+        budget.take(chunk.len() as u64)?;
+        if bytes.len() + chunk.len() > TEXT_PART_LIMIT {
+            return Err(ApiError::FileTooLarge(format!(
+                "The form's part `{name}` is longer than the {TEXT_PART_LIMIT} bytes a text part may have"
+            )));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Whether a part's declared type says something else than its bytes. The kind is always judged from the
@@ -232,10 +299,11 @@ async fn push(upload: &mut dyn Upload, chunk: &[u8]) -> Result<(), ApiError> {
     upload.push(chunk).await.map_err(ApiError::from)
 }
 
-/// Reads a part to its end without keeping it (the form's later parts still need reading).
-async fn drain(field: &mut actix_multipart::Field) -> Result<(), ApiError> {
+/// Reads a part to its end without keeping it (the form's later parts still need reading), within the
+/// form's budget.
+async fn drain(field: &mut actix_multipart::Field, budget: &mut Budget) -> Result<(), ApiError> {
     while let Some(chunk) = field.next().await {
-        chunk.map_err(form_error)?;
+        budget.take(chunk.map_err(form_error)?.len() as u64)?;
     }
     Ok(())
 }

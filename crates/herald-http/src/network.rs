@@ -1,4 +1,4 @@
-//! The network-facing endpoints (api.md §10): `GET /webhooks/whatsapp` answers the verification handshake,
+//! The network-facing endpoints (docs/api.md §10): `GET /webhooks/whatsapp` answers the verification handshake,
 //! `POST /webhooks/whatsapp` takes the network's signed callbacks.
 
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -88,12 +88,14 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
         .get("x-hub-signature-256")
         .and_then(|v| v.to_str().ok());
     if !webhook.authenticator.signature_valid(signature, &body) {
+        metrics::counter!("herald_callbacks_received_total", "outcome" => "bad_signature").increment(1);
         tracing::warn!("network callback refused: bad or missing signature");
         return HttpResponse::Unauthorized().finish();
     }
     let stored = match webhook.callbacks.receive(body.to_vec()).await {
         Ok(stored) => stored,
         Err(error) => {
+            metrics::counter!("herald_callbacks_received_total", "outcome" => "not_stored").increment(1);
             // Not acknowledged: the network retries it.
             tracing::error!(%error, "could not store a network callback");
             return HttpResponse::ServiceUnavailable()
@@ -101,15 +103,21 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
                 .finish();
         }
     };
+    metrics::counter!("herald_callbacks_received_total", "outcome" => "stored").increment(1);
     let callbacks = webhook.callbacks.clone();
     let processing = webhook.processing.clone();
     actix_web::rt::spawn(async move {
         let Ok(_permit) = processing.acquire_owned().await else {
             return;
         };
-        if let Err(error) = callbacks.process(&stored).await {
-            tracing::warn!(%error, callback = %stored.id, "callback processing failed; the backlog sweep retries it");
-        }
+        let outcome = match callbacks.process(&stored).await {
+            Ok(_) => "applied",
+            Err(error) => {
+                tracing::warn!(%error, callback = %stored.id, "callback processing failed; the backlog sweep retries it");
+                "left_to_the_backlog"
+            }
+        };
+        metrics::counter!("herald_callbacks_processed_total", "outcome" => outcome).increment(1);
     });
     HttpResponse::Ok().finish()
 }

@@ -82,12 +82,12 @@ use utoipa::{Modify, OpenApi};
     )),
     modifiers(&BearerAuth),
     tags(
-        (name = "messages", description = "Send messages and follow their status (api.md §4, §5)."),
-        (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (api.md §4.5, §9)."),
-        (name = "contacts", description = "The 24-hour service window (api.md §7)."),
-        (name = "templates", description = "The organization's templates as synced from the network (api.md §6)."),
-        (name = "webhooks", description = "Customer webhooks: signed events about messages, delivered with retries (api.md §9)."),
-        (name = "operations", description = "Health, readiness and this reference (api.md §11)."),
+        (name = "messages", description = "Send messages and follow their status (docs/api.md §4, §5)."),
+        (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (docs/api.md §4.5, §9)."),
+        (name = "contacts", description = "The 24-hour service window (docs/api.md §7)."),
+        (name = "templates", description = "The organization's templates as synced from the network (docs/api.md §6)."),
+        (name = "webhooks", description = "Customer webhooks: signed events about messages, delivered with retries (docs/api.md §9)."),
+        (name = "operations", description = "Health, readiness and this reference (docs/api.md §11)."),
     )
 )]
 struct ApiDoc;

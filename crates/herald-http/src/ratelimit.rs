@@ -1,5 +1,6 @@
-//! Rate limits at the HTTP edge (api.md §3): the `RateLimit-*` headers of the organization's send rate on
-//! every authenticated response, and the per-key limit on reads that stops a runaway polling loop.
+//! Rate limits at the HTTP edge (docs/api.md §3): the `RateLimit-*` headers of the organization's send rate on
+//! every authenticated response, and the per-key limits on reads (a runaway polling loop) and on writes that
+//! are not sends (uploads, webhook changes and tests, template syncs), which the send rate does not bound.
 //!
 //! The send rate itself is enforced by the domain (`SendMessage` asks the `RateLimiter` port, in the
 //! documented order of checks); here the same limiter is only *peeked* (cost 0) to report where the caller
@@ -12,17 +13,22 @@ use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
 use herald_domain::ports::RateDecision;
 
-/// A per-key limiter of read requests (an adapter of `herald-ratelimit` in production).
-pub trait ReadLimit: Send + Sync + 'static {
-    /// Takes one read from `key`'s allowance.
+/// A per-key limiter of requests (an adapter of `herald-ratelimit` in production).
+pub trait KeyLimit: Send + Sync + 'static {
+    /// Takes one request from `key`'s allowance.
     fn check(&self, key: &str) -> RateDecision;
 }
 
-/// No read limit (tests that do not exercise it).
+/// No limit (tests that do not exercise it).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct NoReadLimit;
+pub struct NoKeyLimit;
 
-impl ReadLimit for NoReadLimit {
+/// Marks a route as a send (resource data): its cost is the organization's send rate, which the domain
+/// charges, so the per-key write limit leaves it alone.
+#[derive(Debug, Clone, Copy)]
+pub struct SendRoute;
+
+impl KeyLimit for NoKeyLimit {
     fn check(&self, _: &str) -> RateDecision {
         RateDecision::Allowed {
             limit: u32::MAX,

@@ -143,7 +143,7 @@ impl RootSpanBuilder for HeraldRootSpan {
             .map(|id| id.0.clone())
             .unwrap_or_default();
         let route = request.match_pattern().unwrap_or_else(|| "default".to_owned());
-        tracing::info_span!(
+        let span = tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),
             http.route = %route,
@@ -154,11 +154,34 @@ impl RootSpanBuilder for HeraldRootSpan {
             otel.status_code = tracing::field::Empty,
             exception.message = tracing::field::Empty,
             exception.details = tracing::field::Empty,
-        )
+        );
+        // A caller's W3C `traceparent` makes this request a part of the caller's trace. Without an exporter
+        // the global propagator is a no-op and this costs nothing.
+        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&HeaderExtractor(request.headers()))
+        });
+        let _ = tracing_opentelemetry::OpenTelemetrySpanExt::set_parent(&span, parent);
+        span
     }
 
     fn on_request_end<B: MessageBody>(span: Span, outcome: &Result<ServiceResponse<B>, actix_web::Error>) {
         DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// Reads propagation headers (`traceparent`, `tracestate`) from a request.
+struct HeaderExtractor<'a>(&'a actix_web::http::header::HeaderMap);
+
+impl opentelemetry::propagation::Extractor for HeaderExtractor<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(|value| value.to_str().ok())
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        self.0
+            .keys()
+            .map(actix_web::http::header::HeaderName::as_str)
+            .collect()
     }
 }
 

@@ -4,8 +4,8 @@
 use crate::dto::MessageResource;
 use crate::error::Problem;
 
-/// What every operation behind an API key can answer, whatever it does: the key refused (api.md §1) and a
-/// bug (api.md §2).
+/// What every operation behind an API key can answer, whatever it does: the key refused (docs/api.md §1) and a
+/// bug (docs/api.md §2).
 #[derive(utoipa::IntoResponses)]
 #[expect(
     dead_code,
@@ -27,7 +27,7 @@ pub(crate) enum KeyedResponses {
 }
 
 /// What a read (`GET`) behind an API key can answer beside [`KeyedResponses`]: reads are limited per key
-/// (api.md §3).
+/// (docs/api.md §3).
 #[derive(utoipa::IntoResponses)]
 #[expect(
     dead_code,
@@ -36,14 +36,34 @@ pub(crate) enum KeyedResponses {
 pub(crate) enum ReadResponses {
     #[response(
         status = 429,
-        description = "`rate_limited`: over the key's read limit; `Retry-After` says when to retry.",
+        description = "`rate_limited`: over the key's read limit, or too many failed authentications from the \
+                       client's address; `Retry-After` says when to retry.",
         content_type = "application/problem+json",
         headers(("Retry-After" = u64, description = "Seconds, at least 1"))
     )]
     RateLimited(Problem),
 }
 
-/// A send accepted (api.md §4).
+/// What a write that is not a send can answer beside [`KeyedResponses`]: such writes are limited per key
+/// (docs/api.md §3).
+#[derive(utoipa::IntoResponses)]
+#[expect(
+    dead_code,
+    reason = "describes responses for the OpenAPI document; never built"
+)]
+pub(crate) enum WriteResponses {
+    #[response(
+        status = 429,
+        description = "`rate_limited`: over the key's write limit, too many failed authentications from the \
+                       client's address, or (a webhook test) too many test events waiting for the endpoint; \
+                       `Retry-After` says when to retry.",
+        content_type = "application/problem+json",
+        headers(("Retry-After" = u64, description = "Seconds, at least 1"))
+    )]
+    RateLimited(Problem),
+}
+
+/// A send accepted (docs/api.md §4).
 #[derive(utoipa::IntoResponses)]
 #[response(
     status = 202,
@@ -60,7 +80,7 @@ pub(crate) enum ReadResponses {
 pub(crate) struct SendAccepted(MessageResource);
 
 /// What every send operation answers beside [`SendAccepted`], [`KeyedResponses`] and its own refusals: a
-/// retry of an idempotent request still in flight, the plan's limits, and the store down (api.md §4).
+/// retry of an idempotent request still in flight, the plan's limits, and the store down (docs/api.md §4).
 #[derive(utoipa::IntoResponses)]
 #[expect(
     dead_code,
@@ -75,7 +95,8 @@ pub(crate) enum SendResponses {
     IdempotencyConflict(Problem),
     #[response(
         status = 429,
-        description = "`rate_limited`, `quota_exceeded`; `Retry-After` says when to retry.",
+        description = "`rate_limited` (the plan's send rate, or too many failed authentications from the \
+                       client's address), `quota_exceeded`; `Retry-After` says when to retry.",
         content_type = "application/problem+json",
         headers(("Retry-After" = u64, description = "Seconds, at least 1"))
     )]

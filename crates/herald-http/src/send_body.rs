@@ -1,4 +1,4 @@
-//! Send request bodies (api.md §4.1, §4.2): JSON to a domain [`SendDraft`], by hand.
+//! Send request bodies (docs/api.md §4.1, §4.2): JSON to a domain [`SendDraft`], by hand.
 //!
 //! The body is parsed into a [`serde_json::Value`] first and each field is converted on its own through
 //! the domain's value constructors, so one wrong field never hides another and every error is reported
@@ -38,7 +38,7 @@ const FULL_FORM_KEYS: [&str; 3] = ["header", "body", "buttons"];
 const MAX_BUTTON_INDEX: u64 = 9;
 
 /// The plan category of a request, decided before any field is validated so the plan check comes first
-/// (api.md §8): only an explicit `"type": "text"` makes a send-template request a text message.
+/// (docs/api.md §8): only an explicit `"type": "text"` makes a send-template request a text message.
 pub(crate) fn message_kind(operation: SendOperation, body: &Value) -> MessageKind {
     match operation {
         SendOperation::Text => MessageKind::Text,
@@ -445,7 +445,7 @@ fn file_content(object: &Map<String, Value>, errors: &mut ValidationErrors) -> O
     })
 }
 
-/// `send-file`'s multipart form (api.md §4.3): parts `to`, `file`, `caption`, `from`,
+/// `send-file`'s multipart form (docs/api.md §4.3): parts `to`, `file`, `caption`, `from`,
 /// `client_reference`. The file's kind was judged from its bytes while it streamed in.
 pub(crate) fn multipart_file_draft(form: &Form) -> Result<SendDraft, ValidationErrors> {
     let mut errors = form.errors.clone();
@@ -478,7 +478,7 @@ pub(crate) fn multipart_file_draft(form: &Form) -> Result<SendDraft, ValidationE
     finish_draft(&object, to, content, errors)
 }
 
-/// `send-template-media`'s multipart form (api.md §4.4): part `template` holds §4.1's template form as
+/// `send-template-media`'s multipart form (docs/api.md §4.4): part `template` holds §4.1's template form as
 /// JSON, part `file` the header's file.
 pub(crate) fn multipart_template_draft(form: &Form) -> Result<SendDraft, ValidationErrors> {
     let mut errors = form.errors.clone();

@@ -3,7 +3,7 @@
 use crate::ApiContext;
 use crate::auth::Caller;
 use crate::error::{ApiError, Problem};
-use crate::responses::{KeyedResponses, ReadResponses};
+use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use actix_web::{HttpResponse, web};
 use herald_domain::ports::TemplateQuery;
 use herald_domain::template::{BodySpec, HeaderSpec, LanguageCode, Template, TemplateName};
@@ -229,6 +229,7 @@ pub(crate) async fn get_template(
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`: the network or the store did not answer; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]

@@ -1,4 +1,4 @@
-//! Customer webhook endpoints (api.md §9): register, list, change, delete, rotate the secret, send a test,
+//! Customer webhook endpoints (docs/api.md §9): register, list, change, delete, rotate the secret, send a test,
 //! inspect deliveries, redeliver one, recover after an outage.
 //!
 //! The signing secret leaves Herald only in the answers of create and rotate-secret; every other answer
@@ -7,8 +7,8 @@
 use crate::ApiContext;
 use crate::auth::Caller;
 use crate::dto::time;
-use crate::error::{ApiError, Problem};
-use crate::responses::{KeyedResponses, ReadResponses};
+use crate::error::{ApiError, Problem, RateScope};
+use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
@@ -24,8 +24,6 @@ use utoipa::ToSchema;
 
 type HandlerResult = Result<HttpResponse, actix_web::Error>;
 
-/// The longest description an endpoint takes, in characters.
-const DESCRIPTION_MAX_CHARS: usize = 500;
 /// Deliveries per page when `limit` is not given.
 const DEFAULT_PAGE: u32 = 50;
 /// Tags the delivery cursor's encoding so it can change later.
@@ -127,7 +125,7 @@ pub struct DeliveryAttemptResource {
     pub status_code: Option<u16>,
     /// The first 1 KiB of the answer.
     pub response_body: String,
-    /// `timeout`, `connect`, `blocked_destination`, `redirect`, `http_status`, `tls`; `null` on success.
+    /// `timeout`, `connect`, `blocked_destination`, `redirect`, `http_status`, `tls`, `no_signing_secret`; `null` on success.
     pub error_kind: Option<String>,
     pub duration_ms: u64,
 }
@@ -221,10 +219,19 @@ impl From<WebhookError> for ApiError {
             WebhookError::NotFound => Self::NotFound,
             WebhookError::PlanForbids { limit } => Self::WebhookLimit { limit },
             WebhookError::Invalid(errors) => Self::Validation(errors),
+            WebhookError::TestsPending { limit } => Self::RateLimited {
+                limit,
+                retry_after_seconds: TESTS_PENDING_RETRY_SECONDS,
+                scope: RateScope::WebhookTests,
+            },
             WebhookError::Store(store) => store.into(),
         }
     }
 }
+
+/// How long a client refused for pending test events is asked to wait: about one delivery attempt's
+/// timeout, after which a pending test has been tried.
+const TESTS_PENDING_RETRY_SECONDS: u64 = 15;
 
 /// Another organization's id and a malformed id answer the same 404, so ids are no oracle.
 fn webhook_id(text: &str) -> Result<WebhookId, ApiError> {
@@ -246,11 +253,12 @@ fn parse_url(errors: &mut ValidationErrors, url: &str) -> Option<WebhookUrl> {
 }
 
 fn check_description(errors: &mut ValidationErrors, description: Option<&String>) {
-    if description.is_some_and(|d| d.chars().count() > DESCRIPTION_MAX_CHARS) {
-        errors.push(herald_domain::FieldError::new(
-            "description",
-            format!("must be at most {DESCRIPTION_MAX_CHARS} characters"),
-        ));
+    if let Err(WebhookError::Invalid(found)) =
+        herald_domain::usecases::check_description(description.map(String::as_str))
+    {
+        for error in found.errors() {
+            errors.push(error.clone());
+        }
     }
 }
 
@@ -282,6 +290,7 @@ fn decode_cursor(cursor: &str) -> Result<DeliveryId, &'static str> {
         (status = 422, description = "`validation_failed`: `url` (malformed, not https, or a loopback/private/link-local destination), `events`, `description`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -397,6 +406,7 @@ pub(crate) async fn get_webhook(
         (status = 422, description = "`validation_failed`: `url`, `events`, `description`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -442,6 +452,7 @@ pub(crate) async fn update_webhook(
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -471,6 +482,7 @@ pub(crate) async fn delete_webhook(
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -504,6 +516,7 @@ pub(crate) async fn rotate_secret(
         (status = 404, description = "`not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -614,6 +627,7 @@ pub(crate) async fn list_deliveries(
         (status = 404, description = "`not_found`: no such endpoint or delivery.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]
@@ -652,6 +666,7 @@ pub(crate) async fn redeliver(
         (status = 422, description = "`validation_failed`: `since` is missing or not RFC 3339.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
+        WriteResponses,
     ),
     security(("bearer" = []))
 )]

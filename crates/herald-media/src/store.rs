@@ -20,10 +20,14 @@ pub struct FsMediaStore {
 impl FsMediaStore {
     /// Opens (creating if needed) a store rooted at `root`.
     ///
+    /// A relative `root` (the default `./data/media`) is made absolute against the working directory now:
+    /// staged uploads are named by absolute paths, and [`MediaStore::commit`] only takes files whose folder
+    /// is this store's staging folder, compared as paths.
+    ///
     /// # Errors
     /// When the directories cannot be created.
     pub async fn open(root: impl Into<PathBuf>) -> io::Result<Self> {
-        let root = root.into();
+        let root = std::path::absolute(root.into())?;
         let staging = root.join(STAGING);
         tokio::fs::create_dir_all(&staging).await?;
         Ok(Self { root, staging })
@@ -33,6 +37,7 @@ impl FsMediaStore {
     /// effort; if that failed, uploads fail with an I/O error (`503`) rather than this call.
     pub fn at(root: impl Into<PathBuf>) -> Self {
         let root = root.into();
+        let root = std::path::absolute(&root).unwrap_or(root);
         let staging = root.join(STAGING);
         if let Err(error) = std::fs::create_dir_all(&staging) {
             tracing::warn!(%error, dir = %staging.display(), "cannot create the media staging directory");
@@ -106,8 +111,11 @@ impl MediaStore for FsMediaStore {
         self.staging.clone()
     }
 
-    async fn begin_upload(&self) -> Result<Box<dyn Upload>, MediaStoreError> {
-        Ok(Box::new(self.begin_upload().await?))
+    async fn begin_upload(&self, max_bytes: u64) -> Result<Box<dyn Upload>, MediaStoreError> {
+        Ok(Box::new(
+            self.begin_upload_with_limits(Limits::network().capped(max_bytes))
+                .await?,
+        ))
     }
 
     async fn commit(&self, staged: StagedFile) -> Result<ContentRef, MediaStoreError> {

@@ -17,12 +17,22 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The network's limits (api.md §4.3): 100 MB, 5 MB, 16 MB.
+    /// The network's limits (docs/api.md §4.3): 100 MB, 5 MB, 16 MB.
     pub fn network() -> Self {
         Self {
             document: MediaKind::Document.max_bytes(),
             image: MediaKind::Image.max_bytes(),
             video: MediaKind::Video.max_bytes(),
+        }
+    }
+
+    /// These limits, none above `max` (the plan's largest file).
+    #[must_use]
+    pub fn capped(self, max: u64) -> Self {
+        Self {
+            document: self.document.min(max),
+            image: self.image.min(max),
+            video: self.video.min(max),
         }
     }
 

@@ -23,6 +23,7 @@ pub fn plan(name: &str, rate_per_second: u32, burst: u32) -> Plan {
         template_allowed: true,
         media_allowed: true,
         max_file_bytes: 1_000_000,
+        media_storage_bytes: None,
         webhook_endpoints: 1,
     }
 }

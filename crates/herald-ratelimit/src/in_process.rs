@@ -9,6 +9,7 @@
 
 use crate::gcra::{self, Bucket, Params};
 use async_trait::async_trait;
+use herald_domain::client_address::AddressBucket;
 use herald_domain::ids::OrganizationId;
 use herald_domain::organization::Plan;
 use herald_domain::ports::{RateDecision, RateLimiter, StoreError};
@@ -74,6 +75,16 @@ impl<K: Eq + Hash> Buckets<K> {
         }
         outcome.decision
     }
+
+    /// What `check` would decide, changing nothing.
+    fn peek<Q>(&self, key: &Q, params: Params, cost: u32) -> RateDecision
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        gcra::check(inner.map.get(key).copied(), self.now_us(), params, cost).decision
+    }
 }
 
 /// The send-rate limiter for a single Herald process: GCRA per organization with its plan's rate and
@@ -119,22 +130,18 @@ impl RateLimiter for InProcessRateLimiter {
     }
 }
 
-/// The per-API-key limit on read requests (api.md §3: reads cost nothing against the send rate but are
-/// bounded per key, by default 50 requests/s with a burst of 100). In memory, per process.
+/// A per-API-key limit on requests that are not sends (docs/api.md §3: reads and other writes cost nothing
+/// against the send rate but are bounded per key, by default reads at 50 requests/s with a burst of 100 and
+/// writes at 5/s with a burst of 20). In memory, per process.
 #[derive(Debug)]
-pub struct ReadLimiter {
+pub struct KeyLimiter {
     params: Option<Params>,
     burst: u32,
     buckets: Buckets<String>,
 }
 
-impl ReadLimiter {
-    /// The default sustained rate of reads per key.
-    pub const DEFAULT_RATE_PER_SECOND: u32 = 50;
-    /// The default burst of reads per key.
-    pub const DEFAULT_BURST: u32 = 100;
-
-    /// A limiter allowing `rate_per_second` reads per key with `burst` at once. A rate or burst of 0
+impl KeyLimiter {
+    /// A limiter allowing `rate_per_second` requests per key with `burst` at once. A rate or burst of 0
     /// lets nothing through.
     pub fn new(rate_per_second: u32, burst: u32) -> Self {
         Self {
@@ -144,7 +151,7 @@ impl ReadLimiter {
         }
     }
 
-    /// Takes one read from `key`'s allowance, or says how long to wait.
+    /// Takes one request from `key`'s allowance, or says how long to wait.
     ///
     /// `key` identifies the API key: pass its id (`key_…`), never the secret, which must not be kept.
     pub fn check(&self, key: &str) -> RateDecision {
@@ -155,9 +162,57 @@ impl ReadLimiter {
     }
 }
 
-impl Default for ReadLimiter {
+/// Failed API authentications per client address (IPv6 by /64): a bucket of `per_minute` failures refilled
+/// at `per_minute` a minute. Only failures are charged, so a client whose key works is never counted; an
+/// address whose bucket is empty is refused before its key is looked up. In memory, per process.
+#[derive(Debug)]
+pub struct AuthFailureLimiter {
+    params: Option<Params>,
+    burst: u32,
+    buckets: Buckets<AddressBucket>,
+}
+
+impl AuthFailureLimiter {
+    /// The default number of failed authentications per minute (and at once) from one address: far above
+    /// what a client with a mistyped or revoked key sends before someone looks, far below guessing speed.
+    pub const DEFAULT_PER_MINUTE: u32 = 30;
+
+    /// `per_minute` failures per minute per address, all of them at once at most; 0 refuses every
+    /// address (nothing can fail, so nothing is let near the store).
+    pub fn per_minute(per_minute: u32) -> Self {
+        let params = (per_minute > 0).then(|| Params {
+            interval_us: (60 * gcra::MICROS / u64::from(per_minute)).max(1),
+            burst: per_minute,
+        });
+        Self {
+            params,
+            burst: per_minute,
+            buckets: Buckets::new(),
+        }
+    }
+
+    /// Whether `address` may try to authenticate: `Limited` (with the wait until its next failure would be
+    /// allowed) when one more failure would not fit. Takes nothing from the bucket.
+    pub fn check(&self, address: &AddressBucket) -> RateDecision {
+        match self.params {
+            Some(params) => self.buckets.peek(address, params, 1),
+            None => gcra::blocked(self.burst),
+        }
+    }
+
+    /// Counts one failed authentication from `address`; says where the address stands after it
+    /// (`Allowed` with `remaining: 0` when this failure used up its allowance).
+    pub fn record_failure(&self, address: &AddressBucket) -> RateDecision {
+        match self.params {
+            Some(params) => self.buckets.check(address, params, 1),
+            None => gcra::blocked(self.burst),
+        }
+    }
+}
+
+impl Default for AuthFailureLimiter {
     fn default() -> Self {
-        Self::new(Self::DEFAULT_RATE_PER_SECOND, Self::DEFAULT_BURST)
+        Self::per_minute(Self::DEFAULT_PER_MINUTE)
     }
 }
 
@@ -186,8 +241,8 @@ mod tests {
     }
 
     #[test]
-    fn read_limiter_defaults_to_50_per_second_burst_100() {
-        let reads = ReadLimiter::default();
+    fn a_key_limiter_starts_each_key_with_its_burst() {
+        let reads = KeyLimiter::new(50, 100);
         assert_eq!(
             reads.check("key_a"),
             RateDecision::Allowed {
@@ -200,7 +255,57 @@ mod tests {
 
     #[test]
     fn a_zero_read_limit_blocks() {
-        let reads = ReadLimiter::new(0, 10);
+        let reads = KeyLimiter::new(0, 10);
         assert_eq!(reads.check("key_a"), gcra::blocked(10));
+    }
+
+    fn bucket(address: &str) -> AddressBucket {
+        AddressBucket::of(address.parse().unwrap())
+    }
+
+    #[test]
+    fn failures_past_the_limit_refuse_the_address_and_only_it() {
+        let failures = AuthFailureLimiter::per_minute(3);
+        let one = bucket("203.0.113.9");
+        for _ in 0..3 {
+            assert!(matches!(failures.check(&one), RateDecision::Allowed { .. }));
+            failures.record_failure(&one);
+        }
+        // The next failure would be the fourth within the minute: one refills every 20 s.
+        assert_eq!(
+            failures.check(&one),
+            RateDecision::Limited {
+                limit: 3,
+                retry_after_seconds: 20
+            }
+        );
+        assert!(
+            matches!(failures.check(&one), RateDecision::Limited { .. }),
+            "checking takes nothing and gives nothing back"
+        );
+        assert!(matches!(
+            failures.check(&bucket("203.0.113.10")),
+            RateDecision::Allowed { .. }
+        ));
+        // The same /64 is the same client.
+        for _ in 0..3 {
+            failures.record_failure(&bucket("2001:db8::1"));
+        }
+        assert!(matches!(
+            failures.check(&bucket("2001:db8::ffff")),
+            RateDecision::Limited { .. }
+        ));
+    }
+
+    #[test]
+    fn checks_alone_are_never_limited() {
+        let failures = AuthFailureLimiter::per_minute(1);
+        for _ in 0..100 {
+            assert!(matches!(
+                failures.check(&bucket("203.0.113.9")),
+                RateDecision::Allowed { .. }
+            ));
+        }
+        assert_eq!(AuthFailureLimiter::default().burst, 30);
     }
 }

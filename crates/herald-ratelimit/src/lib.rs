@@ -1,11 +1,12 @@
-//! Rate limiting for Herald (api.md §3, §8).
+//! Rate limiting for Herald (docs/api.md §3, §8).
 //!
 //! Two adapters of the domain's [`RateLimiter`](herald_domain::ports::RateLimiter) port, both GCRA per
 //! organization with the plan's rate and burst, deciding identically:
 //! - [`InProcessRateLimiter`], in memory, for a single process;
 //! - [`RedisRateLimiter`], one atomic Lua script per check, for several processes sharing the buckets.
 //!
-//! And [`ReadLimiter`], the separate in-memory per-API-key bound on reads (default 50/s, burst 100).
+//! And [`KeyLimiter`], the separate in-memory per-API-key bound on reads and on writes that are not sends,
+//! and [`AuthFailureLimiter`], failed API authentications per client address (default 30 a minute).
 //!
 //! Numbers reported: `limit` is the burst; `remaining` how many more sends would pass right now;
 //! `reset_seconds` the whole seconds (rounded up) until the bucket is full again, 0 when full;
@@ -29,5 +30,5 @@ mod gcra;
 mod in_process;
 mod redis_limiter;
 
-pub use in_process::{InProcessRateLimiter, ReadLimiter};
+pub use in_process::{AuthFailureLimiter, InProcessRateLimiter, KeyLimiter};
 pub use redis_limiter::{DEFAULT_KEY_PREFIX, RedisRateLimiter};

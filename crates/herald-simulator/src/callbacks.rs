@@ -105,7 +105,7 @@ impl StatusPlan {
     }
 }
 
-/// An inbound message envelope of cloud-api.md §4.3: `kind` is the message `type` and `object` its body
+/// An inbound message envelope of docs/cloud-api.md §4.3: `kind` is the message `type` and `object` its body
 /// (`{"body": …}` for text, the media object for image, video, document, audio and sticker).
 #[allow(
     clippy::too_many_arguments,

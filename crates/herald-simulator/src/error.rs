@@ -1,4 +1,4 @@
-//! Graph API error bodies (cloud-api.md §5.1), the one place codes map to HTTP statuses.
+//! Graph API error bodies (docs/cloud-api.md §5.1), the one place codes map to HTTP statuses.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};

@@ -1,4 +1,4 @@
-//! An embedded stand-in for Meta's WhatsApp Cloud API (api.md §13, cloud-api.md §8).
+//! An embedded stand-in for Meta's WhatsApp Cloud API (docs/api.md §13, docs/cloud-api.md §8).
 //!
 //! It speaks the Cloud API's real wire format — request and response bodies, Graph error bodies, signed
 //! ASCII-escaped webhook envelopes — so that Herald's real Cloud API client and webhook receiver are
@@ -29,7 +29,7 @@ pub use seed::{
 use callbacks::Dispatcher;
 use state::State;
 
-/// The access token the simulator accepts unless configured otherwise (api.md §13).
+/// The access token the simulator accepts unless configured otherwise (docs/api.md §13).
 pub const DEFAULT_ACCESS_TOKEN: &str = "simulator-token";
 
 /// The Graph version accepted when [`SimulatorConfig::graph_version_prefix`] is off.
@@ -140,7 +140,7 @@ impl std::fmt::Debug for Simulator {
 }
 
 impl Simulator {
-    /// Creates a simulator seeded with the business account, senders and templates of api.md §13, plus the
+    /// Creates a simulator seeded with the business account, senders and templates of docs/api.md §13, plus the
     /// configured [`SimulatorConfig::extra_senders`].
     ///
     /// Callbacks are delivered from a dedicated background thread, so they keep flowing regardless of

@@ -13,7 +13,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use crate::error::GraphError;
 use crate::{PINNED_GRAPH_VERSION, Simulator};
 
-/// Meta's upload cap for the file (cloud-api.md §2.1); the request may be a little larger.
+/// Meta's upload cap for the file (docs/cloud-api.md §2.1); the request may be a little larger.
 pub(crate) const MAX_FILE_BYTES: usize = 100 * 1024 * 1024;
 /// The multipart request around a file of [`MAX_FILE_BYTES`]: its other fields and part headers.
 const MAX_UPLOAD_BYTES: usize = MAX_FILE_BYTES + 1024 * 1024;

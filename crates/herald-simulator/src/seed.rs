@@ -1,4 +1,4 @@
-//! The business account, senders and templates the simulator knows from its first start (api.md §13).
+//! The business account, senders and templates the simulator knows from its first start (docs/api.md §13).
 
 use serde_json::{Value, json};
 
@@ -36,7 +36,7 @@ const SENDERS: [SeededSender; 2] = [
     },
 ];
 
-/// The senders of api.md §13.
+/// The senders of docs/api.md §13.
 pub fn seeded_senders() -> &'static [SeededSender] {
     &SENDERS
 }
@@ -257,7 +257,7 @@ pub(crate) fn template(waba_id: &str, name: &str, language: &str) -> Option<&'st
 }
 
 impl Template {
-    /// The definition in the uppercase Graph format of cloud-api.md §3.
+    /// The definition in the uppercase Graph format of docs/cloud-api.md §3.
     pub(crate) fn definition(&self) -> Value {
         let mut components = Vec::new();
         match self.header {

@@ -9,7 +9,7 @@ use rand::Rng as _;
 
 use crate::SentRecord;
 
-/// How long an inbound message keeps the service window open (cloud-api.md §6).
+/// How long an inbound message keeps the service window open (docs/cloud-api.md §6).
 const SERVICE_WINDOW: TimeDelta = TimeDelta::hours(24);
 
 /// An uploaded media object.

@@ -41,7 +41,7 @@ pub(crate) fn timestamp_now() -> String {
 }
 
 /// Serializes `value` as JSON with every non-ASCII character written as a lowercase `\uXXXX` escape
-/// (surrogate pairs beyond the BMP), the form Meta signs (cloud-api.md §4.2).
+/// (surrogate pairs beyond the BMP), the form Meta signs (docs/cloud-api.md §4.2).
 pub(crate) fn ascii_json(value: &serde_json::Value) -> Vec<u8> {
     // serde_json only ever emits non-ASCII characters inside string literals, so escaping them after
     // the fact yields valid JSON that parses back to the same value.

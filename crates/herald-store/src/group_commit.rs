@@ -116,6 +116,8 @@ impl<T> GroupCommit<T> {
         Fut: std::future::Future<Output = ()>,
     {
         loop {
+            #[allow(clippy::cast_precision_loss, reason = "a batch is far below 2^52 accepts")]
+            metrics::histogram!("herald_group_commit_batch_size").record(batch.len() as f64);
             commit(batch).await;
             batch = self.take();
             if batch.is_empty() {
@@ -159,6 +161,8 @@ pub(crate) struct PreparedAccept {
     pub(crate) ceiling: i64,
     pub(crate) now: Timestamp,
     pub(crate) idempotency_key: Option<String>,
+    /// The token of the request's idempotency claim (with `idempotency_key`).
+    pub(crate) idempotency_token: Option<String>,
 }
 
 impl PreparedAccept {
@@ -170,7 +174,8 @@ impl PreparedAccept {
             period: request.quota.period.as_str().to_owned(),
             ceiling: quota_ceiling(request.quota.limit),
             now: request.message.created_at,
-            idempotency_key: request.idempotency_key.as_ref().map(|k| k.as_str().to_owned()),
+            idempotency_key: request.idempotency.as_ref().map(|h| h.key.as_str().to_owned()),
+            idempotency_token: request.idempotency.as_ref().map(|h| h.token.as_string()),
         })
     }
 }

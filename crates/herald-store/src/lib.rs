@@ -55,7 +55,7 @@ pub struct StoreOptions {
     /// Off: one transaction per accept (kept for the benchmark's before/after comparison).
     pub group_commit: bool,
     /// How long credentials, senders and templates read on the send path may be reused in this process
-    /// (`read_cache`); `None` reads the store every time. At most 1 s (api.md §1).
+    /// (`read_cache`); `None` reads the store every time. At most 1 s (docs/api.md §1).
     pub read_cache: Option<Duration>,
 }
 
@@ -72,7 +72,7 @@ impl Default for StoreOptions {
 
 pub use notify::WorkNotifier;
 
-/// A customer event as stored (api.md §9): what the webhook dispatcher will deliver.
+/// A customer event as stored (docs/api.md §9): what the webhook dispatcher will deliver.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CustomerEventRecord {
     pub id: EventId,
@@ -347,6 +347,24 @@ impl Store {
     ) -> Result<Vec<CustomerEventRecord>, StoreError> {
         self.admin.customer_events(organization).await
     }
+}
+
+/// Takes a connection from `pool`, recording how long the wait was (`herald_store_pool_wait_seconds`) and how
+/// many of the pool's connections are in use after it (`herald_store_connections_in_use`), by pool: `main`
+/// on PostgreSQL, `read` and `write` on SQLite.
+pub(crate) async fn pooled<'a, M: bb8::ManageConnection>(
+    pool: &'a bb8::Pool<M>,
+    name: &'static str,
+) -> Result<bb8::PooledConnection<'a, M>, bb8::RunError<M::Error>> {
+    let started = std::time::Instant::now();
+    let connection = pool.get().await;
+    metrics::histogram!("herald_store_pool_wait_seconds", "pool" => name)
+        .record(started.elapsed().as_secs_f64());
+    let state = pool.state();
+    metrics::gauge!("herald_store_connections_in_use", "pool" => name).set(f64::from(
+        state.connections.saturating_sub(state.idle_connections),
+    ));
+    connection
 }
 
 #[cfg(test)]

@@ -119,11 +119,11 @@ impl Db {
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        self.pool.get().await.map_err(from_pool)
+        crate::pooled(&self.pool, "main").await.map_err(from_pool)
     }
 
     async fn write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        self.pool.get().await.map_err(from_pool)
+        crate::pooled(&self.pool, "main").await.map_err(from_pool)
     }
 
     /// Runs `work` on a dedicated synchronous connection in a blocking thread: diesel's migration
@@ -191,7 +191,8 @@ struct ClaimedByName {
 /// `open_senders` walks the distinct senders with open jobs through `outbox_open_by_sender` (a loose index
 /// scan: one index probe per sender, however long a backlog is); `due_senders` keeps those with a due job;
 /// `due` takes each one's share, oldest first, through a `LATERAL` subquery on the same index, and keeps the
-/// oldest `limit` of them (more than `limit` only when there are more due senders than `limit`). `SKIP
+/// oldest `limit` of them (more than `limit` only when there are more due senders than `limit`); a sender's
+/// share is also capped at what it can send within the lease (`sender_claim_cap`, the same formula). `SKIP
 /// LOCKED` lets any number of workers claim at once without waiting on each other or taking the same row;
 /// a row another claim just took is re-checked on its new version and left out. The CTE keeps each row's
 /// old values, which say what happened to the job before (the `RETURNING` list of an `UPDATE` sees only
@@ -225,13 +226,13 @@ async fn claim_due(
              SELECT GREATEST(1, $2 / NULLIF(COUNT(*), 0)) AS per_sender FROM due_senders \
          ), due AS ( \
              SELECT c.id, c.old_state, c.old_attempts, c.old_awaiting \
-             FROM due_senders s CROSS JOIN share CROSS JOIN LATERAL ( \
+             FROM due_senders s JOIN senders se ON se.id = s.sender_id CROSS JOIN share CROSS JOIN LATERAL ( \
                  SELECT o.id, o.available_at, o.state AS old_state, o.attempts AS old_attempts, \
                      o.awaiting_callback AS old_awaiting \
                  FROM outbox o \
                  WHERE o.sender_id = s.sender_id AND o.{open} AND {due} \
                  ORDER BY o.available_at, o.id \
-                 LIMIT share.per_sender \
+                 LIMIT LEAST(share.per_sender, GREATEST(1, se.throughput_per_second::bigint * $5 / 1000)) \
                  FOR UPDATE SKIP LOCKED \
              ) c \
              ORDER BY c.available_at, c.id \
@@ -247,6 +248,7 @@ async fn claim_due(
     .bind::<BigInt, _>(limit)
     .bind::<Text, _>(token)
     .bind::<Timestamptz, _>(lease_until)
+    .bind::<BigInt, _>((lease_until - now).num_milliseconds().max(0))
     .load::<ClaimedByName>(conn)
     .await?;
     let mut claimed: Vec<ClaimedRow> = rows
@@ -539,10 +541,16 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     if !keyed.is_empty() {
         diesel::sql_query(
             "UPDATE idempotency_keys AS k SET state = $4, message_id = u.message_id, completed_at = u.at \
-             FROM UNNEST($1::text[], $2::text[], $3::text[], $5::timestamptz[]) AS u(org, key, message_id, at) \
-             WHERE k.organization_id = u.org AND k.key = u.key",
+             FROM UNNEST($1::text[], $2::text[], $3::text[], $5::timestamptz[], $6::text[]) \
+             AS u(org, key, message_id, at, token) \
+             WHERE k.organization_id = u.org AND k.key = u.key AND k.claim_token = u.token",
         )
-        .bind::<Array<Text>, _>(keyed.iter().map(|i| i.message.organization_id.clone()).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(
+            keyed
+                .iter()
+                .map(|i| i.message.organization_id.clone())
+                .collect::<Vec<_>>(),
+        )
         .bind::<Array<Text>, _>(
             keyed
                 .iter()
@@ -552,6 +560,12 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
         .bind::<Array<Text>, _>(keyed.iter().map(|i| i.message.id.clone()).collect::<Vec<_>>())
         .bind::<Text, _>(IDEMPOTENCY_COMPLETED)
         .bind::<Array<Timestamptz>, _>(keyed.iter().map(|i| i.now).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(
+            keyed
+                .iter()
+                .map(|i| i.idempotency_token.clone().unwrap_or_default())
+                .collect::<Vec<_>>(),
+        )
         .execute(conn)
         .await?;
     }

@@ -39,30 +39,30 @@ macro_rules! port_impls {
             use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
             use herald_domain::dispatch::{
                 ClaimToken, ClaimedJob, CustomerEventType, InboundRecord, JobCompletion, JobOutcome,
-                StatusApplied, StatusUpdate, StoredCallback,
+                ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
             };
             use herald_domain::ids::{
                 ApiKeyId, DeliveryId, EventId, MediaId, MessageId, OrganizationId, SenderId, WebhookId,
             };
             use herald_domain::media::{
-                InboundMedia, MediaCatalog, MediaFile, MediaRecord, NetworkUpload, Sha256Digest,
+                InboundMedia, MediaCatalog, MediaFile, MediaInsert, MediaRecord, NetworkUpload, Sha256Digest,
             };
             use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
             use herald_domain::organization::{
-                AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber,
+                AccountStatus, NetworkRef, Organization, Plan, PlanName, SealedSecret, SenderNumber,
             };
             use herald_domain::ports::{
                 AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim,
-                MessageQuery, MessageStore, OutboxStore, StoreError, TemplateQuery, TemplateStore,
-                TrackingStore, WindowStore,
+                IdempotencyHold, MessageQuery, MessageStore, OutboxStore, StoreError, TemplateQuery,
+                TemplateStore, TrackingStore, WindowStore,
             };
             use herald_domain::status::{self, StatusReport, StatusState, Transition};
             use herald_domain::template::{LanguageCode, Template, TemplateName};
             use herald_domain::time::{BillingPeriod, Timestamp};
-            use herald_domain::values::{IdempotencyKey, PhoneNumber};
+            use herald_domain::values::PhoneNumber;
             use herald_domain::webhook::{
                 ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus,
-                WebhookEndpoint, WebhookStore,
+                EndpointPatch, TestEvent, WebhookEndpoint, WebhookStore,
             };
             use herald_domain::window::ServiceWindow;
             use $crate::CustomerEventRecord;
@@ -73,8 +73,8 @@ macro_rules! port_impls {
                 ApiKeyRow, AttemptRow, CallbackRow, CustomerEventRow, DELIVERY_FAILED, DELIVERY_PENDING,
                 DELIVERY_SKIPPED, DeliveryRow, EventRow, IDEMPOTENCY_COMPLETED, IDEMPOTENCY_PENDING,
                 IdempotencyRow, InboundMediaRow, JOB_DONE, JOB_FAILED, JOB_IN_FLIGHT, JOB_PENDING,
-                MediaFileRow, MessageRow, OrganizationRow, PlanRow, SenderRow, TemplateRow,
-                WebhookEndpointRow, WindowRow, fan_out_delivery_id, job_error, parse_digest,
+                MediaFileRow, MessageRow, OrganizationRow, ParkedCallbackRow, PlanRow, SenderRow,
+                TemplateRow, WebhookEndpointRow, WindowRow, fan_out_delivery_id, job_error, parse_digest,
                 parse_event_type, to_i32, to_json,
             };
 
@@ -95,6 +95,23 @@ macro_rules! port_impls {
                     .await
                     .optional()?;
                 Ok(found.is_some())
+            }
+
+            /// Locks the organization's row for the rest of the transaction: the lock concurrent writers that
+            /// check a per-organization limit take in turn (PostgreSQL; SQLite's single writer serializes
+            /// them anyway).
+            ///
+            /// # Errors
+            /// [`StoreError::NotFound`] when there is no such organization.
+            async fn lock_organization(conn: &mut Conn, id: &str) -> Result<(), TxError> {
+                let found = for_update!(organizations::table.find(id).select(organizations::id))
+                    .first::<String>(conn)
+                    .await
+                    .optional()?;
+                match found {
+                    Some(_) => Ok(()),
+                    None => Err(StoreError::NotFound.into()),
+                }
             }
 
             async fn plan_exists(conn: &mut Conn, name: &str) -> Result<bool, TxError> {
@@ -415,6 +432,35 @@ macro_rules! port_impls {
                         .optional()
                         .map_err(from_diesel)?;
                     row.map(Plan::try_from).transpose()
+                }
+
+                async fn put_plan(&self, plan: &Plan) -> Result<(), StoreError> {
+                    let row = PlanRow::new(plan)?;
+                    let values = (
+                        plans::rate_per_second.eq(row.rate_per_second),
+                        plans::burst.eq(row.burst),
+                        plans::monthly_quota.eq(row.monthly_quota),
+                        plans::text_allowed.eq(row.text_allowed),
+                        plans::template_allowed.eq(row.template_allowed),
+                        plans::media_allowed.eq(row.media_allowed),
+                        plans::max_file_bytes.eq(row.max_file_bytes),
+                        plans::webhook_endpoints.eq(row.webhook_endpoints),
+                        plans::media_storage_bytes.eq(row.media_storage_bytes),
+                    );
+                    write_tx!(self, |conn| {
+                        let updated = diesel::update(plans::table.find(&row.name))
+                            .set(values)
+                            .execute(conn)
+                            .await?;
+                        if updated == 0 {
+                            diesel::insert_into(plans::table)
+                                .values((plans::name.eq(&row.name), values))
+                                .execute(conn)
+                                .await?;
+                        }
+                        Ok(())
+                    })
+                    .map_err(TxError::into_store)
                 }
 
                 async fn create_organization(&self, organization: &Organization) -> Result<(), StoreError> {
@@ -740,8 +786,19 @@ macro_rules! port_impls {
             /// idempotency record (`insert_accepted`: one statement per table on PostgreSQL).
             async fn write_batch(
                 conn: &mut Conn,
-                items: &[&PreparedAccept],
+                all: &[&PreparedAccept],
             ) -> Result<Vec<AcceptOutcome>, TxError> {
+                // An item whose idempotency claim another request took over writes nothing; the others go on.
+                let mut held = Vec::with_capacity(all.len());
+                for item in all {
+                    held.push(idempotency_claim_held(conn, item).await?);
+                }
+                let items: Vec<&PreparedAccept> = all
+                    .iter()
+                    .zip(&held)
+                    .filter(|(_, held)| **held)
+                    .map(|(item, _)| *item)
+                    .collect();
                 let mut outcomes = Vec::with_capacity(items.len());
                 for run in items.chunk_by(|a, b| {
                     a.message.organization_id == b.message.organization_id && a.period == b.period
@@ -758,7 +815,36 @@ macro_rules! port_impls {
                     super::insert_accepted(conn, &accepted).await?;
                     super::announce_work(conn).await?;
                 }
-                Ok(outcomes)
+                let mut outcomes = outcomes.into_iter();
+                Ok(held
+                    .into_iter()
+                    .map(|held| {
+                        if held {
+                            outcomes.next().unwrap_or(AcceptOutcome::QuotaExceeded)
+                        } else {
+                            AcceptOutcome::IdempotencyClaimLost
+                        }
+                    })
+                    .collect())
+            }
+
+            /// Whether the item's idempotency claim (if it has one) still holds its key: the record is
+            /// pending under the claim's token. On PostgreSQL the no-op update also locks the record until
+            /// the commit, so no take-over can slip in between this check and the completion.
+            async fn idempotency_claim_held(conn: &mut Conn, item: &PreparedAccept) -> Result<bool, TxError> {
+                let (Some(key), Some(token)) = (&item.idempotency_key, &item.idempotency_token) else {
+                    return Ok(true);
+                };
+                let held = diesel::update(
+                    idempotency_keys::table
+                        .find((&item.message.organization_id, key))
+                        .filter(idempotency_keys::state.eq(IDEMPOTENCY_PENDING))
+                        .filter(idempotency_keys::claim_token.eq(token)),
+                )
+                .set(idempotency_keys::locked_at.eq(idempotency_keys::locked_at))
+                .execute(conn)
+                .await?;
+                Ok(held == 1)
             }
 
             /// One accepted item's rows, statement by statement.
@@ -817,15 +903,19 @@ macro_rules! port_impls {
                     ))
                     .execute(conn)
                     .await?;
-                if let Some(key) = &item.idempotency_key {
-                    diesel::update(idempotency_keys::table.find((&message.organization_id, key)))
-                        .set((
-                            idempotency_keys::state.eq(IDEMPOTENCY_COMPLETED),
-                            idempotency_keys::message_id.eq(Some(&message.id)),
-                            idempotency_keys::completed_at.eq(Some(now)),
-                        ))
-                        .execute(conn)
-                        .await?;
+                if let (Some(key), Some(token)) = (&item.idempotency_key, &item.idempotency_token) {
+                    diesel::update(
+                        idempotency_keys::table
+                            .find((&message.organization_id, key))
+                            .filter(idempotency_keys::claim_token.eq(token)),
+                    )
+                    .set((
+                        idempotency_keys::state.eq(IDEMPOTENCY_COMPLETED),
+                        idempotency_keys::message_id.eq(Some(&message.id)),
+                        idempotency_keys::completed_at.eq(Some(now)),
+                    ))
+                    .execute(conn)
+                    .await?;
                 }
                 Ok(())
             }
@@ -906,6 +996,7 @@ macro_rules! port_impls {
                     let org = claim.organization_id.to_string();
                     let key = claim.key.as_str();
                     let fingerprint = claim.fingerprint.to_hex();
+                    let token = claim.token.as_string();
                     write_tx!(self, |conn| {
                         // A record can be released or taken over between our statements; a few rounds
                         // settle it, and endless contention on one key is overload, not a bug.
@@ -917,6 +1008,7 @@ macro_rules! port_impls {
                                     idempotency_keys::fingerprint.eq(&fingerprint),
                                     idempotency_keys::state.eq(IDEMPOTENCY_PENDING),
                                     idempotency_keys::locked_at.eq(claim.now),
+                                    idempotency_keys::claim_token.eq(&token),
                                 ))
                                 .on_conflict_do_nothing()
                                 .execute(conn)
@@ -941,6 +1033,7 @@ macro_rules! port_impls {
                                         idempotency_keys::message_id.eq(None::<String>),
                                         idempotency_keys::locked_at.eq(claim.now),
                                         idempotency_keys::completed_at.eq(None::<Timestamp>),
+                                        idempotency_keys::claim_token.eq(&token),
                                     ))
                                     .execute(conn)
                                     .await?;
@@ -969,13 +1062,14 @@ macro_rules! port_impls {
                 async fn release_idempotent(
                     &self,
                     organization: &OrganizationId,
-                    key: &IdempotencyKey,
+                    hold: &IdempotencyHold,
                 ) -> Result<(), StoreError> {
                     let mut conn = self.write().await?;
                     diesel::delete(
                         idempotency_keys::table
-                            .find((organization.to_string(), key.as_str()))
-                            .filter(idempotency_keys::state.eq(IDEMPOTENCY_PENDING)),
+                            .find((organization.to_string(), hold.key.as_str()))
+                            .filter(idempotency_keys::state.eq(IDEMPOTENCY_PENDING))
+                            .filter(idempotency_keys::claim_token.eq(hold.token.as_string())),
                     )
                     .execute(&mut *conn)
                     .await
@@ -1413,6 +1507,29 @@ macro_rules! port_impls {
                         .collect()
                 }
 
+                async fn renew_jobs(
+                    &self,
+                    token: &ClaimToken,
+                    jobs: &[herald_domain::ids::JobId],
+                    lease_until: Timestamp,
+                ) -> Result<usize, StoreError> {
+                    if jobs.is_empty() {
+                        return Ok(0);
+                    }
+                    let ids: Vec<String> = jobs.iter().map(ToString::to_string).collect();
+                    let mut conn = self.write().await?;
+                    diesel::update(
+                        outbox::table
+                            .filter(outbox::id.eq_any(&ids))
+                            .filter(outbox::claim_token.eq(token.as_string()))
+                            .filter(outbox::state.eq(JOB_IN_FLIGHT)),
+                    )
+                    .set(outbox::lease_until.eq(Some(lease_until)))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)
+                }
+
                 async fn complete_job(&self, completion: &JobCompletion) -> Result<bool, StoreError> {
                     let held = write_tx!(self, |conn| complete_in_tx(conn, completion).await)
                         .map_err(TxError::into_store)?;
@@ -1576,6 +1693,7 @@ macro_rules! port_impls {
                     let mut conn = self.read().await?;
                     let rows = network_callbacks::table
                         .filter(network_callbacks::processed_at.is_null())
+                        .filter(network_callbacks::parked_at.is_null())
                         .filter(network_callbacks::received_at.lt(received_before))
                         .order((network_callbacks::received_at, network_callbacks::id))
                         .limit(i64::from(limit))
@@ -1604,6 +1722,94 @@ macro_rules! port_impls {
                         return Err(StoreError::NotFound);
                     }
                     Ok(())
+                }
+
+                async fn record_callback_failure(
+                    &self,
+                    id: &EventId,
+                    at: Timestamp,
+                    error: &str,
+                    park_after: u32,
+                ) -> Result<bool, StoreError> {
+                    let id = id.to_string();
+                    let park_after = i32::try_from(park_after).unwrap_or(i32::MAX);
+                    write_tx!(self, |conn| {
+                        let counted = diesel::update(network_callbacks::table.find(&id))
+                            .set((
+                                network_callbacks::attempts.eq(network_callbacks::attempts + 1),
+                                network_callbacks::last_error.eq(Some(error)),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        if counted == 0 {
+                            return Err(StoreError::NotFound.into());
+                        }
+                        diesel::update(
+                            network_callbacks::table
+                                .find(&id)
+                                .filter(network_callbacks::parked_at.is_null())
+                                .filter(network_callbacks::attempts.ge(park_after)),
+                        )
+                        .set(network_callbacks::parked_at.eq(Some(at)))
+                        .execute(conn)
+                        .await?;
+                        let parked = network_callbacks::table
+                            .find(&id)
+                            .select(network_callbacks::parked_at)
+                            .first::<Option<Timestamp>>(conn)
+                            .await?;
+                        Ok(parked.is_some())
+                    })
+                    .map_err(TxError::into_store)
+                }
+
+                async fn parked_callbacks(&self, limit: u32) -> Result<Vec<ParkedCallback>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = network_callbacks::table
+                        .filter(network_callbacks::processed_at.is_null())
+                        .filter(network_callbacks::parked_at.is_not_null())
+                        .order((network_callbacks::received_at, network_callbacks::id))
+                        .limit(i64::from(limit))
+                        .select((
+                            network_callbacks::id,
+                            network_callbacks::received_at,
+                            network_callbacks::attempts,
+                            network_callbacks::last_error,
+                            network_callbacks::parked_at.assume_not_null(),
+                        ))
+                        .load::<ParkedCallbackRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows)
+                }
+
+                async fn count_parked_callbacks(&self) -> Result<u64, StoreError> {
+                    let mut conn = self.read().await?;
+                    let count: i64 = network_callbacks::table
+                        .filter(network_callbacks::processed_at.is_null())
+                        .filter(network_callbacks::parked_at.is_not_null())
+                        .count()
+                        .get_result(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    Ok(u64::try_from(count).unwrap_or_default())
+                }
+
+                async fn requeue_parked_callbacks(&self) -> Result<u64, StoreError> {
+                    let mut conn = self.write().await?;
+                    let requeued = diesel::update(
+                        network_callbacks::table
+                            .filter(network_callbacks::processed_at.is_null())
+                            .filter(network_callbacks::parked_at.is_not_null()),
+                    )
+                    .set((
+                        network_callbacks::parked_at.eq(None::<Timestamp>),
+                        network_callbacks::attempts.eq(0),
+                    ))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    Ok(requeued as u64)
                 }
             }
 
@@ -1640,31 +1846,47 @@ macro_rules! port_impls {
 
             #[async_trait]
             impl WebhookStore for Db {
-                async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+                async fn create_endpoint(
+                    &self,
+                    endpoint: &WebhookEndpoint,
+                    limit: u32,
+                ) -> Result<bool, StoreError> {
                     let row = WebhookEndpointRow::from(endpoint);
-                    let mut conn = self.write().await?;
-                    diesel::insert_into(webhook_endpoints::table)
-                        .values((
-                            webhook_endpoints::id.eq(&row.id),
-                            webhook_endpoints::organization_id.eq(&row.organization_id),
-                            webhook_endpoints::url.eq(&row.url),
-                            webhook_endpoints::sub_status.eq(row.sub_status),
-                            webhook_endpoints::sub_failed.eq(row.sub_failed),
-                            webhook_endpoints::sub_inbound.eq(row.sub_inbound),
-                            webhook_endpoints::description.eq(&row.description),
-                            webhook_endpoints::enabled.eq(row.enabled),
-                            webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
-                            webhook_endpoints::secret.eq(&row.secret),
-                            webhook_endpoints::previous_secret.eq(&row.previous_secret),
-                            webhook_endpoints::previous_secret_expires_at.eq(row.previous_secret_expires_at),
-                            webhook_endpoints::failing_since.eq(row.failing_since),
-                            webhook_endpoints::created_at.eq(row.created_at),
-                            webhook_endpoints::updated_at.eq(row.updated_at),
-                        ))
-                        .execute(&mut *conn)
-                        .await
-                        .map_err(from_diesel)?;
-                    Ok(())
+                    let created = write_tx!(self, |conn| {
+                        lock_organization(conn, &row.organization_id).await?;
+                        let count: i64 = webhook_endpoints::table
+                            .filter(webhook_endpoints::organization_id.eq(&row.organization_id))
+                            .count()
+                            .get_result(conn)
+                            .await?;
+                        if count >= i64::from(limit) {
+                            return Ok(false);
+                        }
+                        diesel::insert_into(webhook_endpoints::table)
+                            .values((
+                                webhook_endpoints::id.eq(&row.id),
+                                webhook_endpoints::organization_id.eq(&row.organization_id),
+                                webhook_endpoints::url.eq(&row.url),
+                                webhook_endpoints::sub_status.eq(row.sub_status),
+                                webhook_endpoints::sub_failed.eq(row.sub_failed),
+                                webhook_endpoints::sub_inbound.eq(row.sub_inbound),
+                                webhook_endpoints::description.eq(&row.description),
+                                webhook_endpoints::enabled.eq(row.enabled),
+                                webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
+                                webhook_endpoints::secret.eq(&row.secret),
+                                webhook_endpoints::previous_secret.eq(&row.previous_secret),
+                                webhook_endpoints::previous_secret_expires_at
+                                    .eq(row.previous_secret_expires_at),
+                                webhook_endpoints::failing_since.eq(row.failing_since),
+                                webhook_endpoints::created_at.eq(row.created_at),
+                                webhook_endpoints::updated_at.eq(row.updated_at),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        Ok(true)
+                    })
+                    .map_err(TxError::into_store)?;
+                    Ok(created)
                 }
 
                 async fn endpoints(
@@ -1697,38 +1919,101 @@ macro_rules! port_impls {
                     row.map(WebhookEndpoint::try_from).transpose()
                 }
 
-                async fn update_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
-                    let row = WebhookEndpointRow::from(endpoint);
+                async fn patch_endpoint(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &WebhookId,
+                    patch: &EndpointPatch,
+                    at: Timestamp,
+                ) -> Result<(), StoreError> {
+                    let (org, id) = (organization.to_string(), id.to_string());
+                    write_tx!(self, |conn| {
+                        let target = || {
+                            webhook_endpoints::table
+                                .find(&id)
+                                .filter(webhook_endpoints::organization_id.eq(&org))
+                        };
+                        let changed = diesel::update(target())
+                            .set(webhook_endpoints::updated_at.eq(at))
+                            .execute(conn)
+                            .await?;
+                        if changed == 0 {
+                            return Err(StoreError::NotFound.into());
+                        }
+                        if let Some(url) = &patch.url {
+                            diesel::update(target())
+                                .set(webhook_endpoints::url.eq(url.as_str()))
+                                .execute(conn)
+                                .await?;
+                        }
+                        if let Some(events) = patch.events {
+                            diesel::update(target())
+                                .set((
+                                    webhook_endpoints::sub_status.eq(events.message_status),
+                                    webhook_endpoints::sub_failed.eq(events.message_failed),
+                                    webhook_endpoints::sub_inbound.eq(events.message_inbound),
+                                ))
+                                .execute(conn)
+                                .await?;
+                        }
+                        if let Some(description) = &patch.description {
+                            diesel::update(target())
+                                .set(webhook_endpoints::description.eq(description.as_deref()))
+                                .execute(conn)
+                                .await?;
+                        }
+                        if let Some(enabled) = patch.enabled {
+                            if enabled {
+                                // Re-enabling a disabled endpoint starts it afresh; an enabled one keeps its
+                                // failing streak.
+                                diesel::update(target().filter(webhook_endpoints::enabled.eq(false)))
+                                    .set((
+                                        webhook_endpoints::disabled_reason.eq(None::<String>),
+                                        webhook_endpoints::failing_since.eq(None::<Timestamp>),
+                                    ))
+                                    .execute(conn)
+                                    .await?;
+                            }
+                            diesel::update(target())
+                                .set(webhook_endpoints::enabled.eq(enabled))
+                                .execute(conn)
+                                .await?;
+                        }
+                        Ok(())
+                    })
+                    .map_err(TxError::into_store)?;
+                    if patch.enabled == Some(true) {
+                        // Re-enabled: its pending deliveries may be claimed again.
+                        self.webhooks_committed();
+                    }
+                    Ok(())
+                }
+
+                async fn rotate_endpoint_secret(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &WebhookId,
+                    secret: &SealedSecret,
+                    previous_until: Timestamp,
+                    at: Timestamp,
+                ) -> Result<(), StoreError> {
                     let mut conn = self.write().await?;
                     let changed = diesel::update(
                         webhook_endpoints::table
-                            .find(&row.id)
-                            .filter(webhook_endpoints::organization_id.eq(&row.organization_id)),
+                            .find(id.to_string())
+                            .filter(webhook_endpoints::organization_id.eq(organization.to_string())),
                     )
                     .set((
-                        webhook_endpoints::url.eq(&row.url),
-                        webhook_endpoints::sub_status.eq(row.sub_status),
-                        webhook_endpoints::sub_failed.eq(row.sub_failed),
-                        webhook_endpoints::sub_inbound.eq(row.sub_inbound),
-                        webhook_endpoints::description.eq(&row.description),
-                        webhook_endpoints::enabled.eq(row.enabled),
-                        webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
-                        webhook_endpoints::secret.eq(&row.secret),
-                        webhook_endpoints::previous_secret.eq(&row.previous_secret),
-                        webhook_endpoints::previous_secret_expires_at.eq(row.previous_secret_expires_at),
-                        webhook_endpoints::failing_since.eq(row.failing_since),
-                        webhook_endpoints::updated_at.eq(row.updated_at),
+                        webhook_endpoints::previous_secret.eq(webhook_endpoints::secret.nullable()),
+                        webhook_endpoints::previous_secret_expires_at.eq(Some(previous_until)),
+                        webhook_endpoints::secret.eq(secret.as_bytes()),
+                        webhook_endpoints::updated_at.eq(at),
                     ))
                     .execute(&mut *conn)
                     .await
                     .map_err(from_diesel)?;
                     if changed == 0 {
                         return Err(StoreError::NotFound);
-                    }
-                    drop(conn);
-                    if endpoint.enabled {
-                        // Re-enabled: its pending deliveries may be claimed again.
-                        self.webhooks_committed();
                     }
                     Ok(())
                 }
@@ -1758,32 +2043,52 @@ macro_rules! port_impls {
                     &self,
                     organization: &OrganizationId,
                     endpoint: &WebhookId,
-                    event_id: &EventId,
-                    delivery_id: &DeliveryId,
-                    payload: &str,
-                    at: Timestamp,
-                ) -> Result<(), StoreError> {
+                    test: &TestEvent,
+                    max_pending: u32,
+                ) -> Result<bool, StoreError> {
                     let org = organization.to_string();
                     let endpoint = endpoint.to_string();
+                    let at = test.at;
                     let event = CustomerEventRow {
-                        id: event_id.to_string(),
+                        id: test.event_id.to_string(),
                         organization_id: org.clone(),
                         event_type: CustomerEventType::WebhookTest.as_str().to_owned(),
                         message_id: None,
                         sequence: 1,
-                        payload: payload.to_owned(),
+                        payload: test.payload.clone(),
                         occurred_at: at,
                         created_at: at,
                     };
-                    write_tx!(self, |conn| {
-                        if !endpoint_exists(conn, &org, &endpoint).await? {
+                    let recorded = write_tx!(self, |conn| {
+                        // The endpoint's row is the lock concurrent tests take in turn (PostgreSQL; SQLite's
+                        // single writer serializes them anyway), so the cap holds under a burst.
+                        let found = for_update!(
+                            webhook_endpoints::table
+                                .find(&endpoint)
+                                .filter(webhook_endpoints::organization_id.eq(&org))
+                                .select(webhook_endpoints::id)
+                        )
+                        .first::<String>(conn)
+                        .await
+                        .optional()?;
+                        if found.is_none() {
                             return Err(StoreError::NotFound.into());
+                        }
+                        let pending: i64 = webhook_deliveries::table
+                            .filter(webhook_deliveries::endpoint_id.eq(&endpoint))
+                            .filter(webhook_deliveries::event_type.eq(&event.event_type))
+                            .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
+                            .count()
+                            .get_result(conn)
+                            .await?;
+                        if pending >= i64::from(max_pending) {
+                            return Ok(false);
                         }
                         insert_event_row(conn, &event).await?;
                         insert_delivery(
                             conn,
                             &NewDelivery {
-                                id: delivery_id.to_string(),
+                                id: test.delivery_id.to_string(),
                                 organization_id: &org,
                                 endpoint_id: &endpoint,
                                 event_id: &event.id,
@@ -1795,11 +2100,13 @@ macro_rules! port_impls {
                         )
                         .await?;
                         super::announce_webhooks(conn).await?;
-                        Ok(())
+                        Ok(true)
                     })
                     .map_err(TxError::into_store)?;
-                    self.webhooks_committed();
-                    Ok(())
+                    if recorded {
+                        self.webhooks_committed();
+                    }
+                    Ok(recorded)
                 }
 
                 async fn deliveries(
@@ -2081,25 +2388,46 @@ macro_rules! port_impls {
 
             #[async_trait]
             impl MediaCatalog for Db {
-                async fn insert_media(&self, file: &MediaFile) -> Result<(), StoreError> {
+                async fn insert_media(
+                    &self,
+                    file: &MediaFile,
+                    storage_limit: Option<u64>,
+                ) -> Result<MediaInsert, StoreError> {
                     let row = MediaFileRow::new(file)?;
-                    let mut conn = self.write().await?;
-                    diesel::insert_into(media_files::table)
-                        .values((
-                            media_files::id.eq(&row.id),
-                            media_files::organization_id.eq(&row.organization_id),
-                            media_files::kind.eq(&row.kind),
-                            media_files::mime_type.eq(&row.mime_type),
-                            media_files::size.eq(row.size),
-                            media_files::sha256.eq(&row.sha256),
-                            media_files::filename.eq(&row.filename),
-                            media_files::created_at.eq(row.created_at),
-                            media_files::expires_at.eq(row.expires_at),
-                        ))
-                        .execute(&mut *conn)
-                        .await
-                        .map_err(from_diesel)?;
-                    Ok(())
+                    write_tx!(self, |conn| {
+                        if let Some(limit) = storage_limit {
+                            lock_organization(conn, &row.organization_id).await?;
+                            // PostgreSQL sums BIGINT as NUMERIC: cast back, as both backends agree on.
+                            let used: i64 = media_files::table
+                                .filter(media_files::organization_id.eq(&row.organization_id))
+                                .filter(media_files::expires_at.gt(row.created_at))
+                                .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                                    "CAST(COALESCE(SUM(size), 0) AS BIGINT)",
+                                ))
+                                .first::<i64>(conn)
+                                .await?;
+                            let used = u64::try_from(used).unwrap_or(0);
+                            if used.saturating_add(file.size) > limit {
+                                return Ok(MediaInsert::StorageFull { used });
+                            }
+                        }
+                        diesel::insert_into(media_files::table)
+                            .values((
+                                media_files::id.eq(&row.id),
+                                media_files::organization_id.eq(&row.organization_id),
+                                media_files::kind.eq(&row.kind),
+                                media_files::mime_type.eq(&row.mime_type),
+                                media_files::size.eq(row.size),
+                                media_files::sha256.eq(&row.sha256),
+                                media_files::filename.eq(&row.filename),
+                                media_files::created_at.eq(row.created_at),
+                                media_files::expires_at.eq(row.expires_at),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        Ok(MediaInsert::Stored)
+                    })
+                    .map_err(TxError::into_store)
                 }
 
                 async fn media(

@@ -5,7 +5,7 @@
 //! Without it each send pays three store round trips before the (group-committed) accept, and on
 //! PostgreSQL those round trips, not Herald's own code, bound the accept rate.
 //!
-//! What keeps it safe (api.md §1: a disabled key, or a key of a suspended organization, is refused "on its
+//! What keeps it safe (docs/api.md §1: a disabled key, or a key of a suspended organization, is refused "on its
 //! very next request (no cache may keep it alive longer than 1 second on any instance; on the instance
 //! that disabled it, at once)"):
 //! - an entry lives at most `ttl` (default 500 ms) from the moment its read *began*, so a change made by
@@ -133,6 +133,14 @@ impl AccountStore for CachedAccounts {
 
     async fn plan(&self, name: &PlanName) -> Result<Option<Plan>, StoreError> {
         self.inner.plan(name).await
+    }
+
+    async fn put_plan(&self, plan: &Plan) -> Result<(), StoreError> {
+        let result = self.inner.put_plan(plan).await;
+        // A cached credential carries its plan's limits.
+        self.credentials
+            .evict(|_, credential| credential.plan.name == plan.name);
+        result
     }
 
     async fn create_organization(&self, organization: &Organization) -> Result<(), StoreError> {

@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::{DateTime, Utc};
 use diesel::Queryable;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
-use herald_domain::dispatch::{ClaimedJob, CustomerEventType, JobHistory, StoredCallback};
+use herald_domain::dispatch::{ClaimedJob, CustomerEventType, JobHistory, ParkedCallback, StoredCallback};
 use herald_domain::ids::{
     ApiKeyId, DeliveryId, EventId, JobId, MediaId, MessageId, OrganizationId, SenderId, TemplateId, WebhookId,
 };
@@ -61,6 +61,31 @@ pub(crate) fn to_i32(what: &str, value: u32) -> Result<i32, StoreError> {
         .map_err(|_| StoreError::Unknown(anyhow::anyhow!("{what} {value} is too large to store")))
 }
 
+pub(crate) fn to_i64(what: &str, value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value)
+        .map_err(|_| StoreError::Unknown(anyhow::anyhow!("{what} {value} is too large to store")))
+}
+
+impl PlanRow {
+    pub(crate) fn new(plan: &Plan) -> Result<Self, StoreError> {
+        Ok(Self {
+            name: plan.name.as_str().to_owned(),
+            rate_per_second: to_i32("plan rate", plan.rate_per_second)?,
+            burst: to_i32("plan burst", plan.burst)?,
+            monthly_quota: plan.monthly_quota.map(|q| to_i64("plan quota", q)).transpose()?,
+            text_allowed: plan.text_allowed,
+            template_allowed: plan.template_allowed,
+            media_allowed: plan.media_allowed,
+            max_file_bytes: to_i64("plan file size", plan.max_file_bytes)?,
+            webhook_endpoints: to_i32("plan endpoints", plan.webhook_endpoints)?,
+            media_storage_bytes: plan
+                .media_storage_bytes
+                .map(|b| to_i64("plan media storage", b))
+                .transpose()?,
+        })
+    }
+}
+
 /// A quota limit for the conditional increment; beyond `i64::MAX` is as good as unlimited.
 pub(crate) fn quota_ceiling(limit: Option<u64>) -> i64 {
     limit.map_or(i64::MAX, |l| i64::try_from(l).unwrap_or(i64::MAX))
@@ -97,6 +122,7 @@ pub(crate) struct PlanRow {
     pub media_allowed: bool,
     pub max_file_bytes: i64,
     pub webhook_endpoints: i32,
+    pub media_storage_bytes: Option<i64>,
 }
 
 impl TryFrom<PlanRow> for Plan {
@@ -113,6 +139,10 @@ impl TryFrom<PlanRow> for Plan {
             media_allowed: row.media_allowed,
             max_file_bytes: to_u64("plan file size", row.max_file_bytes)?,
             webhook_endpoints: to_u32("plan endpoints", row.webhook_endpoints)?,
+            media_storage_bytes: row
+                .media_storage_bytes
+                .map(|b| to_u64("plan media storage", b))
+                .transpose()?,
         })
     }
 }
@@ -492,6 +522,11 @@ pub(crate) struct IdempotencyRow {
     pub message_id: Option<String>,
     pub locked_at: Time,
     pub completed_at: Option<Time>,
+    #[expect(
+        dead_code,
+        reason = "loaded positionally; the statements that need it filter on it"
+    )]
+    pub claim_token: Option<String>,
 }
 
 impl IdempotencyRow {
@@ -603,6 +638,35 @@ pub(crate) struct CallbackRow {
         reason = "loaded positionally; the note is for operators reading the table"
     )]
     pub note: Option<String>,
+    #[expect(dead_code, reason = "loaded positionally; only callbacks not parked are read")]
+    pub attempts: i32,
+    #[expect(dead_code, reason = "loaded positionally; only callbacks not parked are read")]
+    pub last_error: Option<String>,
+    #[expect(dead_code, reason = "loaded positionally; only callbacks not parked are read")]
+    pub parked_at: Option<Time>,
+}
+
+#[derive(Debug, Queryable)]
+pub(crate) struct ParkedCallbackRow {
+    pub id: String,
+    pub received_at: Time,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub parked_at: Time,
+}
+
+impl TryFrom<ParkedCallbackRow> for ParkedCallback {
+    type Error = StoreError;
+
+    fn try_from(row: ParkedCallbackRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("callback id", EventId::parse(&row.id))?,
+            received_at: row.received_at,
+            attempts: to_u32("callback attempts", row.attempts)?,
+            last_error: row.last_error,
+            parked_at: row.parked_at,
+        })
+    }
 }
 
 impl TryFrom<CallbackRow> for StoredCallback {

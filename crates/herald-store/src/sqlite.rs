@@ -22,6 +22,7 @@ use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfi
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+use herald_domain::dispatch::sender_claim_cap;
 use herald_domain::ids::OrganizationId;
 use herald_domain::ports::StoreError;
 use std::future::Future;
@@ -145,11 +146,11 @@ impl Db {
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        self.reader.get().await.map_err(from_pool)
+        crate::pooled(&self.reader, "read").await.map_err(from_pool)
     }
 
     async fn write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        self.writer.get().await.map_err(from_pool)
+        crate::pooled(&self.writer, "write").await.map_err(from_pool)
     }
 
     /// Runs `work` on the writer's inner synchronous connection in a blocking thread (diesel's migration
@@ -197,7 +198,8 @@ struct SenderIdByName {
 /// `max(1, limit / senders with due jobs)` of its oldest (see `claim_jobs` in `queries.rs`). Walks the
 /// senders with open jobs through `outbox_open_by_sender` (one index probe per sender, however long a
 /// backlog is), keeps those with a due job, reads each one's share from the same index, keeps the oldest
-/// `limit` of them, then updates the chosen ones. Safe without row locks because the writer's immediate
+/// `limit` of them (and no more of a sender than it can send within the lease), then updates the chosen
+/// ones. Safe without row locks because the writer's immediate
 /// transaction admits no other writer in between.
 async fn claim_due(
     conn: &mut Conn,
@@ -261,11 +263,18 @@ async fn claim_due(
     );
     let mut due: Vec<Due> = Vec::new();
     for sender in &due_senders {
+        // No more than the sender can send within the lease.
+        let throughput = schema::senders::table
+            .find(sender)
+            .select(schema::senders::throughput_per_second)
+            .first::<i32>(conn)
+            .await?;
+        let cap = sender_claim_cap(u32::try_from(throughput).unwrap_or(1), now, lease_until);
         due.extend(
             due!()
                 .filter(outbox::sender_id.eq(sender))
                 .order((outbox::available_at, outbox::id))
-                .limit(per_sender)
+                .limit(per_sender.min(cap))
                 .select((
                     outbox::id,
                     outbox::organization_id,

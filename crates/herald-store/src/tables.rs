@@ -23,6 +23,7 @@ macro_rules! define_tables {
                 media_allowed -> Bool,
                 max_file_bytes -> BigInt,
                 webhook_endpoints -> Integer,
+                media_storage_bytes -> Nullable<BigInt>,
             }
         }
 
@@ -164,6 +165,7 @@ macro_rules! define_tables {
                 message_id -> Nullable<Text>,
                 locked_at -> Moment,
                 completed_at -> Nullable<Moment>,
+                claim_token -> Nullable<Text>,
             }
         }
 
@@ -207,6 +209,9 @@ macro_rules! define_tables {
                 body -> Binary,
                 processed_at -> Nullable<Moment>,
                 note -> Nullable<Text>,
+                attempts -> Integer,
+                last_error -> Nullable<Text>,
+                parked_at -> Nullable<Moment>,
             }
         }
 

@@ -83,7 +83,7 @@ pub struct Ports {
     pub owners: Arc<dyn herald_domain::ports::OwnerStore>,
 }
 
-/// A customer event (api.md §9) as a store wrote it.
+/// A customer event (docs/api.md §9) as a store wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordedEvent {
     pub id: EventId,
@@ -110,6 +110,7 @@ pub trait EventLog: Send + Sync + 'static {
 /// The names of every scenario, in the order [`crate::contract_suite!`] declares them.
 pub const SCENARIOS: &[&str] = &[
     "accounts_plans_are_seeded",
+    "accounts_put_plan_creates_and_replaces",
     "accounts_organizations_create_get_list",
     "accounts_create_organization_refusals",
     "accounts_set_status_and_plan",
@@ -139,11 +140,13 @@ pub const SCENARIOS: &[&str] = &[
     "idempotency_claim_release_complete",
     "idempotency_completed_record_expires",
     "idempotency_abandoned_claim_is_taken_over",
+    "idempotency_stale_claim_cannot_complete_or_release_the_new_claim",
     "templates_replace_get_and_list",
     "templates_replace_is_scoped_by_waba",
     "windows_only_move_forward",
     "outbox_claim_returns_due_jobs_with_context",
     "outbox_lease_blocks_claims_until_it_expires",
+    "outbox_renewed_lease_keeps_the_claim",
     "outbox_submitted_sets_status_and_emits_one_event",
     "outbox_failed_fails_the_message",
     "outbox_retry_is_claimed_again_as_retried",
@@ -153,6 +156,7 @@ pub const SCENARIOS: &[&str] = &[
     "outbox_batch_completion_records_each_under_its_own_token",
     "outbox_concurrent_claims_complete_every_job_once",
     "outbox_claim_takes_a_fair_share_per_sender",
+    "outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease",
     "tracking_reports_follow_the_status_machine",
     "tracking_failure_event_carries_the_error",
     "tracking_network_id_is_kept_once_set",
@@ -160,7 +164,10 @@ pub const SCENARIOS: &[&str] = &[
     "tracking_inbound_is_deduplicated_and_refreshes_the_window",
     "tracking_inbound_events_describe_the_content",
     "tracking_callbacks_round_trip",
+    "tracking_failing_callback_is_parked_and_requeued",
     "webhooks_endpoints_crud_and_isolation",
+    "webhooks_creates_stop_at_the_limit_even_when_concurrent",
+    "webhooks_patch_and_rotation_keep_each_others_changes",
     "webhooks_fan_out_follows_subscriptions",
     "webhooks_event_without_subscribers_creates_no_delivery",
     "webhooks_claim_respects_due_time_leases_and_cap",
@@ -173,6 +180,7 @@ pub const SCENARIOS: &[&str] = &[
     "webhooks_deliveries_cursor_covers_all_once",
     "webhooks_delete_cascades",
     "media_insert_and_read_round_trip",
+    "media_storage_limit_counts_unexpired_uploads_of_the_organization",
     "media_is_scoped_by_organization",
     "media_delete",
     "media_digest_in_use_across_organizations",
@@ -201,6 +209,7 @@ macro_rules! contract_suite {
     ($make_ports:expr) => {
         $crate::contract_suite!(@scenarios $make_ports;
             accounts_plans_are_seeded,
+            accounts_put_plan_creates_and_replaces,
             accounts_organizations_create_get_list,
             accounts_create_organization_refusals,
             accounts_set_status_and_plan,
@@ -230,11 +239,13 @@ macro_rules! contract_suite {
             idempotency_claim_release_complete,
             idempotency_completed_record_expires,
             idempotency_abandoned_claim_is_taken_over,
+            idempotency_stale_claim_cannot_complete_or_release_the_new_claim,
             templates_replace_get_and_list,
             templates_replace_is_scoped_by_waba,
             windows_only_move_forward,
             outbox_claim_returns_due_jobs_with_context,
             outbox_lease_blocks_claims_until_it_expires,
+            outbox_renewed_lease_keeps_the_claim,
             outbox_submitted_sets_status_and_emits_one_event,
             outbox_failed_fails_the_message,
             outbox_retry_is_claimed_again_as_retried,
@@ -244,6 +255,7 @@ macro_rules! contract_suite {
             outbox_batch_completion_records_each_under_its_own_token,
             outbox_concurrent_claims_complete_every_job_once,
             outbox_claim_takes_a_fair_share_per_sender,
+            outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease,
             tracking_reports_follow_the_status_machine,
             tracking_failure_event_carries_the_error,
             tracking_network_id_is_kept_once_set,
@@ -251,7 +263,10 @@ macro_rules! contract_suite {
             tracking_inbound_is_deduplicated_and_refreshes_the_window,
             tracking_inbound_events_describe_the_content,
             tracking_callbacks_round_trip,
+            tracking_failing_callback_is_parked_and_requeued,
             webhooks_endpoints_crud_and_isolation,
+            webhooks_creates_stop_at_the_limit_even_when_concurrent,
+            webhooks_patch_and_rotation_keep_each_others_changes,
             webhooks_fan_out_follows_subscriptions,
             webhooks_event_without_subscribers_creates_no_delivery,
             webhooks_claim_respects_due_time_leases_and_cap,
@@ -264,6 +279,7 @@ macro_rules! contract_suite {
             webhooks_deliveries_cursor_covers_all_once,
             webhooks_delete_cascades,
             media_insert_and_read_round_trip,
+            media_storage_limit_counts_unexpired_uploads_of_the_organization,
             media_is_scoped_by_organization,
             media_delete,
             media_digest_in_use_across_organizations,

@@ -26,7 +26,9 @@ use herald_domain::message::{
     EventSource, MediaAttachment, MediaKind, MediaSource, Message, MessageContent, MessageStatus, StatusEvent,
 };
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
-use herald_domain::ports::{AcceptRequest, Clock, IdGenerator, OutboxJob, QuotaCharge, SecretSource};
+use herald_domain::ports::{
+    AcceptRequest, Clock, IdGenerator, IdempotencyHold, OutboxJob, QuotaCharge, SecretSource,
+};
 use herald_domain::template::{
     BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,
     ParamName, Template, TemplateName, TemplateRef, TemplateStatus, TemplateStructure, TemplateText,
@@ -39,7 +41,7 @@ use herald_domain::values::{
 use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
 use ulid::Ulid;
 
-/// The simulator's business account (api.md §13).
+/// The simulator's business account (docs/api.md §13).
 pub const SIMULATOR_WABA: &str = "2000000001";
 /// The simulator's first sender number.
 pub const SIMULATOR_SENDER_1: &str = "+15550001111";
@@ -419,11 +421,11 @@ pub fn invoice_ready_content() -> MessageContent {
 
 /// Everything accepting `message` writes: its `accepted` event, its outbox job (due at once, deadline 24 h
 /// later) and its charge against a monthly quota of `limit` (`None`: unlimited), plus the
-/// `idempotency_key` to complete.
+/// idempotency claim to complete.
 pub fn accept_request(
     message: &Message,
     limit: Option<u64>,
-    idempotency_key: Option<IdempotencyKey>,
+    idempotency: Option<IdempotencyHold>,
 ) -> AcceptRequest {
     let now = message.created_at;
     AcceptRequest {
@@ -451,7 +453,7 @@ pub fn accept_request(
             period: BillingPeriod::containing(now),
             limit,
         },
-        idempotency_key,
+        idempotency,
         message: message.clone(),
     }
 }
@@ -583,7 +585,7 @@ pub fn template_spring_sale(organization: OrganizationId, waba: &NetworkRef) -> 
     )
 }
 
-/// The simulator's seeded templates (api.md §13), by name.
+/// The simulator's seeded templates (docs/api.md §13), by name.
 pub fn simulator_templates(organization: OrganizationId, waba: &NetworkRef) -> Vec<Template> {
     vec![
         template_appointment_named(organization, waba),

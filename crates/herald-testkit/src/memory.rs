@@ -11,26 +11,31 @@ use herald_domain::Timestamp;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
 use herald_domain::dispatch::{
     ClaimToken, ClaimedJob, CustomerEventType, InboundRecord, JobCompletion, JobHistory, JobOutcome,
-    StatusApplied, StatusUpdate, StoredCallback,
+    ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
 };
 use herald_domain::ids::{
     ApiKeyId, DeliveryId, EventId, MediaId, MessageId, OrganizationId, SenderId, WebhookId,
 };
-use herald_domain::media::{InboundMedia, MediaCatalog, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
+use herald_domain::media::{
+    InboundMedia, MediaCatalog, MediaFile, MediaInsert, MediaRecord, NetworkUpload, Sha256Digest,
+};
 use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
 use herald_domain::network::InboundContent;
-use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
+use herald_domain::organization::{
+    AccountStatus, NetworkRef, Organization, Plan, PlanName, SealedSecret, SenderNumber,
+};
 use herald_domain::ports::{
-    AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim, MessageQuery,
-    MessageStore, OutboxJob, OutboxStore, StoreError, TemplateQuery, TemplateStore, TrackingStore,
-    WindowStore,
+    AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim,
+    IdempotencyHold, MessageQuery, MessageStore, OutboxJob, OutboxStore, StoreError, TemplateQuery,
+    TemplateStore, TrackingStore, WindowStore,
 };
 use herald_domain::status::{self, StatusReport, StatusState, Transition};
 use herald_domain::template::{LanguageCode, Template, TemplateName};
 use herald_domain::time::BillingPeriod;
 use herald_domain::values::{IdempotencyKey, PhoneNumber, RequestFingerprint};
 use herald_domain::webhook::{
-    ClaimedDelivery, Delivery, DeliveryCompletion, DeliveryStatus, WebhookEndpoint, WebhookStore,
+    ClaimedDelivery, Delivery, DeliveryCompletion, DeliveryStatus, EndpointPatch, TestEvent, WebhookEndpoint,
+    WebhookStore,
 };
 use herald_domain::window::ServiceWindow;
 use std::collections::{BTreeMap, HashMap};
@@ -51,6 +56,8 @@ enum Claim {
 #[derive(Debug, Clone)]
 struct IdempotencyRecord {
     fingerprint: RequestFingerprint,
+    /// The token of the claim that created or took over the record.
+    token: ClaimToken,
     claim: Claim,
 }
 
@@ -87,6 +94,9 @@ impl JobRecord {
 struct CallbackEntry {
     callback: StoredCallback,
     processed: Option<(Timestamp, Option<String>)>,
+    attempts: u32,
+    last_error: Option<String>,
+    parked_at: Option<Timestamp>,
 }
 
 /// A delivery and its claim.
@@ -223,6 +233,11 @@ impl AccountStore for InMemoryStore {
 
     async fn plan(&self, name: &PlanName) -> Result<Option<Plan>, StoreError> {
         Ok(self.state().plans.get(name).cloned())
+    }
+
+    async fn put_plan(&self, plan: &Plan) -> Result<(), StoreError> {
+        self.state().plans.insert(plan.name.clone(), plan.clone());
+        Ok(())
     }
 
     async fn create_organization(&self, organization: &Organization) -> Result<(), StoreError> {
@@ -443,6 +458,7 @@ impl MessageStore for InMemoryStore {
             slot,
             IdempotencyRecord {
                 fingerprint: claim.fingerprint,
+                token: claim.token,
                 claim: Claim::Pending { locked_at: claim.now },
             },
         );
@@ -452,14 +468,15 @@ impl MessageStore for InMemoryStore {
     async fn release_idempotent(
         &self,
         organization: &OrganizationId,
-        key: &IdempotencyKey,
+        hold: &IdempotencyHold,
     ) -> Result<(), StoreError> {
         let mut state = self.state();
-        let slot = (*organization, key.clone());
-        if matches!(
-            state.idempotency.get(&slot).map(|r| &r.claim),
-            Some(Claim::Pending { .. })
-        ) {
+        let slot = (*organization, hold.key.clone());
+        if state
+            .idempotency
+            .get(&slot)
+            .is_some_and(|r| r.token == hold.token && matches!(r.claim, Claim::Pending { .. }))
+        {
             state.idempotency.remove(&slot);
         }
         Ok(())
@@ -477,6 +494,15 @@ impl MessageStore for InMemoryStore {
         if state.jobs.iter().any(|j| j.job.id == request.job.id) {
             return Err(conflict("job id already exists"));
         }
+        if let Some(hold) = &request.idempotency {
+            let held = state
+                .idempotency
+                .get(&(message.organization_id, hold.key.clone()))
+                .is_some_and(|r| r.token == hold.token && matches!(r.claim, Claim::Pending { .. }));
+            if !held {
+                return Ok(AcceptOutcome::IdempotencyClaimLost);
+            }
+        }
         let counter = (message.organization_id, request.quota.period.clone());
         let used = state.usage.get(&counter).copied().unwrap_or(0);
         if request.quota.limit.is_some_and(|limit| used >= limit) {
@@ -493,8 +519,10 @@ impl MessageStore for InMemoryStore {
             claim: None,
             awaiting_callback: false,
         });
-        if let Some(key) = &request.idempotency_key
-            && let Some(record) = state.idempotency.get_mut(&(message.organization_id, key.clone()))
+        if let Some(hold) = &request.idempotency
+            && let Some(record) = state
+                .idempotency
+                .get_mut(&(message.organization_id, hold.key.clone()))
         {
             record.claim = Claim::Completed {
                 message_id: message.id,
@@ -814,11 +842,21 @@ impl OutboxStore for InMemoryStore {
             }
         }
         let share = (limit / per_sender.len().max(1)).max(1);
+        // And no more of a sender than it can send within the lease.
+        let cap = |sender_id: SenderId| {
+            state.senders.iter().find(|s| s.id == sender_id).map_or(1, |s| {
+                herald_domain::dispatch::sender_claim_cap(s.throughput_per_second, now, lease_until)
+            })
+        };
+        let caps: BTreeMap<SenderId, usize> = per_sender
+            .keys()
+            .map(|id| (*id, usize::try_from(cap(*id)).unwrap_or(usize::MAX).min(share)))
+            .collect();
         due.retain(|index| {
             state.jobs.get(*index).is_some_and(|record| {
                 let taken = per_sender.entry(record.job.sender_id).or_default();
                 *taken += 1;
-                *taken <= share
+                *taken <= caps.get(&record.job.sender_id).copied().unwrap_or(share)
             })
         });
         due.truncate(limit);
@@ -874,6 +912,25 @@ impl OutboxStore for InMemoryStore {
             });
         }
         Ok(claimed)
+    }
+
+    async fn renew_jobs(
+        &self,
+        token: &ClaimToken,
+        jobs: &[herald_domain::ids::JobId],
+        lease_until: Timestamp,
+    ) -> Result<usize, StoreError> {
+        let mut state = self.state();
+        let mut renewed = 0;
+        for record in state.jobs.iter_mut().filter(|j| {
+            jobs.contains(&j.job.id)
+                && j.state == JobState::InFlight
+                && j.claim.is_some_and(|(held, _)| held == *token)
+        }) {
+            record.claim = Some((*token, lease_until));
+            renewed += 1;
+        }
+        Ok(renewed)
     }
 
     async fn complete_job(&self, completion: &JobCompletion) -> Result<bool, StoreError> {
@@ -1037,6 +1094,9 @@ impl TrackingStore for InMemoryStore {
         state.callbacks.push(CallbackEntry {
             callback: callback.clone(),
             processed: None,
+            attempts: 0,
+            last_error: None,
+            parked_at: None,
         });
         Ok(())
     }
@@ -1050,7 +1110,9 @@ impl TrackingStore for InMemoryStore {
             .state()
             .callbacks
             .iter()
-            .filter(|c| c.processed.is_none() && c.callback.received_at < received_before)
+            .filter(|c| {
+                c.processed.is_none() && c.parked_at.is_none() && c.callback.received_at < received_before
+            })
             .map(|c| c.callback.clone())
             .collect();
         pending.sort_by_key(|c| (c.received_at, c.id));
@@ -1072,6 +1134,67 @@ impl TrackingStore for InMemoryStore {
             .ok_or(StoreError::NotFound)?;
         entry.processed = Some((at, note));
         Ok(())
+    }
+
+    async fn record_callback_failure(
+        &self,
+        id: &EventId,
+        at: Timestamp,
+        error: &str,
+        park_after: u32,
+    ) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let entry = state
+            .callbacks
+            .iter_mut()
+            .find(|c| &c.callback.id == id)
+            .ok_or(StoreError::NotFound)?;
+        entry.attempts = entry.attempts.saturating_add(1);
+        entry.last_error = Some(error.to_owned());
+        if entry.attempts >= park_after && entry.parked_at.is_none() {
+            entry.parked_at = Some(at);
+        }
+        Ok(entry.parked_at.is_some())
+    }
+
+    async fn parked_callbacks(&self, limit: u32) -> Result<Vec<ParkedCallback>, StoreError> {
+        let mut parked: Vec<ParkedCallback> = self
+            .state()
+            .callbacks
+            .iter()
+            .filter(|c| c.processed.is_none())
+            .filter_map(|c| {
+                Some(ParkedCallback {
+                    id: c.callback.id,
+                    received_at: c.callback.received_at,
+                    attempts: c.attempts,
+                    last_error: c.last_error.clone(),
+                    parked_at: c.parked_at?,
+                })
+            })
+            .collect();
+        parked.sort_by_key(|c| (c.received_at, c.id));
+        parked.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(parked)
+    }
+
+    async fn count_parked_callbacks(&self) -> Result<u64, StoreError> {
+        Ok(self.parked_callbacks(u32::MAX).await?.len() as u64)
+    }
+
+    async fn requeue_parked_callbacks(&self) -> Result<u64, StoreError> {
+        let mut state = self.state();
+        let mut requeued = 0;
+        for entry in state
+            .callbacks
+            .iter_mut()
+            .filter(|c| c.processed.is_none() && c.parked_at.is_some())
+        {
+            entry.parked_at = None;
+            entry.attempts = 0;
+            requeued += 1;
+        }
+        Ok(requeued)
     }
 }
 
@@ -1111,7 +1234,7 @@ fn fan_out_delivery_id(event: &EventId, endpoint: &WebhookId) -> DeliveryId {
 
 #[async_trait]
 impl WebhookStore for InMemoryStore {
-    async fn create_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+    async fn create_endpoint(&self, endpoint: &WebhookEndpoint, limit: u32) -> Result<bool, StoreError> {
         let mut state = self.state();
         if !state.organization_exists(&endpoint.organization_id) {
             return Err(StoreError::NotFound);
@@ -1119,8 +1242,16 @@ impl WebhookStore for InMemoryStore {
         if state.endpoints.iter().any(|e| e.id == endpoint.id) {
             return Err(conflict("webhook id already exists"));
         }
+        let count = state
+            .endpoints
+            .iter()
+            .filter(|e| e.organization_id == endpoint.organization_id)
+            .count();
+        if count >= limit as usize {
+            return Ok(false);
+        }
         state.endpoints.push(endpoint.clone());
-        Ok(())
+        Ok(true)
     }
 
     async fn endpoints(&self, organization: &OrganizationId) -> Result<Vec<WebhookEndpoint>, StoreError> {
@@ -1148,18 +1279,40 @@ impl WebhookStore for InMemoryStore {
             .cloned())
     }
 
-    async fn update_endpoint(&self, endpoint: &WebhookEndpoint) -> Result<(), StoreError> {
+    async fn patch_endpoint(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        patch: &EndpointPatch,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
         let mut state = self.state();
         let stored = state
             .endpoints
             .iter_mut()
-            .find(|e| e.organization_id == endpoint.organization_id && e.id == endpoint.id)
+            .find(|e| &e.organization_id == organization && &e.id == id)
             .ok_or(StoreError::NotFound)?;
-        let created_at = stored.created_at;
-        *stored = WebhookEndpoint {
-            created_at,
-            ..endpoint.clone()
-        };
+        patch.apply_to(stored, at);
+        Ok(())
+    }
+
+    async fn rotate_endpoint_secret(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        secret: &SealedSecret,
+        previous_until: Timestamp,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut state = self.state();
+        let stored = state
+            .endpoints
+            .iter_mut()
+            .find(|e| &e.organization_id == organization && &e.id == id)
+            .ok_or(StoreError::NotFound)?;
+        stored.previous_secret = Some(std::mem::replace(&mut stored.secret, secret.clone()));
+        stored.previous_secret_expires_at = Some(previous_until);
+        stored.updated_at = at;
         Ok(())
     }
 
@@ -1177,14 +1330,25 @@ impl WebhookStore for InMemoryStore {
         &self,
         organization: &OrganizationId,
         endpoint: &WebhookId,
-        event_id: &EventId,
-        delivery_id: &DeliveryId,
-        payload: &str,
-        at: Timestamp,
-    ) -> Result<(), StoreError> {
+        test: &TestEvent,
+        max_pending: u32,
+    ) -> Result<bool, StoreError> {
+        let (event_id, delivery_id, at) = (&test.event_id, &test.delivery_id, test.at);
         let mut state = self.state();
         if !state.endpoint_exists(organization, endpoint) {
             return Err(StoreError::NotFound);
+        }
+        let pending = state
+            .deliveries
+            .iter()
+            .filter(|d| {
+                d.delivery.endpoint_id == *endpoint
+                    && d.delivery.event_type == CustomerEventType::WebhookTest
+                    && d.delivery.status == DeliveryStatus::Pending
+            })
+            .count();
+        if pending >= max_pending as usize {
+            return Ok(false);
         }
         if state.customer_events.iter().any(|e| &e.id == event_id) {
             return Err(conflict("event id already exists"));
@@ -1198,7 +1362,7 @@ impl WebhookStore for InMemoryStore {
             event_type: CustomerEventType::WebhookTest,
             message_id: None,
             sequence: 1,
-            payload: payload.to_owned(),
+            payload: test.payload.clone(),
             occurred_at: at,
             created_at: at,
         });
@@ -1216,7 +1380,7 @@ impl WebhookStore for InMemoryStore {
             },
             claim: None,
         });
-        Ok(())
+        Ok(true)
     }
 
     async fn deliveries(
@@ -1423,7 +1587,11 @@ impl State {
 
 #[async_trait]
 impl MediaCatalog for InMemoryStore {
-    async fn insert_media(&self, file: &MediaFile) -> Result<(), StoreError> {
+    async fn insert_media(
+        &self,
+        file: &MediaFile,
+        storage_limit: Option<u64>,
+    ) -> Result<MediaInsert, StoreError> {
         let mut state = self.state();
         if !state.organization_exists(&file.organization_id) {
             return Err(StoreError::NotFound);
@@ -1431,8 +1599,19 @@ impl MediaCatalog for InMemoryStore {
         if state.media_files.iter().any(|f| f.id == file.id) {
             return Err(conflict("media id already exists"));
         }
+        if let Some(limit) = storage_limit {
+            let used: u64 = state
+                .media_files
+                .iter()
+                .filter(|f| f.organization_id == file.organization_id && f.expires_at > file.created_at)
+                .map(|f| f.size)
+                .sum();
+            if used.saturating_add(file.size) > limit {
+                return Ok(MediaInsert::StorageFull { used });
+            }
+        }
         state.media_files.push(file.clone());
-        Ok(())
+        Ok(MediaInsert::Stored)
     }
 
     async fn media(

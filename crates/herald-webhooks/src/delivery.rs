@@ -14,7 +14,7 @@ use crate::destination::{CheckedUrl, DestinationPolicy};
 use crate::schedule::parse_retry_after;
 use crate::signing::{WebhookSecret, sign};
 
-/// The most response-body bytes an attempt keeps (api.md §9: "first 1 KiB").
+/// The most response-body bytes an attempt keeps (docs/api.md §9: "first 1 KiB").
 pub const BODY_PREFIX_LIMIT: usize = 1024;
 
 /// How long an idle connection to a receiver is kept for the next attempt. Under Node.js's 5 s
@@ -39,6 +39,9 @@ pub enum AttemptErrorKind {
     HttpStatus,
     /// The TLS handshake failed (bad certificate, not TLS at all, …).
     Tls,
+    /// No signing secret could be used (none could be opened, e.g. after the encryption key changed): the
+    /// request is not sent unsigned. Rotating the endpoint's secret mends it.
+    NoSigningSecret,
 }
 
 impl AttemptErrorKind {
@@ -52,6 +55,7 @@ impl AttemptErrorKind {
             Self::Redirect => "redirect",
             Self::HttpStatus => "http_status",
             Self::Tls => "tls",
+            Self::NoSigningSecret => "no_signing_secret",
         }
     }
 }
@@ -98,7 +102,7 @@ impl AttemptOutcome {
 /// Time limits of a delivery attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeliveryTimeouts {
-    /// The whole attempt: connect, send, answer and the body prefix (api.md §9: 15 s).
+    /// The whole attempt: connect, send, answer and the body prefix (docs/api.md §9: 15 s).
     pub total: Duration,
     /// Establishing the connection, TLS included.
     pub connect: Duration,
@@ -199,6 +203,14 @@ impl Deliverer {
         secrets: &[&WebhookSecret],
     ) -> AttemptOutcome {
         let started = Instant::now();
+        if secrets.is_empty() {
+            // An empty `webhook-signature` would pass no receiver's check, or worse, one that skips it.
+            return AttemptOutcome::failure(
+                AttemptErrorKind::NoSigningSecret,
+                "no signing secret of the endpoint could be opened; rotate its secret".to_owned(),
+                started.elapsed(),
+            );
+        }
         let _pin = self.pins.pin(target);
         let request = self
             .client

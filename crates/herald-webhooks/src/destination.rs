@@ -96,8 +96,10 @@ pub enum DestinationError {
         /// The host name as written in the URL.
         host: String,
     },
-    /// The host is, or resolves to, an address in a forbidden range.
-    #[error("the webhook host `{host}` resolves to {address}, a {range} address")]
+    /// The host is, or resolves to, an address in a forbidden range. The message names neither the
+    /// address nor the range: it goes back to the customer, who must not learn how Herald's internal
+    /// names resolve.
+    #[error("the webhook host `{host}` is not a public address")]
     ForbiddenAddress {
         /// The host name as written in the URL.
         host: String,
@@ -213,9 +215,22 @@ impl DestinationPolicy {
     }
 }
 
-/// The distinct addresses of `domain`, or `None` if it has none.
+/// The longest a destination's name lookup may take; a resolver that hangs longer counts as no answer
+/// (the name "did not resolve"), so neither a registration request nor a delivery round waits on it.
+pub const LOOKUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The distinct addresses of `domain`, or `None` if it has none (or no answer came within
+/// [`LOOKUP_TIMEOUT`]).
 async fn resolve(domain: &str, port: u16) -> Option<Vec<IpAddr>> {
-    let found = tokio::net::lookup_host((domain, port)).await.ok()?;
+    within(LOOKUP_TIMEOUT, tokio::net::lookup_host((domain, port))).await
+}
+
+/// The distinct addresses `lookup` finds, if it answers within `limit`.
+async fn within<I: Iterator<Item = SocketAddr>>(
+    limit: std::time::Duration,
+    lookup: impl std::future::Future<Output = std::io::Result<I>>,
+) -> Option<Vec<IpAddr>> {
+    let found = tokio::time::timeout(limit, lookup).await.ok()?.ok()?;
     let mut ips: Vec<IpAddr> = Vec::new();
     for addr in found {
         if !ips.contains(&addr.ip()) {
@@ -297,6 +312,12 @@ fn forbidden_v6(ip: Ipv6Addr) -> Option<ForbiddenRange> {
 
 #[cfg(test)]
 mod tests {
+    #[tokio::test(start_paused = true)]
+    async fn a_lookup_that_hangs_is_given_up_after_the_bound() {
+        let hangs = std::future::pending::<std::io::Result<std::vec::IntoIter<std::net::SocketAddr>>>();
+        assert_eq!(super::within(super::LOOKUP_TIMEOUT, hangs).await, None);
+    }
+
     use super::*;
 
     fn range(text: &str) -> Option<ForbiddenRange> {

@@ -1,4 +1,4 @@
-//! Herald's customer webhooks (api.md §9): Standard Webhooks signing, the SSRF rules for destinations,
+//! Herald's customer webhooks (docs/api.md §9): Standard Webhooks signing, the SSRF rules for destinations,
 //! the HTTP client of one delivery attempt, and the retry schedule.
 //!
 //! A pure library: no database and no web framework. The delivery worker stores outcomes and schedules

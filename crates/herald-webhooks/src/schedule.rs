@@ -1,4 +1,4 @@
-//! The retry schedule of api.md §9, as pure functions of the attempt just made.
+//! The retry schedule of docs/api.md §9, as pure functions of the attempt just made.
 
 use std::time::{Duration, SystemTime};
 

@@ -19,7 +19,7 @@ CREATE TABLE plans (
     webhook_endpoints INTEGER NOT NULL CHECK (webhook_endpoints >= 0)
 );
 
--- api.md §8; identical to Plan::defaults() in herald-domain (a store test compares them).
+-- docs/api.md §8; identical to Plan::defaults() in herald-domain (a store test compares them).
 INSERT INTO plans (name, rate_per_second, burst, monthly_quota, text_allowed, template_allowed,
                    media_allowed, max_file_bytes, webhook_endpoints) VALUES
     ('trial',         1,    5,    1000, 1, 1, 0, 100000000,  1),

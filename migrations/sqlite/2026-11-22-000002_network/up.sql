@@ -36,7 +36,7 @@ CREATE TABLE inbound_messages (
     UNIQUE (organization_id, network_message_id)
 );
 
--- Events for the customers' webhooks (api.md §9), written in the transaction that caused them.
+-- Events for the customers' webhooks (docs/api.md §9), written in the transaction that caused them.
 CREATE TABLE events (
     id              TEXT PRIMARY KEY,
     organization_id TEXT NOT NULL,

@@ -89,10 +89,10 @@ fn admin_json_fails(data: &std::path::Path, args: &[&str]) -> String {
 
 /// Cookies kept by hand (the test client has no cookie store).
 #[derive(Default)]
-struct Jar(BTreeMap<String, String>);
+pub(crate) struct Jar(BTreeMap<String, String>);
 
 impl Jar {
-    fn header(&self) -> String {
+    pub(crate) fn header(&self) -> String {
         self.0
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -100,7 +100,7 @@ impl Jar {
             .join("; ")
     }
 
-    fn take(&mut self, response: &reqwest::Response) {
+    pub(crate) fn take(&mut self, response: &reqwest::Response) {
         for value in response.headers().get_all(SET_COOKIE) {
             let cookie = value.to_str().unwrap();
             let pair = cookie.split(';').next().unwrap();
@@ -114,7 +114,7 @@ impl Jar {
     }
 }
 
-fn csrf_of(body: &str) -> String {
+pub(crate) fn csrf_of(body: &str) -> String {
     let marker = "name=\"csrf\" value=\"";
     let start = body.find(marker).unwrap() + marker.len();
     body[start..start + body[start..].find('"').unwrap()].to_owned()
@@ -285,4 +285,105 @@ async fn the_server_logs_no_secret_of_the_dashboard() {
         !logged.contains("whsec_"),
         "no webhook secret of any kind in the log"
     );
+}
+
+/// One login through a fresh form from `source` (the TCP peer Herald sees), claiming `forwarded_for`;
+/// the status of the POST (303 logged in, 401 refused).
+async fn login_from(base: &str, source: &str, forwarded_for: &str, password: &str) -> u16 {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(source.parse::<std::net::IpAddr>().unwrap())
+        .build()
+        .unwrap();
+    let mut jar = Jar::default();
+    let form = http.get(format!("{base}/dashboard/login")).send().await.unwrap();
+    jar.take(&form);
+    let csrf = csrf_of(&form.text().await.unwrap());
+    http.post(format!("{base}/dashboard/login"))
+        .header(COOKIE, jar.header())
+        .header("x-forwarded-for", forwarded_for)
+        .form(&[
+            ("email", "owner@example.com"),
+            ("password", password),
+            ("csrf", &csrf),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn login_buckets_are_per_client_behind_a_trusted_proxy_and_spoofing_does_not_pick_one() {
+    let data = tempfile::tempdir().unwrap();
+    let org = admin_json(
+        data.path(),
+        &[
+            "org",
+            "create",
+            "--name",
+            "Acme",
+            "--plan",
+            "business",
+            "--owner-email",
+            "owner@example.com",
+        ],
+    );
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    assert!(
+        set_password(data.path(), &org_id, "owner@example.com", PASSWORD)
+            .status
+            .success()
+    );
+    let port = free_port();
+    // The proxy connects from 127.0.0.2; clients talking to Herald directly come from 127.0.0.1.
+    let _server = Server(
+        herald(data.path())
+            .args(["serve"])
+            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
+            .env("HERALD_TRUSTED_PROXIES", "127.0.0.2")
+            .env("HERALD_DASHBOARD_LOGIN_ATTEMPTS_PER_ADDRESS", "2")
+            .env("HERALD_DASHBOARD_LOGIN_ATTEMPTS_PER_ACCOUNT", "100")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let base = format!("http://127.0.0.1:{port}");
+    wait_healthy(&reqwest::Client::new(), &base).await;
+    let (proxy, direct) = ("127.0.0.2", "127.0.0.1");
+
+    // A direct client names a new address each time: ignored, all three count against 127.0.0.1.
+    assert_eq!(
+        login_from(&base, direct, "203.0.113.1", WRONG_PASSWORD).await,
+        401
+    );
+    assert_eq!(
+        login_from(&base, direct, "203.0.113.2", WRONG_PASSWORD).await,
+        401
+    );
+    assert_eq!(
+        login_from(&base, direct, "203.0.113.3", PASSWORD).await,
+        401,
+        "the peer's bucket is spent; the header did not give it a new one"
+    );
+
+    // Behind the proxy, one client spends its bucket…
+    assert_eq!(
+        login_from(&base, proxy, "198.51.100.1", WRONG_PASSWORD).await,
+        401
+    );
+    assert_eq!(
+        login_from(&base, proxy, "198.51.100.1", WRONG_PASSWORD).await,
+        401
+    );
+    assert_eq!(login_from(&base, proxy, "198.51.100.1", PASSWORD).await, 401);
+    // …a left-most entry the client wrote itself does not get it a new one…
+    assert_eq!(
+        login_from(&base, proxy, "192.0.2.9, 198.51.100.1", PASSWORD).await,
+        401
+    );
+    // …and another client behind the same proxy still logs in.
+    assert_eq!(login_from(&base, proxy, "198.51.100.2", PASSWORD).await, 303);
 }

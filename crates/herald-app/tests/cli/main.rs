@@ -148,7 +148,7 @@ async fn admin_commands_and_a_key_disabled_from_the_cli() {
 
     let disabled = admin_json(data.path(), &["key", "disable", &key_id]);
     assert_eq!(disabled["status"], "disabled");
-    // The server may reuse what it read of the key for `read_cache_ms` (500 ms): api.md §1 allows another
+    // The server may reuse what it read of the key for `read_cache_ms` (500 ms): docs/api.md §1 allows another
     // process's change at most 1 s to take effect, so a request made a second after the command returns
     // must be refused.
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
@@ -346,32 +346,35 @@ fn an_empty_stdin_is_refused_and_stores_nothing() {
 /// naming the setting. Nothing is migrated or written (migrations are off), so the shared test database
 /// is left alone.
 #[test]
-fn postgres_without_a_key_refuses_serve_and_stored_tokens() {
+fn postgres_without_a_key_serves_one_process_and_refuses_split_roles() {
     let Ok(url) = std::env::var("HERALD_TEST_DATABASE_URL") else {
         eprintln!(
-            "SKIPPED (HERALD_TEST_DATABASE_URL unset): postgres_without_a_key_refuses_serve_and_stored_tokens"
+            "SKIPPED (HERALD_TEST_DATABASE_URL unset): postgres_without_a_key_serves_one_process_and_refuses_split_roles"
         );
         return;
     };
     let data = tempfile::tempdir().unwrap();
     let postgres = |args: &[&str]| {
-        herald(data.path())
+        let mut command = herald(data.path());
+        command
             .env("HERALD_DATABASE_URL", &url)
             .env("HERALD_MIGRATE_ON_START", "false")
             .env("HERALD_LISTEN", "127.0.0.1:0")
             .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+            .stdin(Stdio::null());
+        command
     };
-    let serve = postgres(&["serve"]);
-    assert!(!serve.status.success());
-    let stderr = String::from_utf8_lossy(&serve.stderr);
-    assert!(
-        stderr.contains("HERALD_ENCRYPTION_KEY is required with PostgreSQL"),
-        "{stderr}"
-    );
-
+    let key_file = data.path().join("data").join("encryption.key");
+    // Split roles mean several processes: each needs the one shared key, so none is made up here.
+    for role in ["api", "worker"] {
+        let serve = postgres(&["serve", "--role", role]).output().unwrap();
+        assert!(!serve.status.success(), "--role {role} started without a key");
+        let stderr = String::from_utf8_lossy(&serve.stderr);
+        assert!(
+            stderr.contains("HERALD_ENCRYPTION_KEY is required with PostgreSQL"),
+            "{stderr}"
+        );
+    }
     let add = postgres(&[
         "admin",
         "sender",
@@ -385,17 +388,49 @@ fn postgres_without_a_key_refuses_serve_and_stored_tokens() {
         "--waba-id",
         "2",
         "--access-token-stdin",
-    ]);
+    ])
+    .output()
+    .unwrap();
     assert!(!add.status.success());
     let stderr = String::from_utf8_lossy(&add.stderr);
     assert!(
         stderr.contains("HERALD_ENCRYPTION_KEY is required with PostgreSQL"),
         "{stderr}"
     );
-    assert!(
-        !data.path().join("encryption.key").exists(),
-        "no key file for PostgreSQL"
-    );
+    assert!(!key_file.exists(), "no key file made by a refused command");
+
+    // One process of every role (a newcomer's `serve`) makes its key file in ./data and says how to share it.
+    let log = data.path().join("serve.log");
+    let child = postgres(&["serve"])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("HERALD_ENCRYPTION_KEY is unset")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(server);
+    let key = std::fs::read_to_string(&key_file).unwrap();
+    assert_eq!(key.trim().len(), 44, "base64 of 32 bytes");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(!logged.contains(key.trim()), "the key is never logged");
 }
 
 /// Several processes on one PostgreSQL database (issue 6): two API processes and two workers, the shared Redis
@@ -604,7 +639,7 @@ async fn two_api_and_two_worker_processes_share_one_postgres_and_one_rate() {
     }
 
     // A key disabled from the command line is refused by the other API processes within a second
-    // (api.md §1; each may reuse what it read of the key for `read_cache_ms`).
+    // (docs/api.md §1; each may reuse what it read of the key for `read_cache_ms`).
     let disabled = json(&["admin", "key", "disable", &key_id]);
     assert_eq!(disabled["status"], "disabled");
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -660,6 +695,9 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
             .env("HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
             .env("HERALD_ALLOW_INSECURE_WEBHOOKS", "true")
             .env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "1")
+            // 60 test events are this scenario's event source: past the default write limit and test cap.
+            .env("HERALD_WEBHOOK_PENDING_TESTS", "100")
+            .env("HERALD_WRITE_BURST", "100")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -730,3 +768,100 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
 }
 
 mod dashboard;
+mod metrics;
+mod smoke;
+mod traces;
+
+/// The simulator's control API has no authentication: `serve` refuses to offer it beyond loopback unless the
+/// operator says so, and then warns.
+#[test]
+fn the_simulator_is_served_beyond_loopback_only_when_the_operator_says_so() {
+    let data = tempfile::tempdir().unwrap();
+    let refused = herald(data.path())
+        .args(["serve"])
+        .env("HERALD_LISTEN", "0.0.0.0:0")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("refusing to serve the network simulator")
+            && stderr.contains("HERALD_SIMULATOR_PUBLIC"),
+        "{stderr}"
+    );
+
+    let log = data.path().join("public.log");
+    let child = herald(data.path())
+        .args(["serve"])
+        .env("HERALD_LISTEN", "0.0.0.0:0")
+        .env("HERALD_SIMULATOR_PUBLIC", "true")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let _server = Server(child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("served beyond this machine")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "{}",
+            std::fs::read_to_string(&log).unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A callback parked after failing repeatedly is listed by `admin callbacks list` with its attempts and last
+/// error, and `admin callbacks requeue` puts it back into the backlog.
+#[tokio::test]
+async fn parked_callbacks_are_listed_and_requeued() {
+    use herald_domain::dispatch::StoredCallback;
+    use herald_domain::ids::EventId;
+
+    let data = tempfile::tempdir().unwrap();
+    // The CLI migrates the database on its first command.
+    assert_eq!(
+        admin_json(data.path(), &["callbacks", "list"]),
+        serde_json::json!([])
+    );
+    let store = herald_store::Store::connect(
+        &format!("sqlite://{}/herald.db", data.path().display()),
+        &herald_store::StoreOptions::default(),
+    )
+    .await
+    .unwrap();
+    let tracking = store.tracking();
+    let now = chrono::Utc::now();
+    let callback = StoredCallback {
+        id: EventId::from_ulid(ulid::Ulid::new()),
+        received_at: now,
+        body: b"{}".to_vec(),
+    };
+    tracking.store_callback(&callback).await.unwrap();
+    assert!(
+        tracking
+            .record_callback_failure(&callback.id, now, "store unavailable: down", 1)
+            .await
+            .unwrap()
+    );
+
+    let listed = admin_json(data.path(), &["callbacks", "list"]);
+    assert_eq!(listed[0]["id"], callback.id.to_string());
+    assert_eq!(listed[0]["attempts"], 1);
+    assert_eq!(listed[0]["last_error"], "store unavailable: down");
+
+    let requeued = admin_json(data.path(), &["callbacks", "requeue"]);
+    assert_eq!(requeued["requeued"], 1);
+    assert_eq!(
+        admin_json(data.path(), &["callbacks", "list"]),
+        serde_json::json!([])
+    );
+    let backlog = tracking
+        .unprocessed_callbacks(now + chrono::TimeDelta::seconds(1), 10)
+        .await
+        .unwrap();
+    assert_eq!(backlog, vec![callback], "back in the backlog");
+}

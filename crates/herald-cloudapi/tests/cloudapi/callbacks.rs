@@ -12,7 +12,7 @@ macro_rules! fixture {
             $file,
             include_str!(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/fixtures/cloud-api/",
+                "/../../fixtures/cloud-api/",
                 $file
             )),
         )

@@ -1,13 +1,15 @@
 //! Login and logout.
 
 use crate::auth::{
-    LOGIN_COOKIE, SESSION_COOKIE, context, make_cookie, removal_cookie, same_token, signed_cookie,
+    LOGIN_COOKIE, SESSION_COOKIE, client_address, context, make_cookie, removal_cookie, same_token,
+    signed_cookie,
 };
 use crate::error::PageError;
 use crate::view;
 use actix_web::http::StatusCode;
 use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};
+use herald_domain::client_address::AddressBucket;
 use herald_domain::usecases::LoginError;
 use maud::html;
 use serde::Deserialize;
@@ -75,10 +77,8 @@ pub async fn submit(req: HttpRequest, form: web::Form<LoginForm>) -> Result<Http
     if !same_token(&form.csrf, &expected) {
         return Err(PageError::Forbidden);
     }
-    let address = req
-        .peer_addr()
-        .map_or_else(|| "unknown".to_owned(), |a| a.ip().to_string());
-    if !ctx.login_limits.allow(&form.email, &address) {
+    let address = client_address(&req, &ctx.trusted_proxies);
+    if !ctx.login_limits.allow(&form.email, &AddressBucket::of(address)) {
         tracing::warn!(client = %address, "dashboard login refused: attempt limit reached");
         return fresh_form(&req, StatusCode::UNAUTHORIZED, &form.email, Some(LOGIN_FAILED));
     }

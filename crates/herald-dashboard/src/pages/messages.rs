@@ -36,9 +36,13 @@ pub struct Filters {
     before: String,
 }
 
-fn day_start(value: &str, field: &str) -> Result<Timestamp, String> {
+/// Midnight UTC of `value` (`YYYY-MM-DD`), and of `days` days later. Years outside 1970–9999 are refused:
+/// chrono takes `+262143-12-31`, and the day after it is past the last instant a timestamp can hold.
+fn day_start(value: &str, field: &str, days: i64) -> Result<Timestamp, String> {
     NaiveDate::parse_from_str(value, "%Y-%m-%d")
         .ok()
+        .filter(|d| (1970..=9999).contains(&chrono::Datelike::year(d)))
+        .and_then(|d| d.checked_add_days(chrono::Days::new(days.unsigned_abs())))
         .and_then(|d| d.and_hms_opt(0, 0, 0))
         .map(|t| Utc.from_utc_datetime(&t))
         .ok_or_else(|| format!("{field}: use a date like 2026-11-23"))
@@ -70,14 +74,14 @@ impl Filters {
             }
         }
         if !self.from.is_empty() {
-            match day_start(&self.from, "From") {
+            match day_start(&self.from, "From", 0) {
                 Ok(at) => query.created_after = Some(at),
                 Err(e) => errors.push(e),
             }
         }
         if !self.until.is_empty() {
-            match day_start(&self.until, "Until") {
-                Ok(at) => query.created_before = Some(at + chrono::TimeDelta::days(1)),
+            match day_start(&self.until, "Until", 1) {
+                Ok(at) => query.created_before = Some(at),
                 Err(e) => errors.push(e),
             }
         }
@@ -319,4 +323,38 @@ pub async fn show(
         }
     };
     Ok(view::owner_page(&owner, Section::Messages, "Message", body))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code fails loudly by design")]
+
+    use super::Filters;
+
+    fn filters(from: &str, until: &str) -> Filters {
+        Filters {
+            status: String::new(),
+            to: String::new(),
+            message_type: String::new(),
+            from: from.to_owned(),
+            until: until.to_owned(),
+            before: String::new(),
+        }
+    }
+
+    #[test]
+    fn dates_at_the_edge_of_the_calendar_are_refused_not_panicked_on() {
+        for date in [
+            "+262143-12-31",
+            "-262143-01-01",
+            "9999-99-99",
+            "0001-01-01",
+            "10000-01-01",
+        ] {
+            let errors = filters(date, date).query().unwrap_err();
+            assert_eq!(errors.len(), 2, "{date}: {errors:?}");
+        }
+        let query = filters("2026-11-23", "9999-12-31").query().unwrap();
+        assert!(query.created_after.is_some() && query.created_before.is_some());
+    }
 }

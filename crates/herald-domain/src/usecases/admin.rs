@@ -208,7 +208,7 @@ impl Admin {
     }
 
     /// Disables a key; this process refuses it from its next request on, other processes within their read
-    /// cache's lifetime (at most 1 s, api.md §1).
+    /// cache's lifetime (at most 1 s, docs/api.md §1).
     ///
     /// # Errors
     /// [`AdminError::UnknownKey`].

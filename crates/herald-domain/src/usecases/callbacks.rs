@@ -1,5 +1,5 @@
 use super::new_id;
-use crate::dispatch::{InboundRecord, StatusUpdate, StoredCallback};
+use crate::dispatch::{InboundRecord, ParkedCallback, StatusUpdate, StoredCallback};
 use crate::ids::{EventId, MediaId, MessageId};
 use crate::message::EventSource;
 use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport};
@@ -17,6 +17,19 @@ pub struct CallbackReport {
     pub duplicates: usize,
     /// Items that could not be used, with the reason (unknown number or message, unparseable item).
     pub skipped: Vec<String>,
+}
+
+/// Failures after which a stored callback is parked rather than retried by the backlog sweep.
+pub const CALLBACK_ATTEMPTS: u32 = 5;
+
+/// What one backlog sweep did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BacklogReport {
+    pub processed: usize,
+    /// Callbacks whose processing failed this time (each retried by a later sweep, or parked).
+    pub failed: usize,
+    /// Of those, the ones that reached [`CALLBACK_ATTEMPTS`] and are parked now.
+    pub parked: usize,
 }
 
 /// The network's callbacks (flow 3): stored durably first, then applied to messages, windows and events.
@@ -91,19 +104,74 @@ impl ProcessCallbacks {
         Ok(report)
     }
 
-    /// Processes callbacks that were stored but not processed (their process died in between).
+    /// Processes callbacks that were stored but not processed (their process died in between, or processing
+    /// failed). One that fails does not stop the others: its failure is counted, and after
+    /// [`CALLBACK_ATTEMPTS`] failures it is parked, so one callback that can never be applied does not hold
+    /// up every status and inbound message after it.
     ///
     /// # Errors
-    /// A store failure.
-    pub async fn process_backlog(&self, older_than: Duration, limit: u32) -> Result<usize, StoreError> {
+    /// A store failure while listing the backlog or recording a failure.
+    pub async fn process_backlog(
+        &self,
+        older_than: Duration,
+        limit: u32,
+    ) -> Result<BacklogReport, StoreError> {
         let pending = self
             .tracking
             .unprocessed_callbacks(self.clock.now() - older_than, limit)
             .await?;
+        let mut report = BacklogReport::default();
         for callback in &pending {
-            self.process(callback).await?;
+            let Err(error) = self.process(callback).await else {
+                report.processed += 1;
+                continue;
+            };
+            report.failed += 1;
+            let parked = self
+                .tracking
+                .record_callback_failure(
+                    &callback.id,
+                    self.clock.now(),
+                    &error.to_string(),
+                    CALLBACK_ATTEMPTS,
+                )
+                .await?;
+            if parked {
+                report.parked += 1;
+                tracing::error!(
+                    callback = %callback.id,
+                    %error,
+                    "a stored callback failed {CALLBACK_ATTEMPTS} times and is parked (`herald admin callbacks`)"
+                );
+            } else {
+                tracing::warn!(callback = %callback.id, %error, "processing a stored callback failed; it is retried");
+            }
         }
-        Ok(pending.len())
+        Ok(report)
+    }
+
+    /// How many stored callbacks are parked.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn parked_count(&self) -> Result<u64, StoreError> {
+        self.tracking.count_parked_callbacks().await
+    }
+
+    /// The parked callbacks, oldest first (for an operator).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn parked(&self, limit: u32) -> Result<Vec<ParkedCallback>, StoreError> {
+        self.tracking.parked_callbacks(limit).await
+    }
+
+    /// Puts every parked callback back into the backlog (once what made it fail is fixed); answers how many.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn requeue_parked(&self) -> Result<u64, StoreError> {
+        self.tracking.requeue_parked_callbacks().await
     }
 
     async fn apply_status(

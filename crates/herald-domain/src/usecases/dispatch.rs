@@ -1,12 +1,13 @@
 use super::new_id;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
-use crate::ids::{EventId, MediaId};
+use crate::ids::{EventId, JobId, MediaId};
 use crate::media::{MediaCatalog, MediaRecord, MediaStore, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
 use crate::message::{MessageError, MessageStatus};
 use crate::network::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
 use crate::ports::{Clock, IdGenerator, OutboxStore, Pacer, SecretSource, StoreError};
-use crate::time::{Duration, Timestamp};
-use std::sync::Arc;
+use crate::time::{Duration, Timestamp, bounded_delay};
+use futures::future::Either;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Tunables of dispatch.
 #[derive(Debug, Clone)]
@@ -84,13 +85,16 @@ impl DispatchMessages {
         &self.settings
     }
 
-    /// Claims one batch of due jobs, dispatches them concurrently (each sender paced to its throughput), and
-    /// records every outcome, all of them in one store transaction.
+    /// Claims one batch of due jobs and dispatches them concurrently (each sender paced to its throughput).
+    /// Each outcome is recorded as soon as it is in, together with every other one that came in meanwhile
+    /// (one store transaction for the outcomes that finish together), and the jobs still being worked on have
+    /// their lease renewed every third of it: a job waiting its sender's turn, or a long media transfer,
+    /// never loses its claim to another worker, which would send the message a second time.
     ///
     /// # Errors
-    /// A store failure while claiming. When the round's outcomes cannot be recorded together they are
-    /// recorded one by one, so a failure costs only its own job: that job is reclaimed when its lease expires
-    /// (and then it waits for a callback before any resend).
+    /// A store failure while claiming. When outcomes cannot be recorded together they are recorded one by
+    /// one, so a failure costs only its own job: that job is reclaimed when its lease expires (and then it
+    /// waits for a callback before any resend).
     #[tracing::instrument(name = "dispatch_round", skip_all)]
     pub async fn run_once(&self) -> Result<DispatchReport, StoreError> {
         let token = ClaimToken(self.ports.ids.next_ulid());
@@ -104,10 +108,27 @@ impl DispatchMessages {
             claimed: jobs.len(),
             ..DispatchReport::default()
         };
-        let completions =
-            futures::future::join_all(jobs.into_iter().map(|job| self.dispatch_one(token, job))).await;
-        let recorded = self.record(&completions).await;
-        for (completion, result) in completions.iter().zip(recorded) {
+        let outstanding: Mutex<Vec<JobId>> = Mutex::new(jobs.iter().map(|job| job.job_id).collect());
+        let round = std::pin::pin!(super::record_as_they_come(
+            jobs.into_iter().map(|job| {
+                let outstanding = &outstanding;
+                async move {
+                    let completion = self.dispatch_one(token, job).await;
+                    lock(outstanding).retain(|id| *id != completion.job_id);
+                    completion
+                }
+            }),
+            |batch: Vec<JobCompletion>| async move {
+                let answers = self.record(&batch).await;
+                batch.into_iter().zip(answers).collect()
+            },
+        ));
+        let renewals = std::pin::pin!(self.renew_leases(token, &outstanding));
+        let recorded = match futures::future::select(round, renewals).await {
+            Either::Left((recorded, _)) => recorded,
+            Either::Right(((), round)) => round.await,
+        };
+        for (completion, result) in recorded {
             match result {
                 Ok(true) => match completion.outcome {
                     JobOutcome::Submitted { .. } => report.submitted += 1,
@@ -131,6 +152,33 @@ impl DispatchMessages {
             }
         }
         Ok(report)
+    }
+
+    /// Every third of the lease, extends the lease of the round's jobs that have no outcome yet; returns
+    /// once none is left. A renewal that fails is tried again at the next tick (two more before the lease
+    /// would lapse).
+    async fn renew_leases(&self, token: ClaimToken, outstanding: &Mutex<Vec<JobId>>) {
+        let every = (self.settings.lease / 3)
+            .to_std()
+            .unwrap_or_default()
+            .max(std::time::Duration::from_millis(10));
+        loop {
+            futures_timer::Delay::new(every).await;
+            let jobs = lock(outstanding).clone();
+            if jobs.is_empty() {
+                return;
+            }
+            let lease_until = self.ports.clock.now() + self.settings.lease;
+            match self.ports.outbox.renew_jobs(&token, &jobs, lease_until).await {
+                Ok(held) if held < jobs.len() => tracing::warn!(
+                    renewed = held,
+                    asked = jobs.len(),
+                    "some dispatch claims were lost before their lease was renewed"
+                ),
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, "could not renew the lease of a dispatch round's jobs"),
+            }
+        }
     }
 
     /// Records a round's completions in one transaction (one commit per round rather than per job), or one
@@ -207,13 +255,16 @@ impl DispatchMessages {
             Err(NetworkError::Retryable {
                 retry_after, detail, ..
             }) => {
-                let delay = self.backoff(job.attempts).max(retry_after.unwrap_or_default());
+                // The network's wait is held to the longest delay, so no header can overflow `now + delay`.
+                let delay = self
+                    .backoff(job.attempts)
+                    .max(bounded_delay(retry_after.unwrap_or_default()));
                 retry(now + delay, detail)
             }
             Err(NetworkError::Throttled {
                 retry_after, detail, ..
             }) => {
-                let pause = retry_after.unwrap_or_else(|| Duration::seconds(1));
+                let pause = bounded_delay(retry_after.unwrap_or_else(|| Duration::seconds(1)));
                 self.ports.pacer.slow_down(&job.sender, pause);
                 retry(now + pause, detail)
             }
@@ -323,6 +374,12 @@ impl DispatchMessages {
         let factor_permille = 800 + i64::from(byte[0]) * 400 / 255;
         Duration::milliseconds(capped.num_milliseconds() * factor_permille / 1000)
     }
+}
+
+/// The round's list of jobs without an outcome; a panic elsewhere cannot leave it inconsistent (each change is
+/// one `retain`), so a poisoned lock is still usable.
+fn lock(outstanding: &Mutex<Vec<JobId>>) -> MutexGuard<'_, Vec<JobId>> {
+    outstanding.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn media_unavailable(media_id: MediaId, why: &str) -> NetworkError {

@@ -1,10 +1,10 @@
-//! Uploaded and inbound media: upload once and send many (api.md §4.5), read a file back (§9), and the
+//! Uploaded and inbound media: upload once and send many (docs/api.md §4.5), read a file back (§9), and the
 //! cleanup of expired uploads.
 
 use super::new_id;
 use super::send::forget_upload;
 use crate::ids::{MediaId, OrganizationId};
-use crate::media::{MediaCatalog, MediaFile, MediaRecord, MediaStore, StagedFile};
+use crate::media::{MediaCatalog, MediaFile, MediaInsert, MediaRecord, MediaStore, StagedFile};
 use crate::network::{MessagingNetwork, NetworkError};
 use crate::organization::{MessageKind, Organization, Plan};
 use crate::ports::{AccountStore, Clock, IdGenerator, StoreError};
@@ -20,8 +20,32 @@ pub enum UploadMediaError {
     PlanForbids,
     #[error("the file is larger than the plan's {limit} bytes")]
     TooLarge { limit: u64 },
+    /// The organization's unexpired uploads and this file would pass the plan's media storage.
+    #[error("the organization's media storage is full")]
+    StorageFull(StorageFull),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The numbers behind a full media storage, for a detail the client can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StorageFull {
+    /// The plan's media storage, bytes.
+    pub limit: u64,
+    /// What the organization's unexpired uploads hold, bytes.
+    pub used: u64,
+    /// The refused file's size, bytes.
+    pub size: u64,
+}
+
+impl StorageFull {
+    pub(crate) fn of(plan: &Plan, used: u64, file: &MediaFile) -> Self {
+        Self {
+            limit: plan.media_storage_bytes.unwrap_or(u64::MAX),
+            used,
+            size: file.size,
+        }
+    }
 }
 
 /// The ports the media use cases drive.
@@ -113,11 +137,22 @@ impl Media {
             .commit(staged)
             .await
             .map_err(|error| StoreError::Unavailable(error.to_string()))?;
-        if let Err(error) = self.ports.catalog.insert_media(&file).await {
-            forget_upload(self.ports.catalog.as_ref(), self.ports.files.as_ref(), &file).await;
-            return Err(error.into());
+        match self
+            .ports
+            .catalog
+            .insert_media(&file, plan.media_storage_bytes)
+            .await
+        {
+            Ok(MediaInsert::Stored) => Ok(file),
+            Ok(MediaInsert::StorageFull { used }) => {
+                forget_upload(self.ports.catalog.as_ref(), self.ports.files.as_ref(), &file).await;
+                Err(UploadMediaError::StorageFull(StorageFull::of(plan, used, &file)))
+            }
+            Err(error) => {
+                forget_upload(self.ports.catalog.as_ref(), self.ports.files.as_ref(), &file).await;
+                Err(error.into())
+            }
         }
-        Ok(file)
     }
 
     /// The organization's file with this id, ready to stream: an upload from Herald's store, an inbound

@@ -112,7 +112,7 @@ fn touch_interval() -> Duration {
     Duration::seconds(30)
 }
 
-/// Owner accounts and dashboard sessions (api.md §11).
+/// Owner accounts and dashboard sessions (docs/api.md §11).
 pub struct OwnerAccess {
     accounts: Arc<dyn AccountStore>,
     owners: Arc<dyn OwnerStore>,

@@ -1,14 +1,16 @@
 use super::new_id;
+use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
-use crate::media::{MediaCatalog, MediaFile, MediaRecord, MediaStore, StagedFile};
+use crate::media::{MediaCatalog, MediaFile, MediaInsert, MediaRecord, MediaStore, StagedFile};
 use crate::message::{
     AttachmentRole, EventSource, MediaSource, Message, MessageContent, MessageStatus, StatusEvent,
 };
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
-    MessageStore, OutboxJob, QuotaCharge, RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
+    IdempotencyHold, MessageStore, OutboxJob, QuotaCharge, RateDecision, RateLimiter, StoreError,
+    TemplateStore, WindowStore,
 };
 use crate::template::{TemplateCheckError, TemplateRef, check_variables};
 use crate::time::{BillingPeriod, Duration, Timestamp};
@@ -28,7 +30,7 @@ pub struct SendDraft {
 /// One send, as the HTTP adapter hands it over.
 ///
 /// The field checks ran in the adapter, but their verdict (`draft`) is only looked at after the plan and
-/// rate checks, so the order of checks is the documented one (api.md §8) whatever is wrong with a request.
+/// rate checks, so the order of checks is the documented one (docs/api.md §8) whatever is wrong with a request.
 #[derive(Debug, Clone)]
 pub struct SendCommand {
     pub organization: Organization,
@@ -70,6 +72,10 @@ pub enum SendError {
     /// The uploaded file is larger than the plan allows (`413 payload_too_large`).
     #[error("the file is larger than the plan's {limit} bytes")]
     FileTooLarge { limit: u64 },
+    /// The organization's unexpired uploads and the request's file would pass the plan's media storage
+    /// (`413 payload_too_large`).
+    #[error("the organization's media storage is full")]
+    StorageFull(super::media::StorageFull),
     #[error("the service window with {to} is closed")]
     WindowClosed { to: PhoneNumber },
     #[error("the monthly quota of {limit} messages is used up")]
@@ -82,7 +88,7 @@ pub enum SendError {
     Store(#[from] StoreError),
 }
 
-/// Accepts a message for sending (api.md §4, flow 1 of the architecture).
+/// Accepts a message for sending (docs/api.md §4, flow 1 of the architecture).
 pub struct SendMessage {
     accounts: Arc<dyn AccountStore>,
     messages: Arc<dyn MessageStore>,
@@ -180,13 +186,14 @@ impl SendMessage {
                 let claim = IdempotencyClaim {
                     organization_id: org,
                     key: key.clone(),
+                    token: ClaimToken(self.ids.next_ulid()),
                     fingerprint: *fingerprint,
                     now,
                     lock_until: now - self.settings.idempotency_lock,
                     completed_after: now - self.settings.idempotency_retention,
                 };
                 match self.messages.begin_idempotent(&claim).await? {
-                    IdempotencyBegin::Started => Some(key.clone()),
+                    IdempotencyBegin::Started => Some(claim.hold()),
                     IdempotencyBegin::Completed {
                         fingerprint: stored,
                         message_id,
@@ -207,11 +214,11 @@ impl SendMessage {
             .check_and_accept(command, upload, now, idempotency_key.clone())
             .await;
         if result.is_err()
-            && let Some(key) = idempotency_key
+            && let Some(hold) = idempotency_key
         {
             // The refusal must leave nothing behind, the claim included. If this fails the claim expires
             // on its own after `idempotency_lock`.
-            if let Err(error) = self.messages.release_idempotent(&org, &key).await {
+            if let Err(error) = self.messages.release_idempotent(&org, &hold).await {
                 tracing::warn!(%error, "could not release an idempotency claim; it expires on its own");
             }
         }
@@ -243,7 +250,7 @@ impl SendMessage {
         command: SendCommand,
         upload: Option<StagedFile>,
         now: Timestamp,
-        idempotency_key: Option<IdempotencyKey>,
+        idempotency_key: Option<IdempotencyHold>,
     ) -> Result<SendOutcome, SendError> {
         let SendCommand {
             organization,
@@ -286,7 +293,7 @@ impl SendMessage {
         let upload = self.place_upload(&organization, &plan, &mut draft.content, upload, now)?;
         self.check_content(&organization, sender, &draft, now).await?;
         let upload = match upload {
-            Some((file, staged)) => Some(self.store_upload(file, staged).await?),
+            Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),
             None => None,
         };
 
@@ -324,7 +331,7 @@ impl SendMessage {
                 period: BillingPeriod::containing(now),
                 limit: plan.monthly_quota,
             },
-            idempotency_key,
+            idempotency: idempotency_key,
             message,
         };
         // A store error leaves a stored upload in place: the accept may have committed before the error
@@ -340,6 +347,14 @@ impl SendMessage {
                     limit: plan.monthly_quota.unwrap_or_default(),
                     retry_after_seconds: seconds_until_period_end(now),
                 })
+            }
+            // This request outlived its claim and a retry holds the key now: that one decides the outcome,
+            // as for any request that finds the key in flight.
+            AcceptOutcome::IdempotencyClaimLost => {
+                if let Some(file) = &upload {
+                    self.forget_upload(file).await;
+                }
+                Err(SendError::IdempotencyConflict)
             }
         }
     }
@@ -434,16 +449,29 @@ impl SendMessage {
     }
 
     /// Commits the request's file and records it, just before the message is accepted.
-    async fn store_upload(&self, file: MediaFile, staged: StagedFile) -> Result<MediaFile, SendError> {
+    async fn store_upload(
+        &self,
+        plan: &Plan,
+        file: MediaFile,
+        staged: StagedFile,
+    ) -> Result<MediaFile, SendError> {
         self.files
             .commit(staged)
             .await
             .map_err(|error| StoreError::Unavailable(error.to_string()))?;
-        if let Err(error) = self.catalog.insert_media(&file).await {
-            self.forget_upload(&file).await;
-            return Err(error.into());
+        match self.catalog.insert_media(&file, plan.media_storage_bytes).await {
+            Ok(MediaInsert::Stored) => Ok(file),
+            Ok(MediaInsert::StorageFull { used }) => {
+                self.forget_upload(&file).await;
+                Err(SendError::StorageFull(super::media::StorageFull::of(
+                    plan, used, &file,
+                )))
+            }
+            Err(error) => {
+                self.forget_upload(&file).await;
+                Err(error.into())
+            }
         }
-        Ok(file)
     }
 
     /// Undoes [`SendMessage::store_upload`] for a refused message: the row goes, and the bytes too unless

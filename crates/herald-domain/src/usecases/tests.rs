@@ -101,9 +101,13 @@ fn plan() -> Plan {
         template_allowed: true,
         media_allowed: true,
         max_file_bytes: 100_000_000,
+        media_storage_bytes: Some(STORAGE),
         webhook_endpoints: 3,
     }
 }
+
+/// The test plan's media storage, bytes.
+const STORAGE: u64 = 1_000_000_000;
 
 const DEFAULT_NUMBER: &str = "+15550001111";
 const SECOND_NUMBER: &str = "+15550002222";

@@ -6,10 +6,9 @@ use crate::organization::{Plan, SealedSecret};
 use crate::ports::{Clock, IdGenerator, SecretSealer, SecretSource, StoreError};
 use crate::time::{Duration, Timestamp};
 use crate::webhook::{
-    Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, WebhookEndpoint,
-    WebhookStore, WebhookTransport, WebhookUrl,
+    Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, TestEvent,
+    WebhookEndpoint, WebhookStore, WebhookTransport, WebhookUrl,
 };
-use futures::StreamExt;
 use std::sync::Arc;
 
 /// Why a webhook operation was refused.
@@ -22,6 +21,9 @@ pub enum WebhookError {
     PlanForbids { limit: u32 },
     #[error("validation failed: {0}")]
     Invalid(ValidationErrors),
+    /// The endpoint already has `limit` test events waiting to be delivered.
+    #[error("{limit} test events are already waiting for this endpoint")]
+    TestsPending { limit: u32 },
     #[error(transparent)]
     Store(StoreError),
 }
@@ -35,22 +37,48 @@ impl From<StoreError> for WebhookError {
     }
 }
 
-/// Changes to an endpoint (`PATCH`): only the fields given change.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EndpointPatch {
-    pub url: Option<WebhookUrl>,
-    pub events: Option<EventSelection>,
-    /// `Some(None)` clears the description.
-    pub description: Option<Option<String>>,
-    pub enabled: Option<bool>,
+/// How many `webhook.test` events may wait for delivery to one endpoint at once, unless configured.
+pub const DEFAULT_MAX_PENDING_TESTS: u32 = 5;
+
+/// The longest description an endpoint takes, in characters.
+pub const DESCRIPTION_MAX_CHARS: usize = 500;
+
+/// An endpoint's description: at most [`DESCRIPTION_MAX_CHARS`] characters, no control characters but
+/// line breaks and tabs. Checked here so the API, the dashboard and any other caller refuse alike.
+///
+/// # Errors
+/// [`WebhookError::Invalid`] on `description`.
+pub fn check_description(description: Option<&str>) -> Result<(), WebhookError> {
+    let Some(description) = description else {
+        return Ok(());
+    };
+    let count = description.chars().count();
+    let problem = if count > DESCRIPTION_MAX_CHARS {
+        Some(format!(
+            "must be at most {DESCRIPTION_MAX_CHARS} characters, got {count}"
+        ))
+    } else {
+        crate::values::no_control_characters(description, "description", true)
+            .err()
+            .map(|e| e.to_string())
+    };
+    match problem {
+        Some(message) => Err(WebhookError::Invalid(ValidationErrors::single(
+            "description",
+            message,
+        ))),
+        None => Ok(()),
+    }
 }
+
+pub use crate::webhook::EndpointPatch;
 
 /// How long the secret before a rotation keeps signing.
 fn rotation_overlap() -> Duration {
     Duration::hours(24)
 }
 
-/// Endpoint management (api.md §9), for the API and the dashboard.
+/// Endpoint management (docs/api.md §9), for the API and the dashboard.
 pub struct ManageWebhooks {
     webhooks: Arc<dyn WebhookStore>,
     destinations: Arc<dyn DestinationChecker>,
@@ -58,6 +86,7 @@ pub struct ManageWebhooks {
     secrets: Arc<dyn SecretSource>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    max_pending_tests: u32,
 }
 
 impl ManageWebhooks {
@@ -76,7 +105,15 @@ impl ManageWebhooks {
             secrets,
             clock,
             ids,
+            max_pending_tests: DEFAULT_MAX_PENDING_TESTS,
         }
+    }
+
+    /// How many `webhook.test` events may wait for delivery to one endpoint at once (at least 1).
+    #[must_use]
+    pub fn with_max_pending_tests(mut self, max: u32) -> Self {
+        self.max_pending_tests = max.max(1);
+        self
     }
 
     /// Creates an endpoint; answers it with its secret (`whsec_…`), shown this once.
@@ -92,11 +129,15 @@ impl ManageWebhooks {
         events: Option<EventSelection>,
         description: Option<String>,
     ) -> Result<(WebhookEndpoint, String), WebhookError> {
+        check_description(description.as_deref())?;
+        let over_limit = WebhookError::PlanForbids {
+            limit: plan.webhook_endpoints,
+        };
+        // A quick answer for the common case; the store checks again in the insert's transaction, so
+        // concurrent creates cannot pass the limit.
         let existing = self.webhooks.endpoints(organization).await?;
         if existing.len() >= plan.webhook_endpoints as usize {
-            return Err(WebhookError::PlanForbids {
-                limit: plan.webhook_endpoints,
-            });
+            return Err(over_limit);
         }
         self.check_destination(&url).await?;
         let secret = self.new_secret();
@@ -116,7 +157,13 @@ impl ManageWebhooks {
             created_at: now,
             updated_at: now,
         };
-        self.webhooks.create_endpoint(&endpoint).await?;
+        if !self
+            .webhooks
+            .create_endpoint(&endpoint, plan.webhook_endpoints)
+            .await?
+        {
+            return Err(over_limit);
+        }
         Ok((endpoint, secret))
     }
 
@@ -161,27 +208,18 @@ impl ManageWebhooks {
         id: &WebhookId,
         patch: EndpointPatch,
     ) -> Result<WebhookEndpoint, WebhookError> {
-        let mut endpoint = self.get(organization, id).await?;
-        if let Some(url) = patch.url {
-            self.check_destination(&url).await?;
-            endpoint.url = url;
+        if let Some(Some(description)) = &patch.description {
+            check_description(Some(description))?;
         }
-        if let Some(events) = patch.events {
-            endpoint.events = events;
+        if let Some(url) = &patch.url {
+            self.check_destination(url).await?;
         }
-        if let Some(description) = patch.description {
-            endpoint.description = description;
-        }
-        if let Some(enabled) = patch.enabled {
-            if enabled && !endpoint.enabled {
-                endpoint.disabled_reason = None;
-                endpoint.failing_since = None;
-            }
-            endpoint.enabled = enabled;
-        }
-        endpoint.updated_at = self.clock.now();
-        self.webhooks.update_endpoint(&endpoint).await?;
-        Ok(endpoint)
+        // Only the patched columns are written: a rotation or the worker's disable that lands meanwhile
+        // is kept, not overwritten with what this request read.
+        self.webhooks
+            .patch_endpoint(organization, id, &patch, self.clock.now())
+            .await?;
+        self.get(organization, id).await
     }
 
     /// # Errors
@@ -199,21 +237,29 @@ impl ManageWebhooks {
         organization: &OrganizationId,
         id: &WebhookId,
     ) -> Result<(WebhookEndpoint, String), WebhookError> {
-        let mut endpoint = self.get(organization, id).await?;
         let secret = self.new_secret();
         let now = self.clock.now();
-        endpoint.previous_secret = Some(endpoint.secret.clone());
-        endpoint.previous_secret_expires_at = Some(now + rotation_overlap());
-        endpoint.secret = SealedSecret::new(self.sealer.seal(&secret));
-        endpoint.updated_at = now;
-        self.webhooks.update_endpoint(&endpoint).await?;
+        // One statement moves the current secret to `previous` and sets the new one, so two rotations or
+        // a PATCH at the same time cannot bring an old secret back.
+        self.webhooks
+            .rotate_endpoint_secret(
+                organization,
+                id,
+                &SealedSecret::new(self.sealer.seal(&secret)),
+                now + rotation_overlap(),
+                now,
+            )
+            .await?;
+        let endpoint = self.get(organization, id).await?;
         Ok((endpoint, secret))
     }
 
     /// Queues a `webhook.test` event to this endpoint now; answers the event id.
     ///
     /// # Errors
-    /// [`WebhookError::NotFound`].
+    /// [`WebhookError::NotFound`]; [`WebhookError::TestsPending`] while the endpoint already has the
+    /// maximum of test events (5 by default) waiting to be delivered (a test to a dead receiver would otherwise
+    /// queue without end).
     pub async fn send_test(
         &self,
         organization: &OrganizationId,
@@ -229,10 +275,21 @@ impl ManageWebhooks {
             endpoint.id,
             event_id
         );
-        let delivery_id = new_id(self.ids.as_ref(), DeliveryId::from_ulid);
-        self.webhooks
-            .record_test_event(organization, &endpoint.id, &event_id, &delivery_id, &payload, now)
-            .await?;
+        let event = TestEvent {
+            event_id,
+            delivery_id: new_id(self.ids.as_ref(), DeliveryId::from_ulid),
+            payload,
+            at: now,
+        };
+        if !self
+            .webhooks
+            .record_test_event(organization, &endpoint.id, &event, self.max_pending_tests)
+            .await?
+        {
+            return Err(WebhookError::TestsPending {
+                limit: self.max_pending_tests,
+            });
+        }
         Ok(event_id)
     }
 
@@ -402,32 +459,16 @@ impl DeliverWebhooks {
             ..DeliveryReport::default()
         };
         // Each attempt's completion is recorded as soon as it is in, together with every other one that
-        // came in meanwhile: one commit for the attempts that finish together, and a slow endpoint never
-        // holds a quick one's leases (which count against its in-flight cap) until the round ends.
-        let (done, mut arrivals) = futures::channel::mpsc::unbounded();
-        let attempts = async move {
-            futures::future::join_all(claimed.into_iter().map(|delivery| {
-                let done = done.clone();
-                async move {
-                    // The receiver outlives every sender: it is only dropped when this round ends.
-                    let _ = done.unbounded_send(self.attempt(token, delivery).await);
-                }
-            }))
-            .await;
-        };
-        let recorder = async {
-            let mut recorded = Vec::new();
-            while let Some(first) = arrivals.next().await {
-                let mut batch = vec![first];
-                while let Ok(more) = arrivals.try_recv() {
-                    batch.push(more);
-                }
+        // came in meanwhile: a slow endpoint never holds a quick one's leases (which count against its
+        // in-flight cap) until the round ends.
+        let recorded = super::record_as_they_come(
+            claimed.into_iter().map(|delivery| self.attempt(token, delivery)),
+            |batch: Vec<DeliveryCompletion>| async move {
                 let answers = self.record(&batch).await;
-                recorded.extend(batch.into_iter().zip(answers));
-            }
-            recorded
-        };
-        let ((), recorded) = futures::join!(attempts, recorder);
+                batch.into_iter().zip(answers).collect()
+            },
+        )
+        .await;
         for (completion, recorded) in recorded {
             match recorded {
                 Ok(true) => {

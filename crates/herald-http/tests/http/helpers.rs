@@ -94,6 +94,10 @@ pub struct World {
     /// Accepts every URL unless a test sets its own expectation first.
     pub destinations: MockDestinationChecker,
     pub ready: Result<(), String>,
+    /// None trusted unless a test says so.
+    pub trusted_proxies: herald_domain::client_address::TrustedProxies,
+    /// No limit on failed authentications unless a test sets one.
+    pub auth_failures: Arc<dyn herald_http::AuthFailureLimit>,
 }
 
 impl World {
@@ -118,6 +122,8 @@ impl World {
             webhooks: MockWebhookStore::new(),
             destinations: MockDestinationChecker::new(),
             ready: Ok(()),
+            trusted_proxies: herald_domain::client_address::TrustedProxies::none(),
+            auth_failures: Arc::new(herald_http::NoAuthFailureLimit),
         }
     }
 
@@ -191,8 +197,11 @@ impl World {
             message_events: MessageEvents::new(messages),
             window_status: WindowStatus::new(accounts, windows, clock),
             send_limiter: Arc::new(NoRateLimit),
-            read_limiter: Arc::new(herald_http::NoReadLimit),
+            read_limiter: Arc::new(herald_http::NoKeyLimit),
+            write_limiter: Arc::new(herald_http::NoKeyLimit),
             readiness: Arc::new(FixedReadiness(self.ready)),
+            trusted_proxies: self.trusted_proxies,
+            auth_failures: self.auth_failures,
         })
     }
 }

@@ -10,6 +10,7 @@
 )]
 
 mod api;
+mod client_address;
 mod helpers;
 mod openapi;
 mod webhooks;

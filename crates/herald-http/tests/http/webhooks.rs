@@ -42,9 +42,9 @@ async fn create_shows_the_secret_once_and_reads_never_do() {
         .expect_endpoints()
         .returning(move |_| Ok(stored.lock().unwrap().clone()));
     let sink = created.clone();
-    world.webhooks.expect_create_endpoint().returning(move |e| {
+    world.webhooks.expect_create_endpoint().returning(move |e, _| {
         sink.lock().unwrap().push(e.clone());
-        Ok(())
+        Ok(true)
     });
     let app = test::init_service(herald_http::app(world.context())).await;
 
@@ -93,7 +93,7 @@ async fn invalid_input_names_the_field() {
     world
         .destinations
         .expect_check()
-        .returning(|_| Err("the webhook host `127.0.0.1` resolves to 127.0.0.1, a loopback address".into()));
+        .returning(|_| Err("the webhook host `127.0.0.1` is not a public address".into()));
     let app = test::init_service(herald_http::app(world.context())).await;
 
     for (body, fields) in [
@@ -119,7 +119,11 @@ async fn invalid_input_names_the_field() {
         post_json("/api/v1/webhooks", &json!({"url": "https://127.0.0.1/hook"})).to_request(),
     )
     .await;
-    assert!(refused.text.contains("loopback"), "{}", refused.text);
+    assert!(
+        refused.text.contains("is not a public address"),
+        "{}",
+        refused.text
+    );
 }
 
 #[actix_rt::test]
@@ -161,6 +165,17 @@ async fn other_organizations_ids_and_garbage_are_not_found() {
         .webhooks
         .expect_redeliver()
         .returning(|_, _, _, _| Err(herald_domain::ports::StoreError::NotFound));
+    world.webhooks.expect_patch_endpoint().returning(|org, _, _, _| {
+        assert_eq!(*org, org_id(), "always scoped to the caller's organization");
+        Err(herald_domain::ports::StoreError::NotFound)
+    });
+    world
+        .webhooks
+        .expect_rotate_endpoint_secret()
+        .returning(|org, _, _, _, _| {
+            assert_eq!(*org, org_id(), "always scoped to the caller's organization");
+            Err(herald_domain::ports::StoreError::NotFound)
+        });
     let app = test::init_service(herald_http::app(world.context())).await;
     let other = WebhookId::from_ulid(Ulid::from_parts(9, 9));
     let dlv = DeliveryId::from_ulid(Ulid::from_parts(9, 9));
@@ -195,17 +210,35 @@ async fn patch_rotate_test_delete_and_recover() {
         .expect_endpoint()
         .returning(move |_, _| Ok(Some(read.lock().unwrap().clone())));
     let write = current.clone();
-    world.webhooks.expect_update_endpoint().returning(move |e| {
-        *write.lock().unwrap() = e.clone();
-        Ok(())
-    });
+    world
+        .webhooks
+        .expect_patch_endpoint()
+        .returning(move |_, _, patch, at| {
+            patch.apply_to(&mut write.lock().unwrap(), at);
+            Ok(())
+        });
+    let rotate = current.clone();
+    world
+        .webhooks
+        .expect_rotate_endpoint_secret()
+        .returning(move |_, _, secret, until, at| {
+            let mut stored = rotate.lock().unwrap();
+            stored.previous_secret = Some(std::mem::replace(&mut stored.secret, secret.clone()));
+            stored.previous_secret_expires_at = Some(until);
+            stored.updated_at = at;
+            Ok(())
+        });
     world.destinations.expect_check().returning(|_| Ok(()));
     world
         .webhooks
         .expect_record_test_event()
-        .returning(|_, _, _, _, payload, _| {
-            assert!(payload.contains(r#""type":"webhook.test""#), "{payload}");
-            Ok(())
+        .returning(|_, _, test, _| {
+            assert!(
+                test.payload.contains(r#""type":"webhook.test""#),
+                "{}",
+                test.payload
+            );
+            Ok(true)
         });
     world.webhooks.expect_delete_endpoint().returning(|_, _| Ok(()));
     world.webhooks.expect_recover().returning(|_, _, since, _| {

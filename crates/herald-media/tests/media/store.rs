@@ -134,3 +134,32 @@ async fn sweep_staging_deletes_only_stale_staging_files() {
     store.commit(recent).await.unwrap();
     assert!(entries(&store.staging_dir()).is_empty());
 }
+
+/// `make run` names the media folder relatively (`./data/media`) while staged uploads carry absolute
+/// paths: both constructors must take a relative root and still commit their own uploads.
+#[tokio::test]
+async fn a_store_with_a_relative_root_commits_its_uploads() {
+    // A folder under the working directory (the crate's folder under cargo), named relatively.
+    let dir = tempfile::Builder::new()
+        .prefix("relative-media-")
+        .tempdir_in(".")
+        .unwrap();
+    let relative = std::path::PathBuf::from(dir.path().file_name().unwrap()).join("media");
+    assert!(relative.is_relative());
+
+    for store in [
+        FsMediaStore::open(&relative).await.unwrap(),
+        FsMediaStore::at(&relative),
+    ] {
+        assert!(store.root().is_absolute(), "{}", store.root().display());
+        let pdf = fixtures::pdf();
+        let stored = store.commit(stage(&store, &pdf).await).await.unwrap();
+        assert_eq!(std::fs::read(store.path_of(&stored.sha256)).unwrap(), pdf);
+        assert!(
+            dir.path()
+                .join("media")
+                .join(&stored.sha256.to_hex()[..2])
+                .is_dir()
+        );
+    }
+}

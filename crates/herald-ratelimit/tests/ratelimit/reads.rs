@@ -1,12 +1,12 @@
-//! The per-key read limiter.
+//! The per-key limiter (reads, and writes that are not sends).
 
 use herald_domain::ports::RateDecision;
-use herald_ratelimit::ReadLimiter;
+use herald_ratelimit::KeyLimiter;
 use std::time::Duration;
 
 #[test]
-fn default_allows_a_burst_of_100_reads_then_limits() {
-    let reads = ReadLimiter::default();
+fn a_burst_of_100_then_limits() {
+    let reads = KeyLimiter::new(50, 100);
     for n in 1..=100u32 {
         assert!(
             matches!(reads.check("key_a"), RateDecision::Allowed { limit: 100, remaining, .. } if remaining == 100 - n),
@@ -24,7 +24,7 @@ fn default_allows_a_burst_of_100_reads_then_limits() {
 
 #[test]
 fn keys_are_independent() {
-    let reads = ReadLimiter::new(1, 2);
+    let reads = KeyLimiter::new(1, 2);
     reads.check("key_a");
     reads.check("key_a");
     assert!(matches!(reads.check("key_a"), RateDecision::Limited { .. }));
@@ -37,7 +37,7 @@ fn keys_are_independent() {
 #[test]
 fn reads_refill_at_the_rate() {
     // 50/s: one read back every 20 ms.
-    let reads = ReadLimiter::new(50, 2);
+    let reads = KeyLimiter::new(50, 2);
     reads.check("key_a");
     reads.check("key_a");
     assert!(matches!(reads.check("key_a"), RateDecision::Limited { .. }));

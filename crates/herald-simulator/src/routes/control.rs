@@ -1,4 +1,4 @@
-//! The control API: drive the simulated network from tests and demos (api.md §13).
+//! The control API: drive the simulated network from tests and demos (docs/api.md §13).
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
@@ -100,7 +100,7 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
 }
 
 /// Checks an inbound file and builds its webhook object (without the id, given once stored) in the shape
-/// of Meta's webhooks (cloud-api.md §4.3): `sha256` is base64 there, as in real payloads.
+/// of Meta's webhooks (docs/cloud-api.md §4.3): `sha256` is base64 there, as in real payloads.
 fn media_object(media: InboundMedia) -> Result<(String, Value, Media), String> {
     let kind = media.kind.as_str();
     if !matches!(kind, "image" | "video" | "document" | "audio" | "sticker") {

@@ -1,4 +1,4 @@
-//! Media upload, retrieval, download and deletion (cloud-api.md §2).
+//! Media upload, retrieval, download and deletion (docs/cloud-api.md §2).
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -10,7 +10,7 @@ use crate::Simulator;
 use crate::error::GraphError;
 use crate::state::Media;
 
-/// Accepted MIME types and their size caps (cloud-api.md §2.3).
+/// Accepted MIME types and their size caps (docs/cloud-api.md §2.3).
 const KINDS: [(&str, usize); 17] = [
     ("audio/aac", 16 << 20),
     ("audio/amr", 16 << 20),

@@ -1,4 +1,4 @@
-//! `POST /{v}/{phone_number_id}/messages` (cloud-api.md §1).
+//! `POST /{v}/{phone_number_id}/messages` (docs/cloud-api.md §1).
 
 use std::time::Instant;
 

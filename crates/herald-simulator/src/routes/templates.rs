@@ -1,4 +1,4 @@
-//! `GET /{v}/{waba_id}/message_templates` with Graph cursor paging (cloud-api.md §3).
+//! `GET /{v}/{waba_id}/message_templates` with Graph cursor paging (docs/cloud-api.md §3).
 
 use std::fmt::Write as _;
 

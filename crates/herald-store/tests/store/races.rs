@@ -42,6 +42,7 @@ async fn one_racer_wins_a_new_and_an_abandoned_key(store: Store) {
         IdempotencyClaim {
             organization_id: org.id,
             key: key.clone(),
+            token: herald_domain::dispatch::ClaimToken(herald_testkit::fixtures::next_ulid()),
             fingerprint: RequestFingerprint::of(b"body"),
             now,
             lock_until: now - TimeDelta::seconds(60),

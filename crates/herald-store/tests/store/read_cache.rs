@@ -1,5 +1,5 @@
 //! The send path's read cache (`StoreOptions::read_cache`): a process sees its own key disables and
-//! suspensions at once, and another process's within the cache's lifetime (api.md §1), on a real SQLite
+//! suspensions at once, and another process's within the cache's lifetime (docs/api.md §1), on a real SQLite
 //! file shared by two stores as two processes would share it.
 
 use herald_domain::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
@@ -62,6 +62,15 @@ async fn a_change_made_through_the_same_store_is_seen_at_once() {
         .unwrap();
     let found = accounts.find_credential(&key.digest()).await.unwrap().unwrap();
     assert_eq!(found.organization.status, AccountStatus::Suspended);
+
+    let mut plan = found.plan.clone();
+    plan.media_storage_bytes = Some(1);
+    accounts.put_plan(&plan).await.unwrap();
+    let found = accounts.find_credential(&key.digest()).await.unwrap().unwrap();
+    assert_eq!(
+        found.plan, plan,
+        "a plan's new limits reach its cached credentials"
+    );
 
     accounts
         .add_sender(&fixtures::sender(org.id, "+15550002222", false))

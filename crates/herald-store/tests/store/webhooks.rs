@@ -7,7 +7,7 @@ use herald_domain::dispatch::{ClaimToken, StatusUpdate};
 use herald_domain::ids::{DeliveryId, EventId};
 use herald_domain::message::{EventSource, MessageStatus};
 use herald_domain::status::StatusReport;
-use herald_domain::webhook::{EventSelection, WebhookEndpoint};
+use herald_domain::webhook::{EventSelection, TestEvent, WebhookEndpoint};
 use herald_store::Store;
 use herald_testkit::fixtures::{
     SIMULATOR_SENDER_1, accept_request, at, next_ulid, organization, sender, text_message, webhook_endpoint,
@@ -25,7 +25,7 @@ async fn endpoint_with_due_deliveries(
     let endpoint = webhook_endpoint(org, EventSelection::ALL, at(0));
     store
         .webhooks()
-        .create_endpoint(&endpoint)
+        .create_endpoint(&endpoint, 100)
         .await
         .expect("endpoint");
     for i in 0..n {
@@ -34,10 +34,13 @@ async fn endpoint_with_due_deliveries(
             .record_test_event(
                 &org,
                 &endpoint.id,
-                &EventId::from_ulid(next_ulid()),
-                &DeliveryId::from_ulid(next_ulid()),
-                "{}",
-                at(i),
+                &TestEvent {
+                    event_id: EventId::from_ulid(next_ulid()),
+                    delivery_id: DeliveryId::from_ulid(next_ulid()),
+                    payload: "{}".to_owned(),
+                    at: at(i),
+                },
+                u32::MAX,
             )
             .await
             .expect("test event");
@@ -119,7 +122,7 @@ async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
     let endpoint = webhook_endpoint(org.id, EventSelection::ALL, at(0));
     store
         .webhooks()
-        .create_endpoint(&endpoint)
+        .create_endpoint(&endpoint, 100)
         .await
         .expect("endpoint");
     let message = text_message(org.id, &sender, "+15551234567", at(0));

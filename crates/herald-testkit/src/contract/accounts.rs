@@ -2,7 +2,7 @@
 
 use super::{Ports, new_organization};
 use crate::fixtures::{
-    self, SIMULATOR_SENDER_1, SIMULATOR_SENDER_2, api_key, at, organization, plan_name, sender,
+    self, SIMULATOR_SENDER_1, SIMULATOR_SENDER_2, api_key, at, next_ulid, organization, plan_name, sender,
 };
 use herald_domain::api_key::{ApiKeyRecord, ApiKeyStatus};
 use herald_domain::ids::{ApiKeyId, OrganizationId};
@@ -11,14 +11,14 @@ use herald_domain::organization::{
 };
 use herald_domain::ports::StoreError;
 
-/// The seeded plans are exactly those of api.md §8, listed by name, each readable alone.
+/// The seeded plans are exactly those of docs/api.md §8, listed by name, each readable alone.
 pub async fn accounts_plans_are_seeded(ports: Ports) {
     let mut expected = Plan::defaults();
     expected.sort_by(|a, b| a.name.cmp(&b.name));
     let plans = ports.accounts.plans().await.expect("plans");
     assert_eq!(
         plans, expected,
-        "plans() must answer the seeded plans of api.md §8, ordered by name"
+        "plans() must answer the seeded plans of docs/api.md §8, ordered by name"
     );
     for plan in &expected {
         let read = ports.accounts.plan(&plan.name).await.expect("plan");
@@ -58,6 +58,65 @@ pub async fn accounts_plans_are_seeded(ports: Ports) {
     );
     let unknown = ports.accounts.plan(&plan_name("platinum")).await.expect("plan");
     assert_eq!(unknown, None, "an unknown plan must answer None");
+}
+
+/// `put_plan` creates a plan, and replaces every limit of an existing one, which organizations on it see.
+pub async fn accounts_put_plan_creates_and_replaces(ports: Ports) {
+    let name = plan_name(&format!("custom-{}", next_ulid().to_string().to_lowercase()));
+    let mut plan = Plan {
+        name: name.clone(),
+        monthly_quota: None,
+        media_storage_bytes: None,
+        ..Plan::defaults().remove(1)
+    };
+    ports.accounts.put_plan(&plan).await.expect("put_plan creates");
+    assert_eq!(
+        ports.accounts.plan(&name).await.expect("plan"),
+        Some(plan.clone())
+    );
+    let org = new_organization(&ports, name.as_str()).await;
+    let (record, key) = api_key(org.id);
+    ports
+        .accounts
+        .create_api_key(&record)
+        .await
+        .expect("create_api_key");
+
+    plan.rate_per_second = 7;
+    plan.burst = 9;
+    plan.monthly_quota = Some(123);
+    plan.media_allowed = false;
+    plan.max_file_bytes = 1_000;
+    plan.webhook_endpoints = 0;
+    plan.media_storage_bytes = Some(4_321);
+    ports.accounts.put_plan(&plan).await.expect("put_plan replaces");
+    assert_eq!(
+        ports.accounts.plan(&name).await.expect("plan"),
+        Some(plan.clone()),
+        "every limit is replaced"
+    );
+    let credential = ports
+        .accounts
+        .find_credential(&key.digest())
+        .await
+        .expect("find_credential")
+        .expect("found");
+    assert_eq!(
+        credential.plan, plan,
+        "the organization's key sees the new limits"
+    );
+    assert_eq!(
+        ports
+            .accounts
+            .plans()
+            .await
+            .expect("plans")
+            .iter()
+            .filter(|p| p.name == name)
+            .count(),
+        1,
+        "a replaced plan is listed once"
+    );
 }
 
 /// Organizations read back exactly as created, and list oldest first.

@@ -1,10 +1,11 @@
 //! `MessageStore`'s idempotency records: claim, release, completion, expiry and take-over.
 
 use super::{Ports, accept_ok, new_organization_with_sender};
-use crate::fixtures::{accept_request, at, idempotency_key, text_message};
+use crate::fixtures::{accept_request, at, idempotency_key, next_ulid, text_message};
 use chrono::TimeDelta;
+use herald_domain::dispatch::ClaimToken;
 use herald_domain::ids::OrganizationId;
-use herald_domain::ports::{IdempotencyBegin, IdempotencyClaim};
+use herald_domain::ports::{AcceptOutcome, IdempotencyBegin, IdempotencyClaim};
 use herald_domain::values::{IdempotencyKey, RequestFingerprint};
 
 /// A claim at `at(seconds)` with the use case's default windows (60 s lock, 24 h retention).
@@ -18,6 +19,7 @@ fn claim_at(
     IdempotencyClaim {
         organization_id,
         key: key.clone(),
+        token: ClaimToken(next_ulid()),
         fingerprint,
         now,
         lock_until: now - TimeDelta::seconds(60),
@@ -42,8 +44,9 @@ pub async fn idempotency_claim_release_complete(ports: Ports) {
         }
     };
 
+    let first = claim_at(org.id, &key, fp1, 0);
     assert_eq!(
-        begin(claim_at(org.id, &key, fp1, 0)).await,
+        begin(first.clone()).await,
         IdempotencyBegin::Started,
         "a new key starts"
     );
@@ -60,11 +63,12 @@ pub async fn idempotency_claim_release_complete(ports: Ports) {
 
     ports
         .messages
-        .release_idempotent(&org.id, &key)
+        .release_idempotent(&org.id, &first.hold())
         .await
         .expect("release_idempotent");
+    let second = claim_at(org.id, &key, fp2, 3);
     assert_eq!(
-        begin(claim_at(org.id, &key, fp2, 3)).await,
+        begin(second.clone()).await,
         IdempotencyBegin::Started,
         "a released key can be claimed again"
     );
@@ -75,7 +79,7 @@ pub async fn idempotency_claim_release_complete(ports: Ports) {
     );
 
     let message = text_message(org.id, &sender, "+15551234567", at(5));
-    accept_ok(&ports, &accept_request(&message, Some(100), Some(key.clone()))).await;
+    accept_ok(&ports, &accept_request(&message, Some(100), Some(second.hold()))).await;
     let completed = IdempotencyBegin::Completed {
         fingerprint: fp2,
         message_id: message.id,
@@ -87,7 +91,7 @@ pub async fn idempotency_claim_release_complete(ports: Ports) {
     );
     ports
         .messages
-        .release_idempotent(&org.id, &key)
+        .release_idempotent(&org.id, &second.hold())
         .await
         .expect("release_idempotent");
     assert_eq!(
@@ -96,10 +100,10 @@ pub async fn idempotency_claim_release_complete(ports: Ports) {
         "release must leave a completed record alone"
     );
 
-    let other_key = idempotency_key("never-claimed");
+    let never_claimed = claim_at(org.id, &idempotency_key("never-claimed"), fp1, 8);
     ports
         .messages
-        .release_idempotent(&org.id, &other_key)
+        .release_idempotent(&org.id, &never_claimed.hold())
         .await
         .expect("releasing an unknown key is a no-op");
 }
@@ -119,12 +123,10 @@ pub async fn idempotency_completed_record_expires(ports: Ports) {
                 .expect("begin_idempotent")
         }
     };
-    assert_eq!(
-        begin(claim_at(org.id, &key, fp1, 0)).await,
-        IdempotencyBegin::Started
-    );
+    let claim = claim_at(org.id, &key, fp1, 0);
+    assert_eq!(begin(claim.clone()).await, IdempotencyBegin::Started);
     let message = text_message(org.id, &sender, "+15551234567", at(0));
-    accept_ok(&ports, &accept_request(&message, None, Some(key.clone()))).await;
+    accept_ok(&ports, &accept_request(&message, None, Some(claim.hold()))).await;
 
     let almost_a_day = 24 * 3_600 - 10;
     assert_eq!(
@@ -181,5 +183,72 @@ pub async fn idempotency_abandoned_claim_is_taken_over(ports: Ports) {
         begin(claim_at(org.id, &key, fp1, 121)).await,
         IdempotencyBegin::InFlight { fingerprint: fp2 },
         "the take-over holds the new fingerprint and a fresh lock"
+    );
+}
+
+/// A request whose claim lapsed (its lock expired and a retry took the key over) can neither complete nor
+/// release the key: its accept writes nothing and answers `IdempotencyClaimLost`, its release leaves the new
+/// claim in place, and the retry's accept completes the record with the retry's message.
+pub async fn idempotency_stale_claim_cannot_complete_or_release_the_new_claim(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let key = idempotency_key("slow-request");
+    let (fp1, fp2) = (RequestFingerprint::of(b"one"), RequestFingerprint::of(b"two"));
+    let stale = claim_at(org.id, &key, fp1, 0);
+    let retry = claim_at(org.id, &key, fp2, 120);
+    for claim in [&stale, &retry] {
+        assert_eq!(
+            ports
+                .messages
+                .begin_idempotent(claim)
+                .await
+                .expect("begin_idempotent"),
+            IdempotencyBegin::Started,
+            "the retry takes the abandoned claim over"
+        );
+    }
+
+    let late = text_message(org.id, &sender, "+15551234567", at(121));
+    assert_eq!(
+        ports
+            .messages
+            .accept(&accept_request(&late, None, Some(stale.hold())))
+            .await
+            .expect("accept"),
+        AcceptOutcome::IdempotencyClaimLost,
+        "the stale claim's accept must not complete the retry's record"
+    );
+    assert_eq!(
+        ports.messages.message(&org.id, &late.id).await.expect("message"),
+        None,
+        "and writes nothing"
+    );
+    ports
+        .messages
+        .release_idempotent(&org.id, &stale.hold())
+        .await
+        .expect("release_idempotent");
+    assert_eq!(
+        ports
+            .messages
+            .begin_idempotent(&claim_at(org.id, &key, fp1, 122))
+            .await
+            .expect("begin_idempotent"),
+        IdempotencyBegin::InFlight { fingerprint: fp2 },
+        "the stale claim's release leaves the retry's claim in place"
+    );
+
+    let retried = text_message(org.id, &sender, "+15551234567", at(123));
+    accept_ok(&ports, &accept_request(&retried, None, Some(retry.hold()))).await;
+    assert_eq!(
+        ports
+            .messages
+            .begin_idempotent(&claim_at(org.id, &key, fp2, 124))
+            .await
+            .expect("begin_idempotent"),
+        IdempotencyBegin::Completed {
+            fingerprint: fp2,
+            message_id: retried.id
+        },
+        "the record names the retry's message"
     );
 }

@@ -197,23 +197,17 @@ pub async fn isolation_idempotency(ports: Ports) {
     let claim = |organization_id, fingerprint: &[u8]| IdempotencyClaim {
         organization_id,
         key: key.clone(),
+        token: herald_domain::dispatch::ClaimToken(crate::fixtures::next_ulid()),
         fingerprint: RequestFingerprint::of(fingerprint),
         now: at(0),
         lock_until: at(-60),
         completed_after: at(-86_400),
     };
 
-    let a = ports
-        .messages
-        .begin_idempotent(&claim(org_a.id, b"a"))
-        .await
-        .expect("begin");
+    let (claim_a, claim_b) = (claim(org_a.id, b"a"), claim(org_b.id, b"b"));
+    let a = ports.messages.begin_idempotent(&claim_a).await.expect("begin");
     assert_eq!(a, IdempotencyBegin::Started);
-    let b = ports
-        .messages
-        .begin_idempotent(&claim(org_b.id, b"b"))
-        .await
-        .expect("begin");
+    let b = ports.messages.begin_idempotent(&claim_b).await.expect("begin");
     assert_eq!(
         b,
         IdempotencyBegin::Started,
@@ -222,7 +216,7 @@ pub async fn isolation_idempotency(ports: Ports) {
 
     ports
         .messages
-        .release_idempotent(&org_b.id, &key)
+        .release_idempotent(&org_b.id, &claim_b.hold())
         .await
         .expect("release");
     let a_again = ports
@@ -239,7 +233,7 @@ pub async fn isolation_idempotency(ports: Ports) {
     );
 
     let message = text_message(org_a.id, &sender_a, "+15551234567", at(0));
-    accept_ok(&ports, &accept_request(&message, None, Some(key.clone()))).await;
+    accept_ok(&ports, &accept_request(&message, None, Some(claim_a.hold()))).await;
     let b_again = ports
         .messages
         .begin_idempotent(&claim(org_b.id, b"b"))

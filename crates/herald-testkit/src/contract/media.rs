@@ -6,7 +6,9 @@ use crate::fixtures::{SIMULATOR_SENDER_2, at, network_ref, next_ulid, phone, sen
 use herald_domain::Timestamp;
 use herald_domain::dispatch::InboundRecord;
 use herald_domain::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
-use herald_domain::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
+use herald_domain::media::{
+    ContentRef, InboundMedia, MediaFile, MediaInsert, MediaRecord, NetworkUpload, Sha256Digest,
+};
 use herald_domain::message::MediaKind;
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::SenderNumber;
@@ -49,11 +51,16 @@ fn expiring(organization: OrganizationId, sha256: Sha256Digest, expires_at: Time
 }
 
 async fn insert(ports: &Ports, file: &MediaFile) {
-    ports
+    let stored = ports
         .media
-        .insert_media(file)
+        .insert_media(file, None)
         .await
         .expect("insert_media of a new upload of an existing organization must succeed");
+    assert_eq!(
+        stored,
+        MediaInsert::Stored,
+        "insert_media with no limit must store"
+    );
 }
 
 async fn read(ports: &Ports, organization: &OrganizationId, id: &MediaId) -> Option<MediaRecord> {
@@ -110,13 +117,57 @@ pub async fn media_insert_and_read_round_trip(ports: Ports) {
         Some(MediaRecord::Uploaded(file.clone())),
         "an upload reads back exactly"
     );
-    let again = ports.media.insert_media(&file).await;
+    let again = ports.media.insert_media(&file, None).await;
     assert!(
         matches!(again, Err(StoreError::Conflict(_))),
         "insert_media of an existing id must be a Conflict, got {again:?}"
     );
     let unknown = MediaId::from_ulid(next_ulid());
     assert_eq!(read(&ports, &org.id, &unknown).await, None);
+}
+
+/// A storage limit counts the organization's unexpired uploads only: another organization's and expired
+/// ones leave room, and an upload that would pass the limit stores nothing and says what is held.
+pub async fn media_storage_limit_counts_unexpired_uploads_of_the_organization(ports: Ports) {
+    let org = new_organization(&ports, "starter").await;
+    let other = new_organization(&ports, "starter").await;
+    let size = upload(org.id, digest(), at(0)).size;
+    let now = at(40 * 86_400);
+    // Expired before `now`: frees its bytes even before the cleanup removes the row.
+    insert(&ports, &upload(org.id, digest(), at(0))).await;
+    insert(&ports, &upload(other.id, digest(), now)).await;
+    let limit = Some(2 * size);
+    for _ in 0..2 {
+        let file = upload(org.id, digest(), now);
+        let stored = ports
+            .media
+            .insert_media(&file, limit)
+            .await
+            .expect("insert_media");
+        assert_eq!(stored, MediaInsert::Stored, "room for two unexpired uploads");
+    }
+    let over = upload(org.id, digest(), now);
+    let refused = ports
+        .media
+        .insert_media(&over, limit)
+        .await
+        .expect("insert_media");
+    assert_eq!(
+        refused,
+        MediaInsert::StorageFull { used: 2 * size },
+        "a third upload passes the limit and is told what is held"
+    );
+    assert_eq!(
+        read(&ports, &org.id, &over.id).await,
+        None,
+        "and nothing is stored"
+    );
+    let exact = ports
+        .media
+        .insert_media(&upload(other.id, digest(), now), Some(2 * size))
+        .await
+        .expect("insert_media");
+    assert_eq!(exact, MediaInsert::Stored, "filling the limit exactly is allowed");
 }
 
 /// Another organization's upload reads as `None` and cannot be deleted.

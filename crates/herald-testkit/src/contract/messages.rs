@@ -224,6 +224,7 @@ pub async fn messages_quota_is_enforced(ports: Ports) {
     let claim = IdempotencyClaim {
         organization_id: org.id,
         key: key.clone(),
+        token: herald_domain::dispatch::ClaimToken(crate::fixtures::next_ulid()),
         fingerprint,
         now: at(3),
         lock_until: at(3) - TimeDelta::seconds(60),
@@ -236,7 +237,7 @@ pub async fn messages_quota_is_enforced(ports: Ports) {
     let fourth = text_message(org.id, &sender, "+15551234567", at(3));
     let outcome = ports
         .messages
-        .accept(&accept_request(&fourth, Some(3), Some(key)))
+        .accept(&accept_request(&fourth, Some(3), Some(claim.hold())))
         .await
         .expect("accept");
     assert_eq!(
@@ -332,6 +333,7 @@ pub async fn messages_concurrent_accepts_respect_quota(ports: Ports) {
                 accepted.insert(id);
             }
             Ok(AcceptOutcome::QuotaExceeded) => refused += 1,
+            Ok(AcceptOutcome::IdempotencyClaimLost) => panic!("no accept here holds a key"),
             Err(error) => panic!("a concurrent accept must not fail: {error:?}"),
         }
     }
@@ -695,6 +697,7 @@ pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
         let claim = IdempotencyClaim {
             organization_id: org.id,
             key: key.clone(),
+            token: herald_domain::dispatch::ClaimToken(crate::fixtures::next_ulid()),
             fingerprint,
             now: at(1),
             lock_until: at(1) - TimeDelta::seconds(60),
@@ -709,7 +712,8 @@ pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
             IdempotencyBegin::Started
         );
         let message = text_message(org.id, &sender, "+15551234567", at(2 + i));
-        requests.push((Some(claim), accept_request(&message, Some(21), Some(key))));
+        let hold = claim.hold();
+        requests.push((Some(claim), accept_request(&message, Some(21), Some(hold))));
     }
     let impostor = Message {
         id: original.id,
@@ -772,6 +776,7 @@ pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
                 refused.push(request.message.id);
             }
             (Some(_), Err(error)) => panic!("a valid accept must not fail beside a bad one: {error:?}"),
+            (Some(_), Ok(AcceptOutcome::IdempotencyClaimLost)) => panic!("every claim here is live"),
         }
     }
     assert_eq!(

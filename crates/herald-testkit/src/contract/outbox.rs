@@ -7,7 +7,7 @@ use herald_domain::Timestamp;
 use herald_domain::dispatch::{
     ClaimToken, ClaimedJob, CustomerEventType, JobCompletion, JobHistory, JobOutcome,
 };
-use herald_domain::ids::EventId;
+use herald_domain::ids::{EventId, JobId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::organization::{AccountStatus, Organization, SenderNumber};
 use herald_domain::ports::{AcceptRequest, MessageQuery};
@@ -214,8 +214,65 @@ pub async fn outbox_lease_blocks_claims_until_it_expires(ports: Ports) {
     );
 }
 
+/// Renewing extends the lease of the jobs the token still holds: past the first lease the job is not
+/// reclaimed, and its claim can still record the outcome. Another token, an unknown job or a job already
+/// completed renews nothing.
+pub async fn outbox_renewed_lease_keeps_the_claim(ports: Ports) {
+    let (_, message, first_token, first) = one_claimed_job(&ports).await;
+    let renew = |token: ClaimToken, jobs: Vec<JobId>, until: i64| {
+        let ports = ports.clone();
+        async move {
+            ports
+                .outbox
+                .renew_jobs(&token, &jobs, at(until))
+                .await
+                .expect("renew_jobs")
+        }
+    };
+    assert_eq!(
+        renew(token(), vec![first.job_id], 200).await,
+        0,
+        "another token renews nothing"
+    );
+    assert_eq!(
+        renew(
+            first_token,
+            vec![first.job_id, JobId::from_ulid(next_ulid())],
+            200
+        )
+        .await,
+        1,
+        "the holder renews its job; an unknown id is not counted"
+    );
+    assert!(
+        claim(&ports, token(), at(100), 10).await.is_empty(),
+        "past the first lease, the renewed one still holds"
+    );
+    assert!(
+        complete(
+            &ports,
+            &completion(
+                &first,
+                first_token,
+                JobOutcome::Submitted {
+                    network_message_id: "wamid.RENEWED".to_owned()
+                },
+                at(150)
+            )
+        )
+        .await,
+        "the renewed claim records the outcome"
+    );
+    assert_eq!(read(&ports, &message).await.status, MessageStatus::Submitted);
+    assert_eq!(
+        renew(first_token, vec![first.job_id], 300).await,
+        0,
+        "a completed job is not renewed"
+    );
+}
+
 /// `Submitted`: the job is done, the message `submitted` with the network id, one history entry and one
-/// `message.status` event (sequence 1) with the api.md §9 body.
+/// `message.status` event (sequence 1) with the docs/api.md §9 body.
 pub async fn outbox_submitted_sets_status_and_emits_one_event(ports: Ports) {
     let (org, message, token, job) = one_claimed_job(&ports).await;
     let done = completion(
@@ -642,6 +699,50 @@ pub async fn outbox_claim_takes_a_fair_share_per_sender(ports: Ports) {
         backlog.len() - busy.len(),
         "a sender alone with due jobs may fill the batch"
     );
+}
+
+/// A sender at 1 message/s gets no more jobs per claim than it can send within the lease (3 with a 3 s lease,
+/// its oldest), and at least one however short the lease; the rest stay due for the next claim.
+pub async fn outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease(ports: Ports) {
+    let org = new_organization(&ports, "starter").await;
+    let slow = SenderNumber {
+        throughput_per_second: 1,
+        ..sender(org.id, SIMULATOR_SENDER_1, true)
+    };
+    ports.accounts.add_sender(&slow).await.expect("add_sender");
+    let backlog: Vec<Message> = (0..10)
+        .map(|i| text_message(org.id, &slow, "+15551234567", at(i)))
+        .collect();
+    for message in &backlog {
+        accept_ok(&ports, &accept_request(message, None, None)).await;
+    }
+    let claim_with_lease = |lease_ms: i64| {
+        let ports = ports.clone();
+        async move {
+            let mut ids: Vec<_> = ports
+                .outbox
+                .claim_jobs(&token(), at(100), at(100) + TimeDelta::milliseconds(lease_ms), 10)
+                .await
+                .expect("claim_jobs")
+                .iter()
+                .map(|job| job.message.id)
+                .collect();
+            ids.sort();
+            ids
+        }
+    };
+    let oldest: Vec<_> = backlog.iter().take(3).map(|m| m.id).collect();
+    assert_eq!(
+        claim_with_lease(3_000).await,
+        oldest,
+        "three seconds' worth, the oldest"
+    );
+    assert_eq!(
+        claim_with_lease(200).await,
+        vec![backlog[3].id],
+        "at least one, however short the lease"
+    );
+    assert_eq!(claim_with_lease(60_000).await.len(), 6, "the rest stayed due");
 }
 
 /// 2,000 jobs, 4 claimers looping claim(50) + complete(Submitted) until nothing is due: every job is

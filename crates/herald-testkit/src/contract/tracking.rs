@@ -5,7 +5,7 @@ use super::{Ports, accept_ok, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, network_ref, next_ulid, phone, text_message};
 use herald_domain::Timestamp;
 use herald_domain::dispatch::{
-    CustomerEventType, InboundRecord, StatusApplied, StatusUpdate, StoredCallback,
+    CustomerEventType, InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
 };
 use herald_domain::ids::{EventId, MediaId, MessageId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
@@ -533,7 +533,7 @@ pub async fn tracking_inbound_events_describe_the_content(ports: Ports) {
             "caption": "look",
             "filename": null,
         }),
-        "inbound media are named by Herald's `med_` id (api.md §9), not the network's"
+        "inbound media are named by Herald's `med_` id (docs/api.md §9), not the network's"
     );
     assert_eq!(media_data["context"], serde_json::Value::Null);
     let raw_data = &bodies[2]["data"];
@@ -590,4 +590,84 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
         .await
         .expect("unprocessed_callbacks");
     assert_eq!(rest, vec![third], "processed callbacks are no longer listed");
+}
+
+/// A callback whose processing keeps failing is counted, then parked at the given number of failures: it
+/// leaves the backlog (the callbacks after it are listed), is kept with its attempts and last error, and
+/// requeueing puts it back with a fresh count.
+pub async fn tracking_failing_callback_is_parked_and_requeued(ports: Ports) {
+    let callback = |seconds: i64| StoredCallback {
+        id: EventId::from_ulid(next_ulid()),
+        received_at: at(seconds),
+        body: b"{\"entry\":[]}".to_vec(),
+    };
+    let (poison, next) = (callback(1), callback(2));
+    for c in [&poison, &next] {
+        ports.tracking.store_callback(c).await.expect("store_callback");
+    }
+    let backlog = || async {
+        ports
+            .tracking
+            .unprocessed_callbacks(at(100), 10)
+            .await
+            .expect("unprocessed_callbacks")
+    };
+    for attempt in 1..=3_i64 {
+        let parked = ports
+            .tracking
+            .record_callback_failure(&poison.id, at(10 + attempt), &format!("failure {attempt}"), 3)
+            .await
+            .expect("record_callback_failure");
+        assert_eq!(parked, attempt == 3, "parked at the third failure, not before");
+    }
+    assert_eq!(
+        backlog().await,
+        vec![next.clone()],
+        "a parked callback leaves the backlog"
+    );
+    assert_eq!(
+        ports
+            .tracking
+            .parked_callbacks(10)
+            .await
+            .expect("parked_callbacks"),
+        vec![ParkedCallback {
+            id: poison.id,
+            received_at: poison.received_at,
+            attempts: 3,
+            last_error: Some("failure 3".to_owned()),
+            parked_at: at(13),
+        }],
+        "kept with its attempts and last error"
+    );
+    assert_eq!(ports.tracking.count_parked_callbacks().await.expect("count"), 1);
+    assert!(
+        matches!(
+            ports
+                .tracking
+                .record_callback_failure(&EventId::from_ulid(next_ulid()), at(14), "x", 3)
+                .await,
+            Err(herald_domain::ports::StoreError::NotFound)
+        ),
+        "an unknown callback is NotFound"
+    );
+
+    assert_eq!(
+        ports.tracking.requeue_parked_callbacks().await.expect("requeue"),
+        1
+    );
+    assert_eq!(
+        backlog().await,
+        vec![poison.clone(), next],
+        "requeued, it is listed again in its place"
+    );
+    assert_eq!(ports.tracking.count_parked_callbacks().await.expect("count"), 0);
+    assert!(
+        !ports
+            .tracking
+            .record_callback_failure(&poison.id, at(20), "again", 3)
+            .await
+            .expect("record_callback_failure"),
+        "the count starts afresh after a requeue"
+    );
 }

@@ -14,8 +14,8 @@ use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
 use herald_domain::ports::StoreError;
 use herald_domain::status::StatusReport;
 use herald_domain::webhook::{
-    ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
-    WebhookEndpoint, WebhookUrl,
+    ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EndpointPatch,
+    EventSelection, TestEvent, WebhookEndpoint, WebhookUrl,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -43,21 +43,31 @@ pub(super) async fn new_endpoint(
     created: i64,
 ) -> WebhookEndpoint {
     let endpoint = webhook_endpoint(organization.id, events, at(created));
-    ports
+    let created = ports
         .webhooks
-        .create_endpoint(&endpoint)
+        .create_endpoint(&endpoint, 100)
         .await
         .expect("create_endpoint of a new endpoint of an existing organization must succeed");
+    assert!(created, "below the limit an endpoint is created");
     endpoint
 }
 
 async fn set_enabled(ports: &Ports, endpoint: &mut WebhookEndpoint, enabled: bool) {
-    endpoint.enabled = enabled;
+    let patch = EndpointPatch {
+        enabled: Some(enabled),
+        ..EndpointPatch::default()
+    };
+    patch.apply_to(endpoint, endpoint.updated_at);
     ports
         .webhooks
-        .update_endpoint(endpoint)
+        .patch_endpoint(
+            &endpoint.organization_id,
+            &endpoint.id,
+            &patch,
+            endpoint.updated_at,
+        )
         .await
-        .expect("update_endpoint of an existing endpoint");
+        .expect("patch_endpoint of an existing endpoint");
 }
 
 async fn deliveries_of(ports: &Ports, endpoint: &WebhookEndpoint) -> Vec<Delivery> {
@@ -175,18 +185,18 @@ async fn inbound_event(
 async fn test_event(ports: &Ports, endpoint: &WebhookEndpoint, when: Timestamp) -> (EventId, DeliveryId) {
     let event_id = EventId::from_ulid(next_ulid());
     let delivery_id = DeliveryId::from_ulid(next_ulid());
-    ports
+    let test = TestEvent {
+        event_id,
+        delivery_id,
+        payload: format!(r#"{{"type":"webhook.test","data":{{"event_id":"{event_id}"}}}}"#),
+        at: when,
+    };
+    let recorded = ports
         .webhooks
-        .record_test_event(
-            &endpoint.organization_id,
-            &endpoint.id,
-            &event_id,
-            &delivery_id,
-            &format!(r#"{{"type":"webhook.test","data":{{"event_id":"{event_id}"}}}}"#),
-            when,
-        )
+        .record_test_event(&endpoint.organization_id, &endpoint.id, &test, u32::MAX)
         .await
         .expect("record_test_event on an existing endpoint");
+    assert!(recorded, "record_test_event with no cap records");
     (event_id, delivery_id)
 }
 
@@ -264,22 +274,33 @@ pub async fn webhooks_endpoints_crud_and_isolation(ports: Ports) {
         Some(first.clone())
     );
 
+    let url = WebhookUrl::parse("https://new.acme.test/hooks?v=2").expect("url");
+    let patch = EndpointPatch {
+        url: Some(url.clone()),
+        events: Some(ONLY_INBOUND),
+        description: Some(None),
+        enabled: Some(false),
+    };
+    ports
+        .webhooks
+        .patch_endpoint(&org.id, &first.id, &patch, at(40))
+        .await
+        .expect("patch_endpoint");
+    let secret = SealedSecret::new(vec![0, 1, 2, 254, 255]);
+    ports
+        .webhooks
+        .rotate_endpoint_secret(&org.id, &first.id, &secret, at(86_400), at(41))
+        .await
+        .expect("rotate_endpoint_secret");
     let mut changed = first.clone();
-    changed.url = WebhookUrl::parse("https://new.acme.test/hooks?v=2").expect("url");
+    changed.url = url;
     changed.events = ONLY_INBOUND;
     changed.description = None;
     changed.enabled = false;
-    changed.disabled_reason = Some("disabled by Herald: failing".to_owned());
-    changed.previous_secret = Some(changed.secret.clone());
+    changed.previous_secret = Some(first.secret.clone());
     changed.previous_secret_expires_at = Some(at(86_400));
-    changed.secret = SealedSecret::new(vec![0, 1, 2, 254, 255]);
-    changed.failing_since = Some(at(30));
-    changed.updated_at = at(40);
-    ports
-        .webhooks
-        .update_endpoint(&changed)
-        .await
-        .expect("update_endpoint");
+    changed.secret = secret;
+    changed.updated_at = at(41);
     assert_eq!(
         ports
             .webhooks
@@ -287,7 +308,7 @@ pub async fn webhooks_endpoints_crud_and_isolation(ports: Ports) {
             .await
             .expect("endpoint"),
         Some(changed.clone()),
-        "update_endpoint replaces every field"
+        "a patch writes the given fields, a rotation moves the secret to previous"
     );
 
     assert_eq!(
@@ -307,15 +328,29 @@ pub async fn webhooks_endpoints_crud_and_isolation(ports: Ports) {
             .expect("endpoints")
             .is_empty()
     );
-    let mut stolen = second.clone();
-    stolen.organization_id = other.id;
-    stolen.description = Some("stolen".to_owned());
+    let stolen = EndpointPatch {
+        description: Some(Some("stolen".to_owned())),
+        ..EndpointPatch::default()
+    };
     assert!(
         matches!(
-            ports.webhooks.update_endpoint(&stolen).await,
+            ports
+                .webhooks
+                .patch_endpoint(&other.id, &second.id, &stolen, at(50))
+                .await,
             Err(StoreError::NotFound)
         ),
-        "updating through another organization is NotFound"
+        "patching through another organization is NotFound"
+    );
+    assert!(
+        matches!(
+            ports
+                .webhooks
+                .rotate_endpoint_secret(&other.id, &second.id, &first.secret, at(9), at(50))
+                .await,
+            Err(StoreError::NotFound)
+        ),
+        "rotating through another organization is NotFound"
     );
     assert!(matches!(
         ports.webhooks.delete_endpoint(&other.id, &second.id).await,
@@ -346,9 +381,88 @@ pub async fn webhooks_endpoints_crud_and_isolation(ports: Ports) {
     ));
     let unknown = webhook_endpoint(org.id, EventSelection::ALL, at(0));
     assert!(matches!(
-        ports.webhooks.update_endpoint(&unknown).await,
+        ports
+            .webhooks
+            .patch_endpoint(&org.id, &unknown.id, &EndpointPatch::default(), at(60))
+            .await,
         Err(StoreError::NotFound)
     ));
+}
+
+/// Creates count and insert in one transaction: however many run at once, the organization ends with
+/// exactly `limit` endpoints, and a create at the limit answers `false` and writes nothing.
+pub async fn webhooks_creates_stop_at_the_limit_even_when_concurrent(ports: Ports) {
+    let (org, _) = new_organization_with_sender(&ports, "business").await;
+    let attempts = (0..8).map(|n| {
+        let endpoint = webhook_endpoint(org.id, EventSelection::ALL, at(n));
+        let webhooks = ports.webhooks.clone();
+        async move {
+            webhooks
+                .create_endpoint(&endpoint, 3)
+                .await
+                .expect("create_endpoint")
+        }
+    });
+    let created = futures::future::join_all(attempts).await;
+    assert_eq!(created.iter().filter(|c| **c).count(), 3, "{created:?}");
+    assert_eq!(
+        ports.webhooks.endpoints(&org.id).await.expect("endpoints").len(),
+        3
+    );
+    let late = webhook_endpoint(org.id, EventSelection::ALL, at(9));
+    assert!(
+        !ports
+            .webhooks
+            .create_endpoint(&late, 3)
+            .await
+            .expect("create_endpoint")
+    );
+    assert_eq!(
+        ports.webhooks.endpoints(&org.id).await.expect("endpoints").len(),
+        3
+    );
+}
+
+/// A patch writes only its fields: a rotation that happened after the patcher read the endpoint keeps
+/// its secrets, and an endpoint disabled meanwhile stays disabled when only its description changes.
+pub async fn webhooks_patch_and_rotation_keep_each_others_changes(ports: Ports) {
+    let (org, _) = new_organization_with_sender(&ports, "business").await;
+    let endpoint = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let rotated = SealedSecret::new(vec![9, 9, 9]);
+    ports
+        .webhooks
+        .rotate_endpoint_secret(&org.id, &endpoint.id, &rotated, at(86_400), at(2))
+        .await
+        .expect("rotate_endpoint_secret");
+    let disable = EndpointPatch {
+        enabled: Some(false),
+        ..EndpointPatch::default()
+    };
+    ports
+        .webhooks
+        .patch_endpoint(&org.id, &endpoint.id, &disable, at(3))
+        .await
+        .expect("patch_endpoint");
+    let describe = EndpointPatch {
+        description: Some(Some("renamed".to_owned())),
+        ..EndpointPatch::default()
+    };
+    ports
+        .webhooks
+        .patch_endpoint(&org.id, &endpoint.id, &describe, at(4))
+        .await
+        .expect("patch_endpoint");
+    let stored = ports
+        .webhooks
+        .endpoint(&org.id, &endpoint.id)
+        .await
+        .expect("endpoint")
+        .expect("it exists");
+    assert_eq!(stored.secret, rotated, "the rotation's secret is kept");
+    assert_eq!(stored.previous_secret, Some(endpoint.secret.clone()));
+    assert!(!stored.enabled, "the description patch did not enable it again");
+    assert_eq!(stored.description.as_deref(), Some("renamed"));
+    assert_eq!(stored.updated_at, at(4));
 }
 
 /// Every customer event fans out to exactly the organization's subscribed endpoints, in the transaction
@@ -984,11 +1098,17 @@ pub async fn webhooks_test_event_goes_to_its_endpoint_only(ports: Ports) {
 
     let event_id = EventId::from_ulid(next_ulid());
     let delivery_id = DeliveryId::from_ulid(next_ulid());
+    let test = |payload: &str| TestEvent {
+        event_id,
+        delivery_id,
+        payload: payload.to_owned(),
+        at: at(5),
+    };
     assert!(
         matches!(
             ports
                 .webhooks
-                .record_test_event(&other.id, &target.id, &event_id, &delivery_id, "{}", at(5))
+                .record_test_event(&other.id, &target.id, &test("{}"), 1)
                 .await,
             Err(StoreError::NotFound)
         ),
@@ -1000,11 +1120,12 @@ pub async fn webhooks_test_event_goes_to_its_endpoint_only(ports: Ports) {
     );
 
     let payload = r#"{"type":"webhook.test","data":{"n":1}}"#;
-    ports
+    let recorded = ports
         .webhooks
-        .record_test_event(&org.id, &target.id, &event_id, &delivery_id, payload, at(5))
+        .record_test_event(&org.id, &target.id, &test(payload), 1)
         .await
         .expect("record_test_event");
+    assert!(recorded, "the first test event is under a cap of 1");
     let events = events_of(&ports, &org).await;
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].id, event_id);
@@ -1025,9 +1146,40 @@ pub async fn webhooks_test_event_goes_to_its_endpoint_only(ports: Ports) {
         "no fan-out of a test event"
     );
     assert!(deliveries_of(&ports, &foreign).await.is_empty());
-    let claimed = claim_deliveries(&ports, token(), at(5), 10, 4).await;
-    assert_eq!(claimed.len(), 1);
-    assert_eq!(claimed[0].payload, payload);
+
+    let another = || TestEvent {
+        event_id: EventId::from_ulid(next_ulid()),
+        delivery_id: DeliveryId::from_ulid(next_ulid()),
+        payload: payload.to_owned(),
+        at: at(6),
+    };
+    let capped = ports
+        .webhooks
+        .record_test_event(&org.id, &target.id, &another(), 1)
+        .await
+        .expect("record_test_event");
+    assert!(!capped, "a second test while one is pending passes a cap of 1");
+    assert_eq!(events_of(&ports, &org).await.len(), 1, "and writes nothing");
+    assert_eq!(deliveries_of(&ports, &target).await.len(), 1);
+    let elsewhere = ports
+        .webhooks
+        .record_test_event(&org.id, &sibling.id, &another(), 1)
+        .await
+        .expect("record_test_event");
+    assert!(elsewhere, "the cap is per endpoint");
+
+    let claim_token = token();
+    let claimed = claim_deliveries(&ports, claim_token, at(7), 10, 4).await;
+    let mine: Vec<_> = claimed.iter().filter(|c| c.delivery_id == delivery_id).collect();
+    assert_eq!(mine.len(), 1);
+    assert_eq!(mine[0].payload, payload);
+    assert!(complete(&ports, &outcome(mine[0], claim_token, at(8), true, None, None)).await);
+    let after = ports
+        .webhooks
+        .record_test_event(&org.id, &target.id, &another(), 1)
+        .await
+        .expect("record_test_event");
+    assert!(after, "a delivered test no longer counts against the cap");
 }
 
 /// The deliveries listing pages newest first by id: following the cursor yields every delivery exactly

@@ -296,3 +296,21 @@ async fn a_failed_tls_handshake_is_a_tls_failure() {
         "the URL stays out of the detail"
     );
 }
+
+/// With no secret that could be opened, nothing is sent (an empty `webhook-signature` used to go out): the
+/// attempt fails as `no_signing_secret` and is retried on the schedule, so a rotation mends it.
+#[tokio::test]
+async fn without_a_signing_secret_nothing_is_sent_and_the_attempt_fails() {
+    let mut receiver = spawn_receiver(Reply::status(204)).await;
+    let target = local_policy().check_url(&receiver.url("/hook")).await.unwrap();
+    let outcome = deliverer().deliver(&target, "evt_01J", now(), BODY, &[]).await;
+    assert!(!outcome.succeeded);
+    assert_eq!(outcome.error_kind, Some(AttemptErrorKind::NoSigningSecret));
+    assert_eq!(outcome.status, None);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!receiver.has_request(), "an unsigned request went out");
+    assert!(
+        next_attempt(1, &outcome, 0.0).is_some(),
+        "retried on the schedule"
+    );
+}

@@ -1,4 +1,4 @@
-//! `Authenticate`: every refusal of api.md §1, and when `last_used_at` is written.
+//! `Authenticate`: every refusal of docs/api.md §1, and when `last_used_at` is written.
 
 use super::*;
 use crate::api_key::ApiKeyDigest;
@@ -66,6 +66,53 @@ fn a_well_formed_key_matching_nothing_is_unauthenticated() {
     let result = run(authenticate(accounts).execute(key.expose()));
 
     assert!(matches!(result, Err(AuthError::Unauthenticated)), "{result:?}");
+}
+
+#[test]
+fn an_unknown_key_is_not_looked_up_again_until_the_negative_cache_expires() {
+    use crate::usecases::UNKNOWN_KEY_TTL_SECONDS;
+    use std::sync::atomic::{AtomicI64, Ordering};
+    let key = api_key('a');
+    let digest = key.digest();
+    let mut accounts = MockAccountStore::new();
+    accounts
+        .expect_find_credential()
+        .withf(move |d: &ApiKeyDigest| *d == digest)
+        .times(2)
+        .returning(|_| Ok(None));
+    accounts.expect_touch_api_key().times(0);
+    let elapsed = Arc::new(AtomicI64::new(0));
+    let mut clock = MockClock::new();
+    let seen = elapsed.clone();
+    clock
+        .expect_now()
+        .returning(move || now() + seconds(seen.load(Ordering::SeqCst)));
+    let authenticate = Authenticate::new(Arc::new(accounts), Arc::new(clock));
+
+    for at in [0, 1, UNKNOWN_KEY_TTL_SECONDS - 1, UNKNOWN_KEY_TTL_SECONDS] {
+        elapsed.store(at, Ordering::SeqCst);
+        let result = run(authenticate.execute(key.expose()));
+        assert!(
+            matches!(result, Err(AuthError::Unauthenticated)),
+            "{at}: {result:?}"
+        );
+    }
+    // The store was asked at 0 and again once the entry had expired, not in between (`times(2)`).
+}
+
+#[test]
+fn a_known_key_is_never_held_by_the_negative_cache() {
+    let key = api_key('a');
+    let found = credential(&key, ApiKeyStatus::Active, AccountStatus::Active, Some(now()));
+    let mut accounts = MockAccountStore::new();
+    accounts
+        .expect_find_credential()
+        .times(3)
+        .returning(move |_| Ok(Some(found.clone())));
+    let authenticate = authenticate(accounts);
+    for _ in 0..3 {
+        assert!(run(authenticate.execute(key.expose())).is_ok());
+    }
 }
 
 #[test]

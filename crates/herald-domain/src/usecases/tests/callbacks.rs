@@ -10,7 +10,7 @@ use crate::network::{
 };
 use crate::ports::{MockAccountStore, MockCallbackDecoder, MockTrackingStore, StoreError};
 use crate::status::{NotApplied, StatusReport, StatusState, Transition};
-use crate::usecases::{CallbackReport, ProcessCallbacks};
+use crate::usecases::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
 use std::sync::{Arc, Mutex};
 
 const WAMID: &str = "wamid.HBgLMTU1NTEyMzQ1NjcVAgARGBI";
@@ -799,8 +799,15 @@ fn the_backlog_processes_each_unprocessed_callback_received_before_the_cutoff() 
         .decodes(2, Err("truncated".into()))
         .marks(1, None)
         .marks(2, Some("not a callback envelope: truncated"));
-    let processed = run(ports.use_case().process_backlog(seconds(120), 50)).unwrap();
-    assert_eq!(processed, 2);
+    let report = run(ports.use_case().process_backlog(seconds(120), 50)).unwrap();
+    assert_eq!(
+        report,
+        BacklogReport {
+            processed: 2,
+            failed: 0,
+            parked: 0
+        }
+    );
 }
 
 #[test]
@@ -813,11 +820,14 @@ fn an_empty_backlog_processes_nothing() {
         .returning(|_, _| Ok(Vec::new()));
     ports.decoder.expect_decode().times(0);
     ports.never_marks();
-    assert_eq!(run(ports.use_case().process_backlog(seconds(60), 10)).unwrap(), 0);
+    assert_eq!(
+        run(ports.use_case().process_backlog(seconds(60), 10)).unwrap(),
+        BacklogReport::default()
+    );
 }
 
 #[test]
-fn a_backlog_read_failure_or_a_processing_failure_is_returned() {
+fn a_backlog_read_failure_is_returned() {
     let mut ports = Ports::new();
     ports
         .tracking
@@ -826,27 +836,55 @@ fn a_backlog_read_failure_or_a_processing_failure_is_returned() {
         .returning(|_, _| Err(StoreError::Unavailable("down".into())));
     ports.decoder.expect_decode().times(0);
     assert!(run(ports.use_case().process_backlog(seconds(60), 10)).is_err());
+}
 
-    let mut ports = Ports::new();
-    ports
-        .tracking
-        .expect_unprocessed_callbacks()
-        .times(1)
-        .returning(|_, _| Ok(vec![callback(1)]));
-    ports
-        .decodes(
-            1,
-            Ok(parsed(
-                vec![NetworkEvent::Status(status_report(ReportedStatus::Read))],
-                vec![],
-            )),
-        )
-        .knows_default_sender()
-        .never_marks();
-    ports
-        .tracking
-        .expect_apply_status()
-        .times(1)
-        .returning(|_| Err(StoreError::Unavailable("down".into())));
-    assert!(run(ports.use_case().process_backlog(seconds(60), 10)).is_err());
+/// A callback that cannot be applied (here its status fails in the store every time) must not hold up the
+/// callbacks after it: its failure is recorded, with the attempts after which it is parked, and the sweep
+/// goes on.
+#[test]
+fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
+    for parked in [false, true] {
+        let mut ports = Ports::new();
+        ports
+            .tracking
+            .expect_unprocessed_callbacks()
+            .times(1)
+            .returning(|_, _| Ok(vec![callback(1), callback(2)]));
+        ports
+            .decodes(
+                1,
+                Ok(parsed(
+                    vec![NetworkEvent::Status(status_report(ReportedStatus::Read))],
+                    vec![],
+                )),
+            )
+            .decodes(2, Ok(ParsedCallback::default()))
+            .knows_default_sender()
+            .marks(2, None);
+        ports
+            .tracking
+            .expect_apply_status()
+            .times(1)
+            .returning(|_| Err(StoreError::Unknown(anyhow::anyhow!("cannot be applied"))));
+        ports
+            .tracking
+            .expect_record_callback_failure()
+            .withf(|id, at, error, park_after| {
+                *id == callback(1).id
+                    && *at == now()
+                    && error.contains("cannot be applied")
+                    && *park_after == CALLBACK_ATTEMPTS
+            })
+            .times(1)
+            .returning(move |_, _, _, _| Ok(parked));
+        let report = run(ports.use_case().process_backlog(seconds(60), 10)).unwrap();
+        assert_eq!(
+            report,
+            BacklogReport {
+                processed: 1,
+                failed: 1,
+                parked: usize::from(parked)
+            }
+        );
+    }
 }

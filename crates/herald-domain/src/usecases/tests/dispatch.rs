@@ -221,7 +221,7 @@ fn retry_delay(attempts: u32, byte: u8, retry_after: Option<Duration>) -> Durati
         .sends(1, Err(retryable("service unavailable", retry_after)));
     let mut fresh = job(1);
     fresh.attempts = attempts;
-    fresh.deadline = now() + chrono::TimeDelta::days(30);
+    fresh.deadline = now() + chrono::TimeDelta::days(60);
     let (report, completion) = dispatch_single(ports, fresh);
     assert_eq!(report, one_claimed(|r| r.retried = 1));
     match completion.outcome {
@@ -513,6 +513,41 @@ fn a_throttled_send_slows_the_sender_down_and_retries_after_the_pause() {
     assert_eq!(report, one_claimed(|r| r.retried = 1));
 }
 
+/// A `Retry-After` as long as a `Duration` goes (the adapter bounds its own parsing; the use case must not
+/// trust it to) neither panics on `now + delay` nor waits past the longest delay: a job with room before its
+/// deadline retries after exactly that, a job without fails as expired.
+#[test]
+fn a_retry_after_of_any_length_is_bounded_instead_of_overflowing() {
+    let longest = chrono::TimeDelta::days(crate::time::LONGEST_DELAY_DAYS);
+    assert_eq!(retry_delay(1, 0, Some(Duration::MAX)), longest);
+
+    for throttled in [false, true] {
+        let mut ports = Ports::new();
+        let error = if throttled {
+            ports
+                .pacer
+                .expect_slow_down()
+                .withf(move |_, pause| *pause == longest)
+                .times(1)
+                .return_const(());
+            NetworkError::Throttled {
+                code: 130_429,
+                detail: "throughput exceeded".into(),
+                retry_after: Some(Duration::MAX),
+            }
+        } else {
+            retryable("busy", Some(Duration::MAX))
+        };
+        ports.paces(1).random_byte(0).sends(1, Err(error));
+        let (_, completion) = dispatch_single(ports, job(1));
+        assert!(
+            matches!(completion.outcome, JobOutcome::Failed { ref error } if error.code == "delivery_expired"),
+            "{:?}",
+            completion.outcome
+        );
+    }
+}
+
 #[test]
 fn a_throttled_send_without_retry_after_pauses_one_second() {
     let mut ports = Ports::new();
@@ -799,6 +834,79 @@ fn a_round_is_recorded_in_one_batch_in_claim_order_with_a_lost_claim_counted_alo
         *batches.lock().unwrap(),
         vec![vec![job_id(1), job_id(2), job_id(3)]],
         "one batch, in the order the jobs were claimed"
+    );
+}
+
+/// A pacer that makes every send wait `wait` for its turn, as a sender far below the round's size does.
+struct SlowPacer {
+    wait: std::time::Duration,
+}
+
+#[async_trait::async_trait]
+impl crate::ports::Pacer for SlowPacer {
+    async fn wait_turn(&self, _: &crate::organization::SenderNumber) {
+        futures_timer::Delay::new(self.wait).await;
+    }
+
+    fn slow_down(&self, _: &crate::organization::SenderNumber, _: Duration) {}
+}
+
+/// While a job waits for its sender's turn (here ten times a third of the lease), the round keeps renewing
+/// its lease under the round's token, from the clock's now.
+#[test]
+fn the_lease_of_a_job_still_waiting_for_its_turn_is_renewed() {
+    let lease = millis(30);
+    let mut ports = Ports::new();
+    ports.never_random();
+    ports
+        .outbox
+        .expect_claim_jobs()
+        .withf(move |t, _, until, _| *t == token() && *until == now() + lease)
+        .times(1)
+        .returning(|_, _, _, _| Ok(vec![job(1)]));
+    ports.network.expect_send().times(1).returning(|_, m, _| {
+        Ok(NetworkReceipt {
+            network_message_id: format!("wamid.{}", m.id),
+        })
+    });
+    let renewals = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&renewals);
+    ports
+        .outbox
+        .expect_renew_jobs()
+        .returning(move |token, jobs, until| {
+            keep.lock().unwrap().push((*token, jobs.to_vec(), until));
+            Ok(jobs.len())
+        });
+    let seen = ports.completes(true);
+    let dispatcher = DispatchMessages::new(
+        DispatchPorts {
+            outbox: Arc::new(ports.outbox),
+            network: Arc::new(ports.network),
+            catalog: Arc::new(ports.catalog),
+            files: Arc::new(ports.files),
+            pacer: Arc::new(SlowPacer {
+                wait: std::time::Duration::from_millis(100),
+            }),
+            clock: Arc::new(ports.clock),
+            ids: Arc::new(sequential_ids()),
+            random: Arc::new(ports.random),
+        },
+        DispatchSettings { lease, ..settings() },
+    );
+    let report = run(dispatcher.run_once()).unwrap();
+    assert_eq!(report, one_claimed(|r| r.submitted = 1));
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let renewals = renewals.lock().unwrap().clone();
+    assert!(
+        !renewals.is_empty(),
+        "a job waiting longer than the lease is renewed"
+    );
+    assert!(
+        renewals
+            .iter()
+            .all(|(t, jobs, until)| *t == token() && *jobs == vec![job_id(1)] && *until == now() + lease),
+        "{renewals:?}"
     );
 }
 

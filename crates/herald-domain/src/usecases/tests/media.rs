@@ -3,8 +3,8 @@
 use super::*;
 use crate::ids::{MediaId, SenderId};
 use crate::media::{
-    ContentRef, InboundMedia, MediaFile, MediaRecord, MockMediaCatalog, MockMediaStore, Sha256Digest,
-    StagedFile,
+    ContentRef, InboundMedia, MediaFile, MediaInsert, MediaRecord, MockMediaCatalog, MockMediaStore,
+    Sha256Digest, StagedFile,
 };
 use crate::network::{MediaDownload, MockMessagingNetwork, NetworkError};
 use crate::ports::MockAccountStore;
@@ -74,9 +74,9 @@ fn an_upload_is_committed_recorded_and_lasts_thirty_days() {
     ports
         .catalog
         .expect_insert_media()
-        .withf(|file| file.organization_id == org_id() && file.size == 4)
+        .withf(|file, limit| file.organization_id == org_id() && file.size == 4 && *limit == Some(STORAGE))
         .times(1)
-        .returning(|_| Ok(()));
+        .returning(|_, _| Ok(MediaInsert::Stored));
     let (upload, _) = staged(4);
 
     let file = run(ports
@@ -87,6 +87,47 @@ fn an_upload_is_committed_recorded_and_lasts_thirty_days() {
     assert_eq!(file.id, MediaId::from_ulid(generated(1)));
     assert_eq!(file.kind, MediaKind::Image);
     assert_eq!(file.expires_at, now() + chrono::TimeDelta::days(30));
+}
+
+#[test]
+fn an_upload_past_the_plans_media_storage_is_refused_and_its_bytes_removed() {
+    let mut ports = Ports::new();
+    ports
+        .files
+        .expect_commit()
+        .times(1)
+        .returning(|staged| Ok(staged.content().clone()));
+    ports
+        .catalog
+        .expect_insert_media()
+        .times(1)
+        .returning(|_, _| Ok(MediaInsert::StorageFull { used: STORAGE - 3 }));
+    // Nothing was recorded; the committed bytes go unless another upload shares them.
+    ports
+        .catalog
+        .expect_delete_media()
+        .times(1)
+        .returning(|_, _| Ok(false));
+    ports
+        .catalog
+        .expect_digest_in_use()
+        .times(1)
+        .returning(|_| Ok(false));
+    ports.files.expect_remove().times(1).returning(|_| Ok(true));
+    let (upload, _) = staged(4);
+
+    let result = run(ports
+        .build()
+        .upload(&organization(AccountStatus::Active), &plan(), upload, None));
+
+    match result {
+        Err(UploadMediaError::StorageFull(full)) => assert_eq!(
+            (full.limit, full.used, full.size),
+            (STORAGE, STORAGE - 3, 4),
+            "the refusal says what the plan allows, what is held and what the file needs"
+        ),
+        other => panic!("expected StorageFull, got {other:?}"),
+    }
 }
 
 #[test]

@@ -1,9 +1,9 @@
-//! `SendMessage`: every refusal, the order of the checks (api.md §8), the exact accept, idempotency.
+//! `SendMessage`: every refusal, the order of the checks (docs/api.md §8), the exact accept, idempotency.
 
 use super::*;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId};
-use crate::media::{MockMediaCatalog, MockMediaStore};
+use crate::media::{MediaInsert, MockMediaCatalog, MockMediaStore};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
 use crate::organization::MessageKind;
 use crate::ports::{
@@ -138,6 +138,7 @@ impl Ports {
         let expected = IdempotencyClaim {
             organization_id: org_id(),
             key: key(),
+            token: crate::dispatch::ClaimToken(ulid::Ulid::nil()),
             fingerprint: fingerprint(),
             now: now(),
             lock_until: now() - seconds(60),
@@ -145,7 +146,14 @@ impl Ports {
         };
         self.messages
             .expect_begin_idempotent()
-            .withf(move |claim| *claim == expected)
+            // The token is fresh per claim; everything else is fixed.
+            .withf(move |claim| {
+                *claim
+                    == IdempotencyClaim {
+                        token: claim.token,
+                        ..expected.clone()
+                    }
+            })
             .times(1)
             .returning(move |_| Ok(begin.clone()));
         self
@@ -155,10 +163,22 @@ impl Ports {
     fn release_once(&mut self, result: fn() -> Result<(), StoreError>) -> &mut Self {
         self.messages
             .expect_release_idempotent()
-            .withf(|org, k| *org == org_id() && *k == key())
+            .withf(|org, hold| *org == org_id() && hold.key == key())
             .times(1)
             .returning(move |_, _| result());
         self
+    }
+
+    /// A keyed text send to the default sender's open window: the key is claimed and every check before the
+    /// accept passes.
+    fn keyed_text_send_passes_every_check(&mut self) -> &mut Self {
+        self.begin(IdempotencyBegin::Started)
+            .allow_rate()
+            .senders(two_senders())
+            .window(
+                default_sender().id,
+                Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+            )
     }
 
     fn build(self) -> SendMessage {
@@ -775,9 +795,13 @@ fn an_open_window_accepts_exactly_the_expected_request() {
         request.message.id.ulid(),
         request.event.id.ulid(),
         request.job.id.ulid(),
+        request.idempotency.clone().unwrap().token.0,
     ];
     drawn.sort();
-    assert_eq!(drawn, vec![generated(1), generated(2), generated(3)]);
+    assert_eq!(
+        drawn,
+        vec![generated(1), generated(2), generated(3), generated(4)]
+    );
 
     let message_id = request.message.id;
     let sender = second_sender();
@@ -824,8 +848,9 @@ fn an_open_window_accepts_exactly_the_expected_request() {
             period: BillingPeriod::from_stored("2026-11"),
             limit: Some(1_000),
         },
-        idempotency_key: Some(key()),
+        idempotency: request.idempotency.clone().filter(|hold| hold.key == key()),
     };
+    assert!(expected.idempotency.is_some(), "the request holds its key");
     assert_eq!(request, expected);
     assert_eq!(returned, expected.message);
 }
@@ -853,7 +878,7 @@ fn without_an_idempotency_key_the_accept_carries_none_and_an_unlimited_plan_no_l
 
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
     let request = accepted.lock().unwrap().clone().unwrap();
-    assert_eq!(request.idempotency_key, None);
+    assert_eq!(request.idempotency, None);
     assert_eq!(request.quota.limit, None);
     assert_eq!(request.job.sender_id, default_sender().id);
 }
@@ -877,15 +902,7 @@ fn a_lone_sender_that_is_not_marked_default_is_used() {
 #[test]
 fn an_exhausted_quota_waits_until_the_month_ends_and_releases_the_claim() {
     let mut ports = Ports::new();
-    ports
-        .begin(IdempotencyBegin::Started)
-        .allow_rate()
-        .senders(two_senders())
-        .window(
-            default_sender().id,
-            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
-        )
-        .release_once(|| Ok(()));
+    ports.keyed_text_send_passes_every_check().release_once(|| Ok(()));
     let _ = ports.accept(AcceptOutcome::QuotaExceeded);
 
     let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
@@ -942,15 +959,7 @@ fn the_quota_wait_never_ends_before_the_month_does() {
 #[test]
 fn an_accept_failure_is_a_store_error_and_releases_the_claim() {
     let mut ports = Ports::new();
-    ports
-        .begin(IdempotencyBegin::Started)
-        .allow_rate()
-        .senders(two_senders())
-        .window(
-            default_sender().id,
-            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
-        )
-        .release_once(|| Ok(()));
+    ports.keyed_text_send_passes_every_check().release_once(|| Ok(()));
     ports
         .messages
         .expect_accept()
@@ -1042,23 +1051,37 @@ fn a_failed_release_does_not_mask_the_refusal() {
 #[test]
 fn an_accepted_send_with_a_key_does_not_release_it() {
     let mut ports = Ports::new();
-    ports
-        .begin(IdempotencyBegin::Started)
-        .allow_rate()
-        .senders(two_senders())
-        .window(
-            default_sender().id,
-            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
-        )
-        .never_release();
+    ports.keyed_text_send_passes_every_check().never_release();
     let accepted = ports.accept(AcceptOutcome::Accepted);
 
     let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
 
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
     assert_eq!(
-        accepted.lock().unwrap().clone().unwrap().idempotency_key,
+        accepted
+            .lock()
+            .unwrap()
+            .clone()
+            .unwrap()
+            .idempotency
+            .map(|hold| hold.key),
         Some(key())
+    );
+}
+
+/// A request that outlived its claim (a retry took the key over) is refused like any request that finds the
+/// key in flight: the retry's claim decides, and only one message is accepted for the key.
+#[test]
+fn an_accept_whose_idempotency_claim_was_taken_over_answers_in_flight() {
+    let mut ports = Ports::new();
+    ports.keyed_text_send_passes_every_check().release_once(|| Ok(()));
+    let _ = ports.accept(AcceptOutcome::IdempotencyClaimLost);
+
+    let result = run(ports.build().execute(with_key(text_command(), fingerprint())));
+
+    assert!(
+        matches!(result, Err(SendError::IdempotencyConflict)),
+        "{result:?}"
     );
 }
 
@@ -1268,7 +1291,7 @@ fn the_dispatch_deadline_follows_the_settings() {
     assert_eq!(job.available_at, now());
 }
 
-// ---- the order of checks (api.md §8) ----
+// ---- the order of checks (docs/api.md §8) ----
 
 #[test]
 fn order_plan_before_validation() {
@@ -1519,9 +1542,9 @@ mod media_sends {
             .catalog
             .expect_insert_media()
             .times(1)
-            .returning(move |file| {
+            .returning(move |file, _| {
                 *keep.lock().unwrap() = Some(file.clone());
-                Ok(())
+                Ok(MediaInsert::Stored)
             });
         let seen = ports.accept(AcceptOutcome::Accepted);
         let draft = media_draft(MediaKind::Video, MediaSource::Upload, None);
@@ -1576,7 +1599,11 @@ mod media_sends {
             .expect_commit()
             .times(1)
             .returning(|staged| Ok(staged.content().clone()));
-        ports.catalog.expect_insert_media().times(1).returning(|_| Ok(()));
+        ports
+            .catalog
+            .expect_insert_media()
+            .times(1)
+            .returning(|_, _| Ok(MediaInsert::Stored));
         ports.accept(AcceptOutcome::QuotaExceeded);
         ports
             .catalog
@@ -1608,6 +1635,38 @@ mod media_sends {
     }
 
     #[test]
+    fn a_file_past_the_plans_media_storage_is_refused_before_anything_is_accepted() {
+        let mut ports = Ports::new();
+        open_window(&mut ports);
+        let (upload, _) = staged(MediaKind::Image, 10);
+        ports
+            .files
+            .expect_commit()
+            .times(1)
+            .returning(|staged| Ok(staged.content().clone()));
+        ports
+            .catalog
+            .expect_insert_media()
+            .withf(|_, limit| *limit == Some(STORAGE))
+            .times(1)
+            .returning(|_, _| Ok(MediaInsert::StorageFull { used: STORAGE }));
+        // No accept is expected: a call to it would fail this test.
+        ports.catalog.expect_delete_media().returning(|_, _| Ok(false));
+        ports.catalog.expect_digest_in_use().returning(|_| Ok(false));
+        ports.files.expect_remove().times(1).returning(|_| Ok(true));
+        let draft = media_draft(MediaKind::Image, MediaSource::Upload, None);
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        assert!(
+            matches!(result, Err(SendError::StorageFull(full)) if full.used == STORAGE && full.size == 10),
+            "{result:?}"
+        );
+    }
+
+    #[test]
     fn bytes_shared_with_another_upload_stay_when_a_refused_upload_is_forgotten() {
         let mut ports = Ports::new();
         open_window(&mut ports);
@@ -1616,7 +1675,10 @@ mod media_sends {
             .files
             .expect_commit()
             .returning(|staged| Ok(staged.content().clone()));
-        ports.catalog.expect_insert_media().returning(|_| Ok(()));
+        ports
+            .catalog
+            .expect_insert_media()
+            .returning(|_, _| Ok(MediaInsert::Stored));
         ports.accept(AcceptOutcome::QuotaExceeded);
         ports.catalog.expect_delete_media().returning(|_, _| Ok(true));
         ports.catalog.expect_digest_in_use().returning(|_| Ok(true));

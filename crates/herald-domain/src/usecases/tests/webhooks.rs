@@ -283,3 +283,41 @@ fn a_rotation_is_shown_only_while_the_old_secret_still_signs() {
     assert_eq!(listed[1], expected, "an ended rotation is gone");
     assert_eq!(run(manage.get(&org_id(), &ended.id)).unwrap(), expected);
 }
+
+#[test]
+fn a_test_event_past_the_pending_cap_is_refused_and_nothing_is_queued() {
+    let target = endpoint(1, "https://a.example/hook");
+    let mut webhooks = MockWebhookStore::new();
+    let found = target.clone();
+    webhooks
+        .expect_endpoint()
+        .returning(move |_, _| Ok(Some(found.clone())));
+    webhooks
+        .expect_record_test_event()
+        .withf(|org, _, test, max_pending| {
+            *org == org_id()
+                && test.payload.contains(r#""type":"webhook.test""#)
+                && *max_pending == crate::usecases::webhooks::DEFAULT_MAX_PENDING_TESTS
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(false));
+    let manage = ManageWebhooks::new(
+        Arc::new(webhooks),
+        Arc::new(MockDestinationChecker::new()),
+        Arc::new(MockSecretSealer::new()),
+        Arc::new(MockSecretSource::new()),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+    );
+
+    let result = run(manage.send_test(&org_id(), &target.id));
+
+    assert!(
+        matches!(
+            result,
+            Err(crate::usecases::WebhookError::TestsPending { limit })
+                if limit == crate::usecases::webhooks::DEFAULT_MAX_PENDING_TESTS
+        ),
+        "{result:?}"
+    );
+}

@@ -1,0 +1,260 @@
+//! `metrics_listen`: the built binary serves Prometheus metrics on a listener of its own, a send shows in
+//! them from the request to the dispatch, and a real Prometheus (Debian's package) scrapes and queries them.
+
+use crate::free_port;
+use crate::smoke::Smoke;
+use serde_json::{Value, json};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+async fn scrape(http: &reqwest::Client, port: u16) -> String {
+    let response = http
+        .get(format!("http://127.0.0.1:{port}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain"),
+        "the Prometheus text format"
+    );
+    response.text().await.unwrap()
+}
+
+/// The value of the sample whose line starts with `series` (name and labels as rendered), if any.
+fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    text.lines()
+        .filter(|line| line.starts_with(name) && !line.starts_with('#'))
+        .find(|line| {
+            let (series, _) = line.rsplit_once(' ').unwrap();
+            series.split(['{', '}']).next() == Some(name)
+                && labels
+                    .iter()
+                    .all(|(k, v)| series.contains(&format!("{k}=\"{v}\"")))
+        })
+        .map(|line| line.rsplit_once(' ').unwrap().1.parse().unwrap())
+}
+
+async fn started_with_metrics() -> (Smoke, u16) {
+    let port = free_port();
+    let smoke = Smoke::start(vec![(
+        "HERALD_METRICS_LISTEN".to_owned(),
+        format!("127.0.0.1:{port}"),
+    )])
+    .await;
+    (smoke, port)
+}
+
+#[tokio::test]
+async fn a_send_shows_in_the_metrics_from_request_to_dispatch() {
+    let (smoke, port) = started_with_metrics().await;
+    let sent = smoke
+        .send_json(
+            "/api/v1/messages/send-template",
+            json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }),
+        )
+        .await;
+    smoke.delivered(&sent).await;
+    let refused = smoke
+        .http
+        .post(smoke.url("/api/v1/messages/send-template"))
+        .bearer_auth("hk_live_000000000000000000000000000000000000000x")
+        .json(&json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+
+    let text = scrape(&smoke.http, port).await;
+    let route = ("route", "/api/v1/messages/send-template");
+    assert_eq!(
+        sample(
+            &text,
+            "herald_http_requests_total",
+            &[("method", "POST"), route, ("status", "202")]
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "herald_sends_total", &[route, ("outcome", "accepted")]),
+        Some(1.0)
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "herald_sends_total",
+            &[route, ("outcome", "unauthenticated")]
+        ),
+        Some(1.0)
+    );
+    assert!(
+        sample(
+            &text,
+            "herald_http_request_duration_seconds_count",
+            &[("method", "POST"), route]
+        ) >= Some(2.0),
+        "{text}"
+    );
+    assert!(
+        sample(&text, "herald_dispatch_total", &[("outcome", "submitted")]) >= Some(1.0),
+        "{text}"
+    );
+    // The simulator's signed status callbacks were stored and applied.
+    assert!(
+        sample(&text, "herald_callbacks_received_total", &[("outcome", "stored")]) >= Some(1.0),
+        "{text}"
+    );
+    assert!(
+        sample(
+            &text,
+            "herald_callbacks_processed_total",
+            &[("outcome", "applied")]
+        ) >= Some(1.0),
+        "{text}"
+    );
+    // Paths with ids are labelled by their pattern, never by the id.
+    assert!(
+        sample(
+            &text,
+            "herald_http_requests_total",
+            &[("route", "/api/v1/messages/{id}")]
+        )
+        .is_some(),
+        "{text}"
+    );
+    assert!(
+        sample(&text, "process_cpu_seconds_total", &[]).is_some(),
+        "{text}"
+    );
+    // The demo runs on SQLite: its writer pool waited for at least the accept's connection.
+    assert!(
+        sample(
+            &text,
+            "herald_store_pool_wait_seconds_count",
+            &[("pool", "write")]
+        ) >= Some(1.0),
+        "{text}"
+    );
+    assert!(sample(&text, "herald_store_connections_in_use", &[("pool", "read")]).is_some());
+    assert!(
+        sample(&text, "herald_group_commit_batch_size_count", &[]) >= Some(1.0),
+        "{text}"
+    );
+    for private in ["msg_", "org_", "15551234567", "hk_live"] {
+        assert!(!text.contains(private), "{private} in the metrics: {text}");
+    }
+}
+
+/// Whether Debian's Prometheus is installed; under CI it must be (`.ci/run` installs it).
+fn prometheus_or_skip(test: &str) -> bool {
+    let found = Command::new("prometheus").arg("--version").output().is_ok();
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "prometheus is not installed (apt-get install prometheus)"
+        );
+        eprintln!("SKIPPED (prometheus not installed): {test}");
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_real_prometheus_scrapes_and_queries_herald() {
+    if !prometheus_or_skip("metrics::a_real_prometheus_scrapes_and_queries_herald") {
+        return;
+    }
+    let (smoke, port) = started_with_metrics().await;
+    let folder = tempfile::tempdir().unwrap();
+    let config = folder.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: herald\n    static_configs:\n      \
+             - targets: ['127.0.0.1:{port}']\n"
+        ),
+    )
+    .unwrap();
+    let web = free_port();
+    let child = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            folder.path().join("data").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{web}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _prometheus = crate::Server(child);
+
+    let sent = smoke
+        .send_json(
+            "/api/v1/messages/send-template",
+            json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }),
+        )
+        .await;
+    smoke.delivered(&sent).await;
+
+    let query = "sum(herald_sends_total{outcome=\"accepted\"}) * on() group_left sum(herald_dispatch_total{outcome=\"submitted\"})";
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer: Option<Value> = match smoke
+            .http
+            .get(format!("http://127.0.0.1:{web}/api/v1/query"))
+            .query(&[("query", query)])
+            .send()
+            .await
+        {
+            Ok(response) => response.json().await.ok(),
+            Err(_) => None,
+        };
+        let value = answer
+            .as_ref()
+            .and_then(|a| a["data"]["result"][0]["value"][1].as_str());
+        if value == Some("1") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Prometheus never saw the send: {answer:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    // Every query of the Grafana dashboard is one this Prometheus accepts.
+    let dashboard: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../deploy/grafana/herald-dashboard.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let exprs: Vec<&str> = dashboard["panels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|panel| panel["targets"].as_array().unwrap())
+        .map(|target| target["expr"].as_str().unwrap())
+        .collect();
+    assert!(exprs.len() >= 8);
+    for expr in exprs {
+        let query = expr.replace("$__rate_interval", "1m");
+        let answer: Value = smoke
+            .http
+            .get(format!("http://127.0.0.1:{web}/api/v1/query"))
+            .query(&[("query", query.as_str())])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer["status"], "success", "{expr}: {answer}");
+    }
+}

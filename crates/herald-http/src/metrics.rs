@@ -1,0 +1,55 @@
+//! Request metrics for Prometheus (`docs/operations.md`, "Metrics"): every answer by route pattern, method
+//! and status with its latency, and the sends by outcome. Labels are route patterns and problem codes
+//! only, never ids, numbers or anything a client chose, so the series stay few.
+
+use crate::error::ProblemCode;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use std::time::Instant;
+
+/// What a request that matched no route is labelled, whatever its path.
+const UNMATCHED: &str = "unmatched";
+
+/// Records one request once its answer is ready.
+pub(crate) async fn record(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let method = req.method().as_str().to_owned();
+    let response = next.call(req).await?;
+    let route = response
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| UNMATCHED.to_owned());
+    let status = response.status();
+    let seconds = started.elapsed().as_secs_f64();
+    let code = response
+        .response()
+        .extensions()
+        .get::<ProblemCode>()
+        .map(|code| code.0);
+    metrics::counter!(
+        "herald_http_requests_total",
+        "method" => method.clone(), "route" => route.clone(), "status" => status.as_str().to_owned()
+    )
+    .increment(1);
+    metrics::histogram!(
+        "herald_http_request_duration_seconds",
+        "method" => method, "route" => route.clone()
+    )
+    .record(seconds);
+    if route.starts_with("/api/v1/messages/send-") {
+        let outcome = match code {
+            _ if status.as_u16() == 202 => "accepted",
+            Some(code) => code,
+            None => "other",
+        };
+        metrics::counter!("herald_sends_total", "route" => route.clone(), "outcome" => outcome).increment(1);
+    }
+    if code == Some("rate_limited") {
+        metrics::counter!("herald_rate_limited_total", "route" => route).increment(1);
+    }
+    Ok(response)
+}
