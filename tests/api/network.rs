@@ -296,13 +296,25 @@ async fn templates_are_delivered_and_endings_steer_the_outcome(db: Db) {
     });
     let shipped = app.send("/api/v1/messages/send-template", full).await;
 
-    let (_, events) = app.wait_status(plain["id"].as_str().unwrap(), "delivered").await;
+    // The simulator reports `sent` then `delivered` a few milliseconds apart, and Herald processes stored
+    // callbacks concurrently: on a loaded machine `delivered` may be processed first. Either way both are
+    // in the history and the applied statuses only ever move forward.
+    let (_, events) = app
+        .wait_for(plain["id"].as_str().unwrap(), |m, events| {
+            let seen = statuses(events);
+            m["status"] == "delivered" && seen.iter().any(|(s, _)| s == "sent")
+        })
+        .await;
     let applied: Vec<String> = statuses(&events)
         .into_iter()
         .filter(|(_, a)| *a)
         .map(|(s, _)| s)
         .collect();
-    assert_eq!(applied, ["accepted", "submitted", "sent", "delivered"]);
+    assert!(
+        applied == ["accepted", "submitted", "sent", "delivered"]
+            || applied == ["accepted", "submitted", "delivered"],
+        "applied statuses only move forward: {applied:?}"
+    );
     app.wait_status(shipped["id"].as_str().unwrap(), "delivered")
         .await;
 
