@@ -34,7 +34,11 @@ fi
 scripts/check-standalone.py --self-test
 
 if command -v cargo-nextest >/dev/null 2>&1; then
-  cargo nextest run --workspace --no-fail-fast
+  # Under CI=true the `ci` profile (.config/nextest.toml) prints every failure in full and gives the
+  # end-to-end binaries one retry, reported as FLAKY.
+  profile="default"
+  [ "${CI:-}" = "true" ] && profile="ci"
+  cargo nextest run --workspace --no-fail-fast --profile "$profile"
 else
   echo "cargo-nextest not found; falling back to cargo test" >&2
   cargo test --workspace --no-fail-fast
