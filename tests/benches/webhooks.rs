@@ -14,6 +14,7 @@ use herald_app::config::{NetworkMode, Settings};
 use herald_app::{Application, Services};
 use herald_domain::ids::{DeliveryId, EventId, WebhookId};
 use herald_domain::organization::{PlanName, SealedSecret};
+use herald_domain::ports::SealContext;
 use herald_domain::values::DisplayName;
 use herald_domain::webhook::{EventSelection, TestEvent, WebhookEndpoint, WebhookUrl};
 use std::collections::HashMap;
@@ -146,15 +147,19 @@ async fn run(store: &str) -> Figures {
     let now = chrono::Utc::now();
     let mut endpoints = Vec::new();
     for _ in 0..ENDPOINTS {
+        let id = WebhookId::from_ulid(services.ids.next_ulid());
         let endpoint = WebhookEndpoint {
-            id: WebhookId::from_ulid(services.ids.next_ulid()),
+            id,
             organization_id: org.id,
             url: WebhookUrl::parse(&url).unwrap(),
             events: EventSelection::ALL,
             description: None,
             enabled: true,
             disabled_reason: None,
-            secret: SealedSecret::new(sealer.seal("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")),
+            secret: SealedSecret::new(sealer.seal(
+                &SealContext::webhook(&id),
+                "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            )),
             previous_secret: None,
             previous_secret_expires_at: None,
             failing_since: None,

@@ -4,10 +4,10 @@
 use anyhow::Context;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use chacha20poly1305::aead::{Aead, Generate};
+use chacha20poly1305::aead::{Aead, Generate, Payload};
 use chacha20poly1305::{Key, KeyInit, XChaCha20Poly1305, XNonce};
 use herald_domain::Timestamp;
-use herald_domain::ports::{Clock, IdGenerator, SealError, SecretSealer, SecretSource};
+use herald_domain::ports::{Clock, IdGenerator, Opened, SealContext, SealError, SecretSealer, SecretSource};
 use std::path::Path;
 use std::sync::Mutex;
 use ulid::Ulid;
@@ -104,12 +104,31 @@ impl std::fmt::Debug for EncryptionKey {
     }
 }
 
-/// XChaCha20-Poly1305 with one key: a sealed secret is a random 24-byte nonce followed by the ciphertext and
-/// its 16-byte tag. The nonce is large enough to be drawn at random for every seal without a counter.
+/// XChaCha20-Poly1305 with one key. A sealed secret (version 2) is the 4-byte [`SEAL_HEADER`], a random
+/// 24-byte nonce, then the ciphertext and its 16-byte tag; the associated data is
+/// [`SealContext::associated_data`], so a value copied into another row or used for another purpose does not
+/// open. The nonce is large enough to be drawn at random for every seal without a counter.
+///
+/// Values sealed before version 2 (nonce and ciphertext, no associated data) still open, reported as legacy;
+/// `herald admin reseal` rewrites them.
 #[derive(Clone)]
 pub struct XChaChaSealer {
     cipher: XChaCha20Poly1305,
 }
+
+/// The first bytes of a version 2 sealed value: NUL, `HS`, version 2. A leading NUL keeps it apart from
+/// anything meant as text.
+pub const SEAL_HEADER: [u8; 4] = [0x00, 0x48, 0x53, 0x02];
+
+const TAG_BYTES: usize = 16;
+
+/// Whether `sealed` is in the version 2 form (starts with [`SEAL_HEADER`]).
+pub fn is_current_seal(sealed: &[u8]) -> bool {
+    sealed.starts_with(&SEAL_HEADER)
+}
+
+/// Set once a legacy value has been opened, so the operator is told once per process, not per message.
+static LEGACY_WARNING: std::sync::Once = std::sync::Once::new();
 
 impl XChaChaSealer {
     pub fn new(key: &EncryptionKey) -> Self {
@@ -117,29 +136,67 @@ impl XChaChaSealer {
             cipher: XChaCha20Poly1305::new(&Key::from(key.0)),
         }
     }
+
+    /// `nonce || ciphertext` decrypted with `aad`.
+    fn decrypt(&self, body: &[u8], aad: &[u8]) -> Result<String, SealError> {
+        if body.len() < NONCE_BYTES + TAG_BYTES {
+            return Err(SealError::Malformed);
+        }
+        let (nonce, ciphertext) = body.split_at_checked(NONCE_BYTES).ok_or(SealError::Malformed)?;
+        let nonce = XNonce::try_from(nonce).map_err(|_| SealError::Malformed)?;
+        let plaintext = self
+            .cipher
+            .decrypt(&nonce, Payload { msg: ciphertext, aad })
+            .map_err(|_| SealError::Rejected)?;
+        String::from_utf8(plaintext).map_err(|_| SealError::Malformed)
+    }
+
+    fn legacy(&self, sealed: &[u8]) -> Result<Opened, SealError> {
+        let text = self.decrypt(sealed, &[])?;
+        LEGACY_WARNING.call_once(|| {
+            tracing::warn!(
+                "a secret sealed in the legacy form (not bound to its row) was opened; run `herald admin \
+                 reseal` once to seal every stored secret to its row (docs/operations.md)"
+            );
+        });
+        Ok(Opened { text, legacy: true })
+    }
 }
 
 impl SecretSealer for XChaChaSealer {
-    fn seal(&self, plaintext: &str) -> Vec<u8> {
+    fn seal(&self, context: &SealContext, plaintext: &str) -> Vec<u8> {
         // `generate` reads the OS random source and stops the process if it has none: sealing without a
         // fresh nonce would be worse than not sealing.
         let nonce = XNonce::generate();
-        let mut sealed = nonce.to_vec();
+        let aad = context.associated_data();
+        let mut sealed = Vec::with_capacity(SEAL_HEADER.len() + NONCE_BYTES + plaintext.len() + TAG_BYTES);
+        sealed.extend_from_slice(&SEAL_HEADER);
+        sealed.extend_from_slice(&nonce);
         // Encryption fails only for inputs beyond 256 GiB, which a token never is.
-        if let Ok(ciphertext) = self.cipher.encrypt(&nonce, plaintext.as_bytes()) {
+        if let Ok(ciphertext) = self.cipher.encrypt(
+            &nonce,
+            Payload {
+                msg: plaintext.as_bytes(),
+                aad: &aad,
+            },
+        ) {
             sealed.extend_from_slice(&ciphertext);
         }
         sealed
     }
 
-    fn open(&self, sealed: &[u8]) -> Result<String, SealError> {
-        let (nonce, ciphertext) = sealed.split_at_checked(NONCE_BYTES).ok_or(SealError::Malformed)?;
-        let nonce = XNonce::try_from(nonce).map_err(|_| SealError::Malformed)?;
-        let plaintext = self
-            .cipher
-            .decrypt(&nonce, ciphertext)
-            .map_err(|_| SealError::Rejected)?;
-        String::from_utf8(plaintext).map_err(|_| SealError::Malformed)
+    fn open(&self, context: &SealContext, sealed: &[u8]) -> Result<Opened, SealError> {
+        let Some(body) = sealed.strip_prefix(&SEAL_HEADER) else {
+            return self.legacy(sealed);
+        };
+        match self.decrypt(body, &context.associated_data()) {
+            Ok(text) => Ok(Opened { text, legacy: false }),
+            Err(SealError::Malformed) => Err(SealError::Malformed),
+            // One legacy value in 2^32 starts with the header by chance (its nonce is random). Read as
+            // legacy, a version 2 value has another nonce and still does not authenticate, so trying costs
+            // no safety; what was refused stays refused.
+            Err(SealError::Rejected) => self.legacy(sealed).map_err(|_| SealError::Rejected),
+        }
     }
 }
 
@@ -201,6 +258,7 @@ fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herald_domain::ids::{SenderId, WebhookId};
 
     #[test]
     fn ulids_strictly_increase() {
@@ -219,14 +277,36 @@ mod tests {
 
     const TOKEN: &str = "EAAGm0PX4ZCpsBA-an-access-token";
 
+    fn sender(n: u128) -> SealContext {
+        SealContext::sender(&SenderId::from_ulid(Ulid(n)))
+    }
+
+    fn webhook(n: u128) -> SealContext {
+        SealContext::webhook(&WebhookId::from_ulid(Ulid(n)))
+    }
+
+    fn open_text(sealer: &XChaChaSealer, context: &SealContext, sealed: &[u8]) -> String {
+        let opened = sealer.open(context, sealed).unwrap();
+        assert!(!opened.legacy, "a version 2 value");
+        opened.text
+    }
+
+    /// What sealing was before version 2: nonce and ciphertext, no associated data.
+    fn seal_legacy(sealer: &XChaChaSealer, plaintext: &str) -> Vec<u8> {
+        let nonce = XNonce::generate();
+        let mut sealed = nonce.to_vec();
+        sealed.extend_from_slice(&sealer.cipher.encrypt(&nonce, plaintext.as_bytes()).unwrap());
+        sealed
+    }
+
     #[test]
     fn a_sealed_token_opens_to_itself_and_does_not_contain_it() {
         let sealer = sealer();
-        let sealed = sealer.seal(TOKEN);
+        let sealed = sealer.seal(&sender(1), TOKEN);
         assert_eq!(
             sealed.len(),
-            NONCE_BYTES + TOKEN.len() + 16,
-            "nonce, ciphertext, tag"
+            SEAL_HEADER.len() + NONCE_BYTES + TOKEN.len() + TAG_BYTES,
+            "header, nonce, ciphertext, tag"
         );
         assert!(
             !sealed
@@ -234,37 +314,140 @@ mod tests {
                 .any(|w| TOKEN.as_bytes().windows(8).any(|t| t == w)),
             "no 8-byte run of the token shows in the sealed bytes"
         );
-        assert_eq!(sealer.open(&sealed).unwrap(), TOKEN);
-        assert_eq!(sealer.open(&sealer.seal("")).unwrap(), "");
+        assert_eq!(open_text(&sealer, &sender(1), &sealed), TOKEN);
+        assert_eq!(open_text(&sealer, &webhook(1), &sealer.seal(&webhook(1), "")), "");
+    }
+
+    #[test]
+    fn a_sealed_value_starts_with_the_version_2_header() {
+        let sealed = sealer().seal(&sender(1), TOKEN);
+        assert_eq!(sealed[..4], [0x00, 0x48, 0x53, 0x02]);
+        assert!(is_current_seal(&sealed));
+        assert_eq!(
+            sender(1).associated_data(),
+            format!(
+                "herald-seal/v2/sender-access-token/{}",
+                SenderId::from_ulid(Ulid(1))
+            )
+            .into_bytes()
+        );
+        assert_eq!(
+            webhook(1).associated_data(),
+            format!("herald-seal/v2/webhook-secret/{}", WebhookId::from_ulid(Ulid(1))).into_bytes()
+        );
+    }
+
+    #[test]
+    fn a_value_sealed_for_one_row_opens_for_no_other_row_nor_purpose() {
+        let sealer = sealer();
+        let sealed = sealer.seal(&sender(1), TOKEN);
+        assert_eq!(
+            sealer.open(&sender(2), &sealed),
+            Err(SealError::Rejected),
+            "another sender"
+        );
+        assert_eq!(
+            sealer.open(&webhook(1), &sealed),
+            Err(SealError::Rejected),
+            "the same row id as a webhook secret"
+        );
+        let secret = sealer.seal(&webhook(7), "whsec_x");
+        assert_eq!(sealer.open(&webhook(8), &secret), Err(SealError::Rejected));
+        assert_eq!(sealer.open(&sender(7), &secret), Err(SealError::Rejected));
+        assert_eq!(open_text(&sealer, &webhook(7), &secret), "whsec_x");
+    }
+
+    #[test]
+    fn a_legacy_value_still_opens_for_any_row_and_is_reported_legacy() {
+        let sealer = sealer();
+        let legacy = seal_legacy(&sealer, TOKEN);
+        assert!(!is_current_seal(&legacy));
+        for context in [sender(1), sender(2), webhook(1)] {
+            let opened = sealer.open(&context, &legacy).unwrap();
+            assert_eq!(opened.text, TOKEN);
+            assert!(opened.legacy);
+        }
+        let printed = format!("{:?}", sealer.open(&sender(1), &legacy).unwrap());
+        assert!(!printed.contains(TOKEN), "{printed}");
     }
 
     #[test]
     fn flipping_any_byte_is_detected() {
         let sealer = sealer();
-        let sealed = sealer.seal(TOKEN);
+        let sealed = sealer.seal(&sender(1), TOKEN);
         for i in 0..sealed.len() {
             let mut tampered = sealed.clone();
             tampered[i] ^= 0x01;
-            assert_eq!(sealer.open(&tampered), Err(SealError::Rejected), "byte {i}");
+            assert_eq!(
+                sealer.open(&sender(1), &tampered),
+                Err(SealError::Rejected),
+                "byte {i}"
+            );
         }
-        assert_eq!(sealer.open(&sealed[..sealed.len() - 1]), Err(SealError::Rejected));
-        assert_eq!(sealer.open(&sealed[..NONCE_BYTES - 1]), Err(SealError::Malformed));
-        assert_eq!(sealer.open(&[]), Err(SealError::Malformed));
+        assert_eq!(
+            sealer.open(&sender(1), &sealed[..sealed.len() - 1]),
+            Err(SealError::Rejected)
+        );
+        let legacy = seal_legacy(&sealer, TOKEN);
+        for i in 0..legacy.len() {
+            let mut tampered = legacy.clone();
+            tampered[i] ^= 0x01;
+            assert_eq!(
+                sealer.open(&sender(1), &tampered),
+                Err(SealError::Rejected),
+                "legacy byte {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn truncated_values_are_malformed() {
+        let sealer = sealer();
+        let sealed = sealer.seal(&sender(1), TOKEN);
+        for length in [
+            0,
+            3,
+            4,
+            4 + NONCE_BYTES - 1,
+            4 + NONCE_BYTES,
+            4 + NONCE_BYTES + TAG_BYTES - 1,
+        ] {
+            assert_eq!(
+                sealer.open(&sender(1), &sealed[..length]),
+                Err(SealError::Malformed),
+                "{length} bytes"
+            );
+        }
+        let legacy = seal_legacy(&sealer, TOKEN);
+        assert_eq!(
+            sealer.open(&sender(1), &legacy[..NONCE_BYTES - 1]),
+            Err(SealError::Malformed)
+        );
+        assert_eq!(sealer.open(&sender(1), &[]), Err(SealError::Malformed));
     }
 
     #[test]
     fn another_key_cannot_open() {
-        let sealed = sealer().seal(TOKEN);
-        assert_eq!(sealer().open(&sealed), Err(SealError::Rejected));
+        let sealed = sealer().seal(&sender(1), TOKEN);
+        assert_eq!(sealer().open(&sender(1), &sealed), Err(SealError::Rejected));
+        let legacy = seal_legacy(&sealer(), TOKEN);
+        assert_eq!(sealer().open(&sender(1), &legacy), Err(SealError::Rejected));
     }
 
     #[test]
     fn the_same_text_never_seals_the_same_way() {
         let sealer = sealer();
-        let (a, b) = (sealer.seal(TOKEN), sealer.seal(TOKEN));
+        let (a, b) = (sealer.seal(&sender(1), TOKEN), sealer.seal(&sender(1), TOKEN));
         assert_ne!(a, b);
-        assert_ne!(a[..NONCE_BYTES], b[..NONCE_BYTES], "a fresh nonce per seal");
-        assert_eq!(sealer.open(&a).unwrap(), sealer.open(&b).unwrap());
+        assert_ne!(
+            a[4..4 + NONCE_BYTES],
+            b[4..4 + NONCE_BYTES],
+            "a fresh nonce per seal"
+        );
+        assert_eq!(
+            open_text(&sealer, &sender(1), &a),
+            open_text(&sealer, &sender(1), &b)
+        );
     }
 
     #[test]
@@ -273,8 +456,9 @@ mod tests {
         let same = EncryptionKey::from_base64(&format!("  {}\n", BASE64.encode([7_u8; 32]))).unwrap();
         assert_eq!(
             XChaChaSealer::new(&same)
-                .open(&XChaChaSealer::new(&key).seal(TOKEN))
-                .unwrap(),
+                .open(&sender(1), &XChaChaSealer::new(&key).seal(&sender(1), TOKEN))
+                .unwrap()
+                .text,
             TOKEN
         );
         for length in [0, 16, 31, 33, 64] {
@@ -306,8 +490,11 @@ mod tests {
 
         let (second, created) = load_or_create_key_file(&data).unwrap();
         assert!(!created, "an existing key file is reused");
-        let sealed = XChaChaSealer::new(&first).seal(TOKEN);
-        assert_eq!(XChaChaSealer::new(&second).open(&sealed).unwrap(), TOKEN);
+        let sealed = XChaChaSealer::new(&first).seal(&sender(1), TOKEN);
+        assert_eq!(
+            open_text(&XChaChaSealer::new(&second), &sender(1), &sealed),
+            TOKEN
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), stored, "never rewritten");
         let leftovers: Vec<_> = std::fs::read_dir(&data)
             .unwrap()

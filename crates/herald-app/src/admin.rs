@@ -9,7 +9,7 @@ use herald_domain::api_key::ApiKeyRecord;
 use herald_domain::ids::{ApiKeyId, OrganizationId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
 use herald_domain::owner::OwnerEmail;
-use herald_domain::usecases::NewSender;
+use herald_domain::usecases::{NewSender, Reseal};
 use herald_domain::values::{DisplayName, PhoneNumber};
 use serde_json::{Value, json};
 
@@ -220,6 +220,17 @@ pub async fn run_with(
                 .collect();
             (Value::Array(value), text)
         }
+        AdminCommand::Reseal => {
+            let (value, text, failure) = reseal(services).await?;
+            if let Some(reason) = failure {
+                return Err(Incomplete {
+                    output: render(json, &value, text)?,
+                    reason,
+                }
+                .into());
+            }
+            (value, text)
+        }
         AdminCommand::Callbacks(CallbacksCommand::Requeue) => {
             let requeued = services.process_callbacks().requeue_parked().await?;
             (
@@ -228,11 +239,70 @@ pub async fn run_with(
             )
         }
     };
+    render(json, &value, text)
+}
+
+fn render(json: bool, value: &Value, text: String) -> anyhow::Result<String> {
     Ok(if json {
-        serde_json::to_string_pretty(&value)?
+        serde_json::to_string_pretty(value)?
     } else {
         text
     })
+}
+
+/// An admin command that did its work but not all of it: `output` is still printed on stdout, then the
+/// command exits non-zero with `reason`.
+#[derive(Debug)]
+pub struct Incomplete {
+    pub output: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Incomplete {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for Incomplete {}
+
+/// The report, and why the command must fail when some values could not be opened.
+async fn reseal(services: &Services) -> anyhow::Result<(Value, String, Option<String>)> {
+    let sealer = services
+        .sealer
+        .clone()
+        .context("no encryption key is configured, so there is nothing this process can open or seal")?;
+    let report = Reseal::new(services.store.accounts(), services.store.webhooks(), sealer)
+        .run()
+        .await?;
+    let failed = report.cannot_open.len();
+    let mut text = format!(
+        "resealed {} sender tokens, {} webhook secrets; {} already current; {failed} cannot be opened",
+        report.sender_tokens, report.webhook_secrets, report.already_current
+    );
+    if report.changed_meanwhile > 0 {
+        text.push_str(&format!(
+            "; {} changed meanwhile (left as the change made them; run again to check)",
+            report.changed_meanwhile
+        ));
+    }
+    for line in &report.cannot_open {
+        text.push_str(&format!("\ncannot open {line}"));
+    }
+    let value = json!({
+        "resealed_sender_tokens": report.sender_tokens,
+        "resealed_webhook_secrets": report.webhook_secrets,
+        "already_current": report.already_current,
+        "changed_meanwhile": report.changed_meanwhile,
+        "cannot_be_opened": report.cannot_open,
+    });
+    let failure = (failed > 0).then(|| {
+        format!(
+            "{failed} stored secrets cannot be opened with this encryption key for their row and were left as \
+             they are (listed above): add the sender's token again or rotate the endpoint's secret"
+        )
+    });
+    Ok((value, text, failure))
 }
 
 async fn set_status(

@@ -108,6 +108,9 @@ pub enum AdminCommand {
     /// The network's stored callbacks that failed repeatedly and were parked.
     #[command(subcommand)]
     Callbacks(CallbacksCommand),
+    /// Seal every stored access token and webhook secret still in the legacy form again, bound to its row
+    /// (run once after upgrading; safe to run again and while Herald runs).
+    Reseal,
 }
 
 #[derive(Debug, Subcommand)]

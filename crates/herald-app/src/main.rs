@@ -79,9 +79,19 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if settings.migrate_on_start {
                 services.store.migrate().await.context("running migrations")?;
             }
-            let output = admin::run_with(&services, &settings, args).await?;
-            println!("{output}");
-            Ok(())
+            match admin::run_with(&services, &settings, args).await {
+                Ok(output) => {
+                    println!("{output}");
+                    Ok(())
+                }
+                Err(error) => {
+                    // What was done is still reported before the failure.
+                    if let Some(incomplete) = error.downcast_ref::<admin::Incomplete>() {
+                        println!("{}", incomplete.output);
+                    }
+                    Err(error)
+                }
+            }
         }
         Command::Simulator(_) => Ok(()),
     }

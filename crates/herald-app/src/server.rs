@@ -860,7 +860,8 @@ pub(crate) fn redact_url(url: &str) -> String {
 mod tests {
     use super::{XChaChaSealer, dispatch_settings, encryption_key, redact_url};
     use crate::config::Settings;
-    use herald_domain::ports::SecretSealer;
+    use herald_domain::ids::SenderId;
+    use herald_domain::ports::{SealContext, SecretSealer};
     use secrecy::SecretString;
 
     fn with_database(url: String) -> Settings {
@@ -901,9 +902,10 @@ mod tests {
         let first = encryption_key(&file_db).unwrap().unwrap();
         assert!(dir.path().join("data/encryption.key").exists());
         let again = encryption_key(&file_db).unwrap().unwrap();
-        let sealed = XChaChaSealer::new(&first).seal("token");
+        let context = SealContext::sender(&SenderId::from_ulid(ulid::Ulid(1)));
+        let sealed = XChaChaSealer::new(&first).seal(&context, "token");
         assert_eq!(
-            XChaChaSealer::new(&again).open(&sealed).unwrap(),
+            XChaChaSealer::new(&again).open(&context, &sealed).unwrap().text,
             "token",
             "the same key on a later start"
         );
@@ -914,7 +916,7 @@ mod tests {
         };
         let key = encryption_key(&configured).unwrap().unwrap();
         assert!(
-            XChaChaSealer::new(&key).open(&sealed).is_err(),
+            XChaChaSealer::new(&key).open(&context, &sealed).is_err(),
             "the configured key, not the file's"
         );
         assert!(

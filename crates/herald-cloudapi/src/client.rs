@@ -13,7 +13,7 @@ use herald_domain::network::{
     NetworkTemplate,
 };
 use herald_domain::organization::SenderNumber;
-use herald_domain::ports::SecretSealer;
+use herald_domain::ports::{SealContext, SecretSealer};
 use herald_domain::time::{Duration, bounded_delay, bounded_seconds};
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use reqwest::{RequestBuilder, StatusCode};
@@ -212,14 +212,16 @@ impl CloudApiClient {
                     sender.number
                 ),
             })?;
+            // Opened bound to this sender's own id: a token copied from another sender's row does not open,
+            // so one organization can never send with another's token.
             return sealer
-                .open(sealed.as_bytes())
-                .map(SecretString::from)
+                .open(&SealContext::sender(&sender.id), sealed.as_bytes())
+                .map(|opened| SecretString::from(opened.text))
                 .map_err(|error| NetworkError::Credentials {
                     code: None,
                     detail: format!(
                         "the stored access token of sender {} cannot be opened ({error}); the encryption key \
-                         may have changed since it was stored",
+                         may have changed since it was stored, or the token was stored for another sender",
                         sender.number
                     ),
                 });

@@ -7,6 +7,7 @@ mod dispatch;
 mod media;
 mod owner;
 mod queries;
+mod reseal;
 mod send;
 mod templates;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub use owner::{
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
+pub use reseal::{Reseal, ResealReport};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 pub use webhooks::{

@@ -291,6 +291,15 @@ impl EndpointPatch {
     }
 }
 
+/// Which of an endpoint's two sealed secrets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretSlot {
+    /// The secret that signs now.
+    Current,
+    /// The secret replaced by the last rotation, signing too until its overlap ends.
+    Previous,
+}
+
 /// Endpoints and deliveries. Fan-out happens inside the store, in the transaction that writes each customer
 /// event: one delivery per subscribed endpoint of the organization (`pending` when enabled, `skipped` when
 /// disabled), so no event ever exists without its deliveries.
@@ -327,6 +336,18 @@ pub trait WebhookStore: Send + Sync + 'static {
         previous_until: Timestamp,
         at: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Replaces one of the endpoint's sealed secrets with `new` only while it still is `expected` (compare
+    /// and set): a rotation that landed meanwhile is kept. `updated_at` is not touched (the secret itself
+    /// does not change). Answers whether it was replaced; `false` also for an unknown endpoint or one of
+    /// another organization.
+    async fn replace_endpoint_secret(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        which: SecretSlot,
+        expected: &SealedSecret,
+        new: &SealedSecret,
+    ) -> Result<bool, StoreError>;
     /// Deletes the endpoint and its deliveries. # Errors [`StoreError::NotFound`].
     async fn delete_endpoint(&self, organization: &OrganizationId, id: &WebhookId) -> Result<(), StoreError>;
 

@@ -62,7 +62,7 @@ macro_rules! port_impls {
             use herald_domain::values::PhoneNumber;
             use herald_domain::webhook::{
                 ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus,
-                EndpointPatch, TestEvent, WebhookEndpoint, WebhookStore,
+                EndpointPatch, SecretSlot, TestEvent, WebhookEndpoint, WebhookStore,
             };
             use herald_domain::window::ServiceWindow;
             use $crate::CustomerEventRecord;
@@ -75,7 +75,7 @@ macro_rules! port_impls {
                 IdempotencyRow, InboundMediaRow, JOB_DONE, JOB_FAILED, JOB_IN_FLIGHT, JOB_PENDING,
                 MediaFileRow, MessageRow, OrganizationRow, ParkedCallbackRow, PlanRow, SenderRow,
                 TemplateRow, WebhookEndpointRow, WindowRow, fan_out_delivery_id, job_error, parse_digest,
-                parse_event_type, to_i32, to_json,
+                parse_event_type, sealed_text, to_i32, to_json,
             };
 
             /// Converts loaded rows, failing on the first corrupt one.
@@ -607,6 +607,29 @@ macro_rules! port_impls {
                         .optional()
                         .map_err(from_diesel)?;
                     row.map(SenderNumber::try_from).transpose()
+                }
+
+                async fn replace_sealed_access_token(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &SenderId,
+                    expected: &SealedSecret,
+                    new: &SealedSecret,
+                ) -> Result<bool, StoreError> {
+                    let mut conn = self.write().await?;
+                    // The column keeps base64 text (see `SenderRow`); the standard encoding is canonical, so
+                    // comparing the texts compares the bytes.
+                    let changed = diesel::update(
+                        senders::table
+                            .find(id.to_string())
+                            .filter(senders::organization_id.eq(organization.to_string()))
+                            .filter(senders::access_token_ciphertext.eq(sealed_text(expected))),
+                    )
+                    .set(senders::access_token_ciphertext.eq(Some(sealed_text(new))))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    Ok(changed == 1)
                 }
 
                 async fn create_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
@@ -2016,6 +2039,38 @@ macro_rules! port_impls {
                         return Err(StoreError::NotFound);
                     }
                     Ok(())
+                }
+
+                async fn replace_endpoint_secret(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &WebhookId,
+                    which: SecretSlot,
+                    expected: &SealedSecret,
+                    new: &SealedSecret,
+                ) -> Result<bool, StoreError> {
+                    let mut conn = self.write().await?;
+                    let endpoint = webhook_endpoints::table
+                        .find(id.to_string())
+                        .filter(webhook_endpoints::organization_id.eq(organization.to_string()));
+                    let changed = match which {
+                        SecretSlot::Current => {
+                            diesel::update(endpoint.filter(webhook_endpoints::secret.eq(expected.as_bytes())))
+                                .set(webhook_endpoints::secret.eq(new.as_bytes()))
+                                .execute(&mut *conn)
+                                .await
+                        }
+                        SecretSlot::Previous => {
+                            diesel::update(
+                                endpoint.filter(webhook_endpoints::previous_secret.eq(expected.as_bytes())),
+                            )
+                            .set(webhook_endpoints::previous_secret.eq(Some(new.as_bytes())))
+                            .execute(&mut *conn)
+                            .await
+                        }
+                    }
+                    .map_err(from_diesel)?;
+                    Ok(changed == 1)
                 }
 
                 async fn delete_endpoint(

@@ -20,8 +20,10 @@
 use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord};
-use herald_domain::ids::{ApiKeyId, OrganizationId};
-use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
+use herald_domain::ids::{ApiKeyId, OrganizationId, SenderId};
+use herald_domain::organization::{
+    AccountStatus, NetworkRef, Organization, Plan, PlanName, SealedSecret, SenderNumber,
+};
 use herald_domain::ports::{AccountStore, Credential, StoreError, TemplateQuery, TemplateStore};
 use herald_domain::template::{LanguageCode, Template, TemplateName};
 use std::collections::HashMap;
@@ -192,6 +194,22 @@ impl AccountStore for CachedAccounts {
         phone_number_id: &NetworkRef,
     ) -> Result<Option<SenderNumber>, StoreError> {
         self.inner.sender_by_phone_number_id(phone_number_id).await
+    }
+
+    async fn replace_sealed_access_token(
+        &self,
+        organization: &OrganizationId,
+        id: &SenderId,
+        expected: &SealedSecret,
+        new: &SealedSecret,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .inner
+            .replace_sealed_access_token(organization, id, expected, new)
+            .await;
+        // The cached senders carry the old sealed bytes, which would no longer match the store.
+        self.senders.evict(|cached, _| cached == organization);
+        result
     }
 
     async fn create_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {

@@ -185,6 +185,11 @@ impl TryFrom<OrganizationRow> for Organization {
     }
 }
 
+/// A sealed access token as the `senders` column keeps it (standard base64).
+pub(crate) fn sealed_text(sealed: &SealedSecret) -> String {
+    BASE64.encode(sealed.as_bytes())
+}
+
 #[derive(Debug, Queryable)]
 pub(crate) struct SenderRow {
     pub id: String,
@@ -210,10 +215,7 @@ impl SenderRow {
             phone_number_id: sender.phone_number_id.as_str().to_owned(),
             waba_id: sender.waba_id.as_str().to_owned(),
             access_token_env: sender.access_token_env.clone(),
-            access_token_ciphertext: sender
-                .sealed_access_token
-                .as_ref()
-                .map(|sealed| BASE64.encode(sealed.as_bytes())),
+            access_token_ciphertext: sender.sealed_access_token.as_ref().map(sealed_text),
             is_default: sender.is_default,
             throughput_per_second: to_i32("throughput", sender.throughput_per_second)?,
             created_at: sender.created_at,

@@ -34,8 +34,8 @@ use herald_domain::template::{LanguageCode, Template, TemplateName};
 use herald_domain::time::BillingPeriod;
 use herald_domain::values::{IdempotencyKey, PhoneNumber, RequestFingerprint};
 use herald_domain::webhook::{
-    ClaimedDelivery, Delivery, DeliveryCompletion, DeliveryStatus, EndpointPatch, TestEvent, WebhookEndpoint,
-    WebhookStore,
+    ClaimedDelivery, Delivery, DeliveryCompletion, DeliveryStatus, EndpointPatch, SecretSlot, TestEvent,
+    WebhookEndpoint, WebhookStore,
 };
 use herald_domain::window::ServiceWindow;
 use std::collections::{BTreeMap, HashMap};
@@ -333,6 +333,25 @@ impl AccountStore for InMemoryStore {
             .iter()
             .find(|s| &s.phone_number_id == phone_number_id)
             .cloned())
+    }
+
+    async fn replace_sealed_access_token(
+        &self,
+        organization: &OrganizationId,
+        id: &SenderId,
+        expected: &SealedSecret,
+        new: &SealedSecret,
+    ) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let Some(sender) = state.senders.iter_mut().find(|s| {
+            &s.organization_id == organization
+                && &s.id == id
+                && s.sealed_access_token.as_ref() == Some(expected)
+        }) else {
+            return Ok(false);
+        };
+        sender.sealed_access_token = Some(new.clone());
+        Ok(true)
     }
 
     async fn create_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
@@ -1314,6 +1333,35 @@ impl WebhookStore for InMemoryStore {
         stored.previous_secret_expires_at = Some(previous_until);
         stored.updated_at = at;
         Ok(())
+    }
+
+    async fn replace_endpoint_secret(
+        &self,
+        organization: &OrganizationId,
+        id: &WebhookId,
+        which: SecretSlot,
+        expected: &SealedSecret,
+        new: &SealedSecret,
+    ) -> Result<bool, StoreError> {
+        let mut state = self.state();
+        let Some(stored) = state
+            .endpoints
+            .iter_mut()
+            .find(|e| &e.organization_id == organization && &e.id == id)
+        else {
+            return Ok(false);
+        };
+        let slot = match which {
+            SecretSlot::Current => Some(&mut stored.secret),
+            SecretSlot::Previous => stored.previous_secret.as_mut(),
+        };
+        match slot {
+            Some(secret) if secret == expected => {
+                *secret = new.clone();
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
     }
 
     async fn delete_endpoint(&self, organization: &OrganizationId, id: &WebhookId) -> Result<(), StoreError> {

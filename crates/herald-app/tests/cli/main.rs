@@ -342,6 +342,187 @@ fn an_empty_stdin_is_refused_and_stores_nothing() {
     assert_eq!(listed, serde_json::json!([]));
 }
 
+/// How `herald admin reseal --json` went: its exit status and report.
+fn reseal(data: &std::path::Path) -> (bool, Value) {
+    let output = herald(data).args(["admin", "reseal", "--json"]).output().unwrap();
+    let report =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {output:?}"));
+    (output.status.success(), report)
+}
+
+/// What sealing was before version 2: nonce and ciphertext, no associated data, so bound to no row.
+fn seal_legacy(data: &std::path::Path, plaintext: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    use chacha20poly1305::aead::{Aead, Generate, KeyInit};
+    let text = std::fs::read_to_string(data.join("encryption.key")).unwrap();
+    let key: [u8; 32] = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let cipher = chacha20poly1305::XChaCha20Poly1305::new(&chacha20poly1305::Key::from(key));
+    let nonce = chacha20poly1305::XNonce::generate();
+    let mut sealed = nonce.to_vec();
+    sealed.extend_from_slice(&cipher.encrypt(&nonce, plaintext.as_bytes()).unwrap());
+    sealed
+}
+
+#[tokio::test]
+async fn reseal_rewrites_legacy_values_bound_to_their_rows_once_and_reports_what_does_not_open() {
+    use herald_app::adapters::{SEAL_HEADER, XChaChaSealer, load_or_create_key_file};
+    use herald_domain::ids::{OrganizationId, SenderId};
+    use herald_domain::organization::SealedSecret;
+    use herald_domain::ports::{SealContext, SecretSealer};
+    use herald_domain::webhook::EventSelection;
+
+    let data = tempfile::tempdir().unwrap();
+    let org = admin_json(data.path(), &["org", "create", "--name", "Acme"]);
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    let output = add_sender_with_stdin_token(data.path(), &org_id, STDIN_TOKEN);
+    assert!(output.status.success(), "{output:?}");
+    let added: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let sender_id = SenderId::parse(added["id"].as_str().unwrap()).unwrap();
+    let org_id = OrganizationId::parse(&org_id).unwrap();
+    let (key, created) = load_or_create_key_file(data.path()).unwrap();
+    assert!(!created, "the key `sender add` made next to the database");
+    let sealer = XChaChaSealer::new(&key);
+
+    // Put the state of a database written before version 2 in place: a legacy token and a legacy webhook
+    // secret (current and previous).
+    let url = format!("sqlite://{}/herald.db", data.path().display());
+    let store = herald_store::Store::connect(&url, &herald_store::StoreOptions::default())
+        .await
+        .unwrap();
+    let accounts = store.accounts();
+    let sender = accounts.senders(&org_id).await.unwrap().remove(0);
+    let current = sender.sealed_access_token.clone().unwrap();
+    assert!(
+        current.as_bytes().starts_with(&SEAL_HEADER),
+        "new tokens are sealed in version 2"
+    );
+    assert!(
+        accounts
+            .replace_sealed_access_token(
+                &org_id,
+                &sender_id,
+                &current,
+                &SealedSecret::new(seal_legacy(data.path(), STDIN_TOKEN)),
+            )
+            .await
+            .unwrap()
+    );
+    let endpoint = herald_domain::webhook::WebhookEndpoint {
+        secret: SealedSecret::new(seal_legacy(data.path(), "whsec_current")),
+        previous_secret: Some(SealedSecret::new(seal_legacy(data.path(), "whsec_previous"))),
+        previous_secret_expires_at: Some(chrono::Utc::now() + chrono::TimeDelta::hours(1)),
+        ..herald_testkit::fixtures::webhook_endpoint(org_id, EventSelection::ALL, chrono::Utc::now())
+    };
+    assert!(store.webhooks().create_endpoint(&endpoint, 10).await.unwrap());
+    drop(accounts);
+    drop(store);
+
+    let (succeeded, report) = reseal(data.path());
+    assert!(succeeded, "{report}");
+    assert_eq!(report["resealed_sender_tokens"], 1, "{report}");
+    assert_eq!(report["resealed_webhook_secrets"], 2, "{report}");
+    assert_eq!(report["already_current"], 0, "{report}");
+    assert_eq!(report["cannot_be_opened"], serde_json::json!([]), "{report}");
+
+    let store = herald_store::Store::connect(&url, &herald_store::StoreOptions::default())
+        .await
+        .unwrap();
+    let token = store.accounts().senders(&org_id).await.unwrap()[0]
+        .sealed_access_token
+        .clone()
+        .unwrap();
+    let stored = store
+        .webhooks()
+        .endpoint(&org_id, &endpoint.id)
+        .await
+        .unwrap()
+        .unwrap();
+    let previous = stored.previous_secret.clone().unwrap();
+    for (sealed, context, text) in [
+        (&token, SealContext::sender(&sender_id), STDIN_TOKEN),
+        (
+            &stored.secret,
+            SealContext::webhook(&endpoint.id),
+            "whsec_current",
+        ),
+        (&previous, SealContext::webhook(&endpoint.id), "whsec_previous"),
+    ] {
+        assert!(
+            sealed.as_bytes().starts_with(&SEAL_HEADER),
+            "resealed in version 2"
+        );
+        let opened = sealer.open(&context, sealed.as_bytes()).unwrap();
+        assert_eq!(opened.text, text);
+        assert!(!opened.legacy);
+    }
+    assert_eq!(
+        stored.updated_at, endpoint.updated_at,
+        "resealing is not an endpoint change"
+    );
+
+    let (succeeded, report) = reseal(data.path());
+    assert!(succeeded, "{report}");
+    assert_eq!(
+        report["resealed_sender_tokens"], 0,
+        "a second run has nothing left: {report}"
+    );
+    assert_eq!(report["resealed_webhook_secrets"], 0, "{report}");
+    assert_eq!(report["already_current"], 3, "{report}");
+
+    // A token copied from another sender's row does not open here: reported, left alone, and the command
+    // fails after going through everything else.
+    let copied = SealedSecret::new(sealer.seal(
+        &SealContext::sender(&SenderId::parse("snd_01J0000000000000000000000Z").unwrap()),
+        "EAAG-another-orgs-token",
+    ));
+    assert!(
+        store
+            .accounts()
+            .replace_sealed_access_token(&org_id, &sender_id, &token, &copied)
+            .await
+            .unwrap()
+    );
+    drop(store);
+    let (succeeded, report) = reseal(data.path());
+    assert!(
+        !succeeded,
+        "a value that cannot be opened fails the command: {report}"
+    );
+    assert_eq!(
+        report["already_current"], 2,
+        "the endpoint's secrets were still checked: {report}"
+    );
+    let failures = report["cannot_be_opened"].as_array().unwrap();
+    assert_eq!(failures.len(), 1, "{report}");
+    assert!(
+        failures[0].as_str().unwrap().contains(&sender_id.to_string()),
+        "{report}"
+    );
+    assert!(
+        !report.to_string().contains("EAAG-another-orgs-token"),
+        "{report}"
+    );
+    let text = herald(data.path()).args(["admin", "reseal"]).output().unwrap();
+    assert!(!text.status.success());
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains("resealed 0 sender tokens, 0 webhook secrets; 2 already current; 1 cannot be opened"),
+        "{stdout}"
+    );
+    let store = herald_store::Store::connect(&url, &herald_store::StoreOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.accounts().senders(&org_id).await.unwrap()[0].sealed_access_token,
+        Some(copied),
+        "left as it was"
+    );
+}
+
 /// With PostgreSQL and no HERALD_ENCRYPTION_KEY, `serve` and storing a token are refused with a message
 /// naming the setting. Nothing is migrated or written (migrations are off), so the shared test database
 /// is left alone.

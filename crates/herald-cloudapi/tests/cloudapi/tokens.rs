@@ -3,30 +3,43 @@
 
 use crate::helpers::*;
 use herald_cloudapi::CloudApiClient;
+use herald_domain::ids::SenderId;
 use herald_domain::message::MessageContent;
 use herald_domain::network::{MessagingNetwork, NetworkError};
 use herald_domain::organization::{SealedSecret, SenderNumber};
-use herald_domain::ports::{SealError, SecretSealer};
+use herald_domain::ports::{Opened, SealContext, SealError, SecretSealer};
 use herald_domain::values::MessageText;
 use std::sync::Arc;
 use wiremock::MockServer;
 
 const STORED_TOKEN: &str = "EAAG-stored-token-of-this-sender";
 
-/// A stand-in for the real cipher: a tag, then the text reversed. Anything without the tag is refused, as
-/// a real sealer refuses bytes sealed with another key.
+/// A stand-in for the real cipher: a tag, the context's associated data, then the text reversed. Anything
+/// without the tag and the same context is refused, as a real sealer refuses bytes sealed with another key
+/// or for another row.
 struct ReversingSealer;
 
 const TAG: &[u8] = b"sealed:";
 
 impl SecretSealer for ReversingSealer {
-    fn seal(&self, plaintext: &str) -> Vec<u8> {
-        TAG.iter().copied().chain(plaintext.bytes().rev()).collect()
+    fn seal(&self, context: &SealContext, plaintext: &str) -> Vec<u8> {
+        TAG.iter()
+            .copied()
+            .chain(context.associated_data())
+            .chain(*b"|")
+            .chain(plaintext.bytes().rev())
+            .collect()
     }
 
-    fn open(&self, sealed: &[u8]) -> Result<String, SealError> {
+    fn open(&self, context: &SealContext, sealed: &[u8]) -> Result<Opened, SealError> {
         let body = sealed.strip_prefix(TAG).ok_or(SealError::Rejected)?;
-        String::from_utf8(body.iter().rev().copied().collect()).map_err(|_| SealError::Malformed)
+        let body = body
+            .strip_prefix(context.associated_data().as_slice())
+            .and_then(|rest| rest.strip_prefix(b"|"))
+            .ok_or(SealError::Rejected)?;
+        String::from_utf8(body.iter().rev().copied().collect())
+            .map(|text| Opened { text, legacy: false })
+            .map_err(|_| SealError::Malformed)
     }
 }
 
@@ -35,11 +48,14 @@ fn sealing_client(server: &MockServer) -> CloudApiClient {
 }
 
 fn sender_with_stored_token() -> SenderNumber {
+    let sender = sender();
     SenderNumber {
         // Cargo sets CARGO_PKG_NAME for the test process: the variable is set, and still must lose.
         access_token_env: Some("CARGO_PKG_NAME".into()),
-        sealed_access_token: Some(SealedSecret::new(ReversingSealer.seal(STORED_TOKEN))),
-        ..sender()
+        sealed_access_token: Some(SealedSecret::new(
+            ReversingSealer.seal(&SealContext::sender(&sender.id), STORED_TOKEN),
+        )),
+        ..sender
     }
 }
 
@@ -129,6 +145,38 @@ async fn a_token_that_does_not_open_is_a_credentials_error_without_secrets_or_fa
     assert!(
         server.received_requests().await.unwrap().is_empty(),
         "neither the variable's nor the default token may be sent instead"
+    );
+}
+
+#[tokio::test]
+async fn a_token_sealed_for_another_sender_is_refused_never_sent_nor_replaced() {
+    let server = accepting_server().await;
+    let other = SenderId::parse("snd_01J0000000000000000000000Z").unwrap();
+    let copied = SenderNumber {
+        // What a writer of the database could do: copy another organization's sender's sealed token here.
+        sealed_access_token: Some(SealedSecret::new(
+            ReversingSealer.seal(&SealContext::sender(&other), "EAAG-token-of-another-org"),
+        )),
+        ..sender_with_stored_token()
+    };
+    assert_ne!(copied.id, other);
+
+    let outcome = sealing_client(&server)
+        .send(&copied, &message(text()), &no_media())
+        .await;
+
+    match outcome {
+        Err(NetworkError::Credentials { code: None, detail }) => {
+            assert!(detail.contains("+15550001111"), "names the sender: {detail}");
+            assert!(detail.contains("another sender"), "{detail}");
+            assert!(!detail.contains("EAAG-token-of-another-org"), "{detail}");
+            assert!(!detail.contains("gro-rehtona"), "{detail}");
+        }
+        other => panic!("expected a credentials error, got {other:?}"),
+    }
+    assert!(
+        server.received_requests().await.unwrap().is_empty(),
+        "neither the other sender's token, the variable's nor the default token may be sent"
     );
 }
 

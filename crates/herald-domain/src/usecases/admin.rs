@@ -2,7 +2,7 @@ use super::new_id;
 use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
 use crate::ids::{ApiKeyId, OrganizationId, SenderId};
 use crate::organization::{AccountStatus, NetworkRef, Organization, PlanName, SealedSecret, SenderNumber};
-use crate::ports::{AccountStore, Clock, IdGenerator, SecretSealer, SecretSource, StoreError};
+use crate::ports::{AccountStore, Clock, IdGenerator, SealContext, SecretSealer, SecretSource, StoreError};
 use crate::values::{DisplayName, PhoneNumber};
 use std::fmt;
 use std::sync::Arc;
@@ -149,16 +149,22 @@ impl Admin {
     /// [`AdminError::UnknownOrganization`]; [`AdminError::Conflict`] for a number already registered;
     /// [`AdminError::NoSealer`] for a token without a sealer.
     pub async fn add_sender(&self, sender: NewSender) -> Result<SenderNumber, AdminError> {
+        // Checked before anything is read, so a refused token leaves no trace in the store.
+        if sender.access_token.is_some() && self.sealer.is_none() {
+            return Err(AdminError::NoSealer);
+        }
+        // The id comes first: the token is sealed bound to it, so it opens for this sender only.
+        let id = new_id(self.ids.as_ref(), SenderId::from_ulid);
         let sealed_access_token = match (&sender.access_token, &self.sealer) {
-            (None, _) => None,
-            (Some(token), Some(sealer)) => Some(SealedSecret::new(sealer.seal(token))),
-            // Checked before anything is read, so a refused token leaves no trace in the store.
-            (Some(_), None) => return Err(AdminError::NoSealer),
+            (Some(token), Some(sealer)) => {
+                Some(SealedSecret::new(sealer.seal(&SealContext::sender(&id), token)))
+            }
+            _ => None,
         };
         self.require_organization(&sender.organization_id).await?;
         let existing = self.accounts.senders(&sender.organization_id).await?;
         let record = SenderNumber {
-            id: new_id(self.ids.as_ref(), SenderId::from_ulid),
+            id,
             organization_id: sender.organization_id,
             number: sender.number,
             phone_number_id: sender.phone_number_id,

@@ -10,6 +10,7 @@ mod dispatch;
 mod media;
 mod owner;
 mod queries;
+mod reseal;
 mod send;
 mod templates;
 mod webhooks;

@@ -3,7 +3,7 @@ use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use crate::organization::{Plan, SealedSecret};
-use crate::ports::{Clock, IdGenerator, SecretSealer, SecretSource, StoreError};
+use crate::ports::{Clock, IdGenerator, SealContext, SecretSealer, SecretSource, StoreError};
 use crate::time::{Duration, Timestamp};
 use crate::webhook::{
     Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, TestEvent,
@@ -142,15 +142,16 @@ impl ManageWebhooks {
         self.check_destination(&url).await?;
         let secret = self.new_secret();
         let now = self.clock.now();
+        let id = new_id(self.ids.as_ref(), WebhookId::from_ulid);
         let endpoint = WebhookEndpoint {
-            id: new_id(self.ids.as_ref(), WebhookId::from_ulid),
+            id,
             organization_id: *organization,
             url,
             events: events.unwrap_or(EventSelection::ALL),
             description,
             enabled: true,
             disabled_reason: None,
-            secret: SealedSecret::new(self.sealer.seal(&secret)),
+            secret: SealedSecret::new(self.sealer.seal(&SealContext::webhook(&id), &secret)),
             previous_secret: None,
             previous_secret_expires_at: None,
             failing_since: None,
@@ -245,7 +246,7 @@ impl ManageWebhooks {
             .rotate_endpoint_secret(
                 organization,
                 id,
-                &SealedSecret::new(self.sealer.seal(&secret)),
+                &SealedSecret::new(self.sealer.seal(&SealContext::webhook(id), &secret)),
                 now + rotation_overlap(),
                 now,
             )
@@ -519,9 +520,10 @@ impl DeliverWebhooks {
         {
             sealed.push(previous);
         }
+        let context = SealContext::webhook(&endpoint.id);
         for secret in sealed {
-            match self.sealer.open(secret.as_bytes()) {
-                Ok(text) => secrets.push(text),
+            match self.sealer.open(&context, secret.as_bytes()) {
+                Ok(opened) => secrets.push(opened.text),
                 Err(error) => {
                     tracing::error!(%error, endpoint = %endpoint.id, "cannot open a webhook secret")
                 }

@@ -11,7 +11,7 @@ use herald_domain::ids::{ApiKeyId, OrganizationId, SenderId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
 use herald_domain::ports::{
     Credential, MockAccountStore, MockClock, MockIdGenerator, MockMessageStore, MockTemplateStore,
-    MockWindowStore, NoRateLimit, SealError, SecretSealer, SecretSource,
+    MockWindowStore, NoRateLimit, Opened, SealContext, SealError, SecretSealer, SecretSource,
 };
 use herald_domain::usecases::{
     Authenticate, GetMessage, ListMessages, ManageWebhooks, MessageEvents, SendMessage, SendPorts,
@@ -210,12 +210,14 @@ impl World {
 pub struct ReversingSealer;
 
 impl SecretSealer for ReversingSealer {
-    fn seal(&self, plaintext: &str) -> Vec<u8> {
+    fn seal(&self, _context: &SealContext, plaintext: &str) -> Vec<u8> {
         plaintext.bytes().rev().collect()
     }
 
-    fn open(&self, sealed: &[u8]) -> Result<String, SealError> {
-        String::from_utf8(sealed.iter().rev().copied().collect()).map_err(|_| SealError::Malformed)
+    fn open(&self, _context: &SealContext, sealed: &[u8]) -> Result<Opened, SealError> {
+        String::from_utf8(sealed.iter().rev().copied().collect())
+            .map(|text| Opened { text, legacy: false })
+            .map_err(|_| SealError::Malformed)
     }
 }
 

@@ -367,6 +367,89 @@ pub async fn accounts_sender_sealed_token_round_trips(ports: Ports) {
     );
 }
 
+/// `replace_sealed_access_token` is a compare and set: it writes only while the stored token is the
+/// expected one, answers whether it wrote, and never touches another sender, another organization's sender,
+/// or a sender without a token.
+pub async fn accounts_replace_sealed_access_token_compares_and_sets(ports: Ports) {
+    let org = new_organization(&ports, "starter").await;
+    let other_org = new_organization(&ports, "starter").await;
+    let old = SealedSecret::new(vec![0, 1, 2, 0xFF]);
+    let with_token = SenderNumber {
+        created_at: at(0),
+        sealed_access_token: Some(old.clone()),
+        ..sender(org.id, SIMULATOR_SENDER_1, true)
+    };
+    let neighbour = SenderNumber {
+        created_at: at(1),
+        sealed_access_token: Some(old.clone()),
+        ..sender(org.id, SIMULATOR_SENDER_2, false)
+    };
+    let without_token = SenderNumber {
+        created_at: at(2),
+        ..sender(org.id, "+15550009998", false)
+    };
+    for s in [&with_token, &neighbour, &without_token] {
+        ports.accounts.add_sender(s).await.expect("add_sender");
+    }
+    let new = SealedSecret::new(vec![0, 0x48, 0x53, 0x02, 7, 7]);
+    let replace = |org_id, id, expected: SealedSecret, new: SealedSecret| {
+        let accounts = ports.accounts.clone();
+        async move {
+            accounts
+                .replace_sealed_access_token(&org_id, &id, &expected, &new)
+                .await
+                .expect("replace_sealed_access_token")
+        }
+    };
+    let stored = || async {
+        ports
+            .accounts
+            .senders(&org.id)
+            .await
+            .expect("senders")
+            .into_iter()
+            .map(|s| s.sealed_access_token)
+            .collect::<Vec<_>>()
+    };
+    let before = stored().await;
+
+    assert!(
+        !replace(org.id, with_token.id, SealedSecret::new(vec![9]), new.clone()).await,
+        "an expected value that does not match must answer false"
+    );
+    assert!(
+        !replace(other_org.id, with_token.id, old.clone(), new.clone()).await,
+        "another organization's sender must answer false"
+    );
+    assert!(
+        !replace(org.id, without_token.id, old.clone(), new.clone()).await,
+        "a sender without a token must answer false"
+    );
+    assert_eq!(stored().await, before, "a refused replace changes nothing");
+
+    assert!(
+        replace(org.id, with_token.id, old.clone(), new.clone()).await,
+        "the expected value matches: replaced"
+    );
+    assert_eq!(
+        stored().await,
+        vec![Some(new.clone()), Some(old.clone()), None],
+        "only that sender's token changed, byte for byte"
+    );
+    assert!(
+        !replace(org.id, with_token.id, old.clone(), SealedSecret::new(vec![1])).await,
+        "a second replace from the old value must lose"
+    );
+    assert_eq!(stored().await, vec![Some(new), Some(old), None]);
+    let routed = ports
+        .accounts
+        .sender_by_phone_number_id(&with_token.phone_number_id)
+        .await
+        .expect("sender_by_phone_number_id")
+        .expect("the sender");
+    assert_eq!(routed.sealed_access_token, stored().await[0]);
+}
+
 /// Duplicate numbers within an organization and duplicate phone number ids anywhere are Conflicts that
 /// change nothing; an unknown organization is NotFound.
 pub async fn accounts_senders_conflicts(ports: Ports) {

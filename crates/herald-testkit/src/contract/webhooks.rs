@@ -15,7 +15,7 @@ use herald_domain::ports::StoreError;
 use herald_domain::status::StatusReport;
 use herald_domain::webhook::{
     ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EndpointPatch,
-    EventSelection, TestEvent, WebhookEndpoint, WebhookUrl,
+    EventSelection, SecretSlot, TestEvent, WebhookEndpoint, WebhookUrl,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -463,6 +463,151 @@ pub async fn webhooks_patch_and_rotation_keep_each_others_changes(ports: Ports) 
     assert!(!stored.enabled, "the description patch did not enable it again");
     assert_eq!(stored.description.as_deref(), Some("renamed"));
     assert_eq!(stored.updated_at, at(4));
+}
+
+/// `replace_endpoint_secret` is a compare and set on the slot it names: it writes only while that slot
+/// holds the expected value, answers whether it wrote, leaves the other slot, `updated_at`, other endpoints
+/// and other organizations' endpoints alone.
+pub async fn webhooks_replace_endpoint_secret_compares_and_sets(ports: Ports) {
+    let (org, _) = new_organization_with_sender(&ports, "business").await;
+    let (other, _) = new_organization_with_sender(&ports, "business").await;
+    let endpoint = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let untouched = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let fresh = new_endpoint(&ports, &org, EventSelection::ALL, 3).await;
+    let rotated = SealedSecret::new(vec![9, 9, 9]);
+    ports
+        .webhooks
+        .rotate_endpoint_secret(&org.id, &endpoint.id, &rotated, at(86_400), at(2))
+        .await
+        .expect("rotate_endpoint_secret");
+    let read = |id: WebhookId| {
+        let webhooks = ports.webhooks.clone();
+        async move {
+            webhooks
+                .endpoint(&org.id, &id)
+                .await
+                .expect("endpoint")
+                .expect("it exists")
+        }
+    };
+    let replace = |org_id, id, which, expected: SealedSecret, new: SealedSecret| {
+        let webhooks = ports.webhooks.clone();
+        async move {
+            webhooks
+                .replace_endpoint_secret(&org_id, &id, which, &expected, &new)
+                .await
+                .expect("replace_endpoint_secret")
+        }
+    };
+    let before = read(endpoint.id).await;
+    assert_eq!(before.previous_secret, Some(endpoint.secret.clone()));
+    let new_current = SealedSecret::new(vec![0, 0x48, 0x53, 0x02, 1]);
+    let new_previous = SealedSecret::new(vec![0, 0x48, 0x53, 0x02, 2]);
+
+    assert!(
+        !replace(
+            org.id,
+            endpoint.id,
+            SecretSlot::Current,
+            endpoint.secret.clone(),
+            new_current.clone()
+        )
+        .await,
+        "the current secret is no longer the expected one (it was rotated): false"
+    );
+    assert!(
+        !replace(
+            org.id,
+            endpoint.id,
+            SecretSlot::Previous,
+            rotated.clone(),
+            new_previous.clone()
+        )
+        .await,
+        "the previous slot does not hold the expected value: false"
+    );
+    assert!(
+        !replace(
+            other.id,
+            endpoint.id,
+            SecretSlot::Current,
+            rotated.clone(),
+            new_current.clone()
+        )
+        .await,
+        "another organization's endpoint: false"
+    );
+    assert!(
+        !replace(
+            org.id,
+            fresh.id,
+            SecretSlot::Previous,
+            fresh.secret.clone(),
+            new_previous.clone()
+        )
+        .await,
+        "an endpoint without a previous secret: false"
+    );
+    assert_eq!(
+        read(endpoint.id).await,
+        before,
+        "a refused replace changes nothing"
+    );
+    assert_eq!(read(fresh.id).await, fresh, "a refused replace changes nothing");
+
+    assert!(
+        replace(
+            org.id,
+            endpoint.id,
+            SecretSlot::Current,
+            rotated.clone(),
+            new_current.clone()
+        )
+        .await
+    );
+    let after = read(endpoint.id).await;
+    assert_eq!(after.secret, new_current, "the current secret is replaced");
+    assert_eq!(
+        after.previous_secret, before.previous_secret,
+        "the previous one is not"
+    );
+    assert_eq!(after.updated_at, before.updated_at, "updated_at is not touched");
+
+    assert!(
+        replace(
+            org.id,
+            endpoint.id,
+            SecretSlot::Previous,
+            endpoint.secret.clone(),
+            new_previous.clone()
+        )
+        .await
+    );
+    let after = read(endpoint.id).await;
+    assert_eq!(after.secret, new_current);
+    assert_eq!(after.previous_secret, Some(new_previous));
+    assert_eq!(
+        after.previous_secret_expires_at,
+        before.previous_secret_expires_at
+    );
+    assert_eq!(after.updated_at, before.updated_at);
+    assert!(
+        !replace(
+            org.id,
+            endpoint.id,
+            SecretSlot::Current,
+            rotated,
+            SealedSecret::new(vec![1])
+        )
+        .await,
+        "a second replace from the old value must lose"
+    );
+    assert_eq!(read(endpoint.id).await.secret, new_current);
+    assert_eq!(
+        read(untouched.id).await,
+        untouched,
+        "another endpoint is untouched"
+    );
 }
 
 /// Every customer event fans out to exactly the organization's subscribed endpoints, in the transaction

@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::organization::SealedSecret;
-use crate::ports::{MockAccountStore, MockSecretSealer, MockSecretSource, StoreError};
+use crate::ports::{
+    MockAccountStore, MockSecretSealer, MockSecretSource, SealContext, SealPurpose, StoreError,
+};
 use crate::usecases::{Admin, AdminError, NewSender};
 use std::sync::Arc;
 
@@ -321,9 +323,9 @@ fn a_given_access_token_is_stored_sealed_never_in_plaintext() {
     let mut sealer = MockSecretSealer::new();
     sealer
         .expect_seal()
-        .withf(|plaintext| plaintext == "EAAG-secret-token")
+        .withf(|_, plaintext| plaintext == "EAAG-secret-token")
         .times(1)
-        .returning(|_| vec![9, 8, 7]);
+        .returning(|_, _| vec![9, 8, 7]);
     sealer.expect_open().times(0);
     let expected = SenderNumber {
         sealed_access_token: Some(SealedSecret::new(vec![9, 8, 7])),
@@ -336,6 +338,45 @@ fn a_given_access_token_is_stored_sealed_never_in_plaintext() {
     let result = run(admin_sealing(accounts, sealer).add_sender(new));
 
     assert_eq!(result.unwrap(), expected);
+}
+
+#[test]
+fn the_token_is_sealed_for_the_id_the_sender_is_stored_with() {
+    let sealed_for = Arc::new(std::sync::Mutex::new(None));
+    let keep = Arc::clone(&sealed_for);
+    let mut sealer = MockSecretSealer::new();
+    sealer
+        .expect_seal()
+        .withf(|context, _| {
+            *context == SealContext::sender(&SenderId::from_ulid(generated(1)))
+                && context.purpose() == SealPurpose::SenderAccessToken
+        })
+        .times(1)
+        .returning(move |context, _| {
+            *keep.lock().unwrap() = Some(context.clone());
+            vec![9, 8, 7]
+        });
+    let stored = Arc::new(std::sync::Mutex::new(None));
+    let keep = Arc::clone(&stored);
+    let mut accounts = MockAccountStore::new();
+    knows_organization(&mut accounts);
+    accounts.expect_senders().times(1).returning(|_| Ok(Vec::new()));
+    accounts.expect_add_sender().times(1).returning(move |record| {
+        *keep.lock().unwrap() = Some(record.clone());
+        Ok(())
+    });
+    let mut new = new_sender(false);
+    new.access_token = Some("EAAG-secret-token".into());
+
+    let added = run(admin_sealing(accounts, sealer).add_sender(new)).unwrap();
+
+    let stored = stored.lock().unwrap().clone().unwrap();
+    assert_eq!(stored.id, added.id);
+    assert_eq!(
+        sealed_for.lock().unwrap().clone(),
+        Some(SealContext::sender(&stored.id)),
+        "bound to the sender's own id, so it opens for no other row"
+    );
 }
 
 #[test]

@@ -6,11 +6,12 @@ use super::*;
 use crate::dispatch::{ClaimToken, CustomerEventType};
 use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::organization::SealedSecret;
-use crate::ports::{MockSecretSealer, MockSecretSource, StoreError};
+use crate::ports::{MockSecretSealer, MockSecretSource, Opened, SealContext, StoreError};
 use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings, ManageWebhooks};
 use crate::webhook::{
     AttemptReport, ClaimedDelivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
-    MockDestinationChecker, MockWebhookStore, WebhookEndpoint, WebhookTransport, WebhookUrl,
+    MockDestinationChecker, MockWebhookStore, MockWebhookTransport, WebhookEndpoint, WebhookTransport,
+    WebhookUrl,
 };
 use async_trait::async_trait;
 use futures::channel::oneshot;
@@ -94,7 +95,12 @@ impl WebhookTransport for Transport {
 /// A deliverer over `webhooks`, whose transport answers 200 (a `slow` URL once `gate` opens).
 fn deliverer(webhooks: MockWebhookStore, gate: Option<oneshot::Receiver<()>>) -> DeliverWebhooks {
     let mut sealer = MockSecretSealer::new();
-    sealer.expect_open().returning(|_| Ok("whsec_opened".to_owned()));
+    sealer.expect_open().returning(|_, _| {
+        Ok(Opened {
+            text: "whsec_opened".to_owned(),
+            legacy: false,
+        })
+    });
     DeliverWebhooks::new(
         Arc::new(webhooks),
         Arc::new(Transport {
@@ -320,4 +326,161 @@ fn a_test_event_past_the_pending_cap_is_refused_and_nothing_is_queued() {
         ),
         "{result:?}"
     );
+}
+
+#[test]
+fn a_round_opens_both_secrets_of_an_endpoint_with_that_endpoints_own_context() {
+    let delivery = ClaimedDelivery {
+        endpoint: WebhookEndpoint {
+            previous_secret: Some(SealedSecret::new(vec![4, 5, 6])),
+            previous_secret_expires_at: Some(now() + seconds(60)),
+            ..endpoint(1, "https://a.example/hook")
+        },
+        ..claimed(1, "https://a.example/hook")
+    };
+    let own = SealContext::webhook(&delivery.endpoint.id);
+    let mut webhooks = MockWebhookStore::new();
+    claims(&mut webhooks, vec![delivery]);
+    webhooks
+        .expect_complete_deliveries()
+        .times(1)
+        .returning(|completions| Ok(vec![true; completions.len()]));
+    let mut sealer = MockSecretSealer::new();
+    sealer
+        .expect_open()
+        .withf(move |context, sealed| *context == own && (sealed == [1, 2, 3] || sealed == [4, 5, 6]))
+        .times(2)
+        .returning(|_, sealed| {
+            Ok(Opened {
+                text: format!("whsec_{}", sealed[0]),
+                legacy: false,
+            })
+        });
+    let mut transport = MockWebhookTransport::new();
+    transport
+        .expect_attempt()
+        .withf(|_, _, _, secrets, _| secrets == ["whsec_1", "whsec_4"])
+        .times(1)
+        .returning(|_, _, _, _, number| AttemptReport {
+            attempt: DeliveryAttempt {
+                number,
+                at: now(),
+                status_code: Some(200),
+                response_prefix: "ok".to_owned(),
+                error_kind: None,
+                duration_ms: 3,
+            },
+            succeeded: true,
+            retry_in: None,
+        });
+    let deliverer = DeliverWebhooks::new(
+        Arc::new(webhooks),
+        Arc::new(transport),
+        Arc::new(sealer),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+        DeliverySettings::default(),
+    );
+
+    let report = run(deliverer.run_once()).unwrap();
+
+    assert_eq!(report.succeeded, 1, "{report:?}");
+}
+
+/// Fills every secret with zeros.
+fn zero_secrets() -> MockSecretSource {
+    let mut secrets = MockSecretSource::new();
+    secrets.expect_fill().returning(|buf: &mut [u8]| buf.fill(0));
+    secrets
+}
+
+#[test]
+fn a_new_endpoints_secret_is_sealed_for_that_endpoints_own_id() {
+    let created = Arc::new(Mutex::new(None));
+    let keep = Arc::clone(&created);
+    let mut webhooks = MockWebhookStore::new();
+    webhooks.expect_endpoints().times(1).returning(|_| Ok(Vec::new()));
+    webhooks
+        .expect_create_endpoint()
+        .times(1)
+        .returning(move |endpoint, _| {
+            *keep.lock().unwrap() = Some(endpoint.clone());
+            Ok(true)
+        });
+    let mut destinations = MockDestinationChecker::new();
+    destinations.expect_check().returning(|_| Ok(()));
+    let sealed_for = Arc::new(Mutex::new(None));
+    let keep = Arc::clone(&sealed_for);
+    let mut sealer = MockSecretSealer::new();
+    sealer
+        .expect_seal()
+        .withf(|context, secret| {
+            *context == SealContext::webhook(&WebhookId::from_ulid(generated(1)))
+                && secret.starts_with("whsec_")
+        })
+        .times(1)
+        .returning(move |context, _| {
+            *keep.lock().unwrap() = Some(context.clone());
+            vec![7]
+        });
+    let manage = ManageWebhooks::new(
+        Arc::new(webhooks),
+        Arc::new(destinations),
+        Arc::new(sealer),
+        Arc::new(zero_secrets()),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+    );
+
+    let (endpoint, _) = run(manage.create(
+        &org_id(),
+        &plan(),
+        WebhookUrl::parse("https://a.example/hook").unwrap(),
+        None,
+        None,
+    ))
+    .unwrap();
+
+    let stored = created.lock().unwrap().clone().unwrap();
+    assert_eq!(stored.id, endpoint.id);
+    assert_eq!(stored.secret, SealedSecret::new(vec![7]));
+    assert_eq!(
+        sealed_for.lock().unwrap().clone(),
+        Some(SealContext::webhook(&stored.id))
+    );
+}
+
+#[test]
+fn a_rotated_secret_is_sealed_for_the_endpoint_it_belongs_to() {
+    let target = endpoint(3, "https://a.example/hook");
+    let own = SealContext::webhook(&target.id);
+    let mut webhooks = MockWebhookStore::new();
+    let id = target.id;
+    webhooks
+        .expect_rotate_endpoint_secret()
+        .withf(move |org, rotated, secret, _, _| {
+            *org == org_id() && *rotated == id && *secret == SealedSecret::new(vec![8])
+        })
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(()));
+    let found = target.clone();
+    webhooks
+        .expect_endpoint()
+        .returning(move |_, _| Ok(Some(found.clone())));
+    let mut sealer = MockSecretSealer::new();
+    sealer
+        .expect_seal()
+        .withf(move |context, _| *context == own)
+        .times(1)
+        .returning(|_, _| vec![8]);
+    let manage = ManageWebhooks::new(
+        Arc::new(webhooks),
+        Arc::new(MockDestinationChecker::new()),
+        Arc::new(sealer),
+        Arc::new(zero_secrets()),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+    );
+
+    run(manage.rotate_secret(&org_id(), &target.id)).unwrap();
 }
