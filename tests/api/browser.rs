@@ -273,17 +273,20 @@ async fn the_owner_manages_keys_and_sees_messages_in_a_real_browser() {
     // Callbacks are processed concurrently, so `sent` may be recorded just after the message reads
     // `delivered`: wait for both before looking at the timeline.
     eventually("the message to be delivered", || async {
-        let get = |path: String| {
-            http.get(format!("{base}{path}"))
-                .bearer_auth(&key)
-                .send()
-        };
-        let message: Value = get(format!("/api/v1/messages/{id}")).await.ok()?.json().await.ok()?;
-        let events: Value = get(format!("/api/v1/messages/{id}/events")).await.ok()?.json().await.ok()?;
-        let sent_recorded = events["data"]
-            .as_array()?
-            .iter()
-            .any(|e| e["status"] == "sent");
+        let get = |path: String| http.get(format!("{base}{path}")).bearer_auth(&key).send();
+        let message: Value = get(format!("/api/v1/messages/{id}"))
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        let events: Value = get(format!("/api/v1/messages/{id}/events"))
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        let sent_recorded = events["data"].as_array()?.iter().any(|e| e["status"] == "sent");
         (message["status"] == "delivered" && sent_recorded).then_some(())
     })
     .await;
