@@ -1,6 +1,7 @@
 //! Request metrics for Prometheus (`docs/operations.md`, "Metrics"): every answer by route pattern, method
 //! and status with its latency, and the sends by outcome. Labels are route patterns and problem codes
-//! only, never ids, numbers or anything a client chose, so the series stay few.
+//! only, never ids, numbers or anything a client chose, so the series stay few; the one exception is the
+//! sends' `organization` label, added only when the operator turns `metrics_organization_labels` on.
 
 use crate::error::ProblemCode;
 use actix_web::HttpMessage;
