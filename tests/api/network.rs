@@ -468,6 +468,12 @@ async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) 
         async fn complete_jobs(&self, _: &[JobCompletion]) -> Result<Vec<bool>, StoreError> {
             Err(StoreError::Unavailable("the worker died".into()))
         }
+        async fn backlog(
+            &self,
+            now: herald_domain::Timestamp,
+        ) -> Result<Vec<herald_domain::dispatch::SenderBacklog>, StoreError> {
+            self.0.backlog(now).await
+        }
     }
 
     // The API alone (with the simulator and callbacks); dispatch runs by hand below.

@@ -92,6 +92,10 @@ pub struct Settings {
     /// Where `GET /metrics` (Prometheus text format) is served, e.g. `127.0.0.1:9464`; unset, no metrics
     /// listener. A listener of its own, apart from the API, so the figures are never public by accident.
     pub metrics_listen: Option<String>,
+    /// Adds an `organization` label (the organization id) to the send, dispatch and outbox series, and a
+    /// `sender` label (Herald's sender id) to the outbox ones. Off, no organization appears in a label: one
+    /// series per organization is many series, and an id tells who the customers are.
+    pub metrics_organization_labels: bool,
     /// An OpenTelemetry collector's OTLP/HTTP base URL (e.g. `http://127.0.0.1:4318`): every span is exported
     /// to `<otlp_endpoint>/v1/traces`. Unset, no spans leave the process.
     #[serde(serialize_with = "redact_credentials_option")]
@@ -229,6 +233,7 @@ impl Default for Settings {
             allow_insecure_webhooks: false,
             log_format: LogFormat::Text,
             metrics_listen: None,
+            metrics_organization_labels: false,
             otlp_endpoint: None,
             rate_limiter: RateLimiterKind::Memory,
             redis_url: "redis://127.0.0.1:6379".into(),

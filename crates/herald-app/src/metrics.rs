@@ -4,12 +4,30 @@
 //! middleware, the workers).
 
 use anyhow::Context;
-use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use herald_domain::Timestamp;
+use herald_domain::dispatch::SenderBacklog;
+use herald_domain::usecases::{DeliveryRound, DispatchRound};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 /// Latency buckets, seconds: from a cached read (a millisecond) to a slow network call (ten seconds).
 const SECONDS_BUCKETS: [f64; 14] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// Buckets of the waits measured in a message's life (queueing, the network's delivery, a webhook's backlog):
+/// from a tenth of a second to a day.
+const WAIT_BUCKETS: [f64; 16] = [
+    0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1_800.0, 3_600.0, 21_600.0,
+    86_400.0,
+];
+
+/// The histograms measured in [`WAIT_BUCKETS`].
+const WAIT_HISTOGRAMS: [&str; 3] = [
+    "herald_accept_to_submitted_seconds",
+    "herald_submitted_to_delivered_seconds",
+    "herald_webhook_first_attempt_lag_seconds",
 ];
 
 /// How often histograms are folded so that a rarely scraped process does not hold every sample.
@@ -29,9 +47,15 @@ pub fn recorder() -> anyhow::Result<PrometheusHandle> {
     if let Some(handle) = slot.as_ref() {
         return Ok(handle.clone());
     }
-    let handle = PrometheusBuilder::new()
+    let mut builder = PrometheusBuilder::new()
         .set_buckets(&SECONDS_BUCKETS)
-        .context("metric buckets")?
+        .context("metric buckets")?;
+    for name in WAIT_HISTOGRAMS {
+        builder = builder
+            .set_buckets_for_metric(Matcher::Full(name.to_owned()), &WAIT_BUCKETS)
+            .context("wait buckets")?;
+    }
+    let handle = builder
         .install_recorder()
         .context("installing the metrics recorder")?;
     metrics_process::Collector::default().describe();
@@ -113,26 +137,110 @@ async fn scrape(state: actix_web::web::Data<Scrape>) -> actix_web::HttpResponse 
         .body(state.recorder.render())
 }
 
-/// Counts one dispatch round's outcomes (`herald_dispatch_total{outcome}`).
-pub fn record_dispatch(report: &herald_domain::usecases::DispatchReport) {
-    for (outcome, count) in [
-        ("submitted", report.submitted),
-        ("retried", report.retried),
-        ("failed", report.failed),
-        ("awaiting_callback", report.awaiting_callback),
-        ("held", report.held),
-        ("already_done", report.already_done),
-        ("claim_lost", report.claims_lost),
-    ] {
-        if count > 0 {
-            metrics::counter!("herald_dispatch_total", "outcome" => outcome).increment(count as u64);
+/// Counts one dispatch round's outcomes (`herald_dispatch_total{outcome}`, with `organization` when
+/// `organization_labels`) and how long each submitted message waited for it
+/// (`herald_accept_to_submitted_seconds`).
+pub fn record_dispatch(round: &DispatchRound, organization_labels: bool) {
+    let report = &round.report;
+    if organization_labels {
+        for job in &round.jobs {
+            metrics::counter!(
+                "herald_dispatch_total",
+                "outcome" => job.outcome.as_str(), "organization" => job.organization_id.to_string()
+            )
+            .increment(1);
         }
+    } else {
+        for (outcome, count) in [
+            ("submitted", report.submitted),
+            ("retried", report.retried),
+            ("failed", report.failed),
+            ("awaiting_callback", report.awaiting_callback),
+            ("held", report.held),
+            ("already_done", report.already_done),
+            ("claim_lost", report.claims_lost),
+        ] {
+            if count > 0 {
+                metrics::counter!("herald_dispatch_total", "outcome" => outcome).increment(count as u64);
+            }
+        }
+    }
+    for wait in round.jobs.iter().filter_map(|job| job.accept_to_submitted) {
+        metrics::histogram!("herald_accept_to_submitted_seconds").record(seconds(wait));
     }
 }
 
+/// Publishes the outbox backlog (`herald_outbox_depth`, `herald_outbox_oldest_due_age_seconds`): totals
+/// (the depth summed, the oldest wait of all) by default, one series per organization and sender with
+/// `organization_labels`. `published` holds the label pairs published last time: a sender whose outbox
+/// emptied since is set to zero rather than left at its last value.
+pub fn record_outbox(
+    backlog: &[SenderBacklog],
+    now: Timestamp,
+    organization_labels: bool,
+    published: &mut HashSet<(String, String)>,
+) {
+    let age = |line: &SenderBacklog| line.oldest_due.map_or(0.0, |due| seconds(now - due));
+    if !organization_labels {
+        let depth: u64 = backlog.iter().map(|line| line.depth).sum();
+        metrics::gauge!("herald_outbox_depth").set(count(depth));
+        metrics::gauge!("herald_outbox_oldest_due_age_seconds")
+            .set(backlog.iter().map(age).fold(0.0, f64::max));
+        return;
+    }
+    let mut now_published = HashSet::with_capacity(backlog.len());
+    for line in backlog {
+        let labels = (line.organization_id.to_string(), line.sender_id.to_string());
+        metrics::gauge!(
+            "herald_outbox_depth",
+            "organization" => labels.0.clone(), "sender" => labels.1.clone()
+        )
+        .set(count(line.depth));
+        metrics::gauge!(
+            "herald_outbox_oldest_due_age_seconds",
+            "organization" => labels.0.clone(), "sender" => labels.1.clone()
+        )
+        .set(age(line));
+        now_published.insert(labels);
+    }
+    for (organization, sender) in published.difference(&now_published) {
+        metrics::gauge!(
+            "herald_outbox_depth",
+            "organization" => organization.clone(), "sender" => sender.clone()
+        )
+        .set(0.0);
+        metrics::gauge!(
+            "herald_outbox_oldest_due_age_seconds",
+            "organization" => organization.clone(), "sender" => sender.clone()
+        )
+        .set(0.0);
+    }
+    // Keeps every pair ever seen zeroed rather than forgetting it: a forgotten pair would keep its last value.
+    published.extend(now_published);
+}
+
+/// Publishes how many customer webhook deliveries are pending (`herald_webhook_pending`).
+pub fn record_webhook_pending(pending: u64) {
+    metrics::gauge!("herald_webhook_pending").set(count(pending));
+}
+
+#[allow(clippy::cast_precision_loss, reason = "a count far below 2^52")]
+fn count(n: u64) -> f64 {
+    n as f64
+}
+
+fn seconds(duration: herald_domain::time::Duration) -> f64 {
+    duration.to_std().unwrap_or_default().as_secs_f64()
+}
+
 /// Counts one webhook round's attempts (`herald_webhook_deliveries_total{outcome}`) and the endpoints it
-/// disabled (`herald_webhook_endpoints_disabled_total`).
-pub fn record_webhooks(report: &herald_domain::usecases::DeliveryReport) {
+/// disabled (`herald_webhook_endpoints_disabled_total`), and records how long each delivery attempted for
+/// the first time waited since its event (`herald_webhook_first_attempt_lag_seconds`).
+pub fn record_webhooks(round: &DeliveryRound) {
+    let report = &round.report;
+    for lag in &round.first_attempt_lags {
+        metrics::histogram!("herald_webhook_first_attempt_lag_seconds").record(seconds(*lag));
+    }
     for (outcome, count) in [
         ("succeeded", report.succeeded),
         ("retrying", report.retrying),

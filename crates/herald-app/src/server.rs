@@ -275,6 +275,7 @@ impl Services {
             auth_failures: Arc::new(AuthFailures(herald_ratelimit::AuthFailureLimiter::per_minute(
                 settings.api_auth_failures_per_minute,
             ))),
+            metrics_organization_labels: settings.metrics_organization_labels,
         }
     }
 
@@ -619,6 +620,9 @@ impl Application {
                     webhook_loops: settings.webhook_loops,
                     webhook_poll_interval: WEBHOOK_POLL,
                     webhook_rounds_per_loop: WEBHOOK_ROUNDS_PER_LOOP,
+                    // Without a metrics listener nobody reads the gauges: spare the store the reads.
+                    gauge_interval: settings.metrics_listen.is_some().then_some(GAUGE_INTERVAL),
+                    organization_labels: settings.metrics_organization_labels,
                 },
             )),
         };
@@ -736,6 +740,10 @@ const WEBHOOK_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 /// Rounds one webhook loop keeps in flight; each held-up round is at most `webhook_per_endpoint_inflight`
 /// attempts to one slow endpoint, so this bounds how many slow endpoints are waited on at once per loop.
 const WEBHOOK_ROUNDS_PER_LOOP: usize = 16;
+
+/// How often a worker samples the outbox backlog and the pending webhook deliveries for their gauges: often
+/// enough for an alert on a backlog that lasts minutes, rarely enough that the two grouped reads cost nothing.
+const GAUGE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Where a PostgreSQL deployment keeps its local files when no setting names a place: uploaded files
 /// (`media_dir` unset) and the key file of a single process (`encryption_key` unset). Relative to the working

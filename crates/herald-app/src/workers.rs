@@ -6,6 +6,7 @@ use herald_domain::usecases::{
 };
 use herald_media::FsMediaStore;
 use herald_store::WorkNotifier;
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -35,6 +36,11 @@ pub struct WorkerSettings {
     pub webhook_poll_interval: Duration,
     /// Most webhook rounds one loop keeps in flight at once (rounds held up by slow endpoints included).
     pub webhook_rounds_per_loop: usize,
+    /// How often the outbox backlog and the pending webhook deliveries are sampled for the gauges; `None`,
+    /// never (no metrics are served).
+    pub gauge_interval: Option<Duration>,
+    /// `metrics_organization_labels`: label the dispatch and outbox series by organization (and sender).
+    pub organization_labels: bool,
 }
 
 /// Running loops; stopping lets each finish the round it is in. Every loop is supervised: one that ends
@@ -59,11 +65,24 @@ impl Workers {
         settings: &WorkerSettings,
     ) -> Self {
         let mut workers = Self::none();
-        workers.spawn_dispatch(
+        let labels = settings.organization_labels;
+        if let Some(interval) = settings.gauge_interval {
+            let (backlog, pending) = (dispatch.clone(), webhooks.clone());
+            workers.supervise("gauges", move |stop| {
+                let (backlog, pending) = (backlog.clone(), pending.clone());
+                let published = Arc::new(std::sync::Mutex::new(HashSet::new()));
+                every(interval, stop, move || {
+                    let (backlog, pending, published) = (backlog.clone(), pending.clone(), published.clone());
+                    async move { sample_gauges(&backlog, &pending, labels, &published).await }
+                })
+            });
+        }
+        workers.spawn_dispatch_labelled(
             dispatch,
             notifier,
             settings.dispatch_loops,
             settings.poll_interval,
+            labels,
         );
         for _ in 0..settings.webhook_loops.max(1) {
             let (webhooks, notifier) = (webhooks.clone(), webhook_notifier.clone());
@@ -121,10 +140,28 @@ impl Workers {
         loops: usize,
         poll: Duration,
     ) {
+        self.spawn_dispatch_labelled(dispatch, notifier, loops, poll, false);
+    }
+
+    /// [`Self::spawn_dispatch`], its metrics labelled by organization when `organization_labels`.
+    fn spawn_dispatch_labelled(
+        &mut self,
+        dispatch: Arc<DispatchMessages>,
+        notifier: WorkNotifier,
+        loops: usize,
+        poll: Duration,
+        organization_labels: bool,
+    ) {
         for _ in 0..loops.max(1) {
             let (dispatch, notifier) = (dispatch.clone(), notifier.clone());
             self.supervise("dispatch", move |stop| {
-                dispatch_loop(dispatch.clone(), notifier.clone(), stop, poll)
+                dispatch_loop(
+                    dispatch.clone(),
+                    notifier.clone(),
+                    stop,
+                    poll,
+                    organization_labels,
+                )
             });
         }
     }
@@ -189,16 +226,17 @@ async fn dispatch_loop(
     notifier: WorkNotifier,
     mut stop: watch::Receiver<bool>,
     poll: Duration,
+    organization_labels: bool,
 ) {
     loop {
         if *stop.borrow() {
             return;
         }
-        let round = dispatch.run_once().await;
-        if let Ok(report) = &round {
-            crate::metrics::record_dispatch(report);
+        let round = dispatch.run_round().await;
+        if let Ok(round) = &round {
+            crate::metrics::record_dispatch(round, organization_labels);
         }
-        match round {
+        match round.map(|round| round.report) {
             // A claim takes a fair share per sender, so a batch may fall short with more still due: any
             // claim means more may be waiting, so go again at once (an empty round then falls through to
             // the wait).
@@ -252,10 +290,11 @@ async fn webhook_loop(
         let (done, finished) = oneshot::channel();
         let round = deliver.clone();
         rounds.spawn(async move {
-            let result = round.run_once().await;
-            if let Ok(report) = &result {
-                crate::metrics::record_webhooks(report);
+            let result = round.run_round().await;
+            if let Ok(round) = &result {
+                crate::metrics::record_webhooks(round);
             }
+            let result = result.map(|round| round.report);
             drop(permit);
             let _ = done.send(result);
         });
@@ -324,6 +363,29 @@ async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU64) 
         ),
         Ok(_) => {}
         Err(error) => tracing::warn!(%error, "could not count parked callbacks"),
+    }
+}
+
+/// Samples the outbox backlog and the pending webhook deliveries into their gauges: one store read each.
+async fn sample_gauges(
+    dispatch: &DispatchMessages,
+    webhooks: &DeliverWebhooks,
+    organization_labels: bool,
+    published: &std::sync::Mutex<HashSet<(String, String)>>,
+) {
+    match dispatch.backlog().await {
+        Ok((now, backlog)) => {
+            // Only this loop takes the lock, so a poisoned one is just its own earlier panic.
+            let mut published = published
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            crate::metrics::record_outbox(&backlog, now, organization_labels, &mut published);
+        }
+        Err(error) => tracing::warn!(%error, "could not sample the outbox backlog"),
+    }
+    match webhooks.pending().await {
+        Ok(pending) => crate::metrics::record_webhook_pending(pending),
+        Err(error) => tracing::warn!(%error, "could not count the pending webhook deliveries"),
     }
 }
 

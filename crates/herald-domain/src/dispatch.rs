@@ -68,6 +68,17 @@ pub struct ClaimedJob {
     pub account_status: AccountStatus,
 }
 
+/// One sender's outbox jobs that are not done yet, as monitoring samples them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SenderBacklog {
+    pub organization_id: OrganizationId,
+    pub sender_id: SenderId,
+    /// Jobs pending or in flight.
+    pub depth: u64,
+    /// When the oldest of its pending jobs that are due became due; `None` when none is due.
+    pub oldest_due: Option<Timestamp>,
+}
+
 /// The outcome of one dispatch attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobOutcome {

@@ -548,6 +548,11 @@ pub trait OutboxStore: Send + Sync + 'static {
         &self,
         completions: &[crate::dispatch::JobCompletion],
     ) -> Result<Vec<bool>, StoreError>;
+
+    /// Every sender with jobs not done yet (pending or in flight), with how many and the due time of its
+    /// oldest pending job due at `now`. One aggregated read, for the monitoring gauges; senders with an
+    /// empty outbox are not listed.
+    async fn backlog(&self, now: Timestamp) -> Result<Vec<crate::dispatch::SenderBacklog>, StoreError>;
 }
 
 /// Status changes and inbound messages, driven by the network's callbacks.

@@ -17,7 +17,10 @@ mod webhooks;
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
 pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
-pub use dispatch::{DispatchMessages, DispatchPorts, DispatchReport, DispatchSettings};
+pub use dispatch::{
+    DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
+    DispatchedJob,
+};
 pub use media::{
     Media, MediaBody, MediaContent, MediaContentError, MediaPorts, StorageFull, UploadMediaError,
 };
@@ -32,8 +35,8 @@ pub use reseal::{Reseal, ResealReport};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 pub use webhooks::{
-    DESCRIPTION_MAX_CHARS, DeliverWebhooks, DeliveryReport, DeliverySettings, EndpointPatch, ManageWebhooks,
-    WebhookError, check_description,
+    DESCRIPTION_MAX_CHARS, DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings, EndpointPatch,
+    ManageWebhooks, WebhookError, check_description,
 };
 
 use crate::ports::{IdGenerator, StoreError};

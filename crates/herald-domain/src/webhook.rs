@@ -229,6 +229,9 @@ pub struct ClaimedDelivery {
     pub payload: String,
     /// This attempt's number (1 for the first).
     pub attempt_number: u32,
+    /// When the delivery was made: with its event, by the fan-out (so the first attempt's lag is measured
+    /// from it).
+    pub created_at: Timestamp,
 }
 
 /// How an attempt ended, as the transport reports it.
@@ -419,6 +422,9 @@ pub trait WebhookStore: Send + Sync + 'static {
     /// A store failure; then NOTHING of the batch was written (the transaction rolled back), so the caller
     /// may still record the completions one by one.
     async fn complete_deliveries(&self, completions: &[DeliveryCompletion]) -> Result<Vec<bool>, StoreError>;
+
+    /// How many deliveries are `pending` (neither succeeded, failed nor skipped), every organization's.
+    async fn count_pending_deliveries(&self) -> Result<u64, StoreError>;
 }
 
 /// Whether a URL may be delivered to (scheme and SSRF rules). Adapter: `herald-webhooks`' destination policy.

@@ -65,6 +65,9 @@ impl FromRequest for Caller {
             }
             let caller = authenticated?;
             record_organization(&req, &caller.organization.id);
+            if ctx.metrics_organization_labels {
+                crate::metrics::label_organization(&req, &caller.organization.id);
+            }
             // Reads and writes other than sends are bounded per key; sends cost the organization's send rate.
             let limiter = if matches!(*req.method(), Method::GET | Method::HEAD) {
                 Some((&ctx.read_limiter, RateScope::Reads))

@@ -96,6 +96,8 @@ pub struct ApiContext {
     pub trusted_proxies: herald_domain::client_address::TrustedProxies,
     /// Failed authentications per client address (docs/api.md §1: default 30 a minute).
     pub auth_failures: Arc<dyn AuthFailureLimit>,
+    /// `metrics_organization_labels`: label `herald_sends_total` by the caller's organization.
+    pub metrics_organization_labels: bool,
 }
 
 /// Whether the service can take traffic: the store is reachable and its migrations are current.

@@ -1,12 +1,25 @@
 //! Request metrics for Prometheus (`docs/operations.md`, "Metrics"): every answer by route pattern, method
 //! and status with its latency, and the sends by outcome. Labels are route patterns and problem codes
-//! only, never ids, numbers or anything a client chose, so the series stay few.
+//! only, never ids, numbers or anything a client chose, so the series stay few; the one exception is the
+//! sends' `organization` label, added only when the operator turns `metrics_organization_labels` on.
 
 use crate::error::ProblemCode;
+use actix_web::HttpMessage;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
 use std::time::Instant;
+
+/// The organization a request's series are labelled with, set by authentication when
+/// `metrics_organization_labels` is on (and only then: by default no organization is ever a label).
+#[derive(Debug, Clone)]
+struct OrganizationLabel(String);
+
+/// Labels the request's send series with `organization`.
+pub(crate) fn label_organization(req: &actix_web::HttpRequest, organization: &impl std::fmt::Display) {
+    req.extensions_mut()
+        .insert(OrganizationLabel(organization.to_string()));
+}
 
 /// What a request that matched no route is labelled, whatever its path.
 const UNMATCHED: &str = "unmatched";
@@ -46,7 +59,20 @@ pub(crate) async fn record(
             Some(code) => code,
             None => "other",
         };
-        metrics::counter!("herald_sends_total", "route" => route.clone(), "outcome" => outcome).increment(1);
+        let organization = response
+            .request()
+            .extensions()
+            .get::<OrganizationLabel>()
+            .map(|label| label.0.clone());
+        match organization {
+            Some(organization) => metrics::counter!(
+                "herald_sends_total",
+                "route" => route.clone(), "outcome" => outcome, "organization" => organization
+            )
+            .increment(1),
+            None => metrics::counter!("herald_sends_total", "route" => route.clone(), "outcome" => outcome)
+                .increment(1),
+        }
     }
     if code == Some("rate_limited") {
         metrics::counter!("herald_rate_limited_total", "route" => route).increment(1);

@@ -111,7 +111,13 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
             return;
         };
         let outcome = match callbacks.process(&stored).await {
-            Ok(_) => "applied",
+            Ok(report) => {
+                for wait in report.submitted_to_delivered {
+                    metrics::histogram!("herald_submitted_to_delivered_seconds")
+                        .record(wait.to_std().unwrap_or_default().as_secs_f64());
+                }
+                "applied"
+            }
             Err(error) => {
                 tracing::warn!(%error, callback = %stored.id, "callback processing failed; the backlog sweep retries it");
                 "left_to_the_backlog"

@@ -1585,6 +1585,57 @@ macro_rules! port_impls {
                     }
                     Ok(held)
                 }
+
+                async fn backlog(
+                    &self,
+                    now: Timestamp,
+                ) -> Result<Vec<herald_domain::dispatch::SenderBacklog>, StoreError> {
+                    let mut conn = self.read().await?;
+                    // Two grouped reads on one connection: a depth per sender, then the oldest due time of
+                    // those with due jobs. `MIN` is spelled out because SQLite's time type has no ordering
+                    // in diesel (the text sorts as the time does: every value is written in UTC the same way).
+                    let depths: Vec<(String, String, i64)> = outbox::table
+                        .filter(outbox::state.eq_any([JOB_PENDING, JOB_IN_FLIGHT]))
+                        .group_by((outbox::organization_id, outbox::sender_id))
+                        .select((
+                            outbox::organization_id,
+                            outbox::sender_id,
+                            diesel::dsl::count_star(),
+                        ))
+                        .load(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    let oldest: Vec<(String, String, Timestamp)> = outbox::table
+                        .filter(outbox::state.eq(JOB_PENDING))
+                        .filter(outbox::available_at.le(now))
+                        .group_by((outbox::organization_id, outbox::sender_id))
+                        .select((
+                            outbox::organization_id,
+                            outbox::sender_id,
+                            diesel::dsl::sql::<super::schema::Moment>("MIN(outbox.available_at)"),
+                        ))
+                        .load(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    let oldest: std::collections::HashMap<(String, String), Timestamp> = oldest
+                        .into_iter()
+                        .map(|(organization, sender, at)| ((organization, sender), at))
+                        .collect();
+                    depths
+                        .into_iter()
+                        .map(|(organization, sender, depth)| {
+                            let oldest_due = oldest.get(&(organization.clone(), sender.clone())).copied();
+                            Ok(herald_domain::dispatch::SenderBacklog {
+                                organization_id: OrganizationId::parse(&organization)
+                                    .map_err(|e| corrupt("outbox organization id", e))?,
+                                sender_id: SenderId::parse(&sender)
+                                    .map_err(|e| corrupt("outbox sender id", e))?,
+                                depth: u64::try_from(depth).unwrap_or_default(),
+                                oldest_due,
+                            })
+                        })
+                        .collect()
+                }
             }
 
             #[async_trait]
@@ -1864,6 +1915,7 @@ macro_rules! port_impls {
                     event_type: delivery.event_type,
                     payload,
                     attempt_number,
+                    created_at: delivery.created_at,
                 })
             }
 
@@ -2354,6 +2406,17 @@ macro_rules! port_impls {
                         Ok(held)
                     })
                     .map_err(TxError::into_store)
+                }
+
+                async fn count_pending_deliveries(&self) -> Result<u64, StoreError> {
+                    let mut conn = self.read().await?;
+                    let count: i64 = webhook_deliveries::table
+                        .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
+                        .count()
+                        .get_result(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    Ok(u64::try_from(count).unwrap_or_default())
                 }
             }
 

@@ -968,6 +968,41 @@ impl OutboxStore for InMemoryStore {
         *state = draft;
         Ok(held)
     }
+
+    async fn backlog(
+        &self,
+        now: Timestamp,
+    ) -> Result<Vec<herald_domain::dispatch::SenderBacklog>, StoreError> {
+        let state = self.state();
+        let mut by_sender: BTreeMap<(OrganizationId, SenderId), (u64, Option<Timestamp>)> = BTreeMap::new();
+        for record in &state.jobs {
+            if !matches!(record.state, JobState::Pending | JobState::InFlight) {
+                continue;
+            }
+            let entry = by_sender
+                .entry((record.job.organization_id, record.job.sender_id))
+                .or_default();
+            entry.0 += 1;
+            if record.state == JobState::Pending && record.job.available_at <= now {
+                entry.1 = Some(
+                    entry
+                        .1
+                        .map_or(record.job.available_at, |at| at.min(record.job.available_at)),
+                );
+            }
+        }
+        Ok(by_sender
+            .into_iter()
+            .map(|((organization_id, sender_id), (depth, oldest_due))| {
+                herald_domain::dispatch::SenderBacklog {
+                    organization_id,
+                    sender_id,
+                    depth,
+                    oldest_due,
+                }
+            })
+            .collect())
+    }
 }
 
 impl State {
@@ -1585,6 +1620,7 @@ impl WebhookStore for InMemoryStore {
                 event_type: record.delivery.event_type,
                 payload,
                 attempt_number: attempts.saturating_add(1),
+                created_at: record.delivery.created_at,
             });
         }
         Ok(claimed)
@@ -1601,6 +1637,15 @@ impl WebhookStore for InMemoryStore {
             .iter()
             .map(|completion| state.complete_delivery(completion))
             .collect())
+    }
+
+    async fn count_pending_deliveries(&self) -> Result<u64, StoreError> {
+        let state = self.state();
+        Ok(state
+            .deliveries
+            .iter()
+            .filter(|d| d.delivery.status == DeliveryStatus::Pending)
+            .count() as u64)
     }
 }
 

@@ -39,13 +39,27 @@ fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
 }
 
 async fn started_with_metrics() -> (Smoke, u16) {
+    started_with_metrics_and(vec![]).await
+}
+
+async fn started_with_metrics_and(mut settings: Vec<(String, String)>) -> (Smoke, u16) {
     let port = free_port();
-    let smoke = Smoke::start(vec![(
-        "HERALD_METRICS_LISTEN".to_owned(),
-        format!("127.0.0.1:{port}"),
-    )])
-    .await;
+    settings.push(("HERALD_METRICS_LISTEN".to_owned(), format!("127.0.0.1:{port}")));
+    let smoke = Smoke::start(settings).await;
     (smoke, port)
+}
+
+/// Scrapes until `ready` holds of the text (a callback's figures are recorded just after its status is
+/// visible), at most 10 s; answers the last text.
+async fn scrape_until(http: &reqwest::Client, port: u16, ready: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = scrape(http, port).await;
+        if ready(&text) || Instant::now() > deadline {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test]
@@ -68,7 +82,10 @@ async fn a_send_shows_in_the_metrics_from_request_to_dispatch() {
         .unwrap();
     assert_eq!(refused.status(), 401);
 
-    let text = scrape(&smoke.http, port).await;
+    let text = scrape_until(&smoke.http, port, |text| {
+        sample(text, "herald_submitted_to_delivered_seconds_count", &[]).is_some()
+    })
+    .await;
     let route = ("route", "/api/v1/messages/send-template");
     assert_eq!(
         sample(
@@ -144,7 +161,63 @@ async fn a_send_shows_in_the_metrics_from_request_to_dispatch() {
         sample(&text, "herald_group_commit_batch_size_count", &[]) >= Some(1.0),
         "{text}"
     );
-    for private in ["msg_", "org_", "15551234567", "hk_live"] {
+    assert_eq!(
+        sample(&text, "herald_accept_to_submitted_seconds_count", &[]),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(&text, "herald_submitted_to_delivered_seconds_count", &[]),
+        Some(1.0),
+        "{text}"
+    );
+    // Sampled when the worker starts, then every 10 s: present, as totals.
+    assert!(sample(&text, "herald_outbox_depth", &[]).is_some(), "{text}");
+    assert!(
+        sample(&text, "herald_outbox_oldest_due_age_seconds", &[]).is_some(),
+        "{text}"
+    );
+    assert_eq!(sample(&text, "herald_webhook_pending", &[]), Some(0.0), "{text}");
+    for private in ["msg_", "org_", "snd_", "15551234567", "hk_live", "organization="] {
+        assert!(!text.contains(private), "{private} in the metrics: {text}");
+    }
+}
+
+/// With `metrics_organization_labels` the send, dispatch and outbox series carry the organization's id.
+#[tokio::test]
+async fn organization_labels_are_added_only_when_asked() {
+    let (smoke, port) = started_with_metrics_and(vec![(
+        "HERALD_METRICS_ORGANIZATION_LABELS".to_owned(),
+        "true".to_owned(),
+    )])
+    .await;
+    let sent = smoke
+        .send_json(
+            "/api/v1/messages/send-template",
+            json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }),
+        )
+        .await;
+    smoke.delivered(&sent).await;
+
+    let organization = smoke.organization().to_owned();
+    assert!(organization.starts_with("org_"), "{organization}");
+    let text = scrape(&smoke.http, port).await;
+    let labelled = ("organization", organization.as_str());
+    assert_eq!(
+        sample(&text, "herald_sends_total", &[("outcome", "accepted"), labelled]),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "herald_dispatch_total",
+            &[("outcome", "submitted"), labelled]
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    for private in ["15551234567", "hk_live"] {
         assert!(!text.contains(private), "{private} in the metrics: {text}");
     }
 }
@@ -222,6 +295,33 @@ async fn a_real_prometheus_scrapes_and_queries_herald() {
         assert!(
             Instant::now() < deadline,
             "Prometheus never saw the send: {answer:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+
+    // The waits of a message's life reach Prometheus too.
+    let query = "sum(herald_accept_to_submitted_seconds_count) * on() group_left count(herald_outbox_depth)";
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let answer: Option<Value> = match smoke
+            .http
+            .get(format!("http://127.0.0.1:{web}/api/v1/query"))
+            .query(&[("query", query)])
+            .send()
+            .await
+        {
+            Ok(response) => response.json().await.ok(),
+            Err(_) => None,
+        };
+        let value = answer
+            .as_ref()
+            .and_then(|a| a["data"]["result"][0]["value"][1].as_str());
+        if value == Some("1") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Prometheus never saw the wait or the outbox: {answer:?}"
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }

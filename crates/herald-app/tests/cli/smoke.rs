@@ -105,6 +105,11 @@ fn make_run_recipe() -> String {
 }
 
 impl Smoke {
+    /// The demo organization's id.
+    pub(crate) fn organization(&self) -> &str {
+        &self.banner.org
+    }
+
     pub(crate) async fn start(settings: Vec<(String, String)>) -> Self {
         let folder = tempfile::Builder::new()
             .prefix("herald-smoke-")

@@ -1,7 +1,7 @@
 use super::new_id;
 use crate::dispatch::{InboundRecord, ParkedCallback, StatusUpdate, StoredCallback};
 use crate::ids::{EventId, MediaId, MessageId};
-use crate::message::EventSource;
+use crate::message::{EventSource, MessageStatus};
 use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport};
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
 use crate::status::StatusReport;
@@ -17,6 +17,9 @@ pub struct CallbackReport {
     pub duplicates: usize,
     /// Items that could not be used, with the reason (unknown number or message, unparseable item).
     pub skipped: Vec<String>,
+    /// For each message this callback moved to `delivered`: how long after its submission the network
+    /// says it was delivered.
+    pub submitted_to_delivered: Vec<Duration>,
 }
 
 /// Failures after which a stored callback is parked rather than retried by the backlog sweep.
@@ -230,7 +233,18 @@ impl ProcessCallbacks {
                 status.network_message_id
             )),
             Some(applied) => match applied.transition {
-                crate::status::Transition::Applied { .. } => report.statuses_applied += 1,
+                crate::status::Transition::Applied { .. } => {
+                    report.statuses_applied += 1;
+                    let times = &applied.message.timestamps;
+                    if applied.message.status == MessageStatus::Delivered
+                        && let (Some(submitted), Some(delivered)) = (times.submitted, times.delivered)
+                    {
+                        // The network's clock against Herald's: a skew must not make it negative.
+                        report
+                            .submitted_to_delivered
+                            .push((delivered - submitted).max(Duration::zero()));
+                    }
+                }
                 crate::status::Transition::Recorded { .. } => report.statuses_recorded_only += 1,
             },
         }

@@ -1,6 +1,6 @@
 use super::new_id;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
-use crate::ids::{EventId, JobId, MediaId};
+use crate::ids::{EventId, JobId, MediaId, OrganizationId, SenderId};
 use crate::media::{MediaCatalog, MediaRecord, MediaStore, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
 use crate::message::{MessageError, MessageStatus};
 use crate::network::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
@@ -70,6 +70,51 @@ pub struct DispatchReport {
     pub claims_lost: usize,
 }
 
+/// How one claimed job's round ended, as [`DispatchReport`] counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchOutcome {
+    Submitted,
+    Retried,
+    Failed,
+    AwaitingCallback,
+    Held,
+    AlreadyDone,
+    ClaimLost,
+}
+
+impl DispatchOutcome {
+    /// The name monitoring gives it (`herald_dispatch_total{outcome}`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Submitted => "submitted",
+            Self::Retried => "retried",
+            Self::Failed => "failed",
+            Self::AwaitingCallback => "awaiting_callback",
+            Self::Held => "held",
+            Self::AlreadyDone => "already_done",
+            Self::ClaimLost => "claim_lost",
+        }
+    }
+}
+
+/// One job of a round, for monitoring: whose it was and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchedJob {
+    pub organization_id: OrganizationId,
+    pub sender_id: SenderId,
+    pub outcome: DispatchOutcome,
+    /// For a submission: how long the message waited from its acceptance until the network took it.
+    pub accept_to_submitted: Option<Duration>,
+}
+
+/// A round's counts and its recorded jobs one by one (a job whose outcome could not be recorded is in
+/// neither).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DispatchRound {
+    pub report: DispatchReport,
+    pub jobs: Vec<DispatchedJob>,
+}
+
 /// Sends queued messages to the network (flow 2 of the architecture).
 pub struct DispatchMessages {
     ports: DispatchPorts,
@@ -95,8 +140,16 @@ impl DispatchMessages {
     /// A store failure while claiming. When outcomes cannot be recorded together they are recorded one by
     /// one, so a failure costs only its own job: that job is reclaimed when its lease expires (and then it
     /// waits for a callback before any resend).
-    #[tracing::instrument(name = "dispatch_round", skip_all)]
     pub async fn run_once(&self) -> Result<DispatchReport, StoreError> {
+        Ok(self.run_round().await?.report)
+    }
+
+    /// [`Self::run_once`], answering each recorded job as well as the counts (what the metrics need).
+    ///
+    /// # Errors
+    /// As [`Self::run_once`].
+    #[tracing::instrument(name = "dispatch_round", skip_all)]
+    pub async fn run_round(&self) -> Result<DispatchRound, StoreError> {
         let token = ClaimToken(self.ports.ids.next_ulid());
         let now = self.ports.clock.now();
         let jobs = self
@@ -109,6 +162,12 @@ impl DispatchMessages {
             ..DispatchReport::default()
         };
         let outstanding: Mutex<Vec<JobId>> = Mutex::new(jobs.iter().map(|job| job.job_id).collect());
+        // What the completion does not carry: the job's sender and its message's acceptance time.
+        let origins: std::collections::HashMap<JobId, (SenderId, Timestamp)> = jobs
+            .iter()
+            .map(|job| (job.job_id, (job.sender.id, job.message.created_at)))
+            .collect();
+        let mut dispatched = Vec::with_capacity(jobs.len());
         let round = std::pin::pin!(super::record_as_they_come(
             jobs.into_iter().map(|job| {
                 let outstanding = &outstanding;
@@ -129,18 +188,49 @@ impl DispatchMessages {
             Either::Right(((), round)) => round.await,
         };
         for (completion, result) in recorded {
+            let origin = origins.get(&completion.job_id).copied();
+            let mut job = |outcome: DispatchOutcome| {
+                if let Some((sender_id, accepted_at)) = origin {
+                    dispatched.push(DispatchedJob {
+                        organization_id: completion.organization_id,
+                        sender_id,
+                        outcome,
+                        accept_to_submitted: (outcome == DispatchOutcome::Submitted)
+                            .then(|| (completion.at - accepted_at).max(Duration::zero())),
+                    });
+                }
+            };
             match result {
                 Ok(true) => match completion.outcome {
-                    JobOutcome::Submitted { .. } => report.submitted += 1,
-                    JobOutcome::Retry { .. } => report.retried += 1,
-                    JobOutcome::Failed { .. } => report.failed += 1,
-                    JobOutcome::AwaitCallback { .. } => report.awaiting_callback += 1,
-                    JobOutcome::Hold { .. } => report.held += 1,
-                    JobOutcome::AlreadyDone => report.already_done += 1,
+                    JobOutcome::Submitted { .. } => {
+                        report.submitted += 1;
+                        job(DispatchOutcome::Submitted);
+                    }
+                    JobOutcome::Retry { .. } => {
+                        report.retried += 1;
+                        job(DispatchOutcome::Retried);
+                    }
+                    JobOutcome::Failed { .. } => {
+                        report.failed += 1;
+                        job(DispatchOutcome::Failed);
+                    }
+                    JobOutcome::AwaitCallback { .. } => {
+                        report.awaiting_callback += 1;
+                        job(DispatchOutcome::AwaitingCallback);
+                    }
+                    JobOutcome::Hold { .. } => {
+                        report.held += 1;
+                        job(DispatchOutcome::Held);
+                    }
+                    JobOutcome::AlreadyDone => {
+                        report.already_done += 1;
+                        job(DispatchOutcome::AlreadyDone);
+                    }
                 },
                 Ok(false) => {
                     tracing::warn!(job = %completion.job_id, "claim lost before the outcome was recorded");
                     report.claims_lost += 1;
+                    job(DispatchOutcome::ClaimLost);
                 }
                 Err(error) => {
                     tracing::warn!(
@@ -151,7 +241,20 @@ impl DispatchMessages {
                 }
             }
         }
-        Ok(report)
+        Ok(DispatchRound {
+            report,
+            jobs: dispatched,
+        })
+    }
+
+    /// Each sender's jobs not done yet and when the oldest due one became due, with the time they were read
+    /// at (the ages are measured from it).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn backlog(&self) -> Result<(Timestamp, Vec<crate::dispatch::SenderBacklog>), StoreError> {
+        let now = self.ports.clock.now();
+        Ok((now, self.ports.outbox.backlog(now).await?))
     }
 
     /// Every third of the lease, extends the lease of the round's jobs that have no outcome yet; returns

@@ -403,6 +403,13 @@ pub struct DeliveryReport {
     pub claims_lost: usize,
 }
 
+/// A round's counts, and how long each delivery it attempted for the first time had waited since its event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeliveryRound {
+    pub report: DeliveryReport,
+    pub first_attempt_lags: Vec<Duration>,
+}
+
 /// The webhook dispatcher (flow 4): claims due deliveries and attempts them concurrently.
 pub struct DeliverWebhooks {
     webhooks: Arc<dyn WebhookStore>,
@@ -441,8 +448,24 @@ impl DeliverWebhooks {
     /// # Errors
     /// A store failure while claiming; a failure recording one outcome leaves that delivery to be reclaimed
     /// when its lease expires (at-least-once delivery).
-    #[tracing::instrument(name = "webhook_round", skip_all)]
     pub async fn run_once(&self) -> Result<DeliveryReport, StoreError> {
+        Ok(self.run_round().await?.report)
+    }
+
+    /// How many deliveries are pending, every organization's.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn pending(&self) -> Result<u64, StoreError> {
+        self.webhooks.count_pending_deliveries().await
+    }
+
+    /// [`Self::run_once`], answering the first attempts' lags as well (what the metrics need).
+    ///
+    /// # Errors
+    /// As [`Self::run_once`].
+    #[tracing::instrument(name = "webhook_round", skip_all)]
+    pub async fn run_round(&self) -> Result<DeliveryRound, StoreError> {
         let token = ClaimToken(self.ids.next_ulid());
         let now = self.clock.now();
         let claimed = self
@@ -459,6 +482,12 @@ impl DeliverWebhooks {
             claimed: claimed.len(),
             ..DeliveryReport::default()
         };
+        // Measured at the claim, which the attempt follows at once.
+        let first_attempt_lags = claimed
+            .iter()
+            .filter(|delivery| delivery.attempt_number == 1)
+            .map(|delivery| (now - delivery.created_at).max(Duration::zero()))
+            .collect();
         // Each attempt's completion is recorded as soon as it is in, together with every other one that
         // came in meanwhile: a slow endpoint never holds a quick one's leases (which count against its
         // in-flight cap) until the round ends.
@@ -490,7 +519,10 @@ impl DeliverWebhooks {
                 }
             }
         }
-        Ok(report)
+        Ok(DeliveryRound {
+            report,
+            first_attempt_lags,
+        })
     }
 
     /// Records completions in one transaction (one commit for them all rather than one each), or one by one

@@ -202,6 +202,7 @@ impl World {
             readiness: Arc::new(FixedReadiness(self.ready)),
             trusted_proxies: self.trusted_proxies,
             auth_failures: self.auth_failures,
+            metrics_organization_labels: false,
         })
     }
 }

@@ -825,3 +825,67 @@ pub async fn outbox_concurrent_claims_complete_every_job_once(ports: Ports) {
             .is_empty()
     );
 }
+
+/// The backlog lists each sender with jobs not done (pending or in flight) and when its oldest due pending
+/// job became due; jobs not yet due count in the depth only, done ones not at all, and each organization's
+/// sender is its own line.
+pub async fn outbox_backlog_counts_open_jobs_per_sender(ports: Ports) {
+    assert!(
+        ports.outbox.backlog(at(0)).await.expect("backlog").is_empty(),
+        "an empty outbox has no backlog"
+    );
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    for i in 0..3 {
+        let message = text_message(org.id, &sender, "+15551234567", at(i));
+        let mut request = accept_request(&message, None, None);
+        request.job.available_at = at(i);
+        accept_ok(&ports, &request).await;
+    }
+    let later = text_message(org.id, &sender, "+15551234567", at(3));
+    let mut later_request = accept_request(&later, None, None);
+    later_request.job.available_at = at(40);
+    accept_ok(&ports, &later_request).await;
+    let (other, other_sender) = new_organization_with_sender(&ports, "starter").await;
+    let message = text_message(other.id, &other_sender, "+15551234567", at(5));
+    let mut request = accept_request(&message, None, None);
+    request.job.available_at = at(5);
+    accept_ok(&ports, &request).await;
+
+    let backlog_at = |now: Timestamp| {
+        let ports = &ports;
+        async move {
+            let mut lines = ports.outbox.backlog(now).await.expect("backlog");
+            lines.sort_by_key(|line| line.organization_id != org.id);
+            lines
+        }
+    };
+    let lines = backlog_at(at(2)).await;
+    assert_eq!(lines.len(), 2, "one line per sender with open jobs: {lines:?}");
+    assert_eq!(
+        (lines[0].organization_id, lines[0].sender_id),
+        (org.id, sender.id)
+    );
+    assert_eq!(lines[0].depth, 4, "due or not, every pending job counts");
+    assert_eq!(lines[0].oldest_due, Some(at(0)));
+    assert_eq!(
+        (lines[1].organization_id, lines[1].sender_id, lines[1].depth),
+        (other.id, other_sender.id, 1)
+    );
+    assert_eq!(lines[1].oldest_due, None, "its job is not due before at(5)");
+
+    // Claimed jobs still count in the depth, but are no longer waiting to be taken.
+    let round = token();
+    let claimed = claim(&ports, round, at(10), 1).await;
+    assert_eq!(claimed.len(), 1);
+    let lines = backlog_at(at(10)).await;
+    assert_eq!(lines[0].depth, 4);
+    let oldest = lines[0].oldest_due.expect("two jobs are still due");
+    assert!(oldest > at(0), "the claimed job is no longer the oldest due one");
+
+    // A done job leaves the backlog.
+    let done = completion(&claimed[0], round, JobOutcome::AlreadyDone, at(11));
+    assert!(complete(&ports, &done).await);
+    let lines = backlog_at(at(11)).await;
+    assert_eq!(lines[0].depth, 3);
+    assert_eq!(lines[1].depth, 1);
+}

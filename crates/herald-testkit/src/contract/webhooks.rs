@@ -1447,3 +1447,49 @@ pub async fn webhooks_delete_cascades(ports: Ports) {
         vec![kept.id]
     );
 }
+
+/// Pending deliveries are counted whatever their organization; a delivery that succeeded or failed is not.
+/// A claimed delivery carries its creation time (its event's).
+pub async fn webhooks_pending_deliveries_are_counted(ports: Ports) {
+    assert_eq!(pending(&ports).await, 0);
+    let org = new_organization(&ports, "business").await;
+    let other = new_organization(&ports, "business").await;
+    let a = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let b = new_endpoint(&ports, &other, EventSelection::ALL, 1).await;
+    test_event(&ports, &a, at(10)).await;
+    test_event(&ports, &a, at(11)).await;
+    test_event(&ports, &b, at(12)).await;
+    assert_eq!(pending(&ports).await, 3);
+
+    let round = token();
+    let mut claimed = claim_deliveries(&ports, round, at(20), 10, 10).await;
+    claimed.sort_by_key(|c| c.created_at);
+    assert_eq!(
+        claimed.iter().map(|c| c.created_at).collect::<Vec<_>>(),
+        [at(10), at(11), at(12)],
+        "a claimed delivery carries when its event was written"
+    );
+    assert_eq!(pending(&ports).await, 3, "claimed deliveries are still pending");
+    assert!(complete(&ports, &outcome(&claimed[0], round, at(21), true, None, None)).await);
+    assert!(complete(&ports, &outcome(&claimed[1], round, at(21), false, None, None)).await);
+    assert!(
+        complete(
+            &ports,
+            &outcome(&claimed[2], round, at(21), false, Some(at(90)), None)
+        )
+        .await
+    );
+    assert_eq!(
+        pending(&ports).await,
+        1,
+        "only the delivery to be retried is pending"
+    );
+}
+
+async fn pending(ports: &Ports) -> u64 {
+    ports
+        .webhooks
+        .count_pending_deliveries()
+        .await
+        .expect("count_pending_deliveries")
+}

@@ -681,6 +681,7 @@ fn a_mixed_callback_counts_each_item_and_marks_once_with_every_note() {
             inbound_recorded: 1,
             duplicates: 0,
             skipped: vec!["entry 2: no statuses or messages".into(), unknown],
+            submitted_to_delivered: vec![],
         }
     );
 }
@@ -886,5 +887,34 @@ fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
                 parked: usize::from(parked)
             }
         );
+    }
+}
+
+/// A status that moves a message to `delivered` reports how long after its submission it was delivered;
+/// another status does not.
+#[test]
+fn a_delivery_reports_its_time_since_submission() {
+    for (status, expected) in [
+        (MessageStatus::Delivered, vec![seconds(80)]),
+        (MessageStatus::Sent, vec![]),
+    ] {
+        let mut ports = Ports::new();
+        ports
+            .decodes(
+                1,
+                Ok(parsed(
+                    vec![NetworkEvent::Status(status_report(ReportedStatus::Delivered))],
+                    vec![],
+                )),
+            )
+            .knows_default_sender()
+            .never_looks_up_by_network_id()
+            .marks(1, None);
+        let mut answer = applied(status);
+        answer.message.timestamps.submitted = Some(now() - seconds(90));
+        answer.message.timestamps.delivered = Some(now() - seconds(10));
+        let _seen = ports.applies(Some(answer));
+        let report = run(ports.use_case().process(&callback(1))).unwrap();
+        assert_eq!(report.submitted_to_delivered, expected, "{status:?}");
     }
 }

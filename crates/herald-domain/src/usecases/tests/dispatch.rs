@@ -1156,3 +1156,36 @@ mod stored_media {
         path
     }
 }
+
+/// A round answers each recorded job with its organization, sender and outcome, and for a submission how
+/// long the message waited since it was accepted.
+#[test]
+fn a_round_reports_each_job_and_the_wait_of_a_submission() {
+    let mut ports = Ports::new();
+    ports.paces(1).never_random().sends(
+        1,
+        Ok(NetworkReceipt {
+            network_message_id: wamid(1),
+        }),
+    );
+    let waited = job(1);
+    ports.claims(vec![waited.clone()]);
+    let _seen = ports.completes(true);
+
+    let round = run(ports.dispatcher().run_round()).unwrap();
+
+    assert_eq!(round.report, one_claimed(|r| r.submitted = 1));
+    assert!(
+        now() > waited.message.created_at,
+        "the message was accepted before the round"
+    );
+    assert_eq!(
+        round.jobs,
+        [crate::usecases::DispatchedJob {
+            organization_id: org_id(),
+            sender_id: waited.sender.id,
+            outcome: crate::usecases::DispatchOutcome::Submitted,
+            accept_to_submitted: Some(now() - waited.message.created_at),
+        }]
+    );
+}

@@ -54,6 +54,7 @@ fn claimed(n: u128, url: &str) -> ClaimedDelivery {
         event_type: CustomerEventType::WebhookTest,
         payload: format!(r#"{{"type":"webhook.test","n":{n}}}"#),
         attempt_number: 1,
+        created_at: now() - seconds(30),
     }
 }
 
@@ -483,4 +484,23 @@ fn a_rotated_secret_is_sealed_for_the_endpoint_it_belongs_to() {
     );
 
     run(manage.rotate_secret(&org_id(), &target.id)).unwrap();
+}
+
+/// A round answers how long each delivery attempted for the first time waited since its event; a retry's
+/// wait is not a first attempt's lag.
+#[test]
+fn a_round_reports_the_lag_of_first_attempts_only() {
+    let mut webhooks = MockWebhookStore::new();
+    let mut retried = claimed(2, "https://b.example/hook");
+    retried.attempt_number = 2;
+    retried.created_at = now() - seconds(600);
+    claims(&mut webhooks, vec![claimed(1, "https://a.example/hook"), retried]);
+    webhooks
+        .expect_complete_deliveries()
+        .returning(|completions| Ok(vec![true; completions.len()]));
+
+    let round = run(deliverer(webhooks, None).run_round()).unwrap();
+
+    assert_eq!(round.report.succeeded, 2);
+    assert_eq!(round.first_attempt_lags, [seconds(30)]);
 }
