@@ -1,5 +1,5 @@
 //! The bodies of customer events (docs/api.md §9). Stores build them in the transaction that writes the event, so
-//! what a customer receives is exactly what was recorded at that moment; every store (and the in-memory fake)
+//! what a customer receives is exactly what was recorded at that moment; every store
 //! uses these builders, so the wire format is defined once.
 
 use chrono::SecondsFormat;

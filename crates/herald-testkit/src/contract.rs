@@ -1,5 +1,5 @@
 //! The store ports' contract: one scripted scenario per `pub async fn`, run by every adapter against its
-//! real backend through [`crate::contract_suite!`], and by this crate against [`crate::memory::InMemoryStore`].
+//! real backend through [`crate::contract_suite!`].
 //!
 //! Each scenario takes the ports of a FRESH store (seeded plans only) and fails with a message saying
 //! which documented rule of `herald_domain::ports` broke. Scenarios create everything they use with the
@@ -206,7 +206,7 @@ pub const SCENARIOS: &[&str] = &[
 /// `rt-multi-thread`).
 ///
 /// ```ignore
-/// herald_testkit::contract_suite!(async { herald_testkit::memory::InMemoryStore::new().ports() });
+/// herald_testkit::contract_suite!(async { my_store::fresh_ports().await });
 /// ```
 #[macro_export]
 macro_rules! contract_suite {
@@ -353,4 +353,38 @@ async fn accept_all(ports: &Ports, messages: &[Message]) {
 
 fn ids(messages: &[Message]) -> Vec<herald_domain::ids::MessageId> {
     messages.iter().map(|m| m.id).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every scenario the suite declares is a test of each adapter; this catches a scenario added to
+    /// [`super::SCENARIOS`] but not to the macro (or the reverse), which would silently go untested.
+    #[test]
+    fn the_macro_declares_every_scenario() {
+        assert_eq!(
+            declared_scenarios(include_str!("contract.rs"), "contract_suite"),
+            super::SCENARIOS
+        );
+        assert_eq!(
+            declared_scenarios(include_str!("contract/media_store.rs"), "media_store_suite"),
+            super::MEDIA_STORE_SCENARIOS
+        );
+    }
+
+    #[allow(
+        clippy::expect_used,
+        reason = "test helper: a missing macro must fail the test"
+    )]
+    fn declared_scenarios<'a>(source: &'a str, name: &str) -> Vec<&'a str> {
+        let (_, macro_body) = source
+            .split_once(&format!("macro_rules! {name}"))
+            .expect("the macro is defined in its file");
+        macro_body
+            .lines()
+            .map(str::trim)
+            .take_while(|line| !line.starts_with(");"))
+            .filter_map(|line| line.strip_suffix(','))
+            .filter(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+            .collect()
+    }
 }

@@ -2,14 +2,11 @@
 //!
 //! - [`contract`]: the store ports' contract, one scripted scenario per function, run by every adapter
 //!   against its real backend through [`contract_suite!`];
-//! - [`memory`]: an in-memory store that passes that contract, for use-case tests;
 //! - [`fixtures`]: a settable clock, sequential ids, deterministic secrets, and builders of valid domain
 //!   values (the simulator's seeded templates among them).
 
 pub mod contract;
 pub mod files;
 pub mod fixtures;
-pub mod memory;
 
 pub use contract::Ports;
-pub use memory::InMemoryStore;
