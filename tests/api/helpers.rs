@@ -309,6 +309,7 @@ pub async fn fill_quota(
                     sender_id: sender.id,
                     available_at: now,
                     deadline: now + chrono::TimeDelta::hours(24),
+                    trace: None,
                 },
                 quota: QuotaCharge {
                     period: BillingPeriod::containing(now),

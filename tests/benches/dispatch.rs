@@ -214,6 +214,7 @@ async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
                     sender_id: sender.id,
                     available_at: now,
                     deadline: now + chrono::TimeDelta::hours(24),
+                    trace: None,
                 },
                 quota: QuotaCharge {
                     period: BillingPeriod::containing(now),

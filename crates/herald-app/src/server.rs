@@ -176,6 +176,7 @@ impl Services {
             self.clock.clone(),
             self.ids.clone(),
         )
+        .with_trace_links(crate::telemetry::trace_links())
     }
 
     /// Endpoint management, checking URLs with the configured destination rules.
@@ -219,7 +220,8 @@ impl Services {
                 ),
                 ..DeliverySettings::default()
             },
-        ))
+        )
+        .with_trace_links(crate::telemetry::trace_links()))
     }
 
     fn api_context(
@@ -250,7 +252,8 @@ impl Services {
                     ),
                     ..SendSettings::default()
                 },
-            ),
+            )
+            .with_trace_links(crate::telemetry::trace_links()),
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
@@ -348,6 +351,7 @@ impl Services {
             },
             dispatch_settings(settings),
         )
+        .with_trace_links(crate::telemetry::trace_links())
     }
 }
 

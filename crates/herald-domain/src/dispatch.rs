@@ -66,6 +66,8 @@ pub struct ClaimedJob {
     pub message: Message,
     pub sender: SenderNumber,
     pub account_status: AccountStatus,
+    /// The trace of the request that accepted the message.
+    pub trace: Option<crate::trace::TraceContext>,
 }
 
 /// One sender's outbox jobs that are not done yet, as monitoring samples them.
@@ -131,6 +133,8 @@ pub struct StatusApplied {
     pub transition: Transition,
     /// The message after the update.
     pub message: Message,
+    /// The trace of the request that accepted the message.
+    pub trace: Option<crate::trace::TraceContext>,
 }
 
 /// An inbound message to record, routed to its organization and sender.

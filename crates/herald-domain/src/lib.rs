@@ -21,6 +21,7 @@ pub mod ports;
 pub mod status;
 pub mod template;
 pub mod time;
+pub mod trace;
 pub mod usecases;
 pub mod values;
 pub mod webhook;

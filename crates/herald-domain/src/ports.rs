@@ -308,6 +308,8 @@ pub struct OutboxJob {
     pub available_at: Timestamp,
     /// Retries stop after this; the message fails.
     pub deadline: Timestamp,
+    /// The trace of the request that accepted the message, kept with the message for the work after it.
+    pub trace: Option<crate::trace::TraceContext>,
 }
 
 /// The monthly quota this accept counts against.

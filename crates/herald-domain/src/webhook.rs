@@ -232,6 +232,8 @@ pub struct ClaimedDelivery {
     /// When the delivery was made: with its event, by the fan-out (so the first attempt's lag is measured
     /// from it).
     pub created_at: Timestamp,
+    /// The trace of the event's message, when it has one.
+    pub trace: Option<crate::trace::TraceContext>,
 }
 
 /// How an attempt ended, as the transport reports it.

@@ -168,7 +168,10 @@ pub(crate) struct PreparedAccept {
 impl PreparedAccept {
     pub(crate) fn new(request: &AcceptRequest) -> Result<Self, StoreError> {
         Ok(Self {
-            message: MessageRow::new(&request.message)?,
+            message: MessageRow {
+                trace_context: request.job.trace.as_ref().map(|t| t.as_str().to_owned()),
+                ..MessageRow::new(&request.message)?
+            },
             event: EventRow::new(&request.event)?,
             job: request.job.clone(),
             period: request.quota.period.as_str().to_owned(),

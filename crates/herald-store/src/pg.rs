@@ -474,11 +474,11 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     diesel::sql_query(
         "INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, \
          client_reference, status, network_message_id, error, created_at, updated_at, accepted_at, submitted_at, \
-         sent_at, delivered_at, read_at, failed_at) \
+         sent_at, delivered_at, read_at, failed_at, trace_context) \
          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
          $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[], \
          $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], \
-         $19::timestamptz[])",
+         $19::timestamptz[], $20::text[])",
     )
     .bind::<Array<Text>, _>(m(|i| i.message.id.clone()))
     .bind::<Array<Text>, _>(m(|i| i.message.organization_id.clone()))
@@ -499,6 +499,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.delivered_at))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.read_at))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.failed_at))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.trace_context.clone()))
     .execute(conn)
     .await?;
     diesel::sql_query(

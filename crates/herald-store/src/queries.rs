@@ -59,6 +59,7 @@ macro_rules! port_impls {
             use herald_domain::status::{self, StatusReport, StatusState, Transition};
             use herald_domain::template::{LanguageCode, Template, TemplateName};
             use herald_domain::time::{BillingPeriod, Timestamp};
+            use herald_domain::trace::TraceContext;
             use herald_domain::values::PhoneNumber;
             use herald_domain::webhook::{
                 ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus,
@@ -155,6 +156,7 @@ macro_rules! port_impls {
                         events::payload.eq(&event.payload),
                         events::occurred_at.eq(event.occurred_at),
                         events::created_at.eq(event.created_at),
+                        events::trace_context.eq(&event.trace_context),
                     ))
                     .execute(conn)
                     .await?;
@@ -325,6 +327,7 @@ macro_rules! port_impls {
                 let Some(row) = row else {
                     return Ok(None);
                 };
+                let trace = row.trace();
                 let mut message = Message::try_from(row)?;
                 let current = StatusState {
                     status: message.status,
@@ -401,6 +404,7 @@ macro_rules! port_impls {
                             payload: to_json("event payload", &payload)?,
                             occurred_at: update.report.occurred_at,
                             created_at: update.recorded_at,
+                            trace_context: trace.as_ref().map(|t| t.as_str().to_owned()),
                         },
                     )
                     .await?;
@@ -408,6 +412,7 @@ macro_rules! port_impls {
                 Ok(Some(StatusApplied {
                     transition,
                     message,
+                    trace,
                 }))
             }
 
@@ -906,6 +911,7 @@ macro_rules! port_impls {
                             messages::delivered_at.eq(message.delivered_at),
                             messages::read_at.eq(message.read_at),
                             messages::failed_at.eq(message.failed_at),
+                            messages::trace_context.eq(&message.trace_context),
                         ),
                     ))
                     .execute(conn)
@@ -1733,6 +1739,7 @@ macro_rules! port_impls {
                                 payload: to_json("event payload", &payload)?,
                                 occurred_at: inbound.received_at,
                                 created_at: record.recorded_at,
+                                trace_context: None,
                             },
                         )
                         .await?;
@@ -1904,6 +1911,7 @@ macro_rules! port_impls {
                 delivery: DeliveryRow,
                 endpoint: WebhookEndpointRow,
                 payload: String,
+                trace: Option<&str>,
             ) -> Result<ClaimedDelivery, StoreError> {
                 let attempt_number = delivery.next_attempt_number()?;
                 let delivery = delivery.into_delivery(Vec::new())?;
@@ -1916,6 +1924,7 @@ macro_rules! port_impls {
                     payload,
                     attempt_number,
                     created_at: delivery.created_at,
+                    trace: trace.and_then(TraceContext::parse),
                 })
             }
 
@@ -2165,6 +2174,7 @@ macro_rules! port_impls {
                         payload: test.payload.clone(),
                         occurred_at: at,
                         created_at: at,
+                        trace_context: None,
                     };
                     let recorded = write_tx!(self, |conn| {
                         // The endpoint's row is the lock concurrent tests take in turn (PostgreSQL; SQLite's
@@ -2356,14 +2366,17 @@ macro_rules! port_impls {
                                 webhook_deliveries::all_columns,
                                 webhook_endpoints::all_columns,
                                 events::payload,
+                                events::trace_context,
                             ))
-                            .load::<(DeliveryRow, WebhookEndpointRow, String)>(conn)
+                            .load::<(DeliveryRow, WebhookEndpointRow, String, Option<String>)>(conn)
                             .await?;
                         Ok(rows)
                     })
                     .map_err(TxError::into_store)?;
                     rows.into_iter()
-                        .map(|(delivery, endpoint, payload)| claimed_delivery(delivery, endpoint, payload))
+                        .map(|(delivery, endpoint, payload, trace)| {
+                            claimed_delivery(delivery, endpoint, payload, trace.as_deref())
+                        })
                         .collect()
                 }
 

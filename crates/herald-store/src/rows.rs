@@ -26,6 +26,7 @@ use herald_domain::organization::{
 };
 use herald_domain::ports::{IdempotencyBegin, StoreError};
 use herald_domain::template::{LanguageCode, Template, TemplateName, TemplateStatus, TemplateStructure};
+use herald_domain::trace::TraceContext;
 use herald_domain::values::{ClientReference, DisplayName, FileName, PhoneNumber, RequestFingerprint};
 use herald_domain::webhook::{
     Delivery, DeliveryAttempt, DeliveryStatus, EventSelection, WebhookEndpoint, WebhookUrl,
@@ -324,6 +325,8 @@ pub(crate) struct MessageRow {
     pub delivered_at: Option<Time>,
     pub read_at: Option<Time>,
     pub failed_at: Option<Time>,
+    /// Written once, at accept; not a part of [`Message`].
+    pub trace_context: Option<String>,
 }
 
 impl MessageRow {
@@ -349,7 +352,14 @@ impl MessageRow {
             delivered_at: t.delivered,
             read_at: t.read,
             failed_at: t.failed,
+            trace_context: None,
         })
+    }
+
+    /// The stored trace context, if it is one (a value that is not is dropped, never an error: a trace
+    /// is not worth failing a message for).
+    pub(crate) fn trace(&self) -> Option<TraceContext> {
+        self.trace_context.as_deref().and_then(TraceContext::parse)
     }
 }
 
@@ -607,6 +617,7 @@ impl ClaimedRow {
         sender: SenderRow,
         status: &str,
     ) -> Result<ClaimedJob, StoreError> {
+        let trace = message.trace();
         Ok(ClaimedJob {
             job_id: parse("job id", JobId::parse(&self.id))?,
             organization_id: parse("organization id", OrganizationId::parse(&self.organization_id))?,
@@ -616,6 +627,7 @@ impl ClaimedRow {
             message: message.try_into()?,
             sender: sender.try_into()?,
             account_status: parse("account status", AccountStatus::parse(status))?,
+            trace,
         })
     }
 }
@@ -694,6 +706,8 @@ pub(crate) struct CustomerEventRow {
     pub payload: String,
     pub occurred_at: Time,
     pub created_at: Time,
+    /// The trace of the event's message, copied from it when the event is written.
+    pub trace_context: Option<String>,
 }
 
 pub(crate) fn parse_event_type(value: &str) -> Result<CustomerEventType, StoreError> {

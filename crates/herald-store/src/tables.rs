@@ -100,6 +100,7 @@ macro_rules! define_tables {
                 delivered_at -> Nullable<Moment>,
                 read_at -> Nullable<Moment>,
                 failed_at -> Nullable<Moment>,
+                trace_context -> Nullable<Text>,
             }
         }
 
@@ -249,6 +250,7 @@ macro_rules! define_tables {
                 payload -> Text,
                 occurred_at -> Moment,
                 created_at -> Moment,
+                trace_context -> Nullable<Text>,
             }
         }
 

@@ -448,6 +448,7 @@ pub fn accept_request(
             sender_id: message.sender_id,
             available_at: now,
             deadline: now + TimeDelta::hours(24),
+            trace: None,
         },
         quota: QuotaCharge {
             period: BillingPeriod::containing(now),

@@ -16,19 +16,35 @@ use std::time::{Duration, Instant};
 /// An OTLP/HTTP receiver: answers every `POST /v1/traces` with 200 and keeps the spans.
 fn collector(port: u16) -> Arc<Mutex<Vec<Span>>> {
     let spans = Arc::new(Mutex::new(Vec::new()));
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
     let kept = spans.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            let kept = kept.clone();
-            std::thread::spawn(move || serve_connection(stream, &kept));
-        }
+    serve(port, move |path, body| {
+        assert_eq!(path, "/v1/traces");
+        let request = ExportTraceServiceRequest::decode(body).unwrap();
+        kept.lock().unwrap().extend(
+            request
+                .resource_spans
+                .into_iter()
+                .flat_map(|r| r.scope_spans)
+                .flat_map(|s| s.spans),
+        );
     });
     spans
 }
 
-fn serve_connection(stream: std::net::TcpStream, kept: &Mutex<Vec<Span>>) {
+/// A minimal HTTP/1.1 server on `port`: hands each request's path and body to `handle` and answers 200.
+fn serve(port: u16, handle: impl Fn(&str, &[u8]) + Send + Sync + 'static) {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let handle = Arc::new(handle);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            let handle = handle.clone();
+            std::thread::spawn(move || serve_connection(stream, handle.as_ref()));
+        }
+    });
+}
+
+fn serve_connection(stream: std::net::TcpStream, handle: &dyn Fn(&str, &[u8])) {
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
     loop {
@@ -55,19 +71,9 @@ fn serve_connection(stream: std::net::TcpStream, kept: &Mutex<Vec<Span>>) {
         }
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
-        assert_eq!(path, "/v1/traces");
-        let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
-        kept.lock().unwrap().extend(
-            request
-                .resource_spans
-                .into_iter()
-                .flat_map(|r| r.scope_spans)
-                .flat_map(|s| s.spans),
-        );
+        handle(&path, &body);
         writer
-            .write_all(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n",
-            )
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
             .unwrap();
     }
 }
@@ -83,10 +89,50 @@ fn attribute(span: &Span, key: &str) -> Option<String> {
         })
 }
 
+/// The spans of `trace` received so far, once every name of `wanted` is among them.
+async fn spans_of(spans: &Mutex<Vec<Span>>, trace: &str, wanted: &[&str]) -> Vec<Span> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let ours: Vec<Span> = spans
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|span| hex::encode(&span.trace_id) == trace)
+            .cloned()
+            .collect();
+        let names: Vec<&str> = ours.iter().map(|span| span.name.as_str()).collect();
+        if wanted.iter().all(|name| names.contains(name)) {
+            return ours;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "spans of the trace so far: {names:?}; all: {:?}",
+            spans
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|span| (span.name.clone(), hex::encode(&span.trace_id)))
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
+    spans.iter().filter(|span| span.name == name).collect()
+}
+
+/// One trace from the caller's `POST` to the customer's webhook: the request, the accept, the dispatch and
+/// its network call, each status the network reports, and each delivery of the message's events, every
+/// span with the request's id, though all but the first two run after the request has been answered.
 #[tokio::test]
-async fn a_send_continues_the_callers_trace_with_connected_spans_carrying_the_request_id() {
+async fn a_send_is_one_trace_from_the_callers_request_to_the_webhook_deliveries() {
     let port = free_port();
     let spans = collector(port);
+    let receiver_port = free_port();
+    let received = Arc::new(Mutex::new(0_usize));
+    let counted = received.clone();
+    serve(receiver_port, move |_, _| *counted.lock().unwrap() += 1);
     let smoke = Smoke::start(vec![
         (
             "HERALD_OTLP_ENDPOINT".to_owned(),
@@ -94,8 +140,22 @@ async fn a_send_continues_the_callers_trace_with_connected_spans_carrying_the_re
         ),
         // The SDK's batch delay, so the test waits half a second rather than five.
         ("OTEL_BSP_SCHEDULE_DELAY".to_owned(), "200".to_owned()),
+        (
+            "HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS".to_owned(),
+            "true".to_owned(),
+        ),
+        ("HERALD_ALLOW_INSECURE_WEBHOOKS".to_owned(), "true".to_owned()),
     ])
     .await;
+    let endpoint = smoke
+        .http
+        .post(smoke.url("/api/v1/webhooks"))
+        .bearer_auth(smoke.key())
+        .json(&json!({ "url": format!("http://127.0.0.1:{receiver_port}/hook") }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(endpoint.status(), 201);
     let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
     let response = smoke
         .http
@@ -109,42 +169,45 @@ async fn a_send_continues_the_callers_trace_with_connected_spans_carrying_the_re
         .unwrap();
     assert_eq!(response.status(), 202);
 
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let ours = loop {
-        let ours: Vec<Span> = spans
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|span| hex::encode(&span.trace_id) == trace)
-            .cloned()
-            .collect();
-        let names: Vec<&str> = ours.iter().map(|span| span.name.as_str()).collect();
-        if names.contains(&"HTTP request") && names.contains(&"send_message") {
-            break ours;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "spans of the trace so far: {names:?}; all: {:?}",
-            spans
-                .lock()
-                .unwrap()
-                .iter()
-                .map(|span| (span.name.clone(), hex::encode(&span.trace_id)))
-                .collect::<Vec<_>>()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    let root = ours.iter().find(|span| span.name == "HTTP request").unwrap();
+    let ours = spans_of(
+        &spans,
+        trace,
+        &[
+            "HTTP request",
+            "send_message",
+            "dispatch_message",
+            "network_send",
+            "status_applied",
+            "webhook_delivery",
+        ],
+    )
+    .await;
+    let root = named(&ours, "HTTP request")[0];
     assert_eq!(
         hex::encode(&root.parent_span_id),
         "00f067aa0ba902b7",
         "the caller's span is the parent"
     );
-    let send = ours.iter().find(|span| span.name == "send_message").unwrap();
+    let send = named(&ours, "send_message")[0];
     assert_eq!(
         send.parent_span_id, root.span_id,
         "the use case runs inside the request"
     );
+    let dispatch = named(&ours, "dispatch_message")[0];
+    assert_eq!(
+        dispatch.parent_span_id, send.span_id,
+        "the dispatch follows the accept"
+    );
+    assert_eq!(
+        named(&ours, "network_send")[0].parent_span_id,
+        dispatch.span_id,
+        "the network call is a part of the dispatch"
+    );
+    for name in ["status_applied", "webhook_delivery"] {
+        for span in named(&ours, name) {
+            assert_eq!(span.parent_span_id, send.span_id, "{name} follows the accept");
+        }
+    }
     for span in &ours {
         assert_eq!(
             attribute(span, "request_id").as_deref(),
@@ -153,4 +216,5 @@ async fn a_send_continues_the_callers_trace_with_connected_spans_carrying_the_re
             span.name
         );
     }
+    assert!(*received.lock().unwrap() > 0, "the receiver got the deliveries");
 }

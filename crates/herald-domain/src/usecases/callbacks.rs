@@ -6,6 +6,7 @@ use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatus
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
 use crate::status::StatusReport;
 use crate::time::Duration;
+use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use std::sync::Arc;
 
 /// What processing one callback did.
@@ -42,6 +43,7 @@ pub struct ProcessCallbacks {
     decoder: Arc<dyn CallbackDecoder>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    traces: Arc<dyn TraceLinks>,
 }
 
 impl ProcessCallbacks {
@@ -58,7 +60,15 @@ impl ProcessCallbacks {
             decoder,
             clock,
             ids,
+            traces: Arc::new(NoTraceLinks),
         }
+    }
+
+    /// Marks each applied status in the trace of the request that accepted its message.
+    #[must_use]
+    pub fn with_trace_links(mut self, traces: Arc<dyn TraceLinks>) -> Self {
+        self.traces = traces;
+        self
     }
 
     /// Stores a verified callback body. Once this returns, the network may be answered 200: the callback
@@ -232,21 +242,34 @@ impl ProcessCallbacks {
                 "status for unknown message {}",
                 status.network_message_id
             )),
-            Some(applied) => match applied.transition {
-                crate::status::Transition::Applied { .. } => {
-                    report.statuses_applied += 1;
-                    let times = &applied.message.timestamps;
-                    if applied.message.status == MessageStatus::Delivered
-                        && let (Some(submitted), Some(delivered)) = (times.submitted, times.delivered)
-                    {
-                        // The network's clock against Herald's: a skew must not make it negative.
-                        report
-                            .submitted_to_delivered
-                            .push((delivered - submitted).max(Duration::zero()));
-                    }
+            Some(applied) => {
+                if let Some(trace) = &applied.trace {
+                    // The callback's own span began before its message was known: a span in the message's
+                    // trace marks the status applied there.
+                    let span = tracing::info_span!(
+                        "status_applied",
+                        message_id = %applied.message.id,
+                        status = applied.message.status.as_str(),
+                    );
+                    span_following(self.traces.as_ref(), span, Some(trace))
+                        .in_scope(|| tracing::debug!("network status applied"));
                 }
-                crate::status::Transition::Recorded { .. } => report.statuses_recorded_only += 1,
-            },
+                match applied.transition {
+                    crate::status::Transition::Applied { .. } => {
+                        report.statuses_applied += 1;
+                        let times = &applied.message.timestamps;
+                        if applied.message.status == MessageStatus::Delivered
+                            && let (Some(submitted), Some(delivered)) = (times.submitted, times.delivered)
+                        {
+                            // The network's clock against Herald's: a skew must not make it negative.
+                            report
+                                .submitted_to_delivered
+                                .push((delivered - submitted).max(Duration::zero()));
+                        }
+                    }
+                    crate::status::Transition::Recorded { .. } => report.statuses_recorded_only += 1,
+                }
+            }
         }
         Ok(())
     }

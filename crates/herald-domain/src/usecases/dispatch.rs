@@ -6,8 +6,10 @@ use crate::message::{MessageError, MessageStatus};
 use crate::network::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
 use crate::ports::{Clock, IdGenerator, OutboxStore, Pacer, SecretSource, StoreError};
 use crate::time::{Duration, Timestamp, bounded_delay};
+use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use futures::future::Either;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tracing::Instrument as _;
 
 /// Tunables of dispatch.
 #[derive(Debug, Clone)]
@@ -119,11 +121,23 @@ pub struct DispatchRound {
 pub struct DispatchMessages {
     ports: DispatchPorts,
     settings: DispatchSettings,
+    traces: Arc<dyn TraceLinks>,
 }
 
 impl DispatchMessages {
     pub fn new(ports: DispatchPorts, settings: DispatchSettings) -> Self {
-        Self { ports, settings }
+        Self {
+            ports,
+            settings,
+            traces: Arc::new(NoTraceLinks),
+        }
+    }
+
+    /// Makes each message's dispatch (and its network call) a part of the trace that accepted it.
+    #[must_use]
+    pub fn with_trace_links(mut self, traces: Arc<dyn TraceLinks>) -> Self {
+        self.traces = traces;
+        self
     }
 
     pub fn settings(&self) -> &DispatchSettings {
@@ -298,7 +312,12 @@ impl DispatchMessages {
     /// Decides one claimed job's outcome (sending it when it is due a send) and returns the completion to
     /// record under the round's `token`.
     async fn dispatch_one(&self, token: ClaimToken, job: ClaimedJob) -> JobCompletion {
-        let outcome = self.decide(&job).await;
+        let span = span_following(
+            self.traces.as_ref(),
+            tracing::info_span!("dispatch_message", message_id = %job.message.id, attempt = job.attempts),
+            job.trace.as_ref(),
+        );
+        let outcome = self.decide(&job).instrument(span).await;
         JobCompletion {
             job_id: job.job_id,
             organization_id: job.organization_id,
@@ -337,7 +356,11 @@ impl DispatchMessages {
         let result = match self.network_media(job, now).await {
             Ok(media) => {
                 self.ports.pacer.wait_turn(&job.sender).await;
-                self.ports.network.send(&job.sender, &job.message, &media).await
+                self.ports
+                    .network
+                    .send(&job.sender, &job.message, &media)
+                    .instrument(tracing::info_span!("network_send", message_id = %job.message.id))
+                    .await
             }
             Err(error) => Err(error),
         };

@@ -14,6 +14,7 @@ use crate::ports::{
 };
 use crate::template::{TemplateCheckError, TemplateRef, check_variables};
 use crate::time::{BillingPeriod, Duration, Timestamp};
+use crate::trace::{NoTraceLinks, TraceLinks};
 use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerprint};
 use crate::window::free_form_allowed;
 use std::sync::Arc;
@@ -99,6 +100,7 @@ pub struct SendMessage {
     files: Arc<dyn MediaStore>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    traces: Arc<dyn TraceLinks>,
     settings: SendSettings,
 }
 
@@ -150,8 +152,17 @@ impl SendMessage {
             files: ports.files,
             clock: ports.clock,
             ids: ports.ids,
+            traces: Arc::new(NoTraceLinks),
             settings,
         }
+    }
+
+    /// Keeps the accepting request's trace with each message, so its dispatch, callbacks and webhook
+    /// deliveries join that trace (off by default).
+    #[must_use]
+    pub fn with_trace_links(mut self, traces: Arc<dyn TraceLinks>) -> Self {
+        self.traces = traces;
+        self
     }
 
     /// Runs the checks in the documented order and accepts the message, or refuses it having stored
@@ -326,6 +337,7 @@ impl SendMessage {
                 sender_id: sender.id,
                 available_at: now,
                 deadline: now + self.settings.dispatch_deadline,
+                trace: self.traces.current(),
             },
             quota: QuotaCharge {
                 period: BillingPeriod::containing(now),

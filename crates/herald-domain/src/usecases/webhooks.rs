@@ -5,11 +5,13 @@ use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use crate::organization::{Plan, SealedSecret};
 use crate::ports::{Clock, IdGenerator, SealContext, SecretSealer, SecretSource, StoreError};
 use crate::time::{Duration, Timestamp};
+use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use crate::webhook::{
     Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, TestEvent,
     WebhookEndpoint, WebhookStore, WebhookTransport, WebhookUrl,
 };
 use std::sync::Arc;
+use tracing::Instrument as _;
 
 /// Why a webhook operation was refused.
 #[derive(Debug, thiserror::Error)]
@@ -418,6 +420,7 @@ pub struct DeliverWebhooks {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     settings: DeliverySettings,
+    traces: Arc<dyn TraceLinks>,
 }
 
 impl DeliverWebhooks {
@@ -436,7 +439,15 @@ impl DeliverWebhooks {
             clock,
             ids,
             settings,
+            traces: Arc::new(NoTraceLinks),
         }
+    }
+
+    /// Makes each delivery attempt of a message's event a part of the trace that accepted the message.
+    #[must_use]
+    pub fn with_trace_links(mut self, traces: Arc<dyn TraceLinks>) -> Self {
+        self.traces = traces;
+        self
     }
 
     pub fn settings(&self) -> &DeliverySettings {
@@ -492,7 +503,19 @@ impl DeliverWebhooks {
         // came in meanwhile: a slow endpoint never holds a quick one's leases (which count against its
         // in-flight cap) until the round ends.
         let recorded = super::record_as_they_come(
-            claimed.into_iter().map(|delivery| self.attempt(token, delivery)),
+            claimed.into_iter().map(|delivery| {
+                let span = span_following(
+                    self.traces.as_ref(),
+                    tracing::info_span!(
+                        "webhook_delivery",
+                        delivery_id = %delivery.delivery_id,
+                        event_type = delivery.event_type.as_str(),
+                        attempt = delivery.attempt_number,
+                    ),
+                    delivery.trace.as_ref(),
+                );
+                self.attempt(token, delivery).instrument(span)
+            }),
             |batch: Vec<DeliveryCompletion>| async move {
                 let answers = self.record(&batch).await;
                 batch.into_iter().zip(answers).collect()

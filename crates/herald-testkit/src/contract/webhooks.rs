@@ -1486,6 +1486,81 @@ pub async fn webhooks_pending_deliveries_are_counted(ports: Ports) {
     );
 }
 
+/// The trace a message was accepted in comes back with its claimed job, with each applied status, and with
+/// every delivery of its customer events; a message accepted without one has none anywhere.
+pub async fn webhooks_trace_context_follows_the_message_to_its_deliveries(ports: Ports) {
+    let context = herald_domain::trace::TraceContext::parse(
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 req_trace1",
+    )
+    .expect("a valid context");
+    let (org, sender) = new_organization_with_sender(&ports, "business").await;
+    new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let traced = text_message(org.id, &sender, "+15551234567", at(0));
+    let mut request = accept_request(&traced, None, None);
+    request.job.trace = Some(context.clone());
+    accept_ok(&ports, &request).await;
+    let untraced = accepted(&ports, &org, &sender).await;
+
+    let worker = token();
+    let jobs = claim(&ports, worker, at(1), 10).await;
+    assert_eq!(jobs.len(), 2);
+    for job in &jobs {
+        let expected = (job.message.id == traced.id).then(|| context.clone());
+        assert_eq!(job.trace, expected, "a claimed job carries its message's trace");
+        let done = completion(
+            job,
+            worker,
+            JobOutcome::Submitted {
+                network_message_id: format!("wamid.{}", job.message.id),
+            },
+            at(2),
+        );
+        assert!(ports.outbox.complete_job(&done).await.expect("complete_job"));
+    }
+    for message in [&traced, &untraced] {
+        let applied = ports
+            .tracking
+            .apply_status(&StatusUpdate {
+                organization_id: org.id,
+                message_id: message.id,
+                report: StatusReport {
+                    status: MessageStatus::Delivered,
+                    occurred_at: at(3),
+                    error: None,
+                },
+                network_message_id: Some(format!("wamid.{}", message.id)),
+                source: EventSource::Network,
+                event_id: EventId::from_ulid(next_ulid()),
+                customer_event_id: EventId::from_ulid(next_ulid()),
+                recorded_at: at(4),
+            })
+            .await
+            .expect("apply_status")
+            .expect("the message exists");
+        let expected = (message.id == traced.id).then(|| context.clone());
+        assert_eq!(
+            applied.trace, expected,
+            "an applied status carries its message's trace"
+        );
+    }
+
+    let deliveries = claim_deliveries(&ports, token(), at(10), 20, 20).await;
+    let events: HashMap<EventId, Option<MessageId>> = events_of(&ports, &org)
+        .await
+        .into_iter()
+        .map(|e| (e.id, e.message_id))
+        .collect();
+    assert_eq!(deliveries.len(), 4, "submitted and delivered, of both messages");
+    for delivery in &deliveries {
+        let message = events.get(&delivery.event_id).copied().flatten();
+        let expected = (message == Some(traced.id)).then(|| context.clone());
+        assert_eq!(
+            delivery.trace, expected,
+            "a delivery carries its event's message's trace"
+        );
+    }
+}
+
 async fn pending(ports: &Ports) -> u64 {
     ports
         .webhooks

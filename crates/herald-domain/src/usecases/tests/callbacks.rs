@@ -79,6 +79,7 @@ fn applied(status: MessageStatus) -> StatusApplied {
             },
         },
         message,
+        trace: None,
     }
 }
 
@@ -88,6 +89,7 @@ fn recorded_only() -> StatusApplied {
             reason: NotApplied::Late,
         },
         message: stored_message(1),
+        trace: None,
     }
 }
 
@@ -303,6 +305,42 @@ fn a_status_with_callback_data_is_applied_to_that_message_without_a_lookup() {
             ..CallbackReport::default()
         }
     );
+}
+
+#[test]
+fn a_status_applied_to_a_traced_message_is_marked_in_that_trace() {
+    let context =
+        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
+            .unwrap();
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Delivered))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .marks(1, None);
+    let mut answer = applied(MessageStatus::Delivered);
+    answer.trace = Some(context.clone());
+    ports.applies(Some(answer));
+    let mut traces = crate::trace::MockTraceLinks::new();
+    traces
+        .expect_follow()
+        .withf(move |_, followed| *followed == context)
+        .times(1)
+        .return_const(());
+
+    let report = run(ports
+        .use_case()
+        .with_trace_links(Arc::new(traces))
+        .process(&callback(1)))
+    .unwrap();
+
+    assert_eq!(report.statuses_applied, 1);
 }
 
 #[test]

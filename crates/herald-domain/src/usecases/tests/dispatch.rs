@@ -48,6 +48,7 @@ fn job(n: u128) -> ClaimedJob {
         message: stored_message(n),
         sender: sender(1, DEFAULT_NUMBER, true),
         account_status: AccountStatus::Active,
+        trace: None,
     }
 }
 
@@ -385,6 +386,38 @@ fn a_reclaimed_job_past_its_deadline_fails_rather_than_waiting() {
 }
 
 // ---- network answers ----
+
+#[test]
+fn a_job_with_a_trace_is_dispatched_in_that_trace_and_one_without_in_none() {
+    let context =
+        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
+            .unwrap();
+    let mut ports = Ports::new();
+    ports.paces(2).never_random();
+    ports.network.expect_send().times(2).returning(|_, m, _| {
+        Ok(NetworkReceipt {
+            network_message_id: format!("wamid.{}", m.id),
+        })
+    });
+    ports.pacer.expect_slow_down().times(0);
+    let mut traced = job(1);
+    traced.trace = Some(context.clone());
+    let mut untraced = job(2);
+    untraced.sender = traced.sender.clone();
+    ports.claims(vec![traced, untraced]);
+    let seen = ports.completes(true);
+    let mut traces = crate::trace::MockTraceLinks::new();
+    traces
+        .expect_follow()
+        .withf(move |_, followed| *followed == context)
+        .times(1)
+        .return_const(());
+
+    let report = run(ports.dispatcher().with_trace_links(Arc::new(traces)).run_once()).unwrap();
+
+    assert_eq!(report.submitted, 2);
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
 
 #[test]
 fn an_accepted_send_is_submitted_with_the_network_id() {

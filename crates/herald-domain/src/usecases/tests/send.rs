@@ -843,6 +843,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
             sender_id: sender.id,
             available_at: now(),
             deadline: now() + chrono::TimeDelta::hours(24),
+            trace: None,
         },
         quota: QuotaCharge {
             period: BillingPeriod::from_stored("2026-11"),
@@ -1289,6 +1290,46 @@ fn the_dispatch_deadline_follows_the_settings() {
     let job = accepted.lock().unwrap().clone().unwrap().job;
     assert_eq!(job.deadline, now() + chrono::TimeDelta::hours(3));
     assert_eq!(job.available_at, now());
+}
+
+#[test]
+fn the_accepting_requests_trace_is_kept_with_the_job() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let context =
+        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
+            .unwrap();
+    let mut traces = crate::trace::MockTraceLinks::new();
+    let current = context.clone();
+    traces
+        .expect_current()
+        .times(1)
+        .returning(move || Some(current.clone()));
+    let send = ports.build().with_trace_links(Arc::new(traces));
+
+    let result = run(send.execute(text_command()));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert_eq!(accepted.lock().unwrap().clone().unwrap().job.trace, Some(context));
+}
+
+#[test]
+fn without_tracing_the_job_keeps_no_trace() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+
+    let result = run(ports.build().execute(text_command()));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert_eq!(accepted.lock().unwrap().clone().unwrap().job.trace, None);
 }
 
 // ---- the order of checks (docs/api.md §8) ----

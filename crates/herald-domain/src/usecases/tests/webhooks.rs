@@ -55,6 +55,7 @@ fn claimed(n: u128, url: &str) -> ClaimedDelivery {
         payload: format!(r#"{{"type":"webhook.test","n":{n}}}"#),
         attempt_number: 1,
         created_at: now() - seconds(30),
+        trace: None,
     }
 }
 
@@ -171,6 +172,33 @@ fn attempts_that_are_in_together_are_recorded_in_one_call() {
         assert_eq!(completion.status, DeliveryStatus::Succeeded);
         assert_eq!(completion.failing_since, None);
     }
+}
+
+#[test]
+fn a_delivery_of_a_traced_event_is_attempted_in_that_trace() {
+    let context =
+        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
+            .unwrap();
+    let mut webhooks = MockWebhookStore::new();
+    let mut traced = claimed(1, "https://a.example/hook");
+    traced.trace = Some(context.clone());
+    claims(&mut webhooks, vec![traced, claimed(2, "https://b.example/hook")]);
+    webhooks
+        .expect_complete_deliveries()
+        .returning(|completions| Ok(vec![true; completions.len()]));
+    let mut traces = crate::trace::MockTraceLinks::new();
+    traces
+        .expect_follow()
+        .withf(move |_, followed| *followed == context)
+        .times(1)
+        .return_const(());
+
+    let report = run(deliverer(webhooks, None)
+        .with_trace_links(Arc::new(traces))
+        .run_once())
+    .unwrap();
+
+    assert_eq!(report.succeeded, 2, "{report:?}");
 }
 
 #[test]

@@ -1,0 +1,90 @@
+//! The trace a message's work belongs to, kept with the message so work done later, in another task or
+//! process (the dispatch, the network call, the status callbacks, the customer webhook deliveries), joins
+//! the trace of the request that accepted it.
+//!
+//! The domain keeps the context opaque: what it holds and how a span follows it is the tracing adapter's
+//! business ([`TraceLinks`]); without one ([`NoTraceLinks`]) nothing is captured and nothing is stored.
+
+use std::fmt;
+
+/// A propagated trace context, as the tracing adapter wrote it (e.g. a W3C `traceparent` with the
+/// originating request's id). At most [`TraceContext::MAX_LEN`] printable ASCII characters, so a stored
+/// value is bounded and can never inject a line into a log.
+#[derive(Clone, PartialEq, Eq)]
+pub struct TraceContext(String);
+
+impl TraceContext {
+    /// Longer than any `traceparent` with a request id; anything longer is not ours.
+    pub const MAX_LEN: usize = 512;
+
+    /// `None` when `value` is empty, too long, or holds anything but printable ASCII.
+    pub fn parse(value: &str) -> Option<Self> {
+        let fits = !value.is_empty()
+            && value.len() <= Self::MAX_LEN
+            && value.bytes().all(|b| b.is_ascii_graphic() || b == b' ');
+        fits.then(|| Self(value.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for TraceContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TraceContext({})", self.0)
+    }
+}
+
+/// Connects work done later to the trace it belongs to.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait TraceLinks: Send + Sync {
+    /// The context of the current span, to store with what it creates; `None` when not tracing.
+    fn current(&self) -> Option<TraceContext>;
+
+    /// Makes `span`, which has not been entered yet, a part of the trace `context` names.
+    fn follow(&self, span: &tracing::Span, context: &TraceContext);
+}
+
+/// Tracing off: nothing to capture, nothing to follow.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoTraceLinks;
+
+impl TraceLinks for NoTraceLinks {
+    fn current(&self) -> Option<TraceContext> {
+        None
+    }
+
+    fn follow(&self, _: &tracing::Span, _: &TraceContext) {}
+}
+
+/// `span`, following `context` when there is one: the way every background step opens its span.
+pub fn span_following(
+    links: &dyn TraceLinks,
+    span: tracing::Span,
+    context: Option<&TraceContext>,
+) -> tracing::Span {
+    if let Some(context) = context {
+        links.follow(&span, context);
+    }
+    span
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bounded_printable_ascii_is_a_context() {
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 req_1";
+        assert_eq!(
+            TraceContext::parse(traceparent).map(|c| c.as_str().to_owned()),
+            Some(traceparent.to_owned())
+        );
+        assert!(TraceContext::parse("").is_none());
+        assert!(TraceContext::parse("a\nb").is_none());
+        assert!(TraceContext::parse("é").is_none());
+        assert!(TraceContext::parse(&"a".repeat(TraceContext::MAX_LEN)).is_some());
+        assert!(TraceContext::parse(&"a".repeat(TraceContext::MAX_LEN + 1)).is_none());
+    }
+}
