@@ -603,7 +603,7 @@ impl herald_domain::network::MessagingNetwork for CountingNetwork {
     }
 }
 
-/// A sender at 1 message/s with time scaled 100×: one send every 10 ms, turns handed out first come first
+/// A sender at 1 message/s with time scaled 20×: one send every 50 ms, turns handed out first come first
 /// served (a fair lock), as the production pacer does for one sender.
 struct ScaledPacer {
     next: tokio::sync::Mutex<tokio::time::Instant>,
@@ -615,7 +615,7 @@ impl herald_domain::ports::Pacer for ScaledPacer {
         let turn = {
             let mut next = self.next.lock().await;
             let turn = (*next).max(tokio::time::Instant::now());
-            *next = turn + Duration::from_millis(10);
+            *next = turn + Duration::from_millis(50);
             turn
         };
         tokio::time::sleep_until(turn).await;
@@ -624,7 +624,8 @@ impl herald_domain::ports::Pacer for ScaledPacer {
 }
 
 /// A sender far slower than its backlog (1 message/s, 200 queued, two dispatch loops each claiming the 60 it
-/// sends within a lease), with time scaled 100× (a 600 ms lease for 60 s, a 3 s callback wait for 5 min):
+/// sends within a lease), with time scaled 20× (a 3 s lease for 60 s, a 15 s callback wait for 5 min; a
+/// tighter scale made the lease itself lapse on a starved 2-core machine, which is not what is tested):
 /// the second loop's jobs wait behind the first's in the sender's pacer for longer than their lease. The real dispatch loops on the real store must submit
 /// every message exactly once — before lease renewal, the first loop reclaimed the second's waiting jobs,
 /// the second's sends were thrown away as "claim lost", and each was sent again after the callback wait.
@@ -642,10 +643,10 @@ async fn a_slow_sender_gets_each_of_200_messages_submitted_exactly_once(db: Db) 
         )
         .await
         .unwrap();
-    // 1 message/s scaled 100×: what the store caps a claim at (as much as the sender sends within the
+    // 1 message/s scaled 20×: what the store caps a claim at (as much as the sender sends within the
     // lease) is the scaled throughput times the scaled lease, 60 jobs.
     let sender =
-        crate::helpers::add_default_sender(&services, &org.id, "+15550003333", "1000000003", 100).await;
+        crate::helpers::add_default_sender(&services, &org.id, "+15550003333", "1000000003", 20).await;
     crate::helpers::fill_quota(&services, &org.id, &sender, 200, 10_000).await;
 
     let network = Arc::new(CountingNetwork::default());
@@ -664,8 +665,8 @@ async fn a_slow_sender_gets_each_of_200_messages_submitted_exactly_once(db: Db) 
         },
         DispatchSettings {
             batch_size: 100,
-            lease: herald_domain::time::Duration::milliseconds(600),
-            callback_window: herald_domain::time::Duration::seconds(3),
+            lease: herald_domain::time::Duration::seconds(3),
+            callback_window: herald_domain::time::Duration::seconds(15),
             ..DispatchSettings::default()
         },
     ));
