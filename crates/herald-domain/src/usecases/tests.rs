@@ -252,3 +252,20 @@ fn fixtures_are_consistent() {
     assert_eq!(ids.next_ulid(), generated(1));
     assert_eq!(ids.next_ulid(), generated(2));
 }
+
+/// The context of a request's trace, as a tracing adapter would store it.
+fn trace_context() -> crate::trace::TraceContext {
+    crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
+        .unwrap()
+}
+
+/// Trace links that expect exactly one span to follow [`trace_context`].
+fn follows_the_trace_once() -> crate::trace::MockTraceLinks {
+    let mut traces = crate::trace::MockTraceLinks::new();
+    traces
+        .expect_follow()
+        .withf(|_, followed| *followed == trace_context())
+        .times(1)
+        .return_const(());
+    traces
+}

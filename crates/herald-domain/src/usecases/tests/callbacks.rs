@@ -309,9 +309,6 @@ fn a_status_with_callback_data_is_applied_to_that_message_without_a_lookup() {
 
 #[test]
 fn a_status_applied_to_a_traced_message_is_marked_in_that_trace() {
-    let context =
-        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
-            .unwrap();
     let mut ports = Ports::new();
     ports
         .decodes(
@@ -325,14 +322,9 @@ fn a_status_applied_to_a_traced_message_is_marked_in_that_trace() {
         .never_looks_up_by_network_id()
         .marks(1, None);
     let mut answer = applied(MessageStatus::Delivered);
-    answer.trace = Some(context.clone());
+    answer.trace = Some(trace_context());
     ports.applies(Some(answer));
-    let mut traces = crate::trace::MockTraceLinks::new();
-    traces
-        .expect_follow()
-        .withf(move |_, followed| *followed == context)
-        .times(1)
-        .return_const(());
+    let traces = follows_the_trace_once();
 
     let report = run(ports
         .use_case()

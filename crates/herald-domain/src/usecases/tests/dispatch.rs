@@ -389,9 +389,6 @@ fn a_reclaimed_job_past_its_deadline_fails_rather_than_waiting() {
 
 #[test]
 fn a_job_with_a_trace_is_dispatched_in_that_trace_and_one_without_in_none() {
-    let context =
-        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
-            .unwrap();
     let mut ports = Ports::new();
     ports.paces(2).never_random();
     ports.network.expect_send().times(2).returning(|_, m, _| {
@@ -401,17 +398,12 @@ fn a_job_with_a_trace_is_dispatched_in_that_trace_and_one_without_in_none() {
     });
     ports.pacer.expect_slow_down().times(0);
     let mut traced = job(1);
-    traced.trace = Some(context.clone());
+    traced.trace = Some(trace_context());
     let mut untraced = job(2);
     untraced.sender = traced.sender.clone();
     ports.claims(vec![traced, untraced]);
     let seen = ports.completes(true);
-    let mut traces = crate::trace::MockTraceLinks::new();
-    traces
-        .expect_follow()
-        .withf(move |_, followed| *followed == context)
-        .times(1)
-        .return_const(());
+    let traces = follows_the_trace_once();
 
     let report = run(ports.dispatcher().with_trace_links(Arc::new(traces)).run_once()).unwrap();
 

@@ -1314,7 +1314,10 @@ fn the_accepting_requests_trace_is_kept_with_the_job() {
     let result = run(send.execute(text_command()));
 
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
-    assert_eq!(accepted.lock().unwrap().clone().unwrap().job.trace, Some(context));
+    assert_eq!(
+        accepted.lock().unwrap().clone().unwrap().job.trace,
+        Some(trace_context())
+    );
 }
 
 #[test]

@@ -176,22 +176,14 @@ fn attempts_that_are_in_together_are_recorded_in_one_call() {
 
 #[test]
 fn a_delivery_of_a_traced_event_is_attempted_in_that_trace() {
-    let context =
-        crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
-            .unwrap();
     let mut webhooks = MockWebhookStore::new();
     let mut traced = claimed(1, "https://a.example/hook");
-    traced.trace = Some(context.clone());
+    traced.trace = Some(trace_context());
     claims(&mut webhooks, vec![traced, claimed(2, "https://b.example/hook")]);
     webhooks
         .expect_complete_deliveries()
         .returning(|completions| Ok(vec![true; completions.len()]));
-    let mut traces = crate::trace::MockTraceLinks::new();
-    traces
-        .expect_follow()
-        .withf(move |_, followed| *followed == context)
-        .times(1)
-        .return_const(());
+    let traces = follows_the_trace_once();
 
     let report = run(deliverer(webhooks, None)
         .with_trace_links(Arc::new(traces))
