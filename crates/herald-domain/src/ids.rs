@@ -103,6 +103,10 @@ prefixed_id!(
     /// A dashboard owner account.
     OwnerId, "own_"
 );
+prefixed_id!(
+    /// A message a customer sent in, as a resource of its own (`GET /api/v1/inbound/{id}`).
+    InboundId, "inb_"
+);
 
 #[cfg(test)]
 mod tests {

@@ -9,9 +9,11 @@
 
 pub mod api_key;
 pub mod client_address;
+pub mod content;
 pub mod dispatch;
 pub mod error;
 pub mod ids;
+pub mod interactive;
 pub mod media;
 pub mod message;
 pub mod network;

@@ -1,0 +1,692 @@
+//! Interactive messages (docs/api.md §4.6): reply buttons, lists, a CTA URL button, a location request and a
+//! Flow, each with Meta's limits checked before anything is stored.
+//!
+//! Clients write the object in Meta's shape, so a field error names the path they wrote
+//! (`action.buttons[2].reply.title`). Every limit below is one Meta documents; a message Herald accepts is
+//! one the network cannot refuse for its shape. The sources, per limit, are in the constants' comments.
+
+use std::collections::HashSet;
+
+use crate::error::{InvalidValue, ValidationErrors};
+use crate::ids::MediaId;
+use crate::message::{MediaAttachment, MediaKind, MediaSource};
+use crate::values::no_control_characters;
+
+/// Meta, "Interactive reply buttons messages": body ≤ 1,024, footer ≤ 60, text header ≤ 60, 1–3 buttons,
+/// button id ≤ 256, button title ≤ 20. The same body limit holds for CTA URL, location request and Flow
+/// messages ("Interactive CTA URL button messages", "Location request messages", "Flows messages").
+pub const BODY_MAX: usize = 1024;
+/// Meta, "Interactive list messages": the body of a list may hold up to 4,096 characters.
+pub const LIST_BODY_MAX: usize = 4096;
+pub const HEADER_TEXT_MAX: usize = 60;
+pub const FOOTER_MAX: usize = 60;
+pub const BUTTONS_MAX: usize = 3;
+pub const BUTTON_ID_MAX: usize = 256;
+pub const BUTTON_TITLE_MAX: usize = 20;
+/// Meta, "Interactive list messages": the list button ≤ 20, up to 10 sections, up to 10 rows across all
+/// sections, row id ≤ 200, row title ≤ 24, row description ≤ 72, section title ≤ 24 (required when there is
+/// more than one section).
+pub const LIST_BUTTON_MAX: usize = 20;
+pub const SECTIONS_MAX: usize = 10;
+pub const ROWS_MAX: usize = 10;
+pub const ROW_ID_MAX: usize = 200;
+pub const ROW_TITLE_MAX: usize = 24;
+pub const ROW_DESCRIPTION_MAX: usize = 72;
+pub const SECTION_TITLE_MAX: usize = 24;
+/// Meta, "Interactive CTA URL button messages": the button's `display_text` ≤ 20.
+pub const CTA_DISPLAY_TEXT_MAX: usize = 20;
+/// Meta, "Flows messages" (`flow_cta`): at most 20 characters, no emoji in the button text. Some of Meta's
+/// pages have said 30; Herald holds to the stricter figure so no accepted message is refused later.
+pub const FLOW_CTA_MAX: usize = 20;
+/// Meta's URL fields take at most 2,000 characters in practice; a longer one is refused here, not there.
+pub const URL_MAX: usize = 2000;
+
+/// A piece of text that passed its field's limits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Text(String);
+
+impl Text {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An interactive message, valid by construction ([`Interactive::parse`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interactive {
+    pub header: Option<InteractiveHeader>,
+    pub body: Option<Text>,
+    pub footer: Option<Text>,
+    pub action: InteractiveAction,
+}
+
+/// What sits above the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InteractiveHeader {
+    Text(Text),
+    /// An image, video or document uploaded to Herald.
+    Media(MediaAttachment),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyButton {
+    pub id: Text,
+    pub title: Text,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRow {
+    pub id: Text,
+    pub title: Text,
+    pub description: Option<Text>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListSection {
+    pub title: Option<Text>,
+    pub rows: Vec<ListRow>,
+}
+
+/// Whether a Flow opens on a screen Herald names or asks the business's endpoint first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FlowAction {
+    /// Opens `screen`, with optional input data (a JSON object, kept as the client wrote it).
+    Navigate {
+        screen: Text,
+        data: Option<String>,
+    },
+    DataExchange,
+}
+
+/// Which Flow: Meta takes either its id or its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FlowRef {
+    Id(Text),
+    Name(Text),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flow {
+    pub flow: FlowRef,
+    pub cta: Text,
+    pub token: Option<Text>,
+    /// `true` sends a draft Flow (Meta's `mode: draft`), for testing.
+    pub draft: bool,
+    pub action: FlowAction,
+}
+
+/// What the message asks the recipient to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InteractiveAction {
+    Buttons(Vec<ReplyButton>),
+    List {
+        button: Text,
+        sections: Vec<ListSection>,
+    },
+    CtaUrl {
+        display_text: Text,
+        url: Text,
+    },
+    LocationRequest,
+    Flow(Flow),
+}
+
+impl InteractiveAction {
+    /// Meta's `interactive.type`.
+    pub fn wire_type(&self) -> &'static str {
+        match self {
+            Self::Buttons(_) => "button",
+            Self::List { .. } => "list",
+            Self::CtaUrl { .. } => "cta_url",
+            Self::LocationRequest => "location_request_message",
+            Self::Flow(_) => "flow",
+        }
+    }
+}
+
+/// The client's interactive object before it is checked, field for field as Meta names them. Adapters fill
+/// it from their wire format; [`Interactive::parse`] checks it whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InteractiveDraft {
+    /// `button`, `list`, `cta_url`, `location_request_message` or `flow`.
+    pub kind: String,
+    pub header: Option<HeaderDraft>,
+    pub body: Option<String>,
+    pub footer: Option<String>,
+    pub action: ActionDraft,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderDraft {
+    /// `text`, `image`, `video` or `document`.
+    pub kind: String,
+    pub text: Option<String>,
+    /// Under `header.<kind>.media_id`.
+    pub media_id: Option<String>,
+    /// Documents only: under `header.document.filename`.
+    pub filename: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ActionDraft {
+    /// `action.buttons[i]`: (`type`, `reply.id`, `reply.title`).
+    pub buttons: Option<Vec<ButtonDraft>>,
+    /// `action.button`: the list's button text.
+    pub button: Option<String>,
+    pub sections: Option<Vec<SectionDraft>>,
+    /// `action.name`: `cta_url`, `send_location` or `flow`.
+    pub name: Option<String>,
+    /// `action.parameters.*`.
+    pub parameters: ParametersDraft,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ButtonDraft {
+    pub kind: Option<String>,
+    pub id: Option<String>,
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SectionDraft {
+    pub title: Option<String>,
+    pub rows: Vec<RowDraft>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowDraft {
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParametersDraft {
+    pub display_text: Option<String>,
+    pub url: Option<String>,
+    pub flow_message_version: Option<String>,
+    pub flow_id: Option<String>,
+    pub flow_name: Option<String>,
+    pub flow_cta: Option<String>,
+    pub flow_token: Option<String>,
+    /// `published` (the default) or `draft`.
+    pub mode: Option<String>,
+    /// `navigate` (the default) or `data_exchange`.
+    pub flow_action: Option<String>,
+    pub screen: Option<String>,
+    /// `flow_action_payload.data`, as JSON text; `Some` only when the client sent an object.
+    pub data: Option<String>,
+    /// `flow_action_payload.data` was present but not a JSON object, or an empty one.
+    pub data_not_an_object: bool,
+}
+
+/// Checks `value` against `1..=max` characters and control characters, recording an error under `field`.
+fn text(
+    errors: &mut ValidationErrors,
+    field: &str,
+    value: &str,
+    max: usize,
+    line_breaks: bool,
+) -> Option<Text> {
+    let count = value.chars().count();
+    let checked = if value.trim().is_empty() {
+        Err(InvalidValue::new("must not be empty"))
+    } else if count > max {
+        Err(InvalidValue::new(format!(
+            "must be at most {max} characters, got {count}"
+        )))
+    } else {
+        no_control_characters(value, "the text", line_breaks).map(|()| Text(value.to_owned()))
+    };
+    errors.check(field, checked)
+}
+
+/// [`text`] for a field that must be present.
+fn required(
+    errors: &mut ValidationErrors,
+    field: &str,
+    value: Option<&str>,
+    max: usize,
+    line_breaks: bool,
+) -> Option<Text> {
+    match value {
+        Some(value) => text(errors, field, value, max, line_breaks),
+        None => {
+            errors.push(InvalidValue::new("is required").at(field));
+            None
+        }
+    }
+}
+
+fn optional(
+    errors: &mut ValidationErrors,
+    field: &str,
+    value: Option<&str>,
+    max: usize,
+    line_breaks: bool,
+) -> Option<Text> {
+    value.and_then(|value| text(errors, field, value, max, line_breaks))
+}
+
+/// A field this kind of message does not take: refused rather than silently dropped.
+fn absent<T>(errors: &mut ValidationErrors, field: &str, value: Option<&T>, kind: &str) {
+    if value.is_some() {
+        errors.push(InvalidValue::new(format!("is not used by a `{kind}` message")).at(field));
+    }
+}
+
+/// Meta refuses emoji in Flow and some button texts; this is the test its pages describe (pictographs and
+/// the variation selector that turns a character into one).
+fn has_emoji(value: &str) -> bool {
+    value.chars().any(|c| {
+        matches!(c as u32,
+            0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x2B00..=0x2BFF)
+    })
+}
+
+fn url(errors: &mut ValidationErrors, field: &str, value: Option<&str>) -> Option<Text> {
+    let value = required(errors, field, value, URL_MAX, false)?;
+    let rest = value
+        .as_str()
+        .strip_prefix("https://")
+        .or_else(|| value.as_str().strip_prefix("http://"));
+    let host = rest
+        .and_then(|rest| rest.split(['/', '?', '#']).next())
+        .unwrap_or_default();
+    if host.is_empty() || value.as_str().chars().any(char::is_whitespace) {
+        errors.push(InvalidValue::new("must be an absolute http:// or https:// URL").at(field));
+        return None;
+    }
+    Some(value)
+}
+
+impl Interactive {
+    /// Checks every field of `draft` against Meta's limits for its kind and collects every error.
+    ///
+    /// # Errors
+    /// [`ValidationErrors`] naming each wrong field by the path the client wrote.
+    pub fn parse(draft: &InteractiveDraft) -> Result<Self, ValidationErrors> {
+        let mut errors = ValidationErrors::new();
+        let kind = draft.kind.as_str();
+        let action = match kind {
+            "button" => buttons(&mut errors, draft),
+            "list" => list(&mut errors, draft),
+            "cta_url" => cta_url(&mut errors, draft),
+            "location_request_message" => location_request(&mut errors, draft),
+            "flow" => flow(&mut errors, draft),
+            other => {
+                errors.push(
+                    InvalidValue::new(format!(
+                        "must be button, list, cta_url, location_request_message or flow, not `{other}`"
+                    ))
+                    .at("type"),
+                );
+                None
+            }
+        };
+        let body_max = if kind == "list" { LIST_BODY_MAX } else { BODY_MAX };
+        // Meta requires a body on every kind Herald sends.
+        let body = required(&mut errors, "body.text", draft.body.as_deref(), body_max, true);
+        let footer = if kind == "location_request_message" {
+            absent(&mut errors, "footer", draft.footer.as_ref(), kind);
+            None
+        } else {
+            optional(
+                &mut errors,
+                "footer.text",
+                draft.footer.as_deref(),
+                FOOTER_MAX,
+                false,
+            )
+        };
+        let header = draft
+            .header
+            .as_ref()
+            .and_then(|header| self::header(&mut errors, kind, header));
+        match action {
+            Some(action) if errors.is_empty() => Ok(Self {
+                header,
+                body,
+                footer,
+                action,
+            }),
+            _ => Err(errors),
+        }
+    }
+}
+
+fn header(errors: &mut ValidationErrors, kind: &str, header: &HeaderDraft) -> Option<InteractiveHeader> {
+    // Lists and Flows take a text header only; location requests take none (Meta's pages for each kind).
+    let media_allowed = matches!(kind, "button" | "cta_url");
+    if kind == "location_request_message" {
+        errors.push(InvalidValue::new("is not used by a `location_request_message` message").at("header"));
+        return None;
+    }
+    match header.kind.as_str() {
+        "text" => required(
+            errors,
+            "header.text",
+            header.text.as_deref(),
+            HEADER_TEXT_MAX,
+            false,
+        )
+        .map(InteractiveHeader::Text),
+        media @ ("image" | "video" | "document") if media_allowed => {
+            let field = format!("header.{media}.media_id");
+            let id = match header.media_id.as_deref() {
+                Some(id) => errors.check(&field, MediaId::parse(id)),
+                None => {
+                    errors.push(InvalidValue::new("is required").at(&field));
+                    None
+                }
+            };
+            let kind = MediaKind::parse(media).ok()?;
+            let filename = match (kind, header.filename.as_deref()) {
+                (MediaKind::Document, Some(name)) => {
+                    errors.check("header.document.filename", crate::values::FileName::parse(name))
+                }
+                (_, Some(_)) => {
+                    errors.push(
+                        InvalidValue::new("only a document header has a filename").at("header.filename"),
+                    );
+                    None
+                }
+                (_, None) => None,
+            };
+            id.map(|id| {
+                InteractiveHeader::Media(MediaAttachment {
+                    kind,
+                    source: MediaSource::Stored(id),
+                    filename,
+                })
+            })
+        }
+        "image" | "video" | "document" => {
+            errors.push(
+                InvalidValue::new(format!("a `{kind}` message takes a text header only")).at("header.type"),
+            );
+            None
+        }
+        other => {
+            errors.push(
+                InvalidValue::new(format!("must be text, image, video or document, not `{other}`"))
+                    .at("header.type"),
+            );
+            None
+        }
+    }
+}
+
+fn buttons(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<InteractiveAction> {
+    let action = &draft.action;
+    absent(errors, "action.sections", action.sections.as_ref(), "button");
+    absent(errors, "action.button", action.button.as_ref(), "button");
+    let Some(drafts) = action.buttons.as_ref() else {
+        errors.push(InvalidValue::new("is required").at("action.buttons"));
+        return None;
+    };
+    if drafts.is_empty() || drafts.len() > BUTTONS_MAX {
+        errors.push(
+            InvalidValue::new(format!(
+                "must hold 1 to {BUTTONS_MAX} buttons, got {}",
+                drafts.len()
+            ))
+            .at("action.buttons"),
+        );
+        return None;
+    }
+    let mut ids = HashSet::new();
+    let mut titles = HashSet::new();
+    let mut buttons = Vec::with_capacity(drafts.len());
+    for (i, button) in drafts.iter().enumerate() {
+        let at = |field: &str| format!("action.buttons[{i}].{field}");
+        if button.kind.as_deref().is_some_and(|kind| kind != "reply") {
+            errors.push(InvalidValue::new("must be `reply`").at(at("type")));
+        }
+        let id = required(
+            errors,
+            &at("reply.id"),
+            button.id.as_deref(),
+            BUTTON_ID_MAX,
+            false,
+        );
+        let title = required(
+            errors,
+            &at("reply.title"),
+            button.title.as_deref(),
+            BUTTON_TITLE_MAX,
+            false,
+        );
+        // Meta refuses two buttons with the same id or the same title: the reply could not say which was tapped.
+        if let Some(id) = &id
+            && !ids.insert(id.as_str().to_owned())
+        {
+            errors.push(InvalidValue::new("must differ from the other buttons' ids").at(at("reply.id")));
+        }
+        if let Some(title) = &title
+            && !titles.insert(title.as_str().to_owned())
+        {
+            errors
+                .push(InvalidValue::new("must differ from the other buttons' titles").at(at("reply.title")));
+        }
+        if let (Some(id), Some(title)) = (id, title) {
+            buttons.push(ReplyButton { id, title });
+        }
+    }
+    Some(InteractiveAction::Buttons(buttons))
+}
+
+fn list(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<InteractiveAction> {
+    let action = &draft.action;
+    absent(errors, "action.buttons", action.buttons.as_ref(), "list");
+    let button = required(
+        errors,
+        "action.button",
+        action.button.as_deref(),
+        LIST_BUTTON_MAX,
+        false,
+    );
+    let Some(drafts) = action.sections.as_ref() else {
+        errors.push(InvalidValue::new("is required").at("action.sections"));
+        return None;
+    };
+    if drafts.is_empty() || drafts.len() > SECTIONS_MAX {
+        errors.push(
+            InvalidValue::new(format!(
+                "must hold 1 to {SECTIONS_MAX} sections, got {}",
+                drafts.len()
+            ))
+            .at("action.sections"),
+        );
+        return None;
+    }
+    let total: usize = drafts.iter().map(|s| s.rows.len()).sum();
+    if total > ROWS_MAX {
+        errors.push(
+            InvalidValue::new(format!(
+                "must hold at most {ROWS_MAX} rows in all sections together, got {total}"
+            ))
+            .at("action.sections"),
+        );
+    }
+    let mut ids = HashSet::new();
+    let mut sections = Vec::with_capacity(drafts.len());
+    for (s, section) in drafts.iter().enumerate() {
+        let field = format!("action.sections[{s}].title");
+        let title = match section.title.as_deref() {
+            Some(title) => text(errors, &field, title, SECTION_TITLE_MAX, false),
+            None if drafts.len() > 1 => {
+                errors.push(InvalidValue::new("is required when there is more than one section").at(&field));
+                None
+            }
+            None => None,
+        };
+        if section.rows.is_empty() {
+            errors.push(
+                InvalidValue::new("must hold at least one row").at(format!("action.sections[{s}].rows")),
+            );
+        }
+        let mut rows = Vec::with_capacity(section.rows.len());
+        for (r, row) in section.rows.iter().enumerate() {
+            let at = |field: &str| format!("action.sections[{s}].rows[{r}].{field}");
+            let id = required(errors, &at("id"), row.id.as_deref(), ROW_ID_MAX, false);
+            if let Some(id) = &id
+                && !ids.insert(id.as_str().to_owned())
+            {
+                errors.push(InvalidValue::new("must differ from every other row's id").at(at("id")));
+            }
+            let title = required(errors, &at("title"), row.title.as_deref(), ROW_TITLE_MAX, false);
+            let description = optional(
+                errors,
+                &at("description"),
+                row.description.as_deref(),
+                ROW_DESCRIPTION_MAX,
+                false,
+            );
+            if let (Some(id), Some(title)) = (id, title) {
+                rows.push(ListRow {
+                    id,
+                    title,
+                    description,
+                });
+            }
+        }
+        sections.push(ListSection { title, rows });
+    }
+    Some(InteractiveAction::List {
+        button: button?,
+        sections,
+    })
+}
+
+fn named(errors: &mut ValidationErrors, draft: &InteractiveDraft, expected: &str) {
+    match draft.action.name.as_deref() {
+        Some(name) if name == expected => {}
+        Some(_) => errors.push(InvalidValue::new(format!("must be `{expected}`")).at("action.name")),
+        None => errors.push(InvalidValue::new(format!("is required (`{expected}`)")).at("action.name")),
+    }
+}
+
+fn no_list_or_buttons(errors: &mut ValidationErrors, draft: &InteractiveDraft) {
+    let kind = draft.kind.as_str();
+    absent(errors, "action.buttons", draft.action.buttons.as_ref(), kind);
+    absent(errors, "action.sections", draft.action.sections.as_ref(), kind);
+    absent(errors, "action.button", draft.action.button.as_ref(), kind);
+}
+
+fn cta_url(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<InteractiveAction> {
+    no_list_or_buttons(errors, draft);
+    named(errors, draft, "cta_url");
+    let parameters = &draft.action.parameters;
+    let display_text = required(
+        errors,
+        "action.parameters.display_text",
+        parameters.display_text.as_deref(),
+        CTA_DISPLAY_TEXT_MAX,
+        false,
+    );
+    let url = url(errors, "action.parameters.url", parameters.url.as_deref());
+    Some(InteractiveAction::CtaUrl {
+        display_text: display_text?,
+        url: url?,
+    })
+}
+
+fn location_request(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<InteractiveAction> {
+    no_list_or_buttons(errors, draft);
+    named(errors, draft, "send_location");
+    Some(InteractiveAction::LocationRequest)
+}
+
+fn flow(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<InteractiveAction> {
+    no_list_or_buttons(errors, draft);
+    named(errors, draft, "flow");
+    let p = &draft.action.parameters;
+    let field = |name: &str| format!("action.parameters.{name}");
+    if p.flow_message_version.as_deref().is_some_and(|v| v != "3") {
+        errors.push(InvalidValue::new("must be \"3\"").at(field("flow_message_version")));
+    }
+    let flow = match (p.flow_id.as_deref(), p.flow_name.as_deref()) {
+        (Some(id), None) => {
+            let id = required(errors, &field("flow_id"), Some(id), 64, false);
+            if let Some(id) = &id
+                && !id.as_str().chars().all(|c| c.is_ascii_digit())
+            {
+                errors.push(InvalidValue::new("must be the Flow's numeric id").at(field("flow_id")));
+            }
+            id.map(FlowRef::Id)
+        }
+        (None, Some(name)) => {
+            required(errors, &field("flow_name"), Some(name), 200, false).map(FlowRef::Name)
+        }
+        (Some(_), Some(_)) => {
+            errors.push(InvalidValue::new("give flow_id or flow_name, not both").at(field("flow_id")));
+            None
+        }
+        (None, None) => {
+            errors.push(InvalidValue::new("flow_id or flow_name is required").at(field("flow_id")));
+            None
+        }
+    };
+    let cta = required(
+        errors,
+        &field("flow_cta"),
+        p.flow_cta.as_deref(),
+        FLOW_CTA_MAX,
+        false,
+    );
+    if let Some(cta) = &cta
+        && has_emoji(cta.as_str())
+    {
+        errors.push(InvalidValue::new("must not contain emoji").at(field("flow_cta")));
+    }
+    let token = optional(errors, &field("flow_token"), p.flow_token.as_deref(), 1000, false);
+    let draft_mode = match p.mode.as_deref() {
+        None | Some("published") => false,
+        Some("draft") => true,
+        Some(_) => {
+            errors.push(InvalidValue::new("must be published or draft").at(field("mode")));
+            false
+        }
+    };
+    let screen_field = field("flow_action_payload.screen");
+    let action = match p.flow_action.as_deref() {
+        None | Some("navigate") => {
+            if p.data_not_an_object {
+                errors.push(
+                    InvalidValue::new("must be a non-empty JSON object")
+                        .at(field("flow_action_payload.data")),
+                );
+            }
+            required(errors, &screen_field, p.screen.as_deref(), 200, false).map(|screen| {
+                FlowAction::Navigate {
+                    screen,
+                    data: p.data.clone(),
+                }
+            })
+        }
+        Some("data_exchange") => {
+            if p.screen.is_some() || p.data.is_some() || p.data_not_an_object {
+                errors.push(
+                    InvalidValue::new("is not used with flow_action `data_exchange`")
+                        .at(field("flow_action_payload")),
+                );
+            }
+            Some(FlowAction::DataExchange)
+        }
+        Some(_) => {
+            errors.push(InvalidValue::new("must be navigate or data_exchange").at(field("flow_action")));
+            None
+        }
+    };
+    Some(InteractiveAction::Flow(Flow {
+        flow: flow?,
+        cta: cta?,
+        token,
+        draft: draft_mode,
+        action: action?,
+    }))
+}
+
+#[cfg(test)]
+mod tests;
