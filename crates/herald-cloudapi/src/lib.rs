@@ -16,6 +16,7 @@ mod errors;
 mod signature;
 mod templates;
 mod wire;
+mod wire_kinds;
 
 pub use callback::{ParseError, parse_callback};
 pub use client::{CloudApiClient, CloudApiConfig, META_MEDIA_HOST};

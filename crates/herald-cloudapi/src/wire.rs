@@ -57,7 +57,7 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
 }
 
 /// `{"id": …}` or `{"link": …}`, plus a document's `filename` (the name the recipient sees).
-fn media_object(
+pub(crate) fn media_object(
     attachment: &MediaAttachment,
     media: &NetworkMediaIds,
 ) -> Result<Map<String, Value>, NetworkError> {
