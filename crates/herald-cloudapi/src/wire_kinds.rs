@@ -1,4 +1,4 @@
-//! The Cloud API objects of the message kinds beside text, files and templates (docs/cloud-api.md §1.3):
+//! The Cloud API objects of the message kinds beside text, files and templates (docs/cloud-api.md §1.4):
 //! `interactive`, `location`, `contacts`, `reaction`, and the `context` of a reply. Each function gives the
 //! object that goes under the send body's `type` key, in Meta's exact shape.
 

@@ -1,4 +1,4 @@
-//! The message kinds beside text, files, templates and interactive messages (docs/api.md §4.7): a
+//! The message kinds beside text, files, templates and interactive messages (docs/api.md §14.1): a
 //! location, contact cards, a reaction, and the reply (`reply_to`) any message can be.
 //!
 //! As in [`crate::interactive`], clients write Meta's field names and errors name the path they wrote.

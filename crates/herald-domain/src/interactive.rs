@@ -1,4 +1,4 @@
-//! Interactive messages (docs/api.md §4.6): reply buttons, lists, a CTA URL button, a location request and a
+//! Interactive messages (docs/api.md §14.1): reply buttons, lists, a CTA URL button, a location request and a
 //! Flow, each with Meta's limits checked before anything is stored.
 //!
 //! Clients write the object in Meta's shape, so a field error names the path they wrote
