@@ -118,7 +118,8 @@ pub enum RecordKind {
 pub struct SentMedia {
     /// `image`, `video`, `document`, `audio` or `sticker`.
     pub kind: String,
-    /// `message` for a media message, `template_header` for a template's header.
+    /// `message` for a media message, `template_header` for a template's header, `interactive_header` for
+    /// an interactive message's header.
     pub role: String,
     /// The media id it was sent by (an upload to this simulator).
     pub id: Option<String>,

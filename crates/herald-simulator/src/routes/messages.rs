@@ -240,6 +240,15 @@ fn sent_media(
 ) -> Result<Option<SentMedia>, GraphError> {
     let (media_kind, object, role) = match kind {
         "image" | "video" | "audio" | "document" | "sticker" => (kind, fields.get(kind), "message"),
+        "interactive" => {
+            let header = fields.get("interactive").and_then(|i| i.get("header"));
+            match header.and_then(|h| h.get("type")).and_then(Value::as_str) {
+                Some(kind @ ("image" | "video" | "document")) => {
+                    (kind, header.and_then(|h| h.get(kind)), "interactive_header")
+                }
+                _ => return Ok(None),
+            }
+        }
         "template" => {
             let header = fields
                 .get("template")

@@ -259,3 +259,34 @@ async fn each_interactive_limit_is_refused_with_code_100() {
     }
     assert!(sim.simulator.sent().is_empty());
 }
+
+#[tokio::test]
+async fn a_header_file_by_id_must_be_one_of_this_number_and_fit_the_kind() {
+    let sim = spawn_simulator().await;
+    let (status, answer) = sim
+        .inbound_with(&json!({
+            "from": CUSTOMER,
+            "to": "+15550001111",
+            "media": { "type": "image", "mime_type": "image/png", "data_base64": "AAAA" },
+        }))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let image_id = answer["media_id"].as_str().unwrap();
+    let with_header = |kind: &str, id: &str| {
+        let mut body = buttons(&[("a", "A")]);
+        body["interactive"]["header"] = json!({ "type": kind, kind: { "id": id } });
+        body
+    };
+    sim.send_ok(&with_header("image", image_id)).await;
+    let media = sim.simulator.sent()[0].media.clone().unwrap();
+    assert_eq!(
+        (media.kind.as_str(), media.role.as_str(), media.id.as_deref()),
+        ("image", "interactive_header", Some(image_id))
+    );
+    assert_eq!(media.mime_type.as_deref(), Some("image/png"));
+    for (kind, id) in [("video", image_id), ("image", "999")] {
+        let (status, error) = sim.send(PNID_1, &with_header(kind, id)).await;
+        assert_graph_error(status, &error, 400, 131053);
+    }
+    assert_eq!(sim.simulator.sent().len(), 1);
+}
