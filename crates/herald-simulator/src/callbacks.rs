@@ -105,8 +105,8 @@ impl StatusPlan {
     }
 }
 
-/// An inbound message envelope of docs/cloud-api.md §4.3: `kind` is the message `type` and `object` its body
-/// (`{"body": …}` for text, the media object for image, video, document, audio and sticker).
+/// An inbound message envelope of docs/cloud-api.md §4.3: `kind` is the message `type` and `fields` the
+/// message's other fields (its object under the `kind` key, plus `context`, `referral` or `errors`).
 #[allow(
     clippy::too_many_arguments,
     reason = "one flat envelope; a struct would only rename the fields"
@@ -119,7 +119,7 @@ pub(crate) fn inbound_envelope(
     profile_name: &str,
     wamid: &str,
     kind: &str,
-    object: Value,
+    fields: serde_json::Map<String, Value>,
 ) -> Value {
     let contacts = json!([{ "profile": { "name": profile_name }, "wa_id": from }]);
     let mut message = json!({
@@ -129,7 +129,7 @@ pub(crate) fn inbound_envelope(
         "type": kind,
     });
     if let Some(map) = message.as_object_mut() {
-        map.insert(kind.to_owned(), object);
+        map.extend(fields);
     }
     envelope(
         waba_id,

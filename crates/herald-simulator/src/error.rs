@@ -81,6 +81,17 @@ impl GraphError {
         )
     }
 
+    /// 131009: a well-formed parameter whose value names nothing this number can use, such as the wamid
+    /// of a reply's `context`, a reaction or a read receipt that this phone number never sent or received.
+    pub(crate) fn invalid_value(details: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            131009,
+            "Parameter value is not valid",
+            details,
+        )
+    }
+
     /// 131021: the recipient is the sending business number itself.
     pub(crate) fn recipient_is_sender() -> Self {
         Self::new(

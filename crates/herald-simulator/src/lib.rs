@@ -93,6 +93,23 @@ pub struct SentRecord {
     /// The file the send carried (a media message's, or a template's media header), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub media: Option<SentMedia>,
+    /// A message, or a read receipt (with or without the typing indicator) for an inbound message: then
+    /// `wamid` is the message marked read and `recipient` the customer who sent it.
+    #[serde(default)]
+    pub kind: RecordKind,
+}
+
+/// What a [`SentRecord`] is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// A message of any type, answered with a wamid.
+    #[default]
+    Message,
+    /// `{"status":"read","message_id":…}`.
+    Read,
+    /// A read receipt that also showed the typing indicator (`"typing_indicator":{"type":"text"}`).
+    Typing,
 }
 
 /// The file of an accepted send, as `GET /simulator/control/sent` lists it: what the request said about it
@@ -101,7 +118,8 @@ pub struct SentRecord {
 pub struct SentMedia {
     /// `image`, `video`, `document`, `audio` or `sticker`.
     pub kind: String,
-    /// `message` for a media message, `template_header` for a template's header.
+    /// `message` for a media message, `template_header` for a template's header, `interactive_header` for
+    /// an interactive message's header.
     pub role: String,
     /// The media id it was sent by (an upload to this simulator).
     pub id: Option<String>,

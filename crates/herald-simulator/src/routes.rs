@@ -2,8 +2,11 @@
 
 mod control;
 mod faults;
+mod inbound;
+mod interactive;
 mod media;
 mod messages;
+mod shapes;
 mod templates;
 
 use std::sync::Arc;

@@ -38,7 +38,27 @@ pub(crate) struct State {
     failures: HashMap<String, u32>,
     media: HashMap<String, Media>,
     next_media_id: u64,
+    /// Every wamid sent or received per phone number id, with its direction and the customer's wa_id:
+    /// replies (`context`), reactions and read receipts must name one of them.
+    messages: HashMap<(String, String), Known>,
     pub(crate) sent: Vec<SentRecord>,
+}
+
+/// Which way a message known to the simulator went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// The business sent it.
+    Outbound,
+    /// The customer sent it (a control inbound call).
+    Inbound,
+}
+
+/// A message the simulator sent or received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Known {
+    pub(crate) direction: Direction,
+    /// The customer's WhatsApp id: the recipient of an outbound message, the sender of an inbound one.
+    pub(crate) wa_id: String,
 }
 
 impl State {
@@ -52,6 +72,7 @@ impl State {
             failures: HashMap::new(),
             media: HashMap::new(),
             next_media_id,
+            messages: HashMap::new(),
             sent: Vec::new(),
         }
     }
@@ -93,6 +114,21 @@ impl State {
         let count = self.failures.entry(key).or_insert(0);
         *count = count.saturating_add(1);
         *count
+    }
+
+    pub(crate) fn remember(&mut self, phone_number_id: &str, wamid: &str, direction: Direction, wa_id: &str) {
+        self.messages.insert(
+            (phone_number_id.to_owned(), wamid.to_owned()),
+            Known {
+                direction,
+                wa_id: wa_id.to_owned(),
+            },
+        );
+    }
+
+    /// The message `wamid` as this phone number id sent or received it, if it did.
+    pub(crate) fn known(&self, phone_number_id: &str, wamid: &str) -> Option<&Known> {
+        self.messages.get(&(phone_number_id.to_owned(), wamid.to_owned()))
     }
 
     pub(crate) fn store_media(&mut self, media: Media) -> String {

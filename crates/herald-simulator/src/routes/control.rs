@@ -8,11 +8,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
+use super::inbound::Extras;
 use crate::callbacks::inbound_envelope;
-use crate::state::Media;
+use crate::state::{Direction, Media};
 use crate::{Simulator, wire};
 
-/// `POST /simulator/control/inbound` body: a text (`text`) or a file (`media`), exactly one of them.
+/// `POST /simulator/control/inbound` body: exactly one content kind — a text (`text`), a file (`media`) or
+/// one of the kinds of [`Extras`] — plus, for any of them, an optional `context` and `referral`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Inbound {
     from: String,
@@ -21,7 +23,12 @@ pub(crate) struct Inbound {
     media: Option<InboundMedia>,
     /// The sender's profile name; a fixed one when absent.
     name: Option<String>,
+    #[serde(flatten)]
+    extras: Extras,
 }
+
+const ONE_CONTENT: &str = "give exactly one of text, media, location, contacts, button_reply, list_reply, \
+                           button, reaction, nfm_reply and unsupported";
 
 /// A file the simulated user sends; it is stored like an upload of the receiving number, so the business
 /// can look it up and download it.
@@ -57,28 +64,43 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
             "to is not a business number of the simulator",
         );
     };
-    let (kind, object, media_id) = match (body.text, body.media) {
-        (Some(text), None) => ("text".to_owned(), json!({ "body": text }), None),
-        (None, Some(media)) => match media_object(media) {
-            Ok((kind, object, stored)) => {
+    let given = usize::from(body.text.is_some()) + usize::from(body.media.is_some()) + body.extras.contents();
+    if given != 1 {
+        return problem(StatusCode::BAD_REQUEST, ONE_CONTENT);
+    }
+    let known = |wamid: &str| simulator.state().known(sender.phone_number_id, wamid).cloned();
+    let mut media_id = None;
+    let (kind, mut fields) = if let Some(text) = body.text {
+        ("text", one_field("text", json!({ "body": text })))
+    } else if let Some(media) = body.media {
+        match media_object(media) {
+            Ok((kind, mut object, stored)) => {
                 let id = simulator.state().store_media(Media {
                     phone_number_id: sender.phone_number_id.to_owned(),
                     ..stored
                 });
-                let mut object = object;
-                if let Some(map) = object.as_object_mut() {
-                    map.insert("id".to_owned(), json!(id));
-                }
-                (kind, object, Some(id))
+                object.insert("id".to_owned(), json!(id));
+                media_id = Some(id);
+                (kind, one_field(kind, Value::Object(object)))
             }
             Err(message) => return problem(StatusCode::BAD_REQUEST, &message),
-        },
-        _ => return problem(StatusCode::BAD_REQUEST, "give exactly one of text and media"),
+        }
+    } else {
+        match body.extras.content(&from, &known) {
+            Ok(Some(content)) => content,
+            Ok(None) => return problem(StatusCode::BAD_REQUEST, ONE_CONTENT),
+            Err(message) => return problem(StatusCode::BAD_REQUEST, &message),
+        }
     };
-    simulator
-        .state()
-        .open_window(sender.phone_number_id, &from, chrono::Utc::now());
+    if let Err(message) = body.extras.decorate(&mut fields, &from, sender.digits(), &known) {
+        return problem(StatusCode::BAD_REQUEST, &message);
+    }
     let wamid = wire::wamid(&from);
+    {
+        let mut state = simulator.state();
+        state.open_window(sender.phone_number_id, &from, chrono::Utc::now());
+        state.remember(sender.phone_number_id, &wamid, Direction::Inbound, &from);
+    }
     let envelope = inbound_envelope(
         sender.waba_id,
         sender.digits(),
@@ -86,8 +108,8 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
         &from,
         body.name.as_deref().unwrap_or("Simulated Customer"),
         &wamid,
-        &kind,
-        object,
+        kind,
+        fields,
     );
     // Delivered before answering, so a caller knows the callback has reached its receiver.
     if !simulator.dispatcher.inbound(envelope).await {
@@ -101,11 +123,21 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
 
 /// Checks an inbound file and builds its webhook object (without the id, given once stored) in the shape
 /// of Meta's webhooks (docs/cloud-api.md §4.3): `sha256` is base64 there, as in real payloads.
-fn media_object(media: InboundMedia) -> Result<(String, Value, Media), String> {
-    let kind = media.kind.as_str();
-    if !matches!(kind, "image" | "video" | "document" | "audio" | "sticker") {
-        return Err("media.type must be image, video, document, audio or sticker".to_owned());
-    }
+fn one_field(name: &str, value: Value) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert(name.to_owned(), value);
+    fields
+}
+
+fn media_object(media: InboundMedia) -> Result<(&'static str, Map<String, Value>, Media), String> {
+    let kind = match media.kind.as_str() {
+        "image" => "image",
+        "video" => "video",
+        "document" => "document",
+        "audio" => "audio",
+        "sticker" => "sticker",
+        _ => return Err("media.type must be image, video, document, audio or sticker".to_owned()),
+    };
     if media.caption.is_some() && !matches!(kind, "image" | "video" | "document") {
         return Err("media.caption is only for image, video and document".to_owned());
     }
@@ -153,7 +185,7 @@ fn media_object(media: InboundMedia) -> Result<(String, Value, Media), String> {
         sha256: hex::encode(digest),
         bytes: bytes.into(),
     };
-    Ok((kind.to_owned(), Value::Object(object), stored))
+    Ok((kind, object, stored))
 }
 
 pub(crate) async fn sent(simulator: web::Data<Simulator>) -> HttpResponse {

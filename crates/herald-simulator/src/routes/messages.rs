@@ -5,25 +5,12 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 
+use super::shapes;
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
 use crate::seed::{self, Body, Header, Template};
-use crate::{SentMedia, SentRecord, Simulator, wire};
-
-/// Message types and whether their object is a JSON array (only `contacts`) rather than an object.
-const TYPES: [(&str, bool); 11] = [
-    ("text", false),
-    ("image", false),
-    ("video", false),
-    ("audio", false),
-    ("document", false),
-    ("sticker", false),
-    ("location", false),
-    ("contacts", true),
-    ("interactive", false),
-    ("template", false),
-    ("reaction", false),
-];
+use crate::state::{Direction, Known};
+use crate::{RecordKind, SentMedia, SentRecord, Simulator, wire};
 
 pub(crate) async fn send(
     req: HttpRequest,
@@ -54,13 +41,7 @@ pub(crate) async fn send(
         ));
     }
     if fields.get("status").and_then(Value::as_str) == Some("read") {
-        // Marking an inbound message as read answers like Meta and triggers nothing.
-        return match fields.get("message_id").and_then(Value::as_str) {
-            Some(_) => Ok(super::ok_json(&json!({ "success": true }))),
-            None => Err(GraphError::invalid_parameter(
-                "The parameter message_id is required",
-            )),
-        };
+        return mark_read(&simulator, &phone_number_id, &request, fields);
     }
     let to = fields
         .get("to")
@@ -72,10 +53,11 @@ pub(crate) async fn send(
         .get("type")
         .and_then(Value::as_str)
         .ok_or_else(|| GraphError::invalid_parameter("The parameter type is required"))?;
-    check_object(kind, fields)?;
+    shapes::check_object(kind, fields)?;
     if recipient == sender.digits() {
         return Err(GraphError::recipient_is_sender());
     }
+    check_references(&simulator, &phone_number_id, &recipient, kind, fields)?;
 
     let now = chrono::Utc::now();
     let template = if kind == "template" {
@@ -108,6 +90,9 @@ pub(crate) async fn send(
     let wamid = wire::wamid(&recipient);
     let steps = if recipient.ends_with("9999") {
         vec![Step::Undeliverable]
+    } else if kind == "reaction" {
+        // Meta reports a reaction as sent and nothing after: no delivered or read for it.
+        vec![Step::Sent]
     } else if recipient.ends_with("9997") {
         vec![Step::Sent, Step::Delivered, Step::Read]
     } else if recipient.ends_with("9996") {
@@ -128,15 +113,20 @@ pub(crate) async fn send(
         },
     };
     tracing::debug!(%phone_number_id, %wamid, kind, "simulator: accepted a send");
-    simulator.state().sent.push(SentRecord {
-        phone_number_id: phone_number_id.clone(),
-        wamid: wamid.clone(),
-        recipient: recipient.clone(),
-        request: request.clone(),
-        biz_opaque_callback_data: biz_opaque_callback_data.clone(),
-        received_at: now,
-        media,
-    });
+    {
+        let mut state = simulator.state();
+        state.remember(&phone_number_id, &wamid, Direction::Outbound, &recipient);
+        state.sent.push(SentRecord {
+            phone_number_id: phone_number_id.clone(),
+            wamid: wamid.clone(),
+            recipient: recipient.clone(),
+            request: request.clone(),
+            biz_opaque_callback_data: biz_opaque_callback_data.clone(),
+            received_at: now,
+            media,
+            kind: RecordKind::Message,
+        });
+    }
     let config = &simulator.config;
     simulator.dispatcher.statuses(
         StatusPlan {
@@ -166,6 +156,80 @@ pub(crate) async fn send(
     })))
 }
 
+/// A read receipt, optionally showing the typing indicator: it must name a message this phone number
+/// received, and is recorded in the sent list (Meta answers it with `success` and reports nothing).
+fn mark_read(
+    simulator: &Simulator,
+    phone_number_id: &str,
+    request: &Value,
+    fields: &Map<String, Value>,
+) -> Result<HttpResponse, GraphError> {
+    let message_id = shapes::required_text(fields, "message_id", "message_id", usize::MAX)?;
+    let kind = match fields.get("typing_indicator") {
+        None => RecordKind::Read,
+        Some(Value::Object(indicator)) if indicator.get("type").and_then(Value::as_str) == Some("text") => {
+            RecordKind::Typing
+        }
+        Some(_) => return Err(shapes::bad("Param typing_indicator['type'] must be text")),
+    };
+    let mut state = simulator.state();
+    let customer = match state.known(phone_number_id, message_id) {
+        Some(Known {
+            direction: Direction::Inbound,
+            wa_id,
+        }) => wa_id.clone(),
+        _ => {
+            return Err(GraphError::invalid_value(format!(
+                "message_id {message_id} is not a message this phone number received"
+            )));
+        }
+    };
+    state.sent.push(SentRecord {
+        phone_number_id: phone_number_id.to_owned(),
+        wamid: message_id.to_owned(),
+        recipient: customer,
+        request: request.clone(),
+        biz_opaque_callback_data: None,
+        received_at: chrono::Utc::now(),
+        media: None,
+        kind,
+    });
+    Ok(super::ok_json(&json!({ "success": true })))
+}
+
+/// A reply's `context.message_id` and a reaction's `message_id` must name a message of this conversation
+/// (this phone number and this recipient), sent or received; otherwise 131009.
+fn check_references(
+    simulator: &Simulator,
+    phone_number_id: &str,
+    recipient: &str,
+    kind: &str,
+    fields: &Map<String, Value>,
+) -> Result<(), GraphError> {
+    let reacted = if kind == "reaction" {
+        fields
+            .get("reaction")
+            .and_then(|r| r.get("message_id"))
+            .and_then(Value::as_str)
+            .map(|id| ("reaction['message_id']", id))
+    } else {
+        None
+    };
+    let replied = shapes::context_message_id(fields)?.map(|id| ("context['message_id']", id));
+    let state = simulator.state();
+    for (field, wamid) in [replied, reacted].into_iter().flatten() {
+        if state
+            .known(phone_number_id, wamid)
+            .is_none_or(|known| known.wa_id != recipient)
+        {
+            return Err(GraphError::invalid_value(format!(
+                "{field} {wamid} is not a message of this phone number's conversation with {recipient}"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The file a send carries, checked: a media id must be one this simulator handed out to the same phone
 /// number id, of a type that fits the kind it is sent as (Meta refuses others with 131053).
 fn sent_media(
@@ -176,6 +240,15 @@ fn sent_media(
 ) -> Result<Option<SentMedia>, GraphError> {
     let (media_kind, object, role) = match kind {
         "image" | "video" | "audio" | "document" | "sticker" => (kind, fields.get(kind), "message"),
+        "interactive" => {
+            let header = fields.get("interactive").and_then(|i| i.get("header"));
+            match header.and_then(|h| h.get("type")).and_then(Value::as_str) {
+                Some(kind @ ("image" | "video" | "document")) => {
+                    (kind, header.and_then(|h| h.get(kind)), "interactive_header")
+                }
+                _ => return Ok(None),
+            }
+        }
         "template" => {
             let header = fields
                 .get("template")
@@ -249,68 +322,6 @@ fn fits(kind: &str, mime_type: &str) -> bool {
         "video" => mime_type.starts_with("video/"),
         "audio" => mime_type.starts_with("audio/"),
         _ => true,
-    }
-}
-
-/// `type` must name a known kind whose object is present and well formed.
-fn check_object(kind: &str, fields: &Map<String, Value>) -> Result<(), GraphError> {
-    let is_array = TYPES
-        .iter()
-        .find(|(name, _)| *name == kind)
-        .map(|(_, is_array)| *is_array)
-        .ok_or_else(|| GraphError::invalid_parameter(format!("Unsupported message type: {kind}")))?;
-    let object = fields.get(kind).ok_or_else(|| {
-        GraphError::invalid_parameter(format!("Param {kind} is required for a message of type {kind}"))
-    })?;
-    if is_array {
-        return match object.as_array() {
-            Some(items) if !items.is_empty() => Ok(()),
-            _ => Err(GraphError::invalid_parameter(format!(
-                "Param {kind} must be a non-empty array"
-            ))),
-        };
-    }
-    let object = object
-        .as_object()
-        .ok_or_else(|| GraphError::invalid_parameter(format!("Param {kind} must be an object")))?;
-    let text = |name: &str| object.get(name).and_then(Value::as_str);
-    match kind {
-        "text" => match text("body") {
-            Some(body) if !body.is_empty() && body.chars().count() <= 4096 => Ok(()),
-            _ => Err(GraphError::invalid_parameter(
-                "Param text['body'] is required and must be 1 to 4096 characters",
-            )),
-        },
-        "image" | "video" | "audio" | "document" | "sticker" => {
-            if text("id").is_some() == text("link").is_some() {
-                return Err(GraphError::invalid_parameter(format!(
-                    "Param {kind} must have exactly one of id or link"
-                )));
-            }
-            match text("caption") {
-                Some(caption) if caption.chars().count() > 1024 => Err(GraphError::invalid_parameter(
-                    format!("Param {kind}['caption'] must be at most 1024 characters"),
-                )),
-                _ => Ok(()),
-            }
-        }
-        "location" => {
-            let number = |name: &str| object.get(name).is_some_and(Value::is_number);
-            if number("latitude") && number("longitude") {
-                Ok(())
-            } else {
-                Err(GraphError::invalid_parameter(
-                    "Params location['latitude'] and location['longitude'] are required",
-                ))
-            }
-        }
-        "interactive" => text("type")
-            .map(|_| ())
-            .ok_or_else(|| GraphError::invalid_parameter("Param interactive['type'] is required")),
-        "reaction" => text("message_id")
-            .map(|_| ())
-            .ok_or_else(|| GraphError::invalid_parameter("Param reaction['message_id'] is required")),
-        _ => Ok(()),
     }
 }
 

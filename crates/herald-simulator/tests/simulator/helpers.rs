@@ -221,6 +221,48 @@ impl TestSim {
         (status, response.json().await.unwrap())
     }
 
+    /// Posts any body to the control API's inbound route.
+    pub async fn inbound_with(&self, body: &Value) -> (u16, Value) {
+        let response = self
+            .client
+            .post(format!("{}/control/inbound", self.base))
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap())
+    }
+
+    /// The messages of the inbound callbacks the receiver accepted (status callbacks left out), in order.
+    pub fn inbound_messages(&self) -> Vec<Value> {
+        self.receiver
+            .received()
+            .iter()
+            .map(|r| r.json()["entry"][0]["changes"][0]["value"]["messages"][0].clone())
+            .filter(|m| !m.is_null())
+            .collect()
+    }
+
+    /// The message of the last inbound callback the receiver accepted.
+    pub fn last_inbound(&self) -> Value {
+        self.inbound_messages().pop().expect("an inbound callback")
+    }
+
+    /// Delivers a text from `from` to the first sender (opening the window) and returns its wamid.
+    pub async fn customer_writes(&self, from: &str) -> String {
+        let (status, body) = self.inbound(from, "+15550001111", "hello").await;
+        assert_eq!(status, 200, "{body}");
+        body["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Sends `body` from the first sender, asserting success, and returns the wamid.
+    pub async fn send_ok(&self, body: &Value) -> String {
+        let (status, answer) = self.send(PNID_1, body).await;
+        assert_eq!(status, 200, "{body} -> {answer}");
+        answer["messages"][0]["id"].as_str().unwrap().to_owned()
+    }
+
     /// Sends a template to `to` and returns its wamid, asserting success.
     pub async fn send_hello(&self, to: &str, tracking: &str) -> String {
         let (status, body) = self.send(PNID_1, &hello_world(to, tracking)).await;
@@ -241,6 +283,11 @@ pub fn hello_world(to: &str, tracking: &str) -> Value {
 
 pub fn text(to: &str, body: &str) -> Value {
     json!({ "messaging_product": "whatsapp", "to": to, "type": "text", "text": { "body": body } })
+}
+
+/// A message of `kind` with its `object` to `to`.
+pub fn message(to: &str, kind: &str, object: Value) -> Value {
+    json!({ "messaging_product": "whatsapp", "to": to, "type": kind, kind: object })
 }
 
 pub fn template(to: &str, name: &str, language: &str, components: Value) -> Value {

@@ -284,7 +284,8 @@ async fn throughput_beyond_the_bucket_is_429_130429() {
 #[tokio::test]
 async fn mark_as_read_answers_success() {
     let sim = spawn_simulator().await;
-    let read = json!({ "messaging_product": "whatsapp", "status": "read", "message_id": "wamid.x" });
+    let wamid = sim.customer_writes(CUSTOMER).await;
+    let read = json!({ "messaging_product": "whatsapp", "status": "read", "message_id": wamid });
     let (status, body) = sim.send(PNID_1, &read).await;
     assert_eq!((status, body), (200, json!({ "success": true })));
 }

@@ -1,0 +1,222 @@
+//! The message object of a send, checked against Meta's request shapes and limits (docs/cloud-api.md §1).
+//!
+//! Every refusal is Meta's code 100 (`(#100) Invalid parameter`), HTTP 400, with the offending field named
+//! in `error_data.details` the way Graph names it (`interactive['action']['buttons']`).
+
+use serde_json::{Map, Value};
+
+use super::interactive;
+use crate::error::GraphError;
+
+/// Message types and whether their object is a JSON array (only `contacts`) rather than an object.
+const TYPES: [(&str, bool); 11] = [
+    ("text", false),
+    ("image", false),
+    ("video", false),
+    ("audio", false),
+    ("document", false),
+    ("sticker", false),
+    ("location", false),
+    ("contacts", true),
+    ("interactive", false),
+    ("template", false),
+    ("reaction", false),
+];
+
+/// Meta's cap on a text message's body and on a media caption.
+const TEXT_BODY_MAX: usize = 4096;
+const CAPTION_MAX: usize = 1024;
+/// One emoji can be several code points (skin tones, ZWJ families, flags); more than this is not one.
+const REACTION_EMOJI_MAX: usize = 16;
+
+pub(crate) fn bad(details: impl Into<String>) -> GraphError {
+    GraphError::invalid_parameter(details)
+}
+
+/// The string at `object[name]`: required, 1 to `max` characters; `path` names it in the error.
+pub(crate) fn required_text<'a>(
+    object: &'a Map<String, Value>,
+    name: &str,
+    path: &str,
+    max: usize,
+) -> Result<&'a str, GraphError> {
+    match object.get(name) {
+        Some(Value::String(text)) if !text.is_empty() => within(text, path, max),
+        Some(Value::String(_)) => Err(bad(format!("Param {path} must not be empty"))),
+        Some(_) => Err(bad(format!("Param {path} must be a string"))),
+        None => Err(bad(format!("The parameter {path} is required"))),
+    }
+}
+
+/// Like [`required_text`] for a field that may be absent.
+pub(crate) fn optional_text<'a>(
+    object: &'a Map<String, Value>,
+    name: &str,
+    path: &str,
+    max: usize,
+) -> Result<Option<&'a str>, GraphError> {
+    if object.contains_key(name) {
+        required_text(object, name, path, max).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+fn within<'a>(text: &'a str, path: &str, max: usize) -> Result<&'a str, GraphError> {
+    // Meta counts characters, not bytes: an emoji-laden title is judged by what the user sees.
+    let length = text.chars().count();
+    if length > max {
+        Err(bad(format!(
+            "Param {path} is too long: {length} characters, at most {max} are allowed"
+        )))
+    } else {
+        Ok(text)
+    }
+}
+
+/// The object at `object[name]`, required.
+pub(crate) fn required_object<'a>(
+    object: &'a Map<String, Value>,
+    name: &str,
+    path: &str,
+) -> Result<&'a Map<String, Value>, GraphError> {
+    match object.get(name) {
+        Some(Value::Object(inner)) => Ok(inner),
+        Some(_) => Err(bad(format!("Param {path} must be an object"))),
+        None => Err(bad(format!("The parameter {path} is required"))),
+    }
+}
+
+/// The array at `object[name]`, required, with `min..=max` items.
+pub(crate) fn required_array<'a>(
+    object: &'a Map<String, Value>,
+    name: &str,
+    path: &str,
+    (min, max): (usize, usize),
+) -> Result<&'a [Value], GraphError> {
+    let items = match object.get(name) {
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(bad(format!("Param {path} must be an array"))),
+        None => return Err(bad(format!("The parameter {path} is required"))),
+    };
+    if items.len() < min || items.len() > max {
+        return Err(bad(format!(
+            "Param {path} must have {min} to {max} items, it has {}",
+            items.len()
+        )));
+    }
+    Ok(items)
+}
+
+/// A media object (message or interactive header): exactly one of `id` and `link`.
+pub(crate) fn check_media_ref(object: &Map<String, Value>, path: &str) -> Result<(), GraphError> {
+    let has = |name: &str| object.get(name).is_some_and(Value::is_string);
+    if has("id") == has("link") {
+        return Err(bad(format!("Param {path} must have exactly one of id or link")));
+    }
+    Ok(())
+}
+
+/// `type` must name a known kind whose object is present and well formed.
+pub(crate) fn check_object(kind: &str, fields: &Map<String, Value>) -> Result<(), GraphError> {
+    let is_array = TYPES
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map(|(_, is_array)| *is_array)
+        .ok_or_else(|| bad(format!("Unsupported message type: {kind}")))?;
+    let object = fields
+        .get(kind)
+        .ok_or_else(|| bad(format!("Param {kind} is required for a message of type {kind}")))?;
+    if is_array {
+        return check_contacts(object);
+    }
+    let object = object
+        .as_object()
+        .ok_or_else(|| bad(format!("Param {kind} must be an object")))?;
+    match kind {
+        "text" => match object.get("body").and_then(Value::as_str) {
+            Some(body) if !body.is_empty() && body.chars().count() <= TEXT_BODY_MAX => Ok(()),
+            _ => Err(bad(format!(
+                "Param text['body'] is required and must be 1 to {TEXT_BODY_MAX} characters"
+            ))),
+        },
+        "image" | "video" | "audio" | "document" | "sticker" => {
+            check_media_ref(object, kind)?;
+            match object.get("caption").and_then(Value::as_str) {
+                Some(caption) if caption.chars().count() > CAPTION_MAX => Err(bad(format!(
+                    "Param {kind}['caption'] must be at most {CAPTION_MAX} characters"
+                ))),
+                _ => Ok(()),
+            }
+        }
+        "location" => check_location(object),
+        "interactive" => interactive::check(object),
+        "reaction" => check_reaction(object),
+        _ => Ok(()),
+    }
+}
+
+fn check_location(object: &Map<String, Value>) -> Result<(), GraphError> {
+    let coordinate = |name: &str, limit: f64| {
+        object
+            .get(name)
+            .and_then(Value::as_f64)
+            .filter(|v| v.abs() <= limit)
+    };
+    if coordinate("latitude", 90.0).is_none() || coordinate("longitude", 180.0).is_none() {
+        return Err(bad(
+            "Params location['latitude'] and location['longitude'] are required numbers in range",
+        ));
+    }
+    optional_text(object, "name", "location['name']", 1000)?;
+    optional_text(object, "address", "location['address']", 1000)?;
+    Ok(())
+}
+
+/// Each contact needs `name.formatted_name`; Meta's only required field of a contact card.
+fn check_contacts(object: &Value) -> Result<(), GraphError> {
+    let items = match object.as_array() {
+        Some(items) if !items.is_empty() => items,
+        _ => return Err(bad("Param contacts must be a non-empty array")),
+    };
+    for (i, contact) in items.iter().enumerate() {
+        let contact = contact
+            .as_object()
+            .ok_or_else(|| bad(format!("Param contacts[{i}] must be an object")))?;
+        let name = required_object(contact, "name", &format!("contacts[{i}]['name']"))?;
+        required_text(
+            name,
+            "formatted_name",
+            &format!("contacts[{i}]['name']['formatted_name']"),
+            usize::MAX,
+        )?;
+        if let Some(phones) = contact.get("phones")
+            && !phones.is_array()
+        {
+            return Err(bad(format!("Param contacts[{i}]['phones'] must be an array")));
+        }
+    }
+    Ok(())
+}
+
+/// `message_id` names the message reacted to; an empty `emoji` removes the reaction.
+fn check_reaction(object: &Map<String, Value>) -> Result<(), GraphError> {
+    required_text(object, "message_id", "reaction['message_id']", usize::MAX)?;
+    match object.get("emoji") {
+        Some(Value::String(emoji)) if emoji.chars().count() <= REACTION_EMOJI_MAX => Ok(()),
+        Some(Value::String(_)) => Err(bad("Param reaction['emoji'] must be a single emoji")),
+        Some(_) => Err(bad("Param reaction['emoji'] must be a string")),
+        None => Err(bad("The parameter reaction['emoji'] is required")),
+    }
+}
+
+/// The wamid a send replies to (`context.message_id`), if it has a context.
+pub(crate) fn context_message_id(fields: &Map<String, Value>) -> Result<Option<&str>, GraphError> {
+    match fields.get("context") {
+        None => Ok(None),
+        Some(Value::Object(context)) => {
+            required_text(context, "message_id", "context['message_id']", usize::MAX).map(Some)
+        }
+        Some(_) => Err(bad("Param context must be an object")),
+    }
+}
