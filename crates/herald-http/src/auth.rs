@@ -1,7 +1,7 @@
 //! The bearer-key extractor: every `/api/v1` handler takes a [`Caller`], the tenant scope (docs/api.md §1).
 
-use crate::ApiContext;
 use crate::client_address::client_address;
+use crate::context::ApiContext;
 use crate::error::{ApiError, RateScope};
 use crate::ratelimit::{self, SendRoute};
 use crate::request_id::record_organization;

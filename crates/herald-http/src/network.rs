@@ -51,7 +51,7 @@ pub fn configure(config: &mut web::ServiceConfig, webhook: web::Data<NetworkWebh
             .app_data(web::PayloadConfig::new(CALLBACK_LIMIT_BYTES))
             .route(web::get().to(verify))
             .route(web::post().to(receive))
-            .default_service(web::to(crate::handlers::method_not_allowed)),
+            .default_service(web::to(crate::routes::fallback::method_not_allowed)),
     );
 }
 

@@ -109,7 +109,7 @@ fn render_problem(
             404 => ApiError::NotFound,
             405 => ApiError::MethodNotAllowed,
             413 => ApiError::PayloadTooLarge {
-                limit: crate::JSON_LIMIT_BYTES,
+                limit: crate::json_body::JSON_LIMIT_BYTES,
             },
             415 => ApiError::UnsupportedMediaType,
             500..=599 => ApiError::Internal(anyhow::anyhow!("{error}")),

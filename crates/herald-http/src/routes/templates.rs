@@ -1,8 +1,8 @@
 //! `GET /api/v1/templates`, `GET /api/v1/templates/{name}/{language}`, `POST /api/v1/templates/sync`.
 
-use crate::ApiContext;
 use crate::auth::Caller;
-use crate::error::{ApiError, Problem};
+use crate::context::ApiContext;
+use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use actix_web::{HttpResponse, web};
 use herald_domain::ports::TemplateQuery;
@@ -10,8 +10,6 @@ use herald_domain::template::{BodySpec, HeaderSpec, LanguageCode, Template, Temp
 use herald_domain::usecases::SyncError;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-
-type HandlerResult = Result<HttpResponse, actix_web::Error>;
 
 /// A template as last synced from the network, with what a send must fill.
 #[derive(Debug, Serialize, ToSchema)]

@@ -1,0 +1,50 @@
+//! What the handlers are given: the use cases the application wires, the limiters, readiness.
+
+use crate::client_address::AuthFailureLimit;
+use crate::ratelimit::KeyLimit;
+use herald_domain::media::MediaStore;
+use herald_domain::usecases::{
+    Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MessageEvents, SendMessage,
+    SyncTemplates, WindowStatus,
+};
+use std::sync::Arc;
+
+/// The use cases the API drives, built by the application.
+pub struct ApiContext {
+    pub authenticate: Authenticate,
+    pub send: SendMessage,
+    pub get_message: GetMessage,
+    pub list_messages: ListMessages,
+    pub message_events: MessageEvents,
+    pub window_status: WindowStatus,
+    pub templates: ListTemplates,
+    pub sync_templates: Arc<SyncTemplates>,
+    /// Customer webhook endpoints (docs/api.md §9).
+    pub webhooks: ManageWebhooks,
+    /// Uploads and reading media back (docs/api.md §4.5, §9).
+    pub media: Media,
+    /// Where multipart uploads are staged while they stream in.
+    pub files: Arc<dyn MediaStore>,
+    /// The organizations' send-rate limiter, peeked (cost 0) for the `RateLimit-*` headers; the domain
+    /// itself charges sends against it.
+    pub send_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
+    /// The per-key limit on reads (docs/api.md §3: default 50/s, burst 100).
+    pub read_limiter: Arc<dyn KeyLimit>,
+    /// The per-key limit on writes other than sends (docs/api.md §3: default 5/s, burst 20).
+    pub write_limiter: Arc<dyn KeyLimit>,
+    pub readiness: Arc<dyn Readiness>,
+    /// Whose `X-Forwarded-For` names the client (`HERALD_TRUSTED_PROXIES`); empty: the TCP peer is.
+    pub trusted_proxies: herald_domain::client_address::TrustedProxies,
+    /// Failed authentications per client address (docs/api.md §1: default 30 a minute).
+    pub auth_failures: Arc<dyn AuthFailureLimit>,
+    /// `metrics_organization_labels`: label `herald_sends_total` by the caller's organization.
+    pub metrics_organization_labels: bool,
+}
+
+/// Whether the service can take traffic: the store is reachable and its migrations are current.
+#[async_trait::async_trait]
+pub trait Readiness: Send + Sync + 'static {
+    /// # Errors
+    /// Why the service is not ready; logged, never shown to the caller.
+    async fn check(&self) -> Result<(), String>;
+}

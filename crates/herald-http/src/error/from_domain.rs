@@ -1,0 +1,143 @@
+//! The domain's errors, each mapped to the [`ApiError`] it answers as.
+
+use super::{ApiError, RateScope};
+use herald_domain::media::UploadError;
+use herald_domain::organization::MessageKind;
+use herald_domain::ports::StoreError;
+use herald_domain::usecases::{
+    AuthError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
+};
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Unavailable(reason) => Self::Unavailable(reason),
+            other => Self::Internal(anyhow::Error::new(other)),
+        }
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(error: AuthError) -> Self {
+        match error {
+            AuthError::Unauthenticated => Self::Unauthenticated,
+            AuthError::KeyDisabled => Self::KeyDisabled,
+            AuthError::AccountInactive => Self::AccountInactive,
+            AuthError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<SendError> for ApiError {
+    fn from(error: SendError) -> Self {
+        match error {
+            SendError::AccountInactive => Self::AccountInactive,
+            SendError::PlanForbids(kind) => Self::PlanForbids(kind),
+            SendError::RateLimited {
+                limit,
+                retry_after_seconds,
+            } => Self::RateLimited {
+                limit,
+                retry_after_seconds: retry_after_seconds.max(1),
+                scope: RateScope::Sends,
+            },
+            SendError::Invalid(errors) => Self::Validation(errors),
+            SendError::TemplateNotFound(reference) => Self::TemplateNotFound(reference),
+            SendError::TemplateNotApproved(status) => Self::TemplateNotApproved(status),
+            SendError::TemplateMismatch(detail) => Self::TemplateMismatch(detail),
+            SendError::HeaderMediaMismatch(detail) => Self::HeaderMediaMismatch(detail),
+            SendError::WindowClosed { to } => Self::WindowClosed(to),
+            SendError::FileTooLarge { limit } => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
+            SendError::QuotaExceeded {
+                limit,
+                retry_after_seconds,
+            } => Self::QuotaExceeded {
+                limit,
+                retry_after_seconds: retry_after_seconds.max(1),
+            },
+            SendError::IdempotencyConflict => Self::IdempotencyConflict,
+            SendError::IdempotencyKeyReused => Self::IdempotencyKeyReused,
+            SendError::StorageFull(full) => full.into(),
+            SendError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<StorageFull> for ApiError {
+    fn from(full: StorageFull) -> Self {
+        Self::FileTooLarge(format!(
+            "The organization's media storage is full: its unexpired uploads hold {} of the plan's {} \
+             bytes and this file has {}; space comes back as uploads expire, 30 days after each",
+            full.used, full.limit, full.size
+        ))
+    }
+}
+
+impl From<UploadError> for ApiError {
+    fn from(error: UploadError) -> Self {
+        match error {
+            UploadError::Empty => Self::field("file", "the file is empty"),
+            UploadError::Unsupported(detail) => Self::UnsupportedFileType(capitalized(&detail)),
+            // A limit below the kind's own is the plan's (the upload was held to both).
+            UploadError::TooLarge { kind, limit } if limit < kind.max_bytes() => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
+            UploadError::TooLarge { kind, limit } => Self::FileTooLarge(format!(
+                "The file is larger than the {limit} bytes a {} may have",
+                kind.as_str()
+            )),
+            UploadError::Closed => Self::Internal(anyhow::anyhow!("an upload was used after it failed")),
+            UploadError::Io(error) => Self::Unavailable(format!("staging an upload: {error}")),
+        }
+    }
+}
+
+impl From<UploadMediaError> for ApiError {
+    fn from(error: UploadMediaError) -> Self {
+        match error {
+            UploadMediaError::AccountInactive => Self::AccountInactive,
+            UploadMediaError::PlanForbids => Self::PlanForbids(MessageKind::Media),
+            UploadMediaError::TooLarge { limit } => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
+            UploadMediaError::StorageFull(full) => full.into(),
+            UploadMediaError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<MediaContentError> for ApiError {
+    fn from(error: MediaContentError) -> Self {
+        match error {
+            MediaContentError::NotFound => Self::NotFound,
+            MediaContentError::Unavailable(detail) => Self::Unavailable(detail),
+            MediaContentError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<herald_domain::media::MediaStoreError> for ApiError {
+    fn from(error: herald_domain::media::MediaStoreError) -> Self {
+        Self::Unavailable(format!("media store: {error}"))
+    }
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+impl From<QueryError> for ApiError {
+    fn from(error: QueryError) -> Self {
+        match error {
+            QueryError::NotFound => Self::NotFound,
+            QueryError::Invalid(errors) => Self::Validation(errors),
+            QueryError::Store(store) => store.into(),
+        }
+    }
+}

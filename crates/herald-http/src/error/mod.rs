@@ -1,0 +1,150 @@
+//! The one mapping from every failure to an `application/problem+json` answer (docs/api.md §2).
+
+mod from_domain;
+mod response;
+#[cfg(test)]
+mod tests;
+
+use actix_web::HttpResponse;
+use herald_domain::ValidationErrors;
+use herald_domain::organization::MessageKind;
+use herald_domain::template::TemplateRef;
+use herald_domain::values::PhoneNumber;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// The media type of every error body.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// How long a client should wait before retrying when the store is down.
+const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 2;
+
+/// An RFC 9457 problem document, as every error answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:herald:error:validation_failed",
+    "title": "Validation failed",
+    "status": 422,
+    "code": "validation_failed",
+    "detail": "1 field is invalid",
+    "request_id": "req_01JD0000000000000000000000",
+    "errors": [{"field": "to", "message": "must be an E.164 number"}]
+}))]
+pub struct Problem {
+    /// `urn:herald:error:<code>`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub title: String,
+    pub status: u16,
+    /// The stable machine code (docs/api.md §2).
+    pub code: String,
+    pub detail: String,
+    /// The `X-Request-Id` of the request, for support.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// Present on `validation_failed` only: every invalid field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<ProblemField>>,
+}
+
+/// One invalid field, named as the client named it (`to`, `variables.body[1]`, `Idempotency-Key`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct ProblemField {
+    pub field: String,
+    pub message: String,
+}
+
+/// Which allowance a `429 rate_limited` ran out of: its detail names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateScope {
+    /// The organization's send rate (the plan's).
+    Sends,
+    /// The key's read requests.
+    Reads,
+    /// The key's writes other than sends.
+    Writes,
+    /// An endpoint's undelivered test events.
+    WebhookTests,
+    /// Failed authentications from the client's address.
+    FailedAuthentications,
+}
+
+/// Every way an API request can fail. All errors of the adapter and of the domain end up here, and
+/// [`ApiError::to_response`] is the only place that turns one into an HTTP answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Missing, malformed or unknown credentials: one answer for all, so it is no oracle.
+    #[error("unauthenticated")]
+    Unauthenticated,
+    #[error("the API key is disabled")]
+    KeyDisabled,
+    #[error("the organization is not active")]
+    AccountInactive,
+    #[error("the plan does not allow {} messages", .0.as_str())]
+    PlanForbids(MessageKind),
+    /// The plan's webhook endpoint count is reached.
+    #[error("the plan allows {limit} webhook endpoints")]
+    WebhookLimit { limit: u32 },
+    /// A browser's cross-origin preflight: keys belong on servers.
+    #[error("cross-origin requests are refused")]
+    CorsForbidden,
+    #[error("not found")]
+    NotFound,
+    #[error("no template {} in {}", .0.name, .0.language)]
+    TemplateNotFound(TemplateRef),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("a request with this Idempotency-Key is still in flight")]
+    IdempotencyConflict,
+    #[error("the body is larger than {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    #[error("unsupported content type")]
+    UnsupportedMediaType,
+    /// A file operation's body is neither `multipart/form-data` nor (where it takes one) JSON.
+    #[error("unsupported content type for a file operation")]
+    NotMultipart { json_too: bool },
+    /// A file over its kind's (or the plan's) limit; the text says which.
+    #[error("{0}")]
+    FileTooLarge(String),
+    /// The bytes are not an accepted file type.
+    #[error("{0}")]
+    UnsupportedFileType(String),
+    #[error("invalid JSON: {0}")]
+    InvalidJson(String),
+    /// A multipart form that cannot be parsed (the contract's code is `invalid_json` too).
+    #[error("invalid form: {0}")]
+    InvalidForm(String),
+    #[error("validation failed: {0}")]
+    Validation(ValidationErrors),
+    #[error("the service window with {0} is closed")]
+    WindowClosed(PhoneNumber),
+    #[error("the template is {0}, not APPROVED")]
+    TemplateNotApproved(String),
+    #[error("{0}")]
+    TemplateMismatch(String),
+    #[error("{0}")]
+    HeaderMediaMismatch(String),
+    #[error("this Idempotency-Key was used with a different request")]
+    IdempotencyKeyReused,
+    #[error("rate limited ({scope:?})")]
+    RateLimited {
+        limit: u32,
+        retry_after_seconds: u64,
+        scope: RateScope,
+    },
+    #[error("monthly quota exceeded")]
+    QuotaExceeded { limit: u64, retry_after_seconds: u64 },
+    /// The store or a dependency is down; the text is for the log only.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
+    /// A bug; the error is for the log only, never for the client.
+    #[error("internal error: {0:#}")]
+    Internal(anyhow::Error),
+}
+
+/// What a handler answers: its response, or an error actix renders (an [`ApiError`] as a problem).
+pub(crate) type HandlerResult = Result<HttpResponse, actix_web::Error>;
+
+/// The problem `code` of an error response, kept on the response for the metrics middleware.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ProblemCode(pub(crate) &'static str);

@@ -1,0 +1,164 @@
+//! Send request bodies (docs/api.md §4.1, §4.2): JSON to a domain [`SendDraft`], by hand.
+//!
+//! The body is parsed into a [`serde_json::Value`] first and each field is converted on its own through
+//! the domain's value constructors, so one wrong field never hides another and every error is reported
+//! under the path the client wrote (`variables.buttons[0].values[0]`).
+
+mod canonical;
+mod fields;
+pub(crate) mod form;
+mod media;
+mod template;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use canonical::fingerprint;
+
+use fields::{json_type, optional_string, present, required, string_at};
+use herald_domain::message::MessageContent;
+use herald_domain::organization::MessageKind;
+use herald_domain::usecases::SendDraft;
+use herald_domain::values::{ClientReference, MessageText, PhoneNumber};
+use herald_domain::{FieldError, ValidationErrors};
+use media::file_content;
+use serde_json::{Map, Value};
+use template::template_content;
+
+/// The JSON send operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SendOperation {
+    /// `POST /api/v1/messages/send-template`: a template, or a text with `"type": "text"`.
+    Template,
+    /// `POST /api/v1/messages/send-text`.
+    Text,
+    /// `POST /api/v1/messages/send-file` with a JSON body: a file uploaded before (`media_id`) or hosted
+    /// elsewhere (`link`).
+    File,
+}
+
+/// The plan category of a request, decided before any field is validated so the plan check comes first
+/// (docs/api.md §8): only an explicit `"type": "text"` makes a send-template request a text message.
+pub(crate) fn message_kind(operation: SendOperation, body: &Value) -> MessageKind {
+    match operation {
+        SendOperation::Text => MessageKind::Text,
+        SendOperation::File => MessageKind::Media,
+        SendOperation::Template => match body.get("type").and_then(Value::as_str) {
+            Some("text") => MessageKind::Text,
+            _ => MessageKind::Template,
+        },
+    }
+}
+
+/// Converts a send body, collecting every field error.
+pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft, ValidationErrors> {
+    let Some(object) = body.as_object() else {
+        return Err(ValidationErrors::single(
+            "body",
+            format!("must be a JSON object, not {}", json_type(body)),
+        ));
+    };
+    let mut errors = ValidationErrors::new();
+    let to = required(object, "to", "to", &mut errors)
+        .and_then(|v| string_at(v, "to", &mut errors))
+        .and_then(|s| errors.check("to", PhoneNumber::parse(s)));
+    let content = if operation == SendOperation::File {
+        file_content(object, &mut errors)
+    } else {
+        check_type(operation, object, &mut errors);
+        match message_kind(operation, body) {
+            MessageKind::Text => text_content(object, &mut errors),
+            MessageKind::Template | MessageKind::Media => template_content(object, &mut errors),
+        }
+    };
+    finish_draft(object, to, content, errors)
+}
+
+/// The common optional fields (`from`, `client_reference`) and the verdict.
+pub(super) fn finish_draft(
+    object: &Map<String, Value>,
+    to: Option<PhoneNumber>,
+    content: Option<MessageContent>,
+    mut errors: ValidationErrors,
+) -> Result<SendDraft, ValidationErrors> {
+    let from = optional_string(object, "from", &mut errors)
+        .map(|from| from.and_then(|s| errors.check("from", PhoneNumber::parse(s))));
+    let client_reference = optional_string(object, "client_reference", &mut errors)
+        .map(|reference| reference.and_then(|s| errors.check("client_reference", ClientReference::parse(s))));
+    match (to, content, from, client_reference) {
+        (Some(to), Some(content), Some(from), Some(client_reference)) if errors.is_empty() => Ok(SendDraft {
+            to,
+            from,
+            content,
+            client_reference,
+        }),
+        _ => {
+            if errors.is_empty() {
+                // Every path that drops a value records why; this only keeps the answer meaningful if
+                // one ever does not.
+                errors.push(FieldError::new("body", "is invalid"));
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// Adds the `Idempotency-Key` header's error to the body's, so all are reported together and only after
+/// the plan and rate checks.
+pub(crate) fn with_header_error(
+    draft: Result<SendDraft, ValidationErrors>,
+    header_error: Option<FieldError>,
+) -> Result<SendDraft, ValidationErrors> {
+    match (draft, header_error) {
+        (draft, None) => draft,
+        (Ok(_), Some(error)) => Err(ValidationErrors::from(error)),
+        (Err(mut errors), Some(error)) => {
+            errors.push(error);
+            Err(errors)
+        }
+    }
+}
+
+fn check_type(operation: SendOperation, object: &Map<String, Value>, errors: &mut ValidationErrors) {
+    let Some(value) = present(object, "type") else {
+        return;
+    };
+    let allowed: &[&str] = match operation {
+        SendOperation::Template => &["text", "template"],
+        SendOperation::Text => &["text"],
+        SendOperation::File => &["document", "image", "video"],
+    };
+    if !value.as_str().is_some_and(|t| allowed.contains(&t)) {
+        let message = match operation {
+            SendOperation::Template => "must be `text` or `template`",
+            SendOperation::Text => "must be `text` (or left out) on send-text",
+            SendOperation::File => "must be `document`, `image` or `video`",
+        };
+        errors.push(FieldError::new("type", message));
+    }
+}
+
+fn text_content(object: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<MessageContent> {
+    for field in ["template", "variables"] {
+        if present(object, field).is_some() {
+            errors.push(FieldError::new(field, "is only for template messages"));
+        }
+    }
+    let body = required(object, "message", "message", errors)
+        .and_then(|v| string_at(v, "message", errors))
+        .and_then(|s| errors.check("message", MessageText::parse(s)));
+    let preview_url = match present(object, "preview_url") {
+        None => Some(false),
+        Some(Value::Bool(flag)) => Some(*flag),
+        Some(other) => {
+            errors.push(FieldError::new(
+                "preview_url",
+                format!("must be a boolean, not {}", json_type(other)),
+            ));
+            None
+        }
+    };
+    Some(MessageContent::Text {
+        body: body?,
+        preview_url: preview_url?,
+    })
+}
