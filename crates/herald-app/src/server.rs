@@ -9,7 +9,7 @@ use crate::webhooks::{WebhookDestinations, WebhookSender};
 use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
-use herald_domain::network::MessagingNetwork;
+use herald_domain::ports::MessagingNetwork;
 use herald_domain::ports::{Clock, IdGenerator, RateLimiter, SecretSealer, SecretSource};
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{

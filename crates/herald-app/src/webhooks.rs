@@ -3,10 +3,9 @@
 
 use async_trait::async_trait;
 use herald_domain::ids::EventId;
+use herald_domain::ports::{DestinationChecker, WebhookTransport};
 use herald_domain::time::Duration;
-use herald_domain::webhook::{
-    AttemptReport, DeliveryAttempt, DestinationChecker, WebhookTransport, WebhookUrl,
-};
+use herald_domain::webhook::{AttemptReport, DeliveryAttempt, WebhookUrl};
 use herald_webhooks::{
     AttemptErrorKind, AttemptOutcome, Deliverer, DelivererBuildError, DeliveryTimeouts, DestinationPolicy,
     MAX_JITTER, WebhookSecret, next_attempt,

@@ -1,6 +1,6 @@
 //! Herald's adapter to Meta's WhatsApp Cloud API (or the simulator speaking its wire format).
 //!
-//! Outbound: [`CloudApiClient`] implements the domain's [`MessagingNetwork`](herald_domain::network::MessagingNetwork)
+//! Outbound: [`CloudApiClient`] implements the domain's [`MessagingNetwork`](herald_domain::ports::MessagingNetwork)
 //! port: it builds the exact send bodies of the Cloud API (stored files by their network media id), uploads
 //! media (streamed multipart) and downloads it (streamed, only from the base URL's origin or an allowed media
 //! host), lists message templates, and translates every Graph error into the reaction dispatch must take.

@@ -4,9 +4,9 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 use herald_domain::ValidationErrors;
-use herald_domain::media::UploadError;
 use herald_domain::organization::MessageKind;
 use herald_domain::ports::StoreError;
+use herald_domain::ports::UploadError;
 use herald_domain::template::TemplateRef;
 use herald_domain::usecases::{
     AuthError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
@@ -540,8 +540,8 @@ impl From<MediaContentError> for ApiError {
     }
 }
 
-impl From<herald_domain::media::MediaStoreError> for ApiError {
-    fn from(error: herald_domain::media::MediaStoreError) -> Self {
+impl From<herald_domain::ports::MediaStoreError> for ApiError {
+    fn from(error: herald_domain::ports::MediaStoreError) -> Self {
         Self::Unavailable(format!("media store: {error}"))
     }
 }

@@ -47,7 +47,7 @@ use actix_web::error::JsonPayloadError;
 use actix_web::http::Method;
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{App, HttpRequest, Resource, web};
-use herald_domain::media::MediaStore;
+use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
     Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MessageEvents, SendMessage,
     SyncTemplates, WindowStatus,

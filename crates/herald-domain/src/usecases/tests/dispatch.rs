@@ -4,9 +4,9 @@
 use super::*;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use crate::ids::{EventId, JobId};
-use crate::media::{MockMediaCatalog, MockMediaStore};
 use crate::message::{MessageError, MessageStatus};
-use crate::network::{MockMessagingNetwork, NetworkError, NetworkReceipt};
+use crate::ports::{MockMediaCatalog, MockMediaStore};
+use crate::ports::{MockMessagingNetwork, NetworkError, NetworkReceipt};
 use crate::ports::{MockOutboxStore, MockPacer, MockSecretSource, StoreError};
 use crate::time::Duration;
 use crate::usecases::{DispatchMessages, DispatchPorts, DispatchReport, DispatchSettings};

@@ -2,12 +2,10 @@
 
 use super::*;
 use crate::ids::{MediaId, SenderId};
-use crate::media::{
-    ContentRef, InboundMedia, MediaFile, MediaInsert, MediaRecord, MockMediaCatalog, MockMediaStore,
-    Sha256Digest, StagedFile,
-};
-use crate::network::{MediaDownload, MockMessagingNetwork, NetworkError};
+use crate::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, Sha256Digest, StagedFile};
 use crate::ports::MockAccountStore;
+use crate::ports::{MediaDownload, MockMessagingNetwork, NetworkError};
+use crate::ports::{MediaInsert, MockMediaCatalog, MockMediaStore};
 use crate::usecases::{Media, MediaBody, MediaContentError, MediaPorts, UploadMediaError};
 use std::sync::Arc;
 

@@ -3,13 +3,13 @@
 use super::*;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId};
-use crate::media::{MediaInsert, MockMediaCatalog, MockMediaStore};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
 use crate::organization::MessageKind;
 use crate::ports::{
     AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MockAccountStore, MockMessageStore,
     MockRateLimiter, MockTemplateStore, MockWindowStore, OutboxJob, QuotaCharge, RateDecision, StoreError,
 };
+use crate::ports::{MediaInsert, MockMediaCatalog, MockMediaStore};
 use crate::template::{HeaderValue, TemplateVariables};
 use crate::time::BillingPeriod;
 use crate::usecases::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
@@ -1420,8 +1420,9 @@ fn order_template_before_quota() {
 mod media_sends {
     use super::*;
     use crate::ids::MediaId;
-    use crate::media::{ContentRef, MediaFile, MediaRecord, MediaStoreError, Sha256Digest, StagedFile};
+    use crate::media::{ContentRef, MediaFile, MediaRecord, Sha256Digest, StagedFile};
     use crate::message::{MediaAttachment, MediaKind, MediaSource};
+    use crate::ports::MediaStoreError;
     use crate::values::FileName;
 
     fn media_id(n: u128) -> MediaId {

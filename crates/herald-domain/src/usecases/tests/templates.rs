@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::ids::TemplateId;
-use crate::network::{MockMessagingNetwork, NetworkError, NetworkTemplate};
 use crate::ports::{MockAccountStore, MockTemplateStore, StoreError, TemplateQuery};
+use crate::ports::{MockMessagingNetwork, NetworkError, NetworkTemplate};
 use crate::usecases::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 use std::sync::{Arc, Mutex};
 

@@ -6,12 +6,12 @@ use super::*;
 use crate::dispatch::{ClaimToken, CustomerEventType};
 use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::organization::SealedSecret;
+use crate::ports::{MockDestinationChecker, MockWebhookStore, MockWebhookTransport, WebhookTransport};
 use crate::ports::{MockSecretSealer, MockSecretSource, Opened, SealContext, StoreError};
 use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings, ManageWebhooks};
 use crate::webhook::{
     AttemptReport, ClaimedDelivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
-    MockDestinationChecker, MockWebhookStore, MockWebhookTransport, WebhookEndpoint, WebhookTransport,
-    WebhookUrl,
+    WebhookEndpoint, WebhookUrl,
 };
 use async_trait::async_trait;
 use futures::channel::oneshot;
