@@ -504,7 +504,7 @@ async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) 
                 network: network.clone(),
                 catalog: services.store.media(),
                 files: services.files.clone(),
-                pacer: Arc::new(herald_app::network::SenderPacer::default()),
+                pacer: Arc::new(herald_ratelimit::SenderPacer::default()),
                 clock: services.clock.clone(),
                 ids: services.ids.clone(),
                 random: services.secrets.clone(),

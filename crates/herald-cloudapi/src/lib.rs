@@ -6,7 +6,9 @@
 //! host), lists message templates, and translates every Graph error into the reaction dispatch must take.
 //!
 //! Inbound: [`verify_signature`] checks `X-Hub-Signature-256` on the raw bytes of a callback, and
-//! [`parse_callback`] turns a verified body into the domain's status reports and inbound messages.
+//! [`parse_callback`] turns a verified body into the domain's status reports and inbound messages; behind the
+//! domain's ports they are [`AppSecretAuthenticator`] (`CallbackAuthenticator`) and [`CloudApiDecoder`]
+//! (`CallbackDecoder`).
 //!
 //! Both directions translate Graph error codes through the same table, [`classify`].
 
@@ -17,7 +19,7 @@ mod signature;
 mod templates;
 mod wire;
 
-pub use callback::{ParseError, parse_callback};
+pub use callback::{CloudApiDecoder, ParseError, parse_callback};
 pub use client::{CloudApiClient, CloudApiConfig, META_MEDIA_HOST};
 pub use errors::{ErrorClass, Reaction, classify};
-pub use signature::{SignatureError, verify_signature};
+pub use signature::{AppSecretAuthenticator, SignatureError, verify_signature};
