@@ -3,9 +3,10 @@ use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutc
 use crate::ids::{EventId, JobId, MediaId, OrganizationId, SenderId};
 use crate::media::{MediaRecord, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
 use crate::message::{MessageError, MessageStatus};
-use crate::ports::{Clock, IdGenerator, OutboxStore, Pacer, SecretSource, StoreError};
-use crate::ports::{MediaCatalog, MediaStore};
-use crate::ports::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
+use crate::ports::{
+    Clock, IdGenerator, MediaCatalog, MediaStore, MediaUpload, MessagingNetwork, NetworkError,
+    NetworkMediaIds, OutboxStore, Pacer, SecretSource, StoreError,
+};
 use crate::time::{Duration, Timestamp, bounded_delay};
 use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use futures::future::Either;

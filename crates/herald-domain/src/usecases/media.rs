@@ -5,9 +5,10 @@ use super::new_id;
 use crate::ids::{MediaId, OrganizationId};
 use crate::media::{MediaFile, MediaRecord, StagedFile};
 use crate::organization::{MessageKind, Organization, Plan};
-use crate::ports::{AccountStore, Clock, IdGenerator, StoreError};
-use crate::ports::{MediaCatalog, MediaInsert, MediaStore};
-use crate::ports::{MessagingNetwork, NetworkError};
+use crate::ports::{
+    AccountStore, Clock, IdGenerator, MediaCatalog, MediaInsert, MediaStore, MessagingNetwork, NetworkError,
+    StoreError,
+};
 use crate::values::FileName;
 use std::sync::Arc;
 

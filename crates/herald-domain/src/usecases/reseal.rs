@@ -3,8 +3,7 @@
 
 use crate::ids::{OrganizationId, SenderId, WebhookId};
 use crate::organization::SealedSecret;
-use crate::ports::WebhookStore;
-use crate::ports::{AccountStore, SealContext, SealError, SecretSealer, StoreError};
+use crate::ports::{AccountStore, SealContext, SealError, SecretSealer, StoreError, WebhookStore};
 use crate::webhook::SecretSlot;
 use std::sync::Arc;
 

@@ -10,10 +10,9 @@ use crate::message::{
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
-    IdempotencyHold, MessageStore, OutboxJob, QuotaCharge, RateDecision, RateLimiter, StoreError,
-    TemplateStore, WindowStore,
+    IdempotencyHold, MediaCatalog, MediaInsert, MediaStore, MessageStore, OutboxJob, QuotaCharge,
+    RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
 };
-use crate::ports::{MediaCatalog, MediaInsert, MediaStore};
 use crate::template::{TemplateCheckError, TemplateRef, check_variables};
 use crate::time::{BillingPeriod, Duration, Timestamp};
 use crate::trace::{NoTraceLinks, TraceLinks};

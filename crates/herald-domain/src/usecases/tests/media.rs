@@ -3,9 +3,10 @@
 use super::*;
 use crate::ids::{MediaId, SenderId};
 use crate::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, Sha256Digest, StagedFile};
-use crate::ports::MockAccountStore;
-use crate::ports::{MediaDownload, MockMessagingNetwork, NetworkError};
-use crate::ports::{MediaInsert, MockMediaCatalog, MockMediaStore};
+use crate::ports::{
+    MediaDownload, MediaInsert, MockAccountStore, MockMediaCatalog, MockMediaStore, MockMessagingNetwork,
+    NetworkError,
+};
 use crate::usecases::{Media, MediaBody, MediaContentError, MediaPorts, UploadMediaError};
 use std::sync::Arc;
 

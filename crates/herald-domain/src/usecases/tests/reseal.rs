@@ -4,8 +4,7 @@
 use super::*;
 use crate::ids::WebhookId;
 use crate::organization::SealedSecret;
-use crate::ports::MockWebhookStore;
-use crate::ports::{MockAccountStore, MockSecretSealer, Opened, SealContext, SealError};
+use crate::ports::{MockAccountStore, MockSecretSealer, MockWebhookStore, Opened, SealContext, SealError};
 use crate::usecases::{Reseal, ResealReport};
 use crate::webhook::{EventSelection, SecretSlot, WebhookEndpoint, WebhookUrl};
 use std::sync::Arc;

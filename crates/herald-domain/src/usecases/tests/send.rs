@@ -6,10 +6,10 @@ use crate::ids::{EventId, JobId};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
 use crate::organization::MessageKind;
 use crate::ports::{
-    AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MockAccountStore, MockMessageStore,
-    MockRateLimiter, MockTemplateStore, MockWindowStore, OutboxJob, QuotaCharge, RateDecision, StoreError,
+    AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MediaInsert, MockAccountStore,
+    MockMediaCatalog, MockMediaStore, MockMessageStore, MockRateLimiter, MockTemplateStore, MockWindowStore,
+    OutboxJob, QuotaCharge, RateDecision, StoreError,
 };
-use crate::ports::{MediaInsert, MockMediaCatalog, MockMediaStore};
 use crate::template::{HeaderValue, TemplateVariables};
 use crate::time::BillingPeriod;
 use crate::usecases::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};

@@ -6,8 +6,10 @@ use super::*;
 use crate::dispatch::{ClaimToken, CustomerEventType};
 use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::organization::SealedSecret;
-use crate::ports::{MockDestinationChecker, MockWebhookStore, MockWebhookTransport, WebhookTransport};
-use crate::ports::{MockSecretSealer, MockSecretSource, Opened, SealContext, StoreError};
+use crate::ports::{
+    MockDestinationChecker, MockSecretSealer, MockSecretSource, MockWebhookStore, MockWebhookTransport,
+    Opened, SealContext, StoreError, WebhookTransport,
+};
 use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings, ManageWebhooks};
 use crate::webhook::{
     AttemptReport, ClaimedDelivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
