@@ -19,9 +19,8 @@
 #![no_main]
 
 use async_trait::async_trait;
-use herald_domain::media::{
-    ContentRef, MediaStore, MediaStoreError, Sha256Digest, StagedFile, Upload, UploadError,
-};
+use herald_domain::media::{ContentRef, Sha256Digest, StagedFile};
+use herald_domain::ports::{MediaStore, MediaStoreError, Upload, UploadError};
 use herald_http::fuzzing::{Outcome, read_form};
 use herald_media::{FsMediaStore, LimitedUpload, Limits, SNIFF_LEN, sniff};
 use libfuzzer_sys::fuzz_target;

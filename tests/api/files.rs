@@ -749,7 +749,8 @@ async fn post_signed_callback(app: &NetApp, body: Vec<u8>) {
 
 async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
     use herald_domain::ids::MediaId;
-    use herald_domain::media::{MediaFile, MediaRecord, MediaStore as _};
+    use herald_domain::media::{MediaFile, MediaRecord};
+    use herald_domain::ports::MediaStore as _;
     let app = spawn(db, |_| {}, 80).await;
     // A live upload of a PDF, through the API.
     let live: Value = app
@@ -763,7 +764,7 @@ async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
         .unwrap();
     // Two uploads made 31 days ago: one of other bytes (a JPEG), one sharing the live PDF's bytes.
     async fn stage(store: &herald_media::FsMediaStore, bytes: Vec<u8>) -> herald_domain::media::ContentRef {
-        let mut upload = herald_domain::media::MediaStore::begin_upload(store, u64::MAX)
+        let mut upload = herald_domain::ports::MediaStore::begin_upload(store, u64::MAX)
             .await
             .unwrap();
         upload.push(&bytes).await.unwrap();
@@ -786,7 +787,7 @@ async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
         catalog.insert_media(&file, None).await.unwrap();
         expired.push(file.id);
     }
-    let network: std::sync::Arc<dyn herald_domain::network::MessagingNetwork> = std::sync::Arc::new(
+    let network: std::sync::Arc<dyn herald_domain::ports::MessagingNetwork> = std::sync::Arc::new(
         herald_cloudapi::CloudApiClient::new(herald_cloudapi::CloudApiConfig::new(
             format!("{}/simulator", app.base),
             "v23.0",

@@ -489,7 +489,7 @@ async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) 
         .unwrap();
     let id = message["id"].as_str().unwrap().to_owned();
 
-    let network: Arc<dyn herald_domain::network::MessagingNetwork> = Arc::new(
+    let network: Arc<dyn herald_domain::ports::MessagingNetwork> = Arc::new(
         herald_cloudapi::CloudApiClient::new({
             let mut config = herald_cloudapi::CloudApiConfig::new(format!("{}/simulator", app.base), "v23.0");
             config.default_access_token = Some(herald_simulator::DEFAULT_ACCESS_TOKEN.to_owned().into());
@@ -504,7 +504,7 @@ async fn a_worker_dying_after_the_network_accepted_does_not_double_send(db: Db) 
                 network: network.clone(),
                 catalog: services.store.media(),
                 files: services.files.clone(),
-                pacer: Arc::new(herald_app::network::SenderPacer::default()),
+                pacer: Arc::new(herald_ratelimit::SenderPacer::default()),
                 clock: services.clock.clone(),
                 ids: services.ids.clone(),
                 random: services.secrets.clone(),
@@ -569,36 +569,36 @@ struct CountingNetwork {
 }
 
 #[async_trait::async_trait]
-impl herald_domain::network::MessagingNetwork for CountingNetwork {
+impl herald_domain::ports::MessagingNetwork for CountingNetwork {
     async fn send(
         &self,
         _: &herald_domain::organization::SenderNumber,
         message: &herald_domain::message::Message,
-        _: &herald_domain::network::NetworkMediaIds,
-    ) -> Result<herald_domain::network::NetworkReceipt, herald_domain::network::NetworkError> {
+        _: &herald_domain::ports::NetworkMediaIds,
+    ) -> Result<herald_domain::ports::NetworkReceipt, herald_domain::ports::NetworkError> {
         *self.sends.lock().unwrap().entry(message.id).or_default() += 1;
-        Ok(herald_domain::network::NetworkReceipt {
+        Ok(herald_domain::ports::NetworkReceipt {
             network_message_id: format!("wamid.{}", message.id),
         })
     }
     async fn upload_media(
         &self,
         _: &herald_domain::organization::SenderNumber,
-        _: herald_domain::network::MediaUpload,
-    ) -> Result<String, herald_domain::network::NetworkError> {
+        _: herald_domain::ports::MediaUpload,
+    ) -> Result<String, herald_domain::ports::NetworkError> {
         unreachable!("these messages carry no file")
     }
     async fn download_media(
         &self,
         _: &herald_domain::organization::SenderNumber,
         _: &str,
-    ) -> Result<herald_domain::network::MediaDownload, herald_domain::network::NetworkError> {
+    ) -> Result<herald_domain::ports::MediaDownload, herald_domain::ports::NetworkError> {
         unreachable!("nothing is downloaded")
     }
     async fn templates(
         &self,
         _: &herald_domain::organization::SenderNumber,
-    ) -> Result<Vec<herald_domain::network::NetworkTemplate>, herald_domain::network::NetworkError> {
+    ) -> Result<Vec<herald_domain::ports::NetworkTemplate>, herald_domain::ports::NetworkError> {
         Ok(Vec::new())
     }
 }

@@ -776,7 +776,7 @@ async fn the_plan_caps_endpoints(db: Db) {
 struct AlwaysFails;
 
 #[async_trait::async_trait]
-impl herald_domain::webhook::WebhookTransport for AlwaysFails {
+impl herald_domain::ports::WebhookTransport for AlwaysFails {
     async fn attempt(
         &self,
         _url: &herald_domain::webhook::WebhookUrl,
@@ -814,7 +814,7 @@ impl herald_domain::webhook::WebhookTransport for AlwaysFails {
 struct AnyDestination;
 
 #[async_trait::async_trait]
-impl herald_domain::webhook::DestinationChecker for AnyDestination {
+impl herald_domain::ports::DestinationChecker for AnyDestination {
     async fn check(&self, _url: &herald_domain::webhook::WebhookUrl) -> Result<(), String> {
         Ok(())
     }

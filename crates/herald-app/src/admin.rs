@@ -3,7 +3,7 @@
 use crate::cli::{
     AdminArgs, AdminCommand, CallbacksCommand, KeyCommand, OrgCommand, OwnerCommand, SenderCommand,
 };
-use crate::server::Services;
+use crate::services::Services;
 use anyhow::Context;
 use herald_domain::api_key::ApiKeyRecord;
 use herald_domain::ids::{ApiKeyId, OrganizationId};
@@ -87,7 +87,7 @@ pub async fn run_with(
             } => {
                 let access_token = if access_token_stdin {
                     // Checked before reading, so the operator is not asked for a token that cannot be kept.
-                    anyhow::ensure!(services.sealer.is_some(), crate::server::NO_KEY_WITH_POSTGRES);
+                    anyhow::ensure!(services.sealer.is_some(), crate::keys::NO_KEY_WITH_POSTGRES);
                     Some(read_token(std::io::stdin().lock())?)
                 } else {
                     None

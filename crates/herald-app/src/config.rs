@@ -189,7 +189,7 @@ pub struct Settings {
 }
 
 fn redact_credentials<S: serde::Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_str(&crate::server_redact_url(value))
+    serializer.serialize_str(&crate::redact::redact_url(value))
 }
 
 fn redact_credentials_option<S: serde::Serializer>(
@@ -353,7 +353,7 @@ impl Settings {
             "webhook_retry_scale must be above 0 and at most 1 (it only compresses the retry schedule)"
         );
         if let Some(key) = &self.encryption_key {
-            crate::adapters::EncryptionKey::from_base64(key.expose_secret())
+            herald_system::EncryptionKey::from_base64(key.expose_secret())
                 .context("HERALD_ENCRYPTION_KEY (encryption_key)")?;
         }
         self.validate_dashboard()?;
@@ -393,7 +393,7 @@ impl Settings {
             "dashboard_login_attempts_per_account and _per_address must be at least 1"
         );
         if let Some(key) = &self.dashboard_cookie_key {
-            crate::server::dashboard_cookie_key(key.expose_secret())
+            dashboard_cookie_key(key.expose_secret())
                 .context("HERALD_DASHBOARD_COOKIE_KEY (dashboard_cookie_key)")?;
         }
         Ok(())
@@ -403,6 +403,23 @@ impl Settings {
     pub fn redacted(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
     }
+}
+
+/// The dashboard's cookie key from its configured form: base64 of at least 32 bytes, stretched with HKDF
+/// into the signing key.
+///
+/// # Errors
+/// When the text is not base64 or holds fewer than 32 bytes.
+pub(crate) fn dashboard_cookie_key(configured: &str) -> anyhow::Result<actix_web::cookie::Key> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(configured.trim())
+        .context("not base64")?;
+    anyhow::ensure!(
+        bytes.len() >= 32,
+        "must be base64 of at least 32 random bytes (e.g. `openssl rand -base64 32`)"
+    );
+    Ok(actix_web::cookie::Key::derive_from(&bytes))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `herald serve --demo`: a ready-to-use organization on an empty store, so a newcomer can send a message
 //! within a minute of `make run`.
 
-use crate::server::Services;
+use crate::services::Services;
 use herald_domain::api_key::ApiKey;
 use herald_domain::ids::{OrganizationId, TemplateId};
 use herald_domain::message::MediaKind;

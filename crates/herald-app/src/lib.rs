@@ -1,20 +1,22 @@
-//! The `herald` binary's library half: configuration, wiring of adapters into use cases, the server and
-//! the operator commands. `main.rs` only parses the command line and calls in here, so tests can start the
-//! real application on a random port.
+//! The `herald` binary's library half: configuration, wiring of adapters into use cases, the process roles
+//! and the operator commands; the adapters themselves live in the crates their names say. `main.rs` only
+//! parses the command line and calls in here, so tests can start the real application on a random port.
 
-pub mod adapters;
 pub mod admin;
 pub mod cli;
 pub mod config;
 pub mod demo;
+mod keys;
 pub mod metrics;
-pub mod network;
+mod network;
+mod redact;
 mod server;
+mod services;
 pub mod telemetry;
-pub mod webhooks;
 pub mod workers;
 
-pub use server::{Application, Services};
+pub use server::Application;
+pub use services::Services;
 
 /// `host:port` to print or call for a listen address and its bound port (`0.0.0.0` becomes `127.0.0.1`).
 pub fn display_addr(listen: &str, port: u16) -> String {
@@ -25,9 +27,4 @@ pub fn display_addr(listen: &str, port: u16) -> String {
         host
     };
     format!("{host}:{port}")
-}
-
-/// A URL with its password replaced by `[redacted]`, for logs.
-pub fn server_redact_url(url: &str) -> String {
-    server::redact_url(url)
 }

@@ -1,118 +1,119 @@
-//! Adapters that join the network pieces to the domain: the per-sender pacer, the callback decoder and the
-//! callback authenticator.
+//! The messaging network of the settings: the Cloud API, or the simulator served in this process; and the
+//! secret that verifies the network's callbacks.
 
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
-use herald_domain::ids::SenderId;
-use herald_domain::network::ParsedCallback;
-use herald_domain::organization::SenderNumber;
-use herald_domain::ports::{CallbackDecoder, Pacer};
-use herald_http::network::CallbackAuthenticator;
+use crate::config::{NetworkMode, Settings};
+use crate::services::Services;
+use herald_cloudapi::{CloudApiClient, CloudApiConfig};
+use herald_domain::ports::{MessagingNetwork, SecretSource};
+use herald_simulator::{Simulator, SimulatorConfig};
 use secrecy::{ExposeSecret, SecretString};
-use std::collections::HashMap;
-use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
-/// One GCRA bucket per sender number at its throughput, plus pauses the network asked for.
-#[derive(Default)]
-pub struct SenderPacer {
-    buckets: Mutex<HashMap<SenderId, (u32, Arc<DefaultDirectRateLimiter>)>>,
-    paused_until: Mutex<HashMap<SenderId, Instant>>,
-}
-
-impl SenderPacer {
-    fn bucket(&self, sender: &SenderNumber) -> Option<Arc<DefaultDirectRateLimiter>> {
-        let rate = NonZeroU32::new(sender.throughput_per_second.clamp(1, 1_000))?;
-        let mut buckets = self.buckets.lock().ok()?;
-        let entry = buckets
-            .entry(sender.id)
-            .or_insert_with(|| (0, Arc::new(RateLimiter::direct(Quota::per_second(rate)))));
-        // A changed throughput (the operator raised it) gets a fresh bucket.
-        if entry.0 != rate.get() {
-            *entry = (rate.get(), Arc::new(RateLimiter::direct(Quota::per_second(rate))));
+/// The app secret that signs the network's callbacks: configured; for the in-process simulator, made now
+/// (both ends are in this process); refused for the real network on a process that receives its callbacks.
+///
+/// # Errors
+/// Cloud mode on an HTTP-serving process without an app secret.
+pub(crate) fn callback_secret(
+    settings: &Settings,
+    secrets: &dyn SecretSource,
+    serves_http: bool,
+) -> anyhow::Result<SecretString> {
+    Ok(match (&settings.app_secret, settings.network) {
+        (Some(secret), _) => secret.clone(),
+        // The in-process simulator and the verifier share the process, so a fresh secret is enough.
+        (None, NetworkMode::Simulator) => SecretString::from(random_secret(secrets)),
+        (None, NetworkMode::Cloud) if serves_http => {
+            anyhow::bail!(
+                "HERALD_APP_SECRET is required with HERALD_NETWORK=cloud: it verifies the network's callbacks"
+            )
         }
-        Some(entry.1.clone())
-    }
+        (None, NetworkMode::Cloud) => SecretString::from(String::new()),
+    })
 }
 
-#[async_trait::async_trait]
-impl Pacer for SenderPacer {
-    async fn wait_turn(&self, sender: &SenderNumber) {
-        let pause = self
-            .paused_until
-            .lock()
-            .ok()
-            .and_then(|p| p.get(&sender.id).copied());
-        if let Some(until) = pause {
-            let now = Instant::now();
-            if until > now {
-                tokio::time::sleep(until - now).await;
-            }
+/// The simulator, when this process serves it, and the network client.
+pub(crate) type NetworkParts = (Option<Arc<Simulator>>, Arc<dyn MessagingNetwork>);
+
+/// The network client, and the simulator when this process serves it. `own_base` is this process's HTTP
+/// base URL (`None` for a worker-only process).
+///
+/// # Errors
+/// A worker-only process on the simulator network without `simulator_url`, or a client that cannot be built.
+pub(crate) fn connect_network(
+    settings: &Settings,
+    services: &Services,
+    app_secret: &SecretString,
+    own_base: Option<&str>,
+) -> anyhow::Result<NetworkParts> {
+    let simulator_token = settings
+        .simulator_token
+        .clone()
+        .unwrap_or_else(|| SecretString::from(herald_simulator::DEFAULT_ACCESS_TOKEN.to_owned()));
+
+    let (simulator, network_base, default_token) = match settings.network {
+        NetworkMode::Simulator => {
+            let simulator = own_base.map(|base| {
+                Simulator::new(SimulatorConfig {
+                    access_token: simulator_token.expose_secret().to_owned(),
+                    app_secret: app_secret.expose_secret().to_owned(),
+                    callback_url: Some(format!("{base}/webhooks/whatsapp")),
+                    throughput_per_sender: settings.simulator_throughput_per_sender,
+                    callback_delay_ms: (
+                        settings.simulator_callback_delay_min_ms,
+                        settings.simulator_callback_delay_max_ms,
+                    ),
+                    duplicate_callbacks: settings.simulator_duplicate_callbacks,
+                    extra_senders: settings.simulator_extra_senders,
+                    ..SimulatorConfig::default()
+                })
+            });
+            let base = match (&settings.simulator_url, own_base) {
+                (Some(url), _) => url.clone(),
+                (None, Some(base)) => format!("{base}/simulator"),
+                (None, None) => anyhow::bail!(
+                    "a worker-only process with the simulator network needs HERALD_SIMULATOR_URL (an API process's /simulator)"
+                ),
+            };
+            (simulator, base, Some(simulator_token))
         }
-        if let Some(bucket) = self.bucket(sender) {
-            bucket.until_ready().await;
-        }
-    }
-
-    fn slow_down(&self, sender: &SenderNumber, pause: herald_domain::time::Duration) {
-        let pause = pause
-            .to_std()
-            .unwrap_or(Duration::from_secs(1))
-            .min(Duration::from_secs(60));
-        if let Ok(mut paused) = self.paused_until.lock() {
-            let until = Instant::now() + pause;
-            let entry = paused.entry(sender.id).or_insert(until);
-            *entry = (*entry).max(until);
-        }
-    }
+        NetworkMode::Cloud => (
+            None,
+            settings.cloud_api_base_url.clone(),
+            settings.cloud_access_token.clone(),
+        ),
+    };
+    let mut network_config = CloudApiConfig::new(network_base, settings.graph_api_version.clone());
+    network_config.default_access_token = default_token;
+    network_config.media_timeout = settings.media_transfer_timeout();
+    let network: Arc<dyn MessagingNetwork> =
+        Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
+    Ok((simulator, network))
 }
 
-/// The Cloud API's callback parser behind the domain's port.
-pub struct CloudApiDecoder;
-
-impl CallbackDecoder for CloudApiDecoder {
-    fn decode(&self, body: &[u8]) -> Result<ParsedCallback, String> {
-        herald_cloudapi::parse_callback(body).map_err(|e| e.to_string())
+/// The in-process simulator's control API has no authentication: it may only be reachable from this
+/// machine, unless the operator says otherwise (`simulator_public`), and then the log says so.
+pub(crate) fn simulator_exposure(settings: &Settings, address: std::net::SocketAddr) -> anyhow::Result<()> {
+    if settings.network != NetworkMode::Simulator || address.ip().is_loopback() {
+        return Ok(());
     }
+    anyhow::ensure!(
+        settings.simulator_public,
+        "refusing to serve the network simulator on {address}: its control API (/simulator/control/*) has \
+         no authentication and lists every organization's sends. Listen on a loopback address \
+         (HERALD_LISTEN=127.0.0.1:8080), use the real network (HERALD_NETWORK=cloud), or set \
+         HERALD_SIMULATOR_PUBLIC=true to serve it on {address} anyway"
+    );
+    tracing::warn!(
+        %address,
+        "the network simulator and its unauthenticated control API are served beyond this machine \
+         (HERALD_SIMULATOR_PUBLIC=true)"
+    );
+    Ok(())
 }
 
-/// Checks `X-Hub-Signature-256` with the app secret and the handshake's verify token, in constant time.
-pub struct AppSecretAuthenticator {
-    pub app_secret: SecretString,
-    pub verify_token: Option<SecretString>,
-}
-
-impl CallbackAuthenticator for AppSecretAuthenticator {
-    fn signature_valid(&self, signature: Option<&str>, raw_body: &[u8]) -> bool {
-        herald_cloudapi::verify_signature(self.app_secret.expose_secret().as_bytes(), signature, raw_body)
-            .is_ok()
-    }
-
-    fn verify_token_valid(&self, token: &str) -> bool {
-        use subtle::ConstantTimeEq;
-        self.verify_token
-            .as_ref()
-            .is_some_and(|expected| bool::from(expected.expose_secret().as_bytes().ct_eq(token.as_bytes())))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn verify_token_compares_exactly() {
-        let auth = AppSecretAuthenticator {
-            app_secret: SecretString::from("s"),
-            verify_token: Some(SecretString::from("token-1")),
-        };
-        assert!(auth.verify_token_valid("token-1"));
-        assert!(!auth.verify_token_valid("token-2"));
-        assert!(!auth.verify_token_valid(""));
-        let none = AppSecretAuthenticator {
-            app_secret: SecretString::from("s"),
-            verify_token: None,
-        };
-        assert!(!none.verify_token_valid("anything"));
-    }
+fn random_secret(secrets: &dyn SecretSource) -> String {
+    let mut bytes = [0_u8; 32];
+    secrets.fill(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

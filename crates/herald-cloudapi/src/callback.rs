@@ -10,6 +10,7 @@ use herald_domain::network::{
     InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
 };
 use herald_domain::organization::NetworkRef;
+use herald_domain::ports::CallbackDecoder;
 use herald_domain::values::PhoneNumber;
 use serde_json::Value;
 
@@ -20,6 +21,16 @@ pub enum ParseError {
     NotJson(String),
     #[error("the callback body is not a webhook envelope: {0}")]
     NotAnEnvelope(&'static str),
+}
+
+/// [`parse_callback`] behind the domain's [`CallbackDecoder`] port.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CloudApiDecoder;
+
+impl CallbackDecoder for CloudApiDecoder {
+    fn decode(&self, body: &[u8]) -> Result<ParsedCallback, String> {
+        parse_callback(body).map_err(|e| e.to_string())
+    }
 }
 
 /// Parses a callback body (already verified with [`crate::verify_signature`]) into status reports and inbound

@@ -8,11 +8,11 @@ use anyhow::Context;
 use async_trait::async_trait;
 use futures::TryStreamExt as _;
 use herald_domain::message::{Message, MessageError};
-use herald_domain::network::{
+use herald_domain::organization::SenderNumber;
+use herald_domain::ports::{
     MediaDownload, MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds, NetworkReceipt,
     NetworkTemplate,
 };
-use herald_domain::organization::SenderNumber;
 use herald_domain::ports::{SealContext, SecretSealer};
 use herald_domain::time::{Duration, bounded_delay, bounded_seconds};
 use reqwest::header::{HeaderMap, RETRY_AFTER};

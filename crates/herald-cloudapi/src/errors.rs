@@ -3,7 +3,7 @@
 //! [`classify`], so a code means the same thing whichever way it arrives.
 
 use herald_domain::message::MessageError;
-use herald_domain::network::NetworkError;
+use herald_domain::ports::NetworkError;
 use herald_domain::time::Duration;
 
 /// How dispatch must react to a network error code.

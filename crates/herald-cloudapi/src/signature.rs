@@ -1,6 +1,8 @@
 //! `X-Hub-Signature-256` verification of network callbacks (docs/cloud-api.md §4.2).
 
+use herald_domain::ports::CallbackAuthenticator;
 use hmac::{Hmac, Mac};
+use secrecy::{ExposeSecret, SecretString};
 use sha2::Sha256;
 
 /// Why a callback's signature was refused.
@@ -34,4 +36,44 @@ pub fn verify_signature(
     let mut mac = Hmac::<Sha256>::new_from_slice(app_secret).map_err(|_| SignatureError::Mismatch)?;
     mac.update(raw_body);
     mac.verify_slice(&expected).map_err(|_| SignatureError::Mismatch)
+}
+
+/// Checks `X-Hub-Signature-256` with the app secret and the handshake's verify token, in constant time.
+pub struct AppSecretAuthenticator {
+    pub app_secret: SecretString,
+    pub verify_token: Option<SecretString>,
+}
+
+impl CallbackAuthenticator for AppSecretAuthenticator {
+    fn signature_valid(&self, signature: Option<&str>, raw_body: &[u8]) -> bool {
+        verify_signature(self.app_secret.expose_secret().as_bytes(), signature, raw_body).is_ok()
+    }
+
+    fn verify_token_valid(&self, token: &str) -> bool {
+        use subtle::ConstantTimeEq;
+        self.verify_token
+            .as_ref()
+            .is_some_and(|expected| bool::from(expected.expose_secret().as_bytes().ct_eq(token.as_bytes())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verify_token_compares_exactly() {
+        let auth = AppSecretAuthenticator {
+            app_secret: SecretString::from("s"),
+            verify_token: Some(SecretString::from("token-1")),
+        };
+        assert!(auth.verify_token_valid("token-1"));
+        assert!(!auth.verify_token_valid("token-2"));
+        assert!(!auth.verify_token_valid(""));
+        let none = AppSecretAuthenticator {
+            app_secret: SecretString::from("s"),
+            verify_token: None,
+        };
+        assert!(!none.verify_token_valid("anything"));
+    }
 }

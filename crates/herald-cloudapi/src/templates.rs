@@ -2,7 +2,7 @@
 //! what a send must fill.
 
 use herald_domain::message::MediaKind;
-use herald_domain::network::NetworkTemplate;
+use herald_domain::ports::NetworkTemplate;
 use herald_domain::template::{
     BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, TemplateName, TemplateStatus,
     TemplateStructure,

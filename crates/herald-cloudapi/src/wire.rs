@@ -3,7 +3,7 @@
 use herald_domain::message::{
     MediaAttachment, MediaKind, MediaSource, Message, MessageContent, MessageError,
 };
-use herald_domain::network::{NetworkError, NetworkMediaIds};
+use herald_domain::ports::{NetworkError, NetworkMediaIds};
 use herald_domain::template::{BodyValues, ButtonKind, ButtonValue, HeaderValue, TemplateVariables};
 use serde_json::{Map, Value, json};
 

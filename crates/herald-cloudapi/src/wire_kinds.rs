@@ -4,7 +4,7 @@
 
 use herald_domain::content::{CardAddress, CardEntry, ContactCard, Field, Location};
 use herald_domain::interactive::{FlowAction, FlowRef, Interactive, InteractiveAction, InteractiveHeader};
-use herald_domain::network::{NetworkError, NetworkMediaIds};
+use herald_domain::ports::{NetworkError, NetworkMediaIds};
 use serde_json::{Map, Value, json};
 
 use crate::wire::media_object;

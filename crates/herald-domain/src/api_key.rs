@@ -2,7 +2,7 @@
 
 use crate::error::InvalidValue;
 use crate::ids::{ApiKeyId, OrganizationId};
-use crate::ports::SecretSource;
+use crate::ports::system::SecretSource;
 use crate::time::Timestamp;
 use crate::values::{DisplayName, hex_lower, parse_hex32};
 use std::fmt;

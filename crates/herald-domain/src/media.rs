@@ -1,4 +1,5 @@
-//! Uploaded media: the metadata row ([`MediaFile`]) and the port that keeps the bytes ([`MediaStore`]).
+//! Uploaded media: the metadata row ([`MediaFile`]); the bytes are kept by the
+//! [`MediaStore`](crate::ports::MediaStore) port.
 //!
 //! Rules the adapters follow (docs/api.md §4.3–§4.5):
 //! - A file's kind is judged from its bytes (magic numbers), never from its name or declared type. The
@@ -14,10 +15,8 @@
 
 use crate::ids::{MediaId, OrganizationId, SenderId};
 use crate::message::MediaKind;
-use crate::ports::StoreError;
 use crate::time::{Duration, Timestamp};
 use crate::values::FileName;
-use async_trait::async_trait;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -91,7 +90,8 @@ pub struct ContentRef {
 
 /// An upload written to the staging area, hashed and judged, but not yet stored.
 ///
-/// Hand it to [`MediaStore::commit`] or [`MediaStore::discard`]. Dropped without either, it deletes its
+/// Hand it to [`MediaStore::commit`](crate::ports::MediaStore::commit) or
+/// [`MediaStore::discard`](crate::ports::MediaStore::discard). Dropped without either, it deletes its
 /// file, so an early return on a refused request cannot leak a half-written upload.
 #[derive(Debug)]
 pub struct StagedFile {
@@ -134,101 +134,6 @@ impl Drop for StagedFile {
             let _ = std::fs::remove_file(path);
         }
     }
-}
-
-/// Why the media store failed. Never carries file contents.
-#[derive(Debug, thiserror::Error)]
-pub enum MediaStoreError {
-    /// The staged file was not made by this store (another staging area) or is gone.
-    #[error("not a staged upload of this store: {0}")]
-    NotStaged(String),
-    /// The filesystem (or other backend) failed; the caller may retry later (`503`).
-    #[error("media storage failed: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-/// Why an upload was refused while it streamed in. After any of these its staging file is gone.
-#[derive(Debug, thiserror::Error)]
-pub enum UploadError {
-    /// No bytes at all.
-    #[error("the file is empty")]
-    Empty,
-    /// Not an accepted type, judged from the bytes (`415 unsupported_file_type`).
-    #[error("{0}")]
-    Unsupported(String),
-    /// Bigger than its kind allows (`413 payload_too_large`); the rest was not read.
-    #[error("the {} is larger than {limit} bytes", kind.as_str())]
-    TooLarge { kind: MediaKind, limit: u64 },
-    /// The upload already failed; it takes no more bytes.
-    #[error("the upload already failed")]
-    Closed,
-    /// Writing the staging file failed.
-    #[error("staging the upload failed: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-/// One upload streaming in: judged from its first bytes, held to its kind's limit as the bytes arrive,
-/// hashed and written to the staging area, never held whole in memory. Dropped before
-/// [`Upload::finish`], it removes what it wrote.
-#[async_trait]
-pub trait Upload: Send {
-    /// Takes the next chunk.
-    ///
-    /// # Errors
-    /// [`UploadError`]; after an error the upload is closed and its file gone.
-    async fn push(&mut self, chunk: &[u8]) -> Result<(), UploadError>;
-
-    /// Ends the upload and hands over the judged, sized and hashed staged file.
-    ///
-    /// # Errors
-    /// [`UploadError::Empty`] for no bytes; otherwise as [`Upload::push`].
-    async fn finish(self: Box<Self>) -> Result<StagedFile, UploadError>;
-}
-
-/// The bytes of uploaded media, content-addressed by SHA-256. Metadata ([`MediaFile`]) is the store's
-/// business; this port only moves and serves bytes.
-#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
-#[async_trait]
-pub trait MediaStore: Send + Sync + 'static {
-    /// The directory where uploads are staged. It is on the same filesystem as the stored files, so a
-    /// commit is a rename and never a copy.
-    fn staging_dir(&self) -> PathBuf;
-
-    /// Starts an upload staged in this store, held while it streams to the network's per-kind limits and
-    /// to `max_bytes` (the plan's largest file), whichever is lower: a file over either is refused before
-    /// the rest of it is read.
-    ///
-    /// # Errors
-    /// [`MediaStoreError::Io`] when the staging file cannot be created.
-    async fn begin_upload(&self, max_bytes: u64) -> Result<Box<dyn Upload>, MediaStoreError>;
-
-    /// Makes a staged file's bytes durable and readable at their digest, atomically: a reader sees
-    /// either nothing or the whole file. Committing content that is already stored keeps the stored copy,
-    /// drops the staged one and succeeds.
-    ///
-    /// # Errors
-    /// [`MediaStoreError::NotStaged`] for a file outside this store's staging area;
-    /// [`MediaStoreError::Io`] when the backend fails (the staged file is then removed).
-    async fn commit(&self, staged: StagedFile) -> Result<ContentRef, MediaStoreError>;
-
-    /// Throws a staged file away.
-    ///
-    /// # Errors
-    /// [`MediaStoreError::Io`] when the file exists but cannot be removed.
-    async fn discard(&self, staged: StagedFile) -> Result<(), MediaStoreError>;
-
-    /// The stored file with this digest, opened for reading, or `None` when there is none.
-    ///
-    /// # Errors
-    /// [`MediaStoreError::Io`] when the backend fails.
-    async fn open(&self, sha256: &Sha256Digest) -> Result<Option<std::fs::File>, MediaStoreError>;
-
-    /// Deletes the stored file with this digest; `false` when there was none. The caller checks first
-    /// that no live [`MediaFile`] still points at it.
-    ///
-    /// # Errors
-    /// [`MediaStoreError::Io`] when the backend fails.
-    async fn remove(&self, sha256: &Sha256Digest) -> Result<bool, MediaStoreError>;
 }
 
 /// An uploaded file as an organization sees it: one row per upload, many rows may share one digest.
@@ -310,72 +215,10 @@ pub struct InboundMedia {
 /// A file an organization can read back through `GET /api/v1/media/{id}/content`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MediaRecord {
-    /// Uploaded to Herald; the bytes are in the [`MediaStore`].
+    /// Uploaded to Herald; the bytes are in the [`MediaStore`](crate::ports::MediaStore).
     Uploaded(MediaFile),
     /// Received from the network; the bytes are fetched from it.
     Inbound(InboundMedia),
-}
-
-/// What [`MediaCatalog::insert_media`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MediaInsert {
-    Stored,
-    /// Nothing was stored: the organization's unexpired uploads already hold `used` bytes, and this file
-    /// would take them past the limit.
-    StorageFull {
-        used: u64,
-    },
-}
-
-/// The metadata of media files: uploads (one row per upload, many may share one digest), the network
-/// uploads made for each sender, and (read only here) the files of inbound messages, which the
-/// [`crate::ports::TrackingStore`] writes with their message.
-#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
-#[async_trait]
-pub trait MediaCatalog: Send + Sync + 'static {
-    /// Records an upload whose bytes are already committed to the [`MediaStore`], unless the organization's
-    /// unexpired uploads (at the file's `created_at`) and this one together would pass `storage_limit`
-    /// bytes (`None`: no limit). The check and the insert are one step: concurrent uploads cannot pass the
-    /// limit together.
-    ///
-    /// # Errors
-    /// [`StoreError::Conflict`] when the id exists.
-    async fn insert_media(
-        &self,
-        file: &MediaFile,
-        storage_limit: Option<u64>,
-    ) -> Result<MediaInsert, StoreError>;
-
-    /// The organization's upload or inbound file with this id, expired uploads included (the caller
-    /// decides what expiry means for it).
-    async fn media(
-        &self,
-        organization: &OrganizationId,
-        id: &MediaId,
-    ) -> Result<Option<MediaRecord>, StoreError>;
-
-    /// Deletes the organization's upload with this id; `false` when there was none.
-    async fn delete_media(&self, organization: &OrganizationId, id: &MediaId) -> Result<bool, StoreError>;
-
-    /// Whether any upload row, of any organization, still points at these bytes.
-    async fn digest_in_use(&self, sha256: &Sha256Digest) -> Result<bool, StoreError>;
-
-    /// Deletes up to `limit` uploads that expired at or before `now`, and forgets network uploads that
-    /// may no longer be reused; returns the digests of the deleted uploads (each once), so the caller can
-    /// remove bytes that nothing points at any more.
-    async fn expire_media(&self, now: Timestamp, limit: u32) -> Result<Vec<Sha256Digest>, StoreError>;
-
-    /// The network's id for these bytes uploaded for this sender, if it may still be reused at `now`.
-    async fn network_upload(
-        &self,
-        organization: &OrganizationId,
-        sender: &SenderId,
-        sha256: &Sha256Digest,
-        now: Timestamp,
-    ) -> Result<Option<String>, StoreError>;
-
-    /// Remembers an upload to the network, replacing an earlier one of the same bytes for that sender.
-    async fn record_network_upload(&self, upload: &NetworkUpload) -> Result<(), StoreError>;
 }
 
 #[cfg(test)]

@@ -7,13 +7,7 @@ use herald_domain::client_address::{AddressBucket, TrustedProxies};
 use herald_domain::ports::RateDecision;
 use std::net::{IpAddr, Ipv4Addr};
 
-/// A per-address limiter of failed authentications (`herald_ratelimit::AuthFailureLimiter` in production).
-pub trait AuthFailureLimit: Send + Sync + 'static {
-    /// Whether `address` may try to authenticate now; takes nothing from its allowance.
-    fn check(&self, address: &AddressBucket) -> RateDecision;
-    /// Counts one failed authentication from `address`; says where the address stands after it.
-    fn record_failure(&self, address: &AddressBucket) -> RateDecision;
-}
+pub use herald_domain::ports::AuthFailureLimit;
 
 /// No limit on failed authentications (tests that do not exercise it).
 #[derive(Debug, Default, Clone, Copy)]

@@ -2,7 +2,7 @@
 
 use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
-use herald_domain::media::MediaStore;
+use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
     Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MessageEvents, SendMessage,
     SyncTemplates, WindowStatus,

@@ -12,8 +12,9 @@ use actix_web::HttpRequest;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::web;
 use futures::StreamExt as _;
-use herald_domain::media::{MediaStore, StagedFile, Upload};
+use herald_domain::media::StagedFile;
 use herald_domain::message::MediaKind;
+use herald_domain::ports::{MediaStore, Upload};
 use herald_domain::values::RequestFingerprint;
 use herald_domain::{FieldError, ValidationErrors};
 use std::collections::BTreeMap;
@@ -165,7 +166,7 @@ pub(crate) async fn read_form(
                     }
                     form.file = Some(FilePart { staged, filename });
                 }
-                Err(herald_domain::media::UploadError::Empty) => {
+                Err(herald_domain::ports::UploadError::Empty) => {
                     form.errors.push(FieldError::new("file", "the file is empty"));
                 }
                 Err(error) => return Err(error.into()),

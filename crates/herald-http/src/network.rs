@@ -9,14 +9,7 @@ use std::sync::Arc;
 /// The largest callback body taken; the network sends at most 3 MB.
 pub const CALLBACK_LIMIT_BYTES: usize = 4 * 1024 * 1024;
 
-/// Checks what the network presents: the body signature and the handshake token.
-pub trait CallbackAuthenticator: Send + Sync + 'static {
-    /// Whether `signature` (the `X-Hub-Signature-256` header) signs `raw_body`. Must compare in constant time.
-    fn signature_valid(&self, signature: Option<&str>, raw_body: &[u8]) -> bool;
-
-    /// Whether the handshake's `hub.verify_token` is the configured one. Must compare in constant time.
-    fn verify_token_valid(&self, token: &str) -> bool;
-}
+pub use herald_domain::ports::CallbackAuthenticator;
 
 /// What the network endpoints need.
 pub struct NetworkWebhook {

@@ -13,11 +13,7 @@ use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
 use herald_domain::ports::RateDecision;
 
-/// A per-key limiter of requests (an adapter of `herald-ratelimit` in production).
-pub trait KeyLimit: Send + Sync + 'static {
-    /// Takes one request from `key`'s allowance.
-    fn check(&self, key: &str) -> RateDecision;
-}
+pub use herald_domain::ports::KeyLimit;
 
 /// No limit (tests that do not exercise it).
 #[derive(Debug, Default, Clone, Copy)]

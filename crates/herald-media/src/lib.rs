@@ -5,7 +5,7 @@
 //!   refused.
 //! - [`LimitedUpload`] takes an upload chunk by chunk, judges it, stops it the moment it passes its
 //!   kind's limit, hashes it and stages it on disk, so no upload is ever held whole in memory.
-//! - [`FsMediaStore`] is the filesystem adapter of the domain's [`herald_domain::media::MediaStore`]
+//! - [`FsMediaStore`] is the filesystem adapter of the domain's [`herald_domain::ports::MediaStore`]
 //!   port: files are content-addressed by SHA-256 and appear atomically.
 
 mod sniff;

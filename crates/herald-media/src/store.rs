@@ -2,7 +2,8 @@
 
 use crate::upload::{LimitedUpload, Limits};
 use async_trait::async_trait;
-use herald_domain::media::{ContentRef, MediaStore, MediaStoreError, Sha256Digest, StagedFile, Upload};
+use herald_domain::media::{ContentRef, Sha256Digest, StagedFile};
+use herald_domain::ports::{MediaStore, MediaStoreError, Upload};
 use std::io;
 use std::path::{Path, PathBuf};
 

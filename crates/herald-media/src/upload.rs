@@ -256,9 +256,9 @@ impl Drop for LimitedUpload {
     }
 }
 
-impl From<UploadError> for herald_domain::media::UploadError {
+impl From<UploadError> for herald_domain::ports::UploadError {
     fn from(error: UploadError) -> Self {
-        use herald_domain::media::UploadError as Port;
+        use herald_domain::ports::UploadError as Port;
         match error {
             UploadError::Empty => Port::Empty,
             UploadError::Unsupported(unsupported) => Port::Unsupported(unsupported.to_string()),
@@ -271,12 +271,12 @@ impl From<UploadError> for herald_domain::media::UploadError {
 
 /// The port's view of an upload, for adapters that only know the domain (the HTTP multipart front).
 #[async_trait::async_trait]
-impl herald_domain::media::Upload for LimitedUpload {
-    async fn push(&mut self, chunk: &[u8]) -> Result<(), herald_domain::media::UploadError> {
+impl herald_domain::ports::Upload for LimitedUpload {
+    async fn push(&mut self, chunk: &[u8]) -> Result<(), herald_domain::ports::UploadError> {
         LimitedUpload::push(self, chunk).await.map_err(Into::into)
     }
 
-    async fn finish(self: Box<Self>) -> Result<StagedFile, herald_domain::media::UploadError> {
+    async fn finish(self: Box<Self>) -> Result<StagedFile, herald_domain::ports::UploadError> {
         LimitedUpload::finish(*self).await.map_err(Into::into)
     }
 }

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use herald_domain::client_address::AddressBucket;
 use herald_domain::ids::OrganizationId;
 use herald_domain::organization::Plan;
-use herald_domain::ports::{RateDecision, RateLimiter, StoreError};
+use herald_domain::ports::{AuthFailureLimit, KeyLimit, RateDecision, RateLimiter, StoreError};
 use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::{Mutex, PoisonError};
@@ -207,6 +207,22 @@ impl AuthFailureLimiter {
             Some(params) => self.buckets.check(address, params, 1),
             None => gcra::blocked(self.burst),
         }
+    }
+}
+
+impl KeyLimit for KeyLimiter {
+    fn check(&self, key: &str) -> RateDecision {
+        KeyLimiter::check(self, key)
+    }
+}
+
+impl AuthFailureLimit for AuthFailureLimiter {
+    fn check(&self, address: &AddressBucket) -> RateDecision {
+        AuthFailureLimiter::check(self, address)
+    }
+
+    fn record_failure(&self, address: &AddressBucket) -> RateDecision {
+        AuthFailureLimiter::record_failure(self, address)
     }
 }
 

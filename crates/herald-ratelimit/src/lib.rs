@@ -6,7 +6,10 @@
 //! - [`RedisRateLimiter`], one atomic Lua script per check, for several processes sharing the buckets.
 //!
 //! And [`KeyLimiter`], the separate in-memory per-API-key bound on reads and on writes that are not sends,
-//! and [`AuthFailureLimiter`], failed API authentications per client address (default 30 a minute).
+//! and [`AuthFailureLimiter`], failed API authentications per client address (default 30 a minute), the
+//! adapters of the domain's `KeyLimit` and `AuthFailureLimit` ports.
+//!
+//! [`SenderPacer`], the domain's `Pacer`: each sender number at its throughput.
 //!
 //! Numbers reported: `limit` is the burst; `remaining` how many more sends would pass right now;
 //! `reset_seconds` the whole seconds (rounded up) until the bucket is full again, 0 when full;
@@ -28,7 +31,9 @@
 pub mod contract;
 mod gcra;
 mod in_process;
+mod pacer;
 mod redis_limiter;
 
 pub use in_process::{AuthFailureLimiter, InProcessRateLimiter, KeyLimiter};
+pub use pacer::SenderPacer;
 pub use redis_limiter::{DEFAULT_KEY_PREFIX, RedisRateLimiter};

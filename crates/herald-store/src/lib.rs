@@ -24,12 +24,12 @@ use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::CustomerEventType;
 use herald_domain::ids::{EventId, MessageId, OrganizationId};
-use herald_domain::media::MediaCatalog;
+use herald_domain::ports::MediaCatalog;
+use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
     AccountStore, MessageStore, OutboxStore, OwnerStore, StoreError, TemplateStore, TrackingStore,
     WindowStore,
 };
-use herald_domain::webhook::WebhookStore;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;

@@ -44,18 +44,18 @@ macro_rules! port_impls {
             use herald_domain::ids::{
                 ApiKeyId, DeliveryId, EventId, MediaId, MessageId, OrganizationId, SenderId, WebhookId,
             };
-            use herald_domain::media::{
-                InboundMedia, MediaCatalog, MediaFile, MediaInsert, MediaRecord, NetworkUpload, Sha256Digest,
-            };
+            use herald_domain::media::{InboundMedia, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
             use herald_domain::message::{EventSource, Message, MessageStatus, StatusEvent};
             use herald_domain::organization::{
                 AccountStatus, NetworkRef, Organization, Plan, PlanName, SealedSecret, SenderNumber,
             };
+            use herald_domain::ports::WebhookStore;
             use herald_domain::ports::{
                 AcceptOutcome, AcceptRequest, AccountStore, Credential, IdempotencyBegin, IdempotencyClaim,
                 IdempotencyHold, MessageQuery, MessageStore, OutboxStore, StoreError, TemplateQuery,
                 TemplateStore, TrackingStore, WindowStore,
             };
+            use herald_domain::ports::{MediaCatalog, MediaInsert};
             use herald_domain::status::{self, StatusReport, StatusState, Transition};
             use herald_domain::template::{LanguageCode, Template, TemplateName};
             use herald_domain::time::{BillingPeriod, Timestamp};
@@ -63,7 +63,7 @@ macro_rules! port_impls {
             use herald_domain::values::PhoneNumber;
             use herald_domain::webhook::{
                 ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus,
-                EndpointPatch, SecretSlot, TestEvent, WebhookEndpoint, WebhookStore,
+                EndpointPatch, SecretSlot, TestEvent, WebhookEndpoint,
             };
             use herald_domain::window::ServiceWindow;
             use $crate::CustomerEventRecord;

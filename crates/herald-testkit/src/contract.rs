@@ -48,14 +48,14 @@ use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::CustomerEventType;
 use herald_domain::ids::{EventId, MessageId, OrganizationId};
-use herald_domain::media::MediaCatalog;
 use herald_domain::message::Message;
 use herald_domain::organization::{Organization, SenderNumber};
+use herald_domain::ports::MediaCatalog;
+use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, MessageStore, OutboxStore, StoreError, TemplateStore,
     TrackingStore, WindowStore,
 };
-use herald_domain::webhook::WebhookStore;
 use std::sync::Arc;
 
 /// Every store port of one backend, as the use cases hold them.

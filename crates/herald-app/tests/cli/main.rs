@@ -369,11 +369,11 @@ fn seal_legacy(data: &std::path::Path, plaintext: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn reseal_rewrites_legacy_values_bound_to_their_rows_once_and_reports_what_does_not_open() {
-    use herald_app::adapters::{SEAL_HEADER, XChaChaSealer, load_or_create_key_file};
     use herald_domain::ids::{OrganizationId, SenderId};
     use herald_domain::organization::SealedSecret;
     use herald_domain::ports::{SealContext, SecretSealer};
     use herald_domain::webhook::EventSelection;
+    use herald_system::{SEAL_HEADER, XChaChaSealer, load_or_create_key_file};
 
     let data = tempfile::tempdir().unwrap();
     let org = admin_json(data.path(), &["org", "create", "--name", "Acme"]);

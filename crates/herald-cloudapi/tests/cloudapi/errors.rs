@@ -3,7 +3,7 @@
 use crate::helpers::*;
 use herald_cloudapi::CloudApiClient;
 use herald_domain::message::{MessageContent, MessageError};
-use herald_domain::network::{MessagingNetwork, NetworkError};
+use herald_domain::ports::{MessagingNetwork, NetworkError};
 use herald_domain::values::MessageText;
 use std::time::Duration;
 use wiremock::matchers::method;

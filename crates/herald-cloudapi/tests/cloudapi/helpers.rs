@@ -3,8 +3,8 @@
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
 use herald_domain::ids::{MessageId, OrganizationId, SenderId};
 use herald_domain::message::{Message, MessageContent};
-use herald_domain::network::{MessagingNetwork, NetworkError, NetworkReceipt};
 use herald_domain::organization::{NetworkRef, SenderNumber};
+use herald_domain::ports::{MessagingNetwork, NetworkError, NetworkReceipt};
 use herald_domain::template::TemplateText;
 use herald_domain::values::PhoneNumber;
 use secrecy::SecretString;
@@ -109,6 +109,6 @@ pub async fn send_with(
 }
 
 /// No stored files to send by id.
-pub fn no_media() -> herald_domain::network::NetworkMediaIds {
-    herald_domain::network::NetworkMediaIds::new()
+pub fn no_media() -> herald_domain::ports::NetworkMediaIds {
+    herald_domain::ports::NetworkMediaIds::new()
 }

@@ -6,7 +6,7 @@ use futures::TryStreamExt as _;
 use herald_cloudapi::CloudApiClient;
 use herald_domain::ids::MediaId;
 use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent, MessageError};
-use herald_domain::network::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
+use herald_domain::ports::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
 use herald_domain::template::{
     BodyValues, HeaderValue, LanguageCode, TemplateName, TemplateRef, TemplateVariables,
 };
@@ -445,7 +445,7 @@ async fn mount_lookup(server: &MockServer, url: &str) {
         .await;
 }
 
-async fn collect(download: herald_domain::network::MediaDownload) -> Vec<u8> {
+async fn collect(download: herald_domain::ports::MediaDownload) -> Vec<u8> {
     download
         .body
         .try_fold(Vec::new(), |mut all, chunk| async move {
@@ -493,7 +493,7 @@ async fn a_download_looks_the_id_up_then_streams_the_url_with_the_same_token() {
     }
 }
 
-fn assert_code(outcome: Result<herald_domain::network::MediaDownload, NetworkError>, expected: &str) {
+fn assert_code(outcome: Result<herald_domain::ports::MediaDownload, NetworkError>, expected: &str) {
     match outcome {
         Err(NetworkError::Permanent(error)) => assert_eq!(error.code, expected, "{error:?}"),
         other => panic!("expected {expected}, got {other:?}"),

@@ -4,7 +4,7 @@ use crate::helpers::*;
 use herald_cloudapi::CloudApiClient;
 use herald_domain::ids::MediaId;
 use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
-use herald_domain::network::{MessagingNetwork, NetworkError, NetworkReceipt};
+use herald_domain::ports::{MessagingNetwork, NetworkError, NetworkReceipt};
 use herald_domain::template::{
     BodyValues, ButtonKind, ButtonValue, HeaderValue, LanguageCode, ParamName, TemplateName, TemplateRef,
     TemplateVariables,

@@ -2,7 +2,7 @@
 
 use crate::helpers::*;
 use herald_domain::message::MediaKind;
-use herald_domain::network::{MessagingNetwork, NetworkError, NetworkTemplate};
+use herald_domain::ports::{MessagingNetwork, NetworkError, NetworkTemplate};
 use herald_domain::template::{BodySpec, ButtonKind, ButtonSpec, HeaderSpec, ParamName};
 use serde_json::json;
 use wiremock::matchers::{method, path, query_param, query_param_is_missing};

@@ -1,10 +1,12 @@
 use super::new_id;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use crate::ids::{EventId, JobId, MediaId, OrganizationId, SenderId};
-use crate::media::{MediaCatalog, MediaRecord, MediaStore, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
+use crate::media::{MediaRecord, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
 use crate::message::{MessageError, MessageStatus};
-use crate::network::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
-use crate::ports::{Clock, IdGenerator, OutboxStore, Pacer, SecretSource, StoreError};
+use crate::ports::{
+    Clock, IdGenerator, MediaCatalog, MediaStore, MediaUpload, MessagingNetwork, NetworkError,
+    NetworkMediaIds, OutboxStore, Pacer, SecretSource, StoreError,
+};
 use crate::time::{Duration, Timestamp, bounded_delay};
 use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use futures::future::Either;

@@ -2,12 +2,13 @@
 //! cleanup of expired uploads.
 
 use super::new_id;
-use super::send::forget_upload;
 use crate::ids::{MediaId, OrganizationId};
-use crate::media::{MediaCatalog, MediaFile, MediaInsert, MediaRecord, MediaStore, StagedFile};
-use crate::network::{MessagingNetwork, NetworkError};
+use crate::media::{MediaFile, MediaRecord, StagedFile};
 use crate::organization::{MessageKind, Organization, Plan};
-use crate::ports::{AccountStore, Clock, IdGenerator, StoreError};
+use crate::ports::{
+    AccountStore, Clock, IdGenerator, MediaCatalog, MediaInsert, MediaStore, MessagingNetwork, NetworkError,
+    StoreError,
+};
 use crate::values::FileName;
 use std::sync::Arc;
 
@@ -75,7 +76,7 @@ pub enum MediaBody {
     /// A stored upload, opened at its start.
     File(std::fs::File),
     /// Streamed from the network.
-    Stream(crate::network::MediaDownload),
+    Stream(crate::ports::MediaDownload),
 }
 
 /// Why a file cannot be read back.
@@ -237,5 +238,23 @@ impl Media {
             }
         }
         Ok(deleted)
+    }
+}
+
+/// Deletes an upload's row, and its bytes when no other upload shares them. Failures are logged: what is
+/// left behind is removed by the media cleanup job.
+pub(crate) async fn forget_upload(catalog: &dyn MediaCatalog, files: &dyn MediaStore, file: &MediaFile) {
+    if let Err(error) = catalog.delete_media(&file.organization_id, &file.id).await {
+        tracing::warn!(%error, media = %file.id, "could not delete a refused upload's row");
+        return;
+    }
+    match catalog.digest_in_use(&file.sha256).await {
+        Ok(true) => {}
+        Ok(false) => {
+            if let Err(error) = files.remove(&file.sha256).await {
+                tracing::warn!(%error, media = %file.id, "could not remove a refused upload's bytes");
+            }
+        }
+        Err(error) => tracing::warn!(%error, media = %file.id, "could not check a refused upload's bytes"),
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::ids::{OrganizationId, SenderId, WebhookId};
 use crate::organization::SealedSecret;
-use crate::ports::{AccountStore, SealContext, SealError, SecretSealer, StoreError};
-use crate::webhook::{SecretSlot, WebhookStore};
+use crate::ports::{AccountStore, SealContext, SealError, SecretSealer, StoreError, WebhookStore};
+use crate::webhook::SecretSlot;
 use std::sync::Arc;
 
 /// What one reseal run did.

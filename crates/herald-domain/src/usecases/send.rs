@@ -1,16 +1,17 @@
+use super::media::forget_upload;
 use super::new_id;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
-use crate::media::{MediaCatalog, MediaFile, MediaInsert, MediaRecord, MediaStore, StagedFile};
+use crate::media::{MediaFile, MediaRecord, StagedFile};
 use crate::message::{
     AttachmentRole, EventSource, MediaSource, Message, MessageContent, MessageStatus, StatusEvent,
 };
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
-    IdempotencyHold, MessageStore, OutboxJob, QuotaCharge, RateDecision, RateLimiter, StoreError,
-    TemplateStore, WindowStore,
+    IdempotencyHold, MediaCatalog, MediaInsert, MediaStore, MessageStore, OutboxJob, QuotaCharge,
+    RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
 };
 use crate::template::{TemplateCheckError, TemplateRef, check_variables};
 use crate::time::{BillingPeriod, Duration, Timestamp};
@@ -535,24 +536,6 @@ impl SendMessage {
                 }
             }
         }
-    }
-}
-
-/// Deletes an upload's row, and its bytes when no other upload shares them. Failures are logged: what is
-/// left behind is removed by the media cleanup job.
-pub(crate) async fn forget_upload(catalog: &dyn MediaCatalog, files: &dyn MediaStore, file: &MediaFile) {
-    if let Err(error) = catalog.delete_media(&file.organization_id, &file.id).await {
-        tracing::warn!(%error, media = %file.id, "could not delete a refused upload's row");
-        return;
-    }
-    match catalog.digest_in_use(&file.sha256).await {
-        Ok(true) => {}
-        Ok(false) => {
-            if let Err(error) = files.remove(&file.sha256).await {
-                tracing::warn!(%error, media = %file.id, "could not remove a refused upload's bytes");
-            }
-        }
-        Err(error) => tracing::warn!(%error, media = %file.id, "could not check a refused upload's bytes"),
     }
 }
 

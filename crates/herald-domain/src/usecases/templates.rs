@@ -1,7 +1,9 @@
 use super::new_id;
 use crate::ids::{OrganizationId, TemplateId};
-use crate::network::{MessagingNetwork, NetworkError};
-use crate::ports::{AccountStore, Clock, IdGenerator, StoreError, TemplateQuery, TemplateStore};
+use crate::ports::{
+    AccountStore, Clock, IdGenerator, MessagingNetwork, NetworkError, StoreError, TemplateQuery,
+    TemplateStore,
+};
 use crate::template::{LanguageCode, Template, TemplateName};
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -3,12 +3,14 @@ use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use crate::organization::{Plan, SealedSecret};
-use crate::ports::{Clock, IdGenerator, SealContext, SecretSealer, SecretSource, StoreError};
+use crate::ports::{
+    Clock, DestinationChecker, IdGenerator, SealContext, SecretSealer, SecretSource, StoreError,
+    WebhookStore, WebhookTransport,
+};
 use crate::time::{Duration, Timestamp};
 use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use crate::webhook::{
-    Delivery, DeliveryCompletion, DeliveryStatus, DestinationChecker, EventSelection, TestEvent,
-    WebhookEndpoint, WebhookStore, WebhookTransport, WebhookUrl,
+    Delivery, DeliveryCompletion, DeliveryStatus, EventSelection, TestEvent, WebhookEndpoint, WebhookUrl,
 };
 use std::sync::Arc;
 use tracing::Instrument as _;

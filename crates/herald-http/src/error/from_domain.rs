@@ -1,7 +1,7 @@
 //! The domain's errors, each mapped to the [`ApiError`] it answers as.
 
 use super::{ApiError, RateScope};
-use herald_domain::media::UploadError;
+use herald_domain::ports::UploadError;
 use herald_domain::organization::MessageKind;
 use herald_domain::ports::StoreError;
 use herald_domain::usecases::{
@@ -118,8 +118,8 @@ impl From<MediaContentError> for ApiError {
     }
 }
 
-impl From<herald_domain::media::MediaStoreError> for ApiError {
-    fn from(error: herald_domain::media::MediaStoreError) -> Self {
+impl From<herald_domain::ports::MediaStoreError> for ApiError {
+    fn from(error: herald_domain::ports::MediaStoreError) -> Self {
         Self::Unavailable(format!("media store: {error}"))
     }
 }

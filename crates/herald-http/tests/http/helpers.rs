@@ -13,12 +13,12 @@ use herald_domain::ports::{
     Credential, MockAccountStore, MockClock, MockIdGenerator, MockMessageStore, MockTemplateStore,
     MockWindowStore, NoRateLimit, Opened, SealContext, SealError, SecretSealer, SecretSource,
 };
+use herald_domain::ports::{MockDestinationChecker, MockWebhookStore};
 use herald_domain::usecases::{
     Authenticate, GetMessage, ListMessages, ManageWebhooks, MessageEvents, SendMessage, SendPorts,
     SendSettings, WindowStatus,
 };
 use herald_domain::values::{DisplayName, PhoneNumber};
-use herald_domain::webhook::{MockDestinationChecker, MockWebhookStore};
 use herald_http::{ApiContext, Readiness};
 use serde_json::Value;
 use std::sync::Arc;
@@ -145,7 +145,7 @@ impl World {
         let templates: Arc<dyn herald_domain::ports::TemplateStore> = Arc::new(self.templates);
         let ids: Arc<dyn herald_domain::ports::IdGenerator> = Arc::new(ids);
         // The template endpoints are covered end to end; here they only need to exist.
-        let network = Arc::new(herald_domain::network::MockMessagingNetwork::new());
+        let network = Arc::new(herald_domain::ports::MockMessagingNetwork::new());
         let webhooks = ManageWebhooks::new(
             Arc::new(self.webhooks),
             Arc::new(self.destinations),
@@ -155,13 +155,13 @@ impl World {
             ids.clone(),
         );
         // The file operations are covered end to end; here they only need to exist.
-        let catalog = Arc::new(herald_domain::media::MockMediaCatalog::new());
-        let files = Arc::new(herald_domain::media::MockMediaStore::new());
+        let catalog = Arc::new(herald_domain::ports::MockMediaCatalog::new());
+        let files = Arc::new(herald_domain::ports::MockMediaStore::new());
         let media = herald_domain::usecases::Media::new(herald_domain::usecases::MediaPorts {
             catalog: catalog.clone(),
             files: files.clone(),
             accounts: accounts.clone(),
-            network: Arc::new(herald_domain::network::MockMessagingNetwork::new()),
+            network: Arc::new(herald_domain::ports::MockMessagingNetwork::new()),
             clock: clock.clone(),
             ids: ids.clone(),
         });

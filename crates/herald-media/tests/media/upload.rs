@@ -1,6 +1,6 @@
 use crate::fixtures::{self, entries, store};
-use herald_domain::media::MediaStore;
 use herald_domain::message::MediaKind;
+use herald_domain::ports::MediaStore;
 use herald_media::{LimitedUpload, Limits, SNIFF_LEN, UploadError};
 
 const MB: u64 = 1_000_000;

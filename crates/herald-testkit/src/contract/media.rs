@@ -6,12 +6,11 @@ use crate::fixtures::{SIMULATOR_SENDER_2, at, network_ref, next_ulid, phone, sen
 use herald_domain::Timestamp;
 use herald_domain::dispatch::InboundRecord;
 use herald_domain::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
-use herald_domain::media::{
-    ContentRef, InboundMedia, MediaFile, MediaInsert, MediaRecord, NetworkUpload, Sha256Digest,
-};
+use herald_domain::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
 use herald_domain::message::MediaKind;
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::SenderNumber;
+use herald_domain::ports::MediaInsert;
 use herald_domain::ports::StoreError;
 use herald_domain::values::FileName;
 

@@ -6,7 +6,8 @@
 //! computed. The contents are tiny PDFs, which every adapter must accept.
 
 use futures::future::BoxFuture;
-use herald_domain::media::{MediaStore, MediaStoreError, StagedFile};
+use herald_domain::media::StagedFile;
+use herald_domain::ports::{MediaStore, MediaStoreError};
 use std::any::Any;
 use std::io::Read;
 use std::path::Path;

@@ -4,10 +4,11 @@
 use super::*;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use crate::ids::{EventId, JobId};
-use crate::media::{MockMediaCatalog, MockMediaStore};
 use crate::message::{MessageError, MessageStatus};
-use crate::network::{MockMessagingNetwork, NetworkError, NetworkReceipt};
-use crate::ports::{MockOutboxStore, MockPacer, MockSecretSource, StoreError};
+use crate::ports::{
+    MockMediaCatalog, MockMediaStore, MockMessagingNetwork, MockOutboxStore, MockPacer, MockSecretSource,
+    NetworkError, NetworkReceipt, StoreError,
+};
 use crate::time::Duration;
 use crate::usecases::{DispatchMessages, DispatchPorts, DispatchReport, DispatchSettings};
 use std::collections::HashMap;

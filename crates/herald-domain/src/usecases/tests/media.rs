@@ -2,12 +2,11 @@
 
 use super::*;
 use crate::ids::{MediaId, SenderId};
-use crate::media::{
-    ContentRef, InboundMedia, MediaFile, MediaInsert, MediaRecord, MockMediaCatalog, MockMediaStore,
-    Sha256Digest, StagedFile,
+use crate::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, Sha256Digest, StagedFile};
+use crate::ports::{
+    MediaDownload, MediaInsert, MockAccountStore, MockMediaCatalog, MockMediaStore, MockMessagingNetwork,
+    NetworkError,
 };
-use crate::network::{MediaDownload, MockMessagingNetwork, NetworkError};
-use crate::ports::MockAccountStore;
 use crate::usecases::{Media, MediaBody, MediaContentError, MediaPorts, UploadMediaError};
 use std::sync::Arc;
 

@@ -4,9 +4,9 @@
 use super::*;
 use crate::ids::WebhookId;
 use crate::organization::SealedSecret;
-use crate::ports::{MockAccountStore, MockSecretSealer, Opened, SealContext, SealError};
+use crate::ports::{MockAccountStore, MockSecretSealer, MockWebhookStore, Opened, SealContext, SealError};
 use crate::usecases::{Reseal, ResealReport};
-use crate::webhook::{EventSelection, MockWebhookStore, SecretSlot, WebhookEndpoint, WebhookUrl};
+use crate::webhook::{EventSelection, SecretSlot, WebhookEndpoint, WebhookUrl};
 use std::sync::Arc;
 
 const LEGACY: u8 = 1;

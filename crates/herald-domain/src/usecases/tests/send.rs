@@ -3,12 +3,12 @@
 use super::*;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId};
-use crate::media::{MediaInsert, MockMediaCatalog, MockMediaStore};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
 use crate::organization::MessageKind;
 use crate::ports::{
-    AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MockAccountStore, MockMessageStore,
-    MockRateLimiter, MockTemplateStore, MockWindowStore, OutboxJob, QuotaCharge, RateDecision, StoreError,
+    AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MediaInsert, MockAccountStore,
+    MockMediaCatalog, MockMediaStore, MockMessageStore, MockRateLimiter, MockTemplateStore, MockWindowStore,
+    OutboxJob, QuotaCharge, RateDecision, StoreError,
 };
 use crate::template::{HeaderValue, TemplateVariables};
 use crate::time::BillingPeriod;
@@ -1420,8 +1420,9 @@ fn order_template_before_quota() {
 mod media_sends {
     use super::*;
     use crate::ids::MediaId;
-    use crate::media::{ContentRef, MediaFile, MediaRecord, MediaStoreError, Sha256Digest, StagedFile};
+    use crate::media::{ContentRef, MediaFile, MediaRecord, Sha256Digest, StagedFile};
     use crate::message::{MediaAttachment, MediaKind, MediaSource};
+    use crate::ports::MediaStoreError;
     use crate::values::FileName;
 
     fn media_id(n: u128) -> MediaId {

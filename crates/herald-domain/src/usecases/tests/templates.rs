@@ -3,8 +3,10 @@
 
 use super::*;
 use crate::ids::TemplateId;
-use crate::network::{MockMessagingNetwork, NetworkError, NetworkTemplate};
-use crate::ports::{MockAccountStore, MockTemplateStore, StoreError, TemplateQuery};
+use crate::ports::{
+    MockAccountStore, MockMessagingNetwork, MockTemplateStore, NetworkError, NetworkTemplate, StoreError,
+    TemplateQuery,
+};
 use crate::usecases::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 use std::sync::{Arc, Mutex};
 

@@ -6,12 +6,14 @@ use super::*;
 use crate::dispatch::{ClaimToken, CustomerEventType};
 use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::organization::SealedSecret;
-use crate::ports::{MockSecretSealer, MockSecretSource, Opened, SealContext, StoreError};
+use crate::ports::{
+    MockDestinationChecker, MockSecretSealer, MockSecretSource, MockWebhookStore, MockWebhookTransport,
+    Opened, SealContext, StoreError, WebhookTransport,
+};
 use crate::usecases::{DeliverWebhooks, DeliveryReport, DeliverySettings, ManageWebhooks};
 use crate::webhook::{
     AttemptReport, ClaimedDelivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection,
-    MockDestinationChecker, MockWebhookStore, MockWebhookTransport, WebhookEndpoint, WebhookTransport,
-    WebhookUrl,
+    WebhookEndpoint, WebhookUrl,
 };
 use async_trait::async_trait;
 use futures::channel::oneshot;

@@ -1,60 +1,13 @@
-//! The production adapters of the domain's small ports: time, ids, randomness, and the sealing of secrets
-//! kept at rest (with its key file).
+//! The sealing of secrets kept at rest: XChaCha20-Poly1305, its key, and the key file.
 
 use anyhow::Context;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chacha20poly1305::aead::{Aead, Generate, Payload};
 use chacha20poly1305::{Key, KeyInit, XChaCha20Poly1305, XNonce};
-use herald_domain::Timestamp;
-use herald_domain::ports::{Clock, IdGenerator, Opened, SealContext, SealError, SecretSealer, SecretSource};
+use herald_domain::ports::{Opened, SealContext, SealError, SecretSealer};
 use std::path::Path;
-use std::sync::Mutex;
 use ulid::Ulid;
-
-/// The system clock.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> Timestamp {
-        chrono::Utc::now()
-    }
-}
-
-/// ULIDs that strictly increase within this process, so ids sort in the order they were made even within
-/// one millisecond.
-#[derive(Default)]
-pub struct MonotonicUlids {
-    generator: Mutex<ulid::Generator>,
-}
-
-impl IdGenerator for MonotonicUlids {
-    fn next_ulid(&self) -> Ulid {
-        // A poisoned lock or an exhausted millisecond (2^80 ids) falls back to a fresh random ULID: still
-        // unique, just not strictly ordered within that millisecond.
-        self.generator
-            .lock()
-            .ok()
-            .and_then(|mut generator| generator.generate().ok())
-            .unwrap_or_else(random_ulid)
-    }
-}
-
-/// A fresh random ULID (`Ulid::default()` would be the nil id, so this names the intent).
-fn random_ulid() -> Ulid {
-    Ulid::new()
-}
-
-/// The operating system's CSPRNG (through `rand`'s thread-local generator, reseeded from it).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct OsSecrets;
-
-impl SecretSource for OsSecrets {
-    fn fill(&self, buf: &mut [u8]) {
-        rand::RngCore::fill_bytes(&mut rand::rng(), buf);
-    }
-}
 
 /// A 32-byte key for [`XChaChaSealer`]. Its `Debug` prints nothing of it.
 #[derive(Clone)]
@@ -259,17 +212,6 @@ fn write_private(path: &Path, contents: &str) -> std::io::Result<()> {
 mod tests {
     use super::*;
     use herald_domain::ids::{SenderId, WebhookId};
-
-    #[test]
-    fn ulids_strictly_increase() {
-        let ids = MonotonicUlids::default();
-        let mut last = ids.next_ulid();
-        for _ in 0..10_000 {
-            let next = ids.next_ulid();
-            assert!(next > last);
-            last = next;
-        }
-    }
 
     fn sealer() -> XChaChaSealer {
         XChaChaSealer::new(&EncryptionKey::generate().unwrap())
@@ -519,13 +461,5 @@ mod tests {
             "c2hvcnQ=\n",
             "left as it was"
         );
-    }
-
-    #[test]
-    fn secrets_are_not_constant() {
-        let (mut a, mut b) = ([0_u8; 32], [0_u8; 32]);
-        OsSecrets.fill(&mut a);
-        OsSecrets.fill(&mut b);
-        assert_ne!(a, b);
     }
 }

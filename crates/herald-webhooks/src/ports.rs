@@ -1,16 +1,15 @@
-//! The customer-webhook adapters: the destination rules and the signed HTTP attempt, both over
-//! `herald-webhooks`, behind the domain's `DestinationChecker` and `WebhookTransport` ports.
+//! This crate behind the domain's ports: the destination rules as its `DestinationChecker`, and one signed
+//! attempt with the retry schedule applied as its `WebhookTransport`.
 
-use async_trait::async_trait;
-use herald_domain::ids::EventId;
-use herald_domain::time::Duration;
-use herald_domain::webhook::{
-    AttemptReport, DeliveryAttempt, DestinationChecker, WebhookTransport, WebhookUrl,
-};
-use herald_webhooks::{
+use crate::{
     AttemptErrorKind, AttemptOutcome, Deliverer, DelivererBuildError, DeliveryTimeouts, DestinationPolicy,
     MAX_JITTER, WebhookSecret, next_attempt,
 };
+use async_trait::async_trait;
+use herald_domain::ids::EventId;
+use herald_domain::ports::{DestinationChecker, WebhookTransport};
+use herald_domain::time::Duration;
+use herald_domain::webhook::{AttemptReport, DeliveryAttempt, WebhookUrl};
 use rand::Rng as _;
 
 /// The scheme and SSRF rules at registration (and on a changed URL).

@@ -1,0 +1,42 @@
+//! Herald's copies of the organizations' templates.
+
+use super::error::StoreError;
+use crate::ids::OrganizationId;
+use crate::organization::NetworkRef;
+use crate::template::{LanguageCode, Template, TemplateName};
+use async_trait::async_trait;
+
+/// Filters of a template listing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TemplateQuery {
+    pub status: Option<String>,
+    pub name: Option<TemplateName>,
+}
+
+/// Herald's copies of the organizations' templates.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait TemplateStore: Send + Sync + 'static {
+    /// Replaces the organization's templates of business account `waba_id` with `templates` (a sync).
+    async fn replace_templates(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        templates: &[Template],
+    ) -> Result<(), StoreError>;
+
+    async fn template(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+        language: &LanguageCode,
+    ) -> Result<Option<Template>, StoreError>;
+
+    /// The organization's templates, by name then language.
+    async fn templates(
+        &self,
+        organization: &OrganizationId,
+        query: &TemplateQuery,
+    ) -> Result<Vec<Template>, StoreError>;
+}

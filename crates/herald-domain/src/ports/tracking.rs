@@ -1,0 +1,76 @@
+//! Status changes, inbound messages and stored callbacks, driven by the network.
+
+use super::error::StoreError;
+use crate::ids::OrganizationId;
+use crate::message::Message;
+use crate::time::Timestamp;
+use async_trait::async_trait;
+
+/// Status changes and inbound messages, driven by the network's callbacks.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait TrackingStore: Send + Sync + 'static {
+    /// Applies a status report to the message (locked for the update) with the status machine; records the
+    /// report in its history whether applied or not, and writes a customer event when it changed the status.
+    /// `None` when the message does not exist for this organization.
+    async fn apply_status(
+        &self,
+        update: &crate::dispatch::StatusUpdate,
+    ) -> Result<Option<crate::dispatch::StatusApplied>, StoreError>;
+
+    /// The organization's message with this network id.
+    async fn message_by_network_id(
+        &self,
+        organization: &OrganizationId,
+        network_message_id: &str,
+    ) -> Result<Option<Message>, StoreError>;
+
+    /// Records an inbound message, opens or refreshes its service window and writes its customer event, in one
+    /// transaction. Answers `false` when that network message id was already recorded (a duplicate callback).
+    async fn record_inbound_message(
+        &self,
+        record: &crate::dispatch::InboundRecord,
+    ) -> Result<bool, StoreError>;
+
+    /// Stores a raw network callback durably, before it is acknowledged.
+    async fn store_callback(&self, callback: &crate::dispatch::StoredCallback) -> Result<(), StoreError>;
+
+    /// Stored callbacks not yet processed (and not parked) that were received before `received_before`,
+    /// oldest first.
+    async fn unprocessed_callbacks(
+        &self,
+        received_before: Timestamp,
+        limit: u32,
+    ) -> Result<Vec<crate::dispatch::StoredCallback>, StoreError>;
+
+    /// Marks a stored callback processed, with a note of anything skipped.
+    async fn mark_callback_processed(
+        &self,
+        id: &crate::ids::EventId,
+        at: Timestamp,
+        note: Option<String>,
+    ) -> Result<(), StoreError>;
+
+    /// Records that processing a stored callback failed with `error`. The callback that has now failed
+    /// `park_after` times is parked at `at`: [`Self::unprocessed_callbacks`] no longer lists it, and it is
+    /// kept with its attempt count and last error. Answers whether it is parked.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] for an unknown callback.
+    async fn record_callback_failure(
+        &self,
+        id: &crate::ids::EventId,
+        at: Timestamp,
+        error: &str,
+        park_after: u32,
+    ) -> Result<bool, StoreError>;
+
+    /// Parked callbacks, oldest first.
+    async fn parked_callbacks(&self, limit: u32) -> Result<Vec<crate::dispatch::ParkedCallback>, StoreError>;
+
+    /// How many callbacks are parked.
+    async fn count_parked_callbacks(&self) -> Result<u64, StoreError>;
+
+    /// Puts every parked callback back into the backlog with a fresh attempt count; answers how many.
+    async fn requeue_parked_callbacks(&self) -> Result<u64, StoreError>;
+}
