@@ -1,9 +1,9 @@
 //! The domain's errors, each mapped to the [`ApiError`] it answers as.
 
 use super::{ApiError, RateScope};
-use herald_domain::ports::UploadError;
 use herald_domain::organization::MessageKind;
 use herald_domain::ports::StoreError;
+use herald_domain::ports::UploadError;
 use herald_domain::usecases::{
     AuthError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
 };
