@@ -372,4 +372,36 @@ macro_rules! define_tables {
     };
 }
 
-pub(crate) use define_tables;
+/// The owner's dashboard tables (issue 7): `owners` and `dashboard_sessions`.
+macro_rules! define_owner_tables {
+    () => {
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            owners (organization_id) {
+                organization_id -> Text,
+                email -> Text,
+                password_hash -> Text,
+                password_set_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            dashboard_sessions (digest) {
+                digest -> Text,
+                organization_id -> Text,
+                email -> Text,
+                csrf_token -> Text,
+                created_at -> Moment,
+                last_seen_at -> Moment,
+                expires_at -> Moment,
+            }
+        }
+    };
+}
+
+pub(crate) use {define_owner_tables, define_tables};
