@@ -9,6 +9,7 @@
 
 pub mod api_key;
 pub mod client_address;
+pub mod customer_event;
 pub mod dispatch;
 pub mod error;
 pub mod ids;

@@ -7,6 +7,7 @@
 
 mod dto;
 mod error;
+mod event_body;
 mod group_commit;
 mod inline;
 mod notify;

@@ -7,11 +7,13 @@
 use crate::CustomerEventRecord;
 use crate::dto::{ContentDto, ErrorDto, InboundContentDto, StructureDto};
 use crate::error::corrupt;
+use crate::event_body::event_body;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::{DateTime, Utc};
 use diesel::Queryable;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord, ApiKeyStatus};
+use herald_domain::customer_event::CustomerEvent;
 use herald_domain::dispatch::{ClaimedJob, CustomerEventType, JobHistory, ParkedCallback, StoredCallback};
 use herald_domain::ids::{
     ApiKeyId, DeliveryId, EventId, JobId, MediaId, MessageId, OrganizationId, SenderId, TemplateId, WebhookId,
@@ -101,7 +103,7 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T
     parse(what, serde_json::from_str(text))
 }
 
-fn error_json(error: Option<&MessageError>) -> Result<Option<String>, StoreError> {
+pub(crate) fn error_json(error: Option<&MessageError>) -> Result<Option<String>, StoreError> {
     error
         .map(|e| to_json("message error", &ErrorDto::from(e)))
         .transpose()
@@ -708,6 +710,23 @@ pub(crate) struct CustomerEventRow {
     pub created_at: Time,
     /// The trace of the event's message, copied from it when the event is written.
     pub trace_context: Option<String>,
+}
+
+impl CustomerEventRow {
+    /// The row of a decided event: its body serialized to the wire format, and the trace of its message.
+    pub(crate) fn new(event: &CustomerEvent, trace: Option<&TraceContext>) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: event.id.to_string(),
+            organization_id: event.organization_id.to_string(),
+            event_type: event.event_type().as_str().to_owned(),
+            message_id: Some(event.message_id.to_string()),
+            sequence: to_i32("event sequence", event.sequence)?,
+            payload: to_json("event payload", &event_body(event))?,
+            occurred_at: event.occurred_at,
+            created_at: event.recorded_at,
+            trace_context: trace.map(|t| t.as_str().to_owned()),
+        })
+    }
 }
 
 pub(crate) fn parse_event_type(value: &str) -> Result<CustomerEventType, StoreError> {

@@ -10,23 +10,25 @@ macro_rules! tracking_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
+            use herald_domain::customer_event;
             use herald_domain::dispatch::{
-                CustomerEventType, InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
+                InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
             };
             use herald_domain::ids::{EventId, OrganizationId};
-            use herald_domain::message::{Message, StatusEvent};
+            use herald_domain::message::Message;
             use herald_domain::ports::{StoreError, TrackingStore};
-            use herald_domain::status::{self, StatusState, Transition};
+            use herald_domain::status::{self, Transition};
             use herald_domain::time::Timestamp;
             use herald_domain::values::PhoneNumber;
             use $crate::dto::InboundContentDto;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::rows::{
-                CallbackRow, CustomerEventRow, EventRow, MessageRow, ParkedCallbackRow, to_json,
+                CallbackRow, CustomerEventRow, EventRow, MessageRow, ParkedCallbackRow, error_json, to_json,
             };
 
-            /// Applies `update` to its message inside the caller's transaction: the status machine on the
-            /// locked row, the history entry always, and a customer event when the status changed.
+            /// Applies `update` to its message inside the caller's transaction: the domain decides
+            /// ([`status::decide`]) on the locked row, and the store writes the decision: the row change,
+            /// the history entry always, and a customer event when the status changed.
             pub(super) async fn apply_in_tx(
                 conn: &mut Conn,
                 update: &StatusUpdate,
@@ -47,90 +49,40 @@ macro_rules! tracking_port {
                     return Ok(None);
                 };
                 let trace = row.trace();
-                let mut message = Message::try_from(row)?;
-                let current = StatusState {
-                    status: message.status,
-                    timestamps: message.timestamps.clone(),
-                    error: message.error.clone(),
-                };
-                let transition = status::apply(&current, &update.report);
-                let previous = match &transition {
-                    Transition::Applied { previous, state } => {
-                        message.status = state.status;
-                        message.timestamps = state.timestamps.clone();
-                        message.error = state.error.clone();
-                        message.updated_at = update.recorded_at;
-                        if message.network_message_id.is_none() {
-                            message.network_message_id = update.network_message_id.clone();
-                        }
-                        let changed = MessageRow::new(&message)?;
-                        diesel::update(messages::table.find(&id))
-                            .set((
-                                messages::status.eq(&changed.status),
-                                messages::network_message_id.eq(&changed.network_message_id),
-                                messages::error.eq(&changed.error),
-                                messages::updated_at.eq(changed.updated_at),
-                                messages::accepted_at.eq(changed.accepted_at),
-                                messages::submitted_at.eq(changed.submitted_at),
-                                messages::sent_at.eq(changed.sent_at),
-                                messages::delivered_at.eq(changed.delivered_at),
-                                messages::read_at.eq(changed.read_at),
-                                messages::failed_at.eq(changed.failed_at),
-                            ))
-                            .execute(conn)
-                            .await?;
-                        Some(*previous)
-                    }
-                    Transition::Recorded { .. } => None,
-                };
-                let event = EventRow::new(&StatusEvent {
-                    id: update.event_id,
-                    organization_id: update.organization_id,
-                    message_id: update.message_id,
-                    status: update.report.status,
-                    previous_status: previous,
-                    applied: previous.is_some(),
-                    source: update.source,
-                    error: update.report.error.clone(),
-                    occurred_at: update.report.occurred_at,
-                    recorded_at: update.recorded_at,
-                })?;
-                insert_status_event(conn, &event).await?;
-                if let Some(previous) = previous {
-                    let last = events::table
-                        .filter(events::message_id.eq(&id))
-                        .select(diesel::dsl::max(events::sequence))
-                        .first::<Option<i32>>(conn)
-                        .await?;
-                    let sequence = last.unwrap_or(0).saturating_add(1);
-                    let payload = herald_events::status_event(
-                        &message,
-                        previous,
-                        update.report.occurred_at,
-                        u32::try_from(sequence).map_err(|e| corrupt("event sequence", e))?,
-                        update.recorded_at,
-                    );
-                    insert_customer_event(
-                        conn,
-                        &CustomerEventRow {
-                            id: update.customer_event_id.to_string(),
-                            organization_id: org,
-                            event_type: CustomerEventType::for_status(message.status)
-                                .as_str()
-                                .to_owned(),
-                            message_id: Some(id),
-                            sequence,
-                            payload: to_json("event payload", &payload)?,
-                            occurred_at: update.report.occurred_at,
-                            created_at: update.recorded_at,
-                            trace_context: trace.as_ref().map(|t| t.as_str().to_owned()),
-                        },
-                    )
+                let message = Message::try_from(row)?;
+                let last = events::table
+                    .filter(events::message_id.eq(&id))
+                    .select(diesel::dsl::max(events::sequence))
+                    .first::<Option<i32>>(conn)
                     .await?;
+                let next_sequence = u32::try_from(last.unwrap_or(0).saturating_add(1))
+                    .map_err(|e| corrupt("event sequence", e))?;
+                let decision = status::decide(message, update, next_sequence);
+                if let Some(change) = &decision.change {
+                    let times = &change.timestamps;
+                    diesel::update(messages::table.find(&id))
+                        .set((
+                            messages::status.eq(change.status.as_str()),
+                            messages::network_message_id.eq(&change.network_message_id),
+                            messages::error.eq(error_json(change.error.as_ref())?),
+                            messages::updated_at.eq(change.updated_at),
+                            messages::accepted_at.eq(times.accepted),
+                            messages::submitted_at.eq(times.submitted),
+                            messages::sent_at.eq(times.sent),
+                            messages::delivered_at.eq(times.delivered),
+                            messages::read_at.eq(times.read),
+                            messages::failed_at.eq(times.failed),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
+                insert_status_event(conn, &EventRow::new(&decision.history)?).await?;
+                if let Some(event) = &decision.customer_event {
+                    insert_customer_event(conn, &CustomerEventRow::new(event, trace.as_ref())?).await?;
                 }
                 Ok(Some(StatusApplied {
-                    transition,
-                    message,
+                    transition: decision.transition,
+                    message: decision.message,
                     trace,
                 }))
             }
@@ -218,22 +170,8 @@ macro_rules! tracking_port {
                             inbound.received_at,
                         )
                         .await?;
-                        let payload = herald_events::inbound_event(record, &number);
-                        insert_customer_event(
-                            conn,
-                            &CustomerEventRow {
-                                id: record.customer_event_id.to_string(),
-                                organization_id: org.clone(),
-                                event_type: CustomerEventType::MessageInbound.as_str().to_owned(),
-                                message_id: Some(record.id.to_string()),
-                                sequence: 1,
-                                payload: to_json("event payload", &payload)?,
-                                occurred_at: inbound.received_at,
-                                created_at: record.recorded_at,
-                                trace_context: None,
-                            },
-                        )
-                        .await?;
+                        let event = customer_event::inbound(record, &number);
+                        insert_customer_event(conn, &CustomerEventRow::new(&event, None)?).await?;
                         Ok(true)
                     })
                     .map_err(TxError::into_store)?;
