@@ -4,8 +4,7 @@
 //! (`TIMESTAMPTZ` on PostgreSQL, diesel's `TimestamptzSqlite` text on SQLite). Each backend's `schema.rs`
 //! names its time type `Moment` (not `Time`: `table!` would take it for SQL `TIME` and derive arithmetic) and expands [`define_tables!`].
 //!
-//! Row structs in [`crate::rows`] load these tables positionally: keep the column order of each table
-//! identical to its row struct's field order.
+//! Row structs in [`crate::rows`] select their columns by name, so the column order here is free.
 
 macro_rules! define_tables {
     () => {

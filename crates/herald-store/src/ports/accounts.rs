@@ -25,6 +25,7 @@ macro_rules! accounts_port {
                     let mut conn = self.read().await?;
                     let rows = plans::table
                         .order(plans::name)
+                        .select(PlanRow::as_select())
                         .load::<PlanRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -35,6 +36,7 @@ macro_rules! accounts_port {
                     let mut conn = self.read().await?;
                     let row = plans::table
                         .find(name.as_str())
+                        .select(PlanRow::as_select())
                         .first::<PlanRow>(&mut *conn)
                         .await
                         .optional()
@@ -100,6 +102,7 @@ macro_rules! accounts_port {
                     let mut conn = self.read().await?;
                     let row = organizations::table
                         .find(id.to_string())
+                        .select(OrganizationRow::as_select())
                         .first::<OrganizationRow>(&mut *conn)
                         .await
                         .optional()
@@ -111,6 +114,7 @@ macro_rules! accounts_port {
                     let mut conn = self.read().await?;
                     let rows = organizations::table
                         .order((organizations::created_at, organizations::id))
+                        .select(OrganizationRow::as_select())
                         .load::<OrganizationRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -197,6 +201,7 @@ macro_rules! accounts_port {
                     let rows = senders::table
                         .filter(senders::organization_id.eq(organization.to_string()))
                         .order((senders::created_at, senders::id))
+                        .select(SenderRow::as_select())
                         .load::<SenderRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -210,6 +215,7 @@ macro_rules! accounts_port {
                     let mut conn = self.read().await?;
                     let row = senders::table
                         .filter(senders::phone_number_id.eq(phone_number_id.as_str()))
+                        .select(SenderRow::as_select())
                         .first::<SenderRow>(&mut *conn)
                         .await
                         .optional()
@@ -273,6 +279,7 @@ macro_rules! accounts_port {
                     let rows = api_keys::table
                         .filter(api_keys::organization_id.eq(organization.to_string()))
                         .order((api_keys::created_at, api_keys::id))
+                        .select(ApiKeyRow::as_select())
                         .load::<ApiKeyRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -283,6 +290,7 @@ macro_rules! accounts_port {
                     let mut conn = self.read().await?;
                     let row = api_keys::table
                         .find(id.to_string())
+                        .select(ApiKeyRow::as_select())
                         .first::<ApiKeyRow>(&mut *conn)
                         .await
                         .optional()
@@ -309,7 +317,11 @@ macro_rules! accounts_port {
                         ))
                         .execute(conn)
                         .await?;
-                        Ok(api_keys::table.find(&id).first::<ApiKeyRow>(conn).await?)
+                        Ok(api_keys::table
+                            .find(&id)
+                            .select(ApiKeyRow::as_select())
+                            .first::<ApiKeyRow>(conn)
+                            .await?)
                     })
                     .map_err(TxError::into_store)?;
                     ApiKeyRecord::try_from(row)
@@ -324,9 +336,9 @@ macro_rules! accounts_port {
                         .inner_join(organizations::table.inner_join(plans::table))
                         .filter(api_keys::digest.eq(digest.to_hex()))
                         .select((
-                            api_keys::all_columns,
-                            organizations::all_columns,
-                            plans::all_columns,
+                            ApiKeyRow::as_select(),
+                            OrganizationRow::as_select(),
+                            PlanRow::as_select(),
                         ))
                         .first::<(ApiKeyRow, OrganizationRow, PlanRow)>(&mut *conn)
                         .await

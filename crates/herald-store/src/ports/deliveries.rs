@@ -24,6 +24,7 @@ macro_rules! deliveries_port {
                 let attempts = webhook_attempts::table
                     .filter(webhook_attempts::delivery_id.eq_any(&ids))
                     .order((webhook_attempts::delivery_id, webhook_attempts::number))
+                    .select(AttemptRow::as_select())
                     .load::<AttemptRow>(conn)
                     .await?;
                 let mut by_delivery: std::collections::HashMap<String, Vec<DeliveryAttempt>> =

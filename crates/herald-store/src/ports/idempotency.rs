@@ -67,6 +67,7 @@ macro_rules! idempotency_port {
                         }
                         let existing = idempotency_keys::table
                             .find((&org, key))
+                            .select(IdempotencyRow::as_select())
                             .first::<IdempotencyRow>(conn)
                             .await
                             .optional()?;

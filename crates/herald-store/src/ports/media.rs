@@ -74,6 +74,7 @@ macro_rules! media_port {
                     let upload = media_files::table
                         .find(&id)
                         .filter(media_files::organization_id.eq(&org))
+                        .select(MediaFileRow::as_select())
                         .first::<MediaFileRow>(&mut *conn)
                         .await
                         .optional()
@@ -84,12 +85,7 @@ macro_rules! media_port {
                     let inbound = inbound_messages::table
                         .filter(inbound_messages::organization_id.eq(&org))
                         .filter(inbound_messages::media_id.eq(&id))
-                        .select((
-                            inbound_messages::media_id,
-                            inbound_messages::organization_id,
-                            inbound_messages::sender_id,
-                            inbound_messages::content,
-                        ))
+                        .select(InboundMediaRow::as_select())
                         .first::<InboundMediaRow>(&mut *conn)
                         .await
                         .optional()

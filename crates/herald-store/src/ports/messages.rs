@@ -315,6 +315,7 @@ macro_rules! messages_port {
                     let row = messages::table
                         .find(id.to_string())
                         .filter(messages::organization_id.eq(organization.to_string()))
+                        .select(MessageRow::as_select())
                         .first::<MessageRow>(&mut *conn)
                         .await
                         .optional()
@@ -355,6 +356,7 @@ macro_rules! messages_port {
                     let rows = select
                         .order(messages::id.desc())
                         .limit(i64::from(query.limit))
+                        .select(MessageRow::as_select())
                         .load::<MessageRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -384,6 +386,7 @@ macro_rules! messages_port {
                         .filter(message_events::organization_id.eq(&org))
                         .filter(message_events::message_id.eq(&id))
                         .order(message_events::id)
+                        .select(EventRow::as_select())
                         .load::<EventRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;

@@ -166,8 +166,8 @@ macro_rules! outbox_port {
                             )
                             .filter(messages::id.eq_any(&ids))
                             .select((
-                                messages::all_columns,
-                                senders::all_columns,
+                                MessageRow::as_select(),
+                                SenderRow::as_select(),
                                 organizations::status,
                             ))
                             .load::<(MessageRow, SenderRow, String)>(conn)

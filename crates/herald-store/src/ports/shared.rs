@@ -163,6 +163,7 @@ macro_rules! shared_port {
                 let endpoints = webhook_endpoints::table
                     .filter(webhook_endpoints::organization_id.eq(&event.organization_id))
                     .order(webhook_endpoints::id)
+                    .select(WebhookEndpointRow::as_select())
                     .load::<WebhookEndpointRow>(conn)
                     .await?;
                 let event_id = EventId::parse(&event.id).map_err(|e| corrupt("event id", e))?;
@@ -219,6 +220,7 @@ macro_rules! shared_port {
                     let rows = events::table
                         .filter(events::organization_id.eq(organization.to_string()))
                         .order(events::id)
+                        .select(CustomerEventRow::as_select())
                         .load::<CustomerEventRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;

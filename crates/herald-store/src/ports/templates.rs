@@ -81,6 +81,7 @@ macro_rules! templates_port {
                         .filter(templates::waba_id.eq(waba_id.as_str()))
                         .filter(templates::name.eq(name.as_str()))
                         .filter(templates::language.eq(language.as_str()))
+                        .select(TemplateRow::as_select())
                         .first::<TemplateRow>(&mut *conn)
                         .await
                         .optional()
@@ -110,6 +111,7 @@ macro_rules! templates_port {
                             templates::waba_id,
                             templates::id,
                         ))
+                        .select(TemplateRow::as_select())
                         .load::<TemplateRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;

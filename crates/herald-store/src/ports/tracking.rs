@@ -41,6 +41,7 @@ macro_rules! tracking_port {
                     messages::table
                         .find(&id)
                         .filter(messages::organization_id.eq(&org))
+                        .select(MessageRow::as_select())
                 )
                 .first::<MessageRow>(conn)
                 .await
@@ -114,6 +115,7 @@ macro_rules! tracking_port {
                         .filter(messages::organization_id.eq(organization.to_string()))
                         .filter(messages::network_message_id.eq(network_message_id))
                         .order(messages::id)
+                        .select(MessageRow::as_select())
                         .first::<MessageRow>(&mut *conn)
                         .await
                         .optional()
@@ -207,6 +209,7 @@ macro_rules! tracking_port {
                         .filter(network_callbacks::received_at.lt(received_before))
                         .order((network_callbacks::received_at, network_callbacks::id))
                         .limit(i64::from(limit))
+                        .select(CallbackRow::as_select())
                         .load::<CallbackRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -280,13 +283,7 @@ macro_rules! tracking_port {
                         .filter(network_callbacks::parked_at.is_not_null())
                         .order((network_callbacks::received_at, network_callbacks::id))
                         .limit(i64::from(limit))
-                        .select((
-                            network_callbacks::id,
-                            network_callbacks::received_at,
-                            network_callbacks::attempts,
-                            network_callbacks::last_error,
-                            network_callbacks::parked_at.assume_not_null(),
-                        ))
+                        .select(ParkedCallbackRow::as_select())
                         .load::<ParkedCallbackRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;

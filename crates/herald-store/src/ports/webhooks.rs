@@ -92,6 +92,7 @@ macro_rules! webhooks_port {
                     let rows = webhook_endpoints::table
                         .filter(webhook_endpoints::organization_id.eq(organization.to_string()))
                         .order((webhook_endpoints::created_at, webhook_endpoints::id))
+                        .select(WebhookEndpointRow::as_select())
                         .load::<WebhookEndpointRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -107,6 +108,7 @@ macro_rules! webhooks_port {
                     let row = webhook_endpoints::table
                         .find(id.to_string())
                         .filter(webhook_endpoints::organization_id.eq(organization.to_string()))
+                        .select(WebhookEndpointRow::as_select())
                         .first::<WebhookEndpointRow>(&mut *conn)
                         .await
                         .optional()
@@ -359,6 +361,7 @@ macro_rules! webhooks_port {
                     let rows = select
                         .order(webhook_deliveries::id.desc())
                         .limit(i64::from(limit))
+                        .select(DeliveryRow::as_select())
                         .load::<DeliveryRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
@@ -474,8 +477,8 @@ macro_rules! webhooks_port {
                             .filter(webhook_deliveries::id.eq_any(&ids))
                             .order((webhook_deliveries::next_attempt_at, webhook_deliveries::id))
                             .select((
-                                webhook_deliveries::all_columns,
-                                webhook_endpoints::all_columns,
+                                DeliveryRow::as_select(),
+                                WebhookEndpointRow::as_select(),
                                 events::payload,
                                 events::trace_context,
                             ))

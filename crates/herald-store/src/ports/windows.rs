@@ -63,6 +63,7 @@ macro_rules! windows_port {
                             sender.to_string(),
                             recipient.as_str(),
                         ))
+                        .select(WindowRow::as_select())
                         .first::<WindowRow>(&mut *conn)
                         .await
                         .optional()
