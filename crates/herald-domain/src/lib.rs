@@ -10,6 +10,7 @@
 pub mod api_key;
 pub mod client_address;
 pub mod content;
+pub mod customer_event;
 pub mod dispatch;
 pub mod error;
 pub mod ids;

@@ -7,7 +7,9 @@
 //! - `failed` applies from any stage before `delivered`; after `delivered` it is recorded, not applied;
 //! - nothing moves a message out of `failed`.
 
-use crate::message::{MessageError, MessageStatus, StatusTimestamps};
+use crate::customer_event::{self, CustomerEvent};
+use crate::dispatch::StatusUpdate;
+use crate::message::{Message, MessageError, MessageStatus, StatusEvent, StatusTimestamps};
 use crate::time::Timestamp;
 
 /// The position of a status on the forward path; `failed` is off the path.
@@ -110,6 +112,91 @@ pub fn apply(current: &StatusState, report: &StatusReport) -> Transition {
     Transition::Applied {
         previous: current.status,
         state,
+    }
+}
+
+/// What a status report does to a stored message, for the store to write as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub transition: Transition,
+    /// The message after the report (as it was, when the report is only recorded).
+    pub message: Message,
+    /// The message's new columns; `None` when the report changes nothing.
+    pub change: Option<MessageChange>,
+    /// The history entry, written for every report.
+    pub history: StatusEvent,
+    /// The customer event, emitted only when the status changed.
+    pub customer_event: Option<CustomerEvent>,
+}
+
+/// The columns of a message a status change writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageChange {
+    pub status: MessageStatus,
+    pub timestamps: StatusTimestamps,
+    pub error: Option<MessageError>,
+    pub network_message_id: Option<String>,
+    pub updated_at: Timestamp,
+}
+
+/// Decides what `update` does to `message`: the status machine's transition, the row change, the history
+/// entry and the customer event. `next_sequence` is the sequence the message's next customer event takes.
+pub fn decide(mut message: Message, update: &StatusUpdate, next_sequence: u32) -> Decision {
+    let current = StatusState {
+        status: message.status,
+        timestamps: message.timestamps.clone(),
+        error: message.error.clone(),
+    };
+    let transition = apply(&current, &update.report);
+    let (change, previous) = match &transition {
+        Transition::Applied { previous, state } => {
+            message.status = state.status;
+            message.timestamps = state.timestamps.clone();
+            message.error = state.error.clone();
+            message.updated_at = update.recorded_at;
+            // The network's id is kept once known: a later report cannot replace it.
+            if message.network_message_id.is_none() {
+                message.network_message_id = update.network_message_id.clone();
+            }
+            let change = MessageChange {
+                status: message.status,
+                timestamps: message.timestamps.clone(),
+                error: message.error.clone(),
+                network_message_id: message.network_message_id.clone(),
+                updated_at: message.updated_at,
+            };
+            (Some(change), Some(*previous))
+        }
+        Transition::Recorded { .. } => (None, None),
+    };
+    let history = StatusEvent {
+        id: update.event_id,
+        organization_id: update.organization_id,
+        message_id: update.message_id,
+        status: update.report.status,
+        previous_status: previous,
+        applied: previous.is_some(),
+        source: update.source,
+        error: update.report.error.clone(),
+        occurred_at: update.report.occurred_at,
+        recorded_at: update.recorded_at,
+    };
+    let customer_event = previous.map(|previous| {
+        customer_event::status_changed(
+            update.customer_event_id,
+            &message,
+            previous,
+            update.report.occurred_at,
+            next_sequence,
+            update.recorded_at,
+        )
+    });
+    Decision {
+        transition,
+        message,
+        change,
+        history,
+        customer_event,
     }
 }
 
@@ -276,5 +363,157 @@ mod tests {
         assert_eq!(state.error.unwrap().network_code, Some(131_026));
         assert_eq!(state.timestamps.failed, Some(at(100)));
         assert_eq!(state.timestamps.delivered, None);
+    }
+}
+
+#[cfg(test)]
+mod decide_tests {
+    use super::*;
+    use crate::customer_event::EventBody;
+    use crate::dispatch::CustomerEventType;
+    use crate::ids::{EventId, MessageId, OrganizationId, SenderId};
+    use crate::message::{EventSource, MessageContent};
+    use crate::values::{MessageText, PhoneNumber};
+    use MessageStatus::*;
+    use ulid::Ulid;
+
+    fn at(second: i64) -> Timestamp {
+        chrono::DateTime::from_timestamp(1_700_000_000 + second, 0).unwrap()
+    }
+
+    fn message_in(status: MessageStatus, network_message_id: Option<&str>) -> Message {
+        let mut message = Message::accepted(
+            MessageId::from_ulid(Ulid::from_parts(1, 1)),
+            OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            (
+                SenderId::from_ulid(Ulid::from_parts(1, 3)),
+                PhoneNumber::parse("+15550001111").unwrap(),
+            ),
+            PhoneNumber::parse("+15551234567").unwrap(),
+            MessageContent::Text {
+                body: MessageText::parse("hi").unwrap(),
+                preview_url: false,
+            },
+            None,
+            at(0),
+        );
+        let Transition::Applied { state, .. } = apply(
+            &StatusState {
+                status: message.status,
+                timestamps: message.timestamps.clone(),
+                error: None,
+            },
+            &StatusReport {
+                status,
+                occurred_at: at(1),
+                error: None,
+            },
+        ) else {
+            return message;
+        };
+        message.status = state.status;
+        message.timestamps = state.timestamps;
+        message.network_message_id = network_message_id.map(str::to_owned);
+        message
+    }
+
+    fn update(status: MessageStatus, network_message_id: Option<&str>) -> StatusUpdate {
+        let error = (status == Failed).then(|| MessageError {
+            code: "recipient_unreachable".into(),
+            title: "Recipient unreachable".into(),
+            detail: "x".into(),
+            network_code: Some(131_026),
+        });
+        StatusUpdate {
+            organization_id: OrganizationId::from_ulid(Ulid::from_parts(1, 2)),
+            message_id: MessageId::from_ulid(Ulid::from_parts(1, 1)),
+            report: StatusReport {
+                status,
+                occurred_at: at(50),
+                error,
+            },
+            network_message_id: network_message_id.map(str::to_owned),
+            source: EventSource::Network,
+            event_id: EventId::from_ulid(Ulid::from_parts(1, 10)),
+            customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 11)),
+            recorded_at: at(60),
+        }
+    }
+
+    #[test]
+    fn an_applied_report_changes_the_row_records_history_and_emits_an_event() {
+        let decision = decide(message_in(Accepted, None), &update(Submitted, Some("wamid.A")), 3);
+        let change = decision.change.expect("submitted applies to an accepted message");
+        assert_eq!(change.status, Submitted);
+        assert_eq!(change.network_message_id.as_deref(), Some("wamid.A"));
+        assert_eq!(change.updated_at, at(60));
+        assert_eq!(change.timestamps.submitted, Some(at(50)));
+        assert_eq!(decision.message.status, Submitted);
+        assert_eq!(decision.history.previous_status, Some(Accepted));
+        assert!(decision.history.applied);
+        assert_eq!(decision.history.status, Submitted);
+        assert_eq!(decision.history.occurred_at, at(50));
+        assert_eq!(decision.history.recorded_at, at(60));
+        let event = decision.customer_event.expect("a change emits an event");
+        assert_eq!(event.event_type(), CustomerEventType::MessageStatus);
+        assert_eq!(event.id, EventId::from_ulid(Ulid::from_parts(1, 11)));
+        assert_eq!(event.sequence, 3);
+        assert_eq!((event.occurred_at, event.recorded_at), (at(50), at(60)));
+        let EventBody::Status(body) = event.body else {
+            panic!("a status event");
+        };
+        assert_eq!((body.status, body.previous_status), (Submitted, Accepted));
+        assert_eq!(body.network_message_id.as_deref(), Some("wamid.A"));
+        assert_eq!(body.error, None);
+    }
+
+    #[test]
+    fn a_known_network_id_is_kept() {
+        let decision = decide(
+            message_in(Submitted, Some("wamid.A")),
+            &update(Sent, Some("wamid.B")),
+            1,
+        );
+        assert_eq!(
+            decision.change.unwrap().network_message_id.as_deref(),
+            Some("wamid.A")
+        );
+    }
+
+    #[test]
+    fn a_failure_emits_message_failed_with_its_error() {
+        let decision = decide(message_in(Sent, Some("wamid.A")), &update(Failed, None), 2);
+        assert_eq!(
+            decision.change.unwrap().error.unwrap().network_code,
+            Some(131_026)
+        );
+        let event = decision.customer_event.unwrap();
+        assert_eq!(event.event_type(), CustomerEventType::MessageFailed);
+        let EventBody::Status(body) = event.body else {
+            panic!("a status event");
+        };
+        assert_eq!(body.previous_status, Sent);
+        assert_eq!(body.error.unwrap().code, "recipient_unreachable");
+    }
+
+    #[test]
+    fn a_recorded_report_changes_nothing_and_emits_nothing() {
+        for (current, reported, reason) in [
+            (Sent, Sent, NotApplied::Duplicate),
+            (Delivered, Sent, NotApplied::Late),
+            (Delivered, Failed, NotApplied::FailedAfterDelivery),
+            (Failed, Read, NotApplied::AlreadyFailed),
+        ] {
+            let before = message_in(current, Some("wamid.A"));
+            let decision = decide(before.clone(), &update(reported, Some("wamid.B")), 7);
+            assert_eq!(decision.transition, Transition::Recorded { reason });
+            assert_eq!(decision.change, None, "{current:?} + {reported:?}");
+            assert_eq!(decision.customer_event, None, "{current:?} + {reported:?}");
+            assert_eq!(decision.message, before);
+            assert_eq!(decision.history.status, reported);
+            assert_eq!(decision.history.previous_status, None);
+            assert!(!decision.history.applied);
+            assert_eq!(decision.history.error.is_some(), reported == Failed);
+        }
     }
 }

@@ -1,18 +1,18 @@
 //! Herald's storage adapters: the store ports of `herald-domain` on PostgreSQL and on SQLite.
 //!
 //! Both backends are always compiled in; [`Store::connect`] picks one from the URL and hands the app
-//! `Arc<dyn Port>`s. The queries are written once ([`queries`]) and expanded per backend, because
+//! `Arc<dyn Port>`s. The queries are written once ([`ports`]) and expanded per backend, because
 //! diesel-async has no connection type that chooses its backend at run time. Migrations are embedded in
 //! the binary, one set per backend (`migrations/postgres`, `migrations/sqlite`).
 
 mod dto;
 mod error;
+mod event_body;
 mod group_commit;
 mod inline;
 mod notify;
-mod owners;
 mod pg;
-mod queries;
+mod ports;
 mod read_cache;
 mod rows;
 mod sqlite;

@@ -186,7 +186,7 @@ struct ClaimedByName {
 
 /// Leases up to `limit` due jobs in ONE statement, a fair share per sender: each sender with due jobs gets
 /// at most `max(1, limit / senders with due jobs)` of its oldest, so one sender's backlog cannot fill the
-/// batch while other senders wait (see `claim_jobs` in `queries.rs`).
+/// batch while other senders wait (see `claim_jobs` in `ports/outbox.rs`).
 ///
 /// `open_senders` walks the distinct senders with open jobs through `outbox_open_by_sender` (a loose index
 /// scan: one index probe per sender, however long a backlog is); `due_senders` keeps those with a due job;
@@ -403,8 +403,7 @@ async fn listen_once(url: &str, notifier: &Notifiers) -> anyhow::Result<()> {
     Ok(())
 }
 
-crate::queries::port_impls!();
-crate::owners::owner_impls!();
+crate::ports::port_impls!();
 
 #[async_trait]
 impl Admin for Db {

@@ -195,7 +195,7 @@ struct SenderIdByName {
 }
 
 /// Leases up to `limit` due jobs, a fair share per sender: each sender with due jobs gets at most
-/// `max(1, limit / senders with due jobs)` of its oldest (see `claim_jobs` in `queries.rs`). Walks the
+/// `max(1, limit / senders with due jobs)` of its oldest (see `claim_jobs` in `ports/outbox.rs`). Walks the
 /// senders with open jobs through `outbox_open_by_sender` (one index probe per sender, however long a
 /// backlog is), keeps those with a due job, reads each one's share from the same index, keeps the oldest
 /// `limit` of them (and no more of a sender than it can send within the lease), then updates the chosen
@@ -409,8 +409,7 @@ async fn claim_due_deliveries(
     Ok(ids)
 }
 
-crate::queries::port_impls!();
-crate::owners::owner_impls!();
+crate::ports::port_impls!();
 
 #[async_trait]
 impl Admin for Db {
@@ -463,7 +462,7 @@ impl Admin for Db {
 /// is no round trip to save (and diesel-async has no multi-row insert for it, diesel_async#277).
 async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(), TxError> {
     for item in items {
-        ports::insert_accepted_row(conn, item).await?;
+        ports::messages::insert_accepted_row(conn, item).await?;
     }
     Ok(())
 }

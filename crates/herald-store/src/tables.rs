@@ -4,8 +4,7 @@
 //! (`TIMESTAMPTZ` on PostgreSQL, diesel's `TimestamptzSqlite` text on SQLite). Each backend's `schema.rs`
 //! names its time type `Moment` (not `Time`: `table!` would take it for SQL `TIME` and derive arithmetic) and expands [`define_tables!`].
 //!
-//! Row structs in [`crate::rows`] load these tables positionally: keep the column order of each table
-//! identical to its row struct's field order.
+//! Row structs in [`crate::rows`] select their columns by name, so the column order here is free.
 
 macro_rules! define_tables {
     () => {
@@ -372,4 +371,36 @@ macro_rules! define_tables {
     };
 }
 
-pub(crate) use define_tables;
+/// The owner's dashboard tables (issue 7): `owners` and `dashboard_sessions`.
+macro_rules! define_owner_tables {
+    () => {
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            owners (organization_id) {
+                organization_id -> Text,
+                email -> Text,
+                password_hash -> Text,
+                password_set_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            dashboard_sessions (digest) {
+                digest -> Text,
+                organization_id -> Text,
+                email -> Text,
+                csrf_token -> Text,
+                created_at -> Moment,
+                last_seen_at -> Moment,
+                expires_at -> Moment,
+            }
+        }
+    };
+}
+
+pub(crate) use {define_owner_tables, define_tables};

@@ -4,4 +4,4 @@
 pub type Moment = diesel::sql_types::TimestamptzSqlite;
 
 crate::tables::define_tables!();
-crate::owners::define_owner_tables!();
+crate::tables::define_owner_tables!();

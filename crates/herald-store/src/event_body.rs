@@ -1,42 +1,48 @@
-//! The bodies of customer events (docs/api.md §9). Stores build them in the transaction that writes the event, so
-//! what a customer receives is exactly what was recorded at that moment; every store
-//! uses these builders, so the wire format is defined once.
+//! The wire format of customer events (docs/api.md §9), defined once: the JSON body of a domain
+//! [`CustomerEvent`], built in the transaction that records the event, so what a customer receives is
+//! exactly what was recorded at that moment.
 
 use chrono::SecondsFormat;
 use herald_domain::Timestamp;
-use herald_domain::dispatch::{CustomerEventType, InboundRecord};
-use herald_domain::message::{Message, MessageStatus};
+use herald_domain::customer_event::{CustomerEvent, EventBody, InboundBody, StatusBody};
+use herald_domain::dispatch::CustomerEventType;
 use herald_domain::network::InboundContent;
-use herald_domain::values::PhoneNumber;
 use serde_json::{Map, Value, json};
 
 /// RFC 3339 in UTC with milliseconds and `Z`, the one time format of event bodies.
-pub fn event_time(at: Timestamp) -> String {
+fn event_time(at: Timestamp) -> String {
     at.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// A `message.status` or `message.failed` event for `message` (as it is after the change).
-pub fn status_event(
-    message: &Message,
-    previous: MessageStatus,
-    occurred_at: Timestamp,
-    sequence: u32,
-    timestamp: Timestamp,
-) -> Value {
-    let event_type = CustomerEventType::for_status(message.status);
+/// The JSON body of `event`, as it is stored and delivered.
+pub(crate) fn event_body(event: &CustomerEvent) -> Value {
+    let event_type = event.event_type();
+    let data = match &event.body {
+        EventBody::Status(body) => status_data(event, body),
+        EventBody::Inbound(body) => Value::Object(inbound_data(event, body)),
+    };
+    json!({
+        "type": event_type.as_str(),
+        "timestamp": event_time(event.recorded_at),
+        "data": data,
+    })
+}
+
+/// The `data` of `message.status` and `message.failed`.
+fn status_data(event: &CustomerEvent, body: &StatusBody) -> Value {
     let mut data = json!({
-        "message_id": message.id.to_string(),
-        "status": message.status.as_str(),
-        "previous_status": previous.as_str(),
-        "to": message.to.as_str(),
-        "from": message.from.as_str(),
-        "client_reference": message.client_reference.as_ref().map(|r| r.as_str()),
-        "network_message_id": message.network_message_id,
-        "occurred_at": event_time(occurred_at),
-        "sequence": sequence,
+        "message_id": event.message_id.to_string(),
+        "status": body.status.as_str(),
+        "previous_status": body.previous_status.as_str(),
+        "to": body.to.as_str(),
+        "from": body.from.as_str(),
+        "client_reference": body.client_reference.as_ref().map(|r| r.as_str()),
+        "network_message_id": body.network_message_id,
+        "occurred_at": event_time(event.occurred_at),
+        "sequence": event.sequence,
     });
-    if event_type == CustomerEventType::MessageFailed
-        && let (Some(error), Some(fields)) = (&message.error, data.as_object_mut())
+    if event.event_type() == CustomerEventType::MessageFailed
+        && let (Some(error), Some(fields)) = (&body.error, data.as_object_mut())
     {
         fields.insert(
             "error".to_owned(),
@@ -48,22 +54,17 @@ pub fn status_event(
             }),
         );
     }
-    json!({
-        "type": event_type.as_str(),
-        "timestamp": event_time(timestamp),
-        "data": data,
-    })
+    data
 }
 
-/// A `message.inbound` event; `to` is the number of the sender (business number) that received it.
-pub fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
-    let inbound = &record.message;
+/// The `data` of `message.inbound`.
+fn inbound_data(event: &CustomerEvent, body: &InboundBody) -> Map<String, Value> {
     let mut data = Map::new();
-    data.insert("id".to_owned(), json!(record.id.to_string()));
-    data.insert("from".to_owned(), json!(inbound.from.as_str()));
-    data.insert("to".to_owned(), json!(to.as_str()));
-    data.insert("type".to_owned(), json!(inbound.message_type));
-    match &inbound.content {
+    data.insert("id".to_owned(), json!(event.message_id.to_string()));
+    data.insert("from".to_owned(), json!(body.from.as_str()));
+    data.insert("to".to_owned(), json!(body.to.as_str()));
+    data.insert("type".to_owned(), json!(body.message_type));
+    match &body.content {
         InboundContent::Text { body } => {
             data.insert("text".to_owned(), json!({ "body": body }));
         }
@@ -79,7 +80,7 @@ pub fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
             data.insert(
                 "media".to_owned(),
                 json!({
-                    "id": record.media_id.map(|id| id.to_string()),
+                    "id": body.media_id.map(|id| id.to_string()),
                     "mime_type": mime_type,
                     "sha256": sha256,
                     "caption": caption,
@@ -89,33 +90,30 @@ pub fn inbound_event(record: &InboundRecord, to: &PhoneNumber) -> Value {
         }
         InboundContent::Other => {
             // Kinds Herald does not model reach the customer as the network sent them, never dropped.
-            let raw = serde_json::from_str::<Value>(&inbound.raw).unwrap_or_else(|_| json!(inbound.raw));
+            let raw = serde_json::from_str::<Value>(&body.raw).unwrap_or_else(|_| json!(body.raw));
             data.insert("raw".to_owned(), raw);
         }
     }
-    data.insert("received_at".to_owned(), json!(event_time(inbound.received_at)));
+    data.insert("received_at".to_owned(), json!(event_time(event.occurred_at)));
     data.insert(
         "context".to_owned(),
-        inbound
-            .context_message_id
+        body.context_message_id
             .as_ref()
             .map_or(Value::Null, |id| json!({ "message_id": id })),
     );
-    json!({
-        "type": CustomerEventType::MessageInbound.as_str(),
-        "timestamp": event_time(record.recorded_at),
-        "data": data,
-    })
+    data
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herald_domain::customer_event::{inbound, status_changed};
+    use herald_domain::dispatch::InboundRecord;
     use herald_domain::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
-    use herald_domain::message::{MessageContent, MessageError};
+    use herald_domain::message::{Message, MessageContent, MessageError, MessageStatus};
     use herald_domain::network::InboundMessage;
     use herald_domain::organization::NetworkRef;
-    use herald_domain::values::MessageText;
+    use herald_domain::values::{MessageText, PhoneNumber};
     use ulid::Ulid;
 
     fn at(micros: i64) -> Timestamp {
@@ -146,13 +144,14 @@ mod tests {
             detail: "x".into(),
             network_code: Some(131_026),
         });
-        let body = status_event(
+        let body = event_body(&status_changed(
+            EventId::from_ulid(Ulid::from_parts(1, 4)),
             &message,
             MessageStatus::Sent,
             at(1_700_000_000_123_456),
             2,
             at(1_700_000_001_000_000),
-        );
+        ));
         assert_eq!(body["type"], "message.failed");
         assert_eq!(body["timestamp"], "2023-11-14T22:13:21.000Z");
         assert_eq!(body["data"]["occurred_at"], "2023-11-14T22:13:20.123Z");
@@ -183,7 +182,7 @@ mod tests {
             customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),
             recorded_at: at(1_700_000_000_000_000),
         };
-        let body = inbound_event(&record, &PhoneNumber::parse("+15550001111").unwrap());
+        let body = event_body(&inbound(&record, &PhoneNumber::parse("+15550001111").unwrap()));
         assert_eq!(body["type"], "message.inbound");
         assert_eq!(body["data"]["to"], "+15550001111");
         assert_eq!(body["data"]["raw"]["reaction"]["emoji"], "👍");
@@ -220,7 +219,7 @@ mod tests {
             customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),
             recorded_at: at(1_700_000_000_000_000),
         };
-        let body = inbound_event(&record, &PhoneNumber::parse("+15550001111").unwrap());
+        let body = event_body(&inbound(&record, &PhoneNumber::parse("+15550001111").unwrap()));
         assert_eq!(body["data"]["type"], "document");
         assert_eq!(
             body["data"]["media"],

@@ -1,0 +1,127 @@
+//! Customer events (docs/api.md §9) as the domain decides them: which event, its place among the
+//! message's events, and a typed body. The store writes them as they are and serializes the body to the
+//! wire format in one place, so what a customer receives is exactly what was decided and recorded.
+
+use crate::dispatch::{CustomerEventType, InboundRecord};
+use crate::ids::{EventId, MediaId, MessageId, OrganizationId};
+use crate::message::{Message, MessageError, MessageStatus};
+use crate::network::InboundContent;
+use crate::time::Timestamp;
+use crate::values::{ClientReference, PhoneNumber};
+
+/// One customer event about one message, ready to be recorded and delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CustomerEvent {
+    pub id: EventId,
+    pub organization_id: OrganizationId,
+    /// The message it is about (an inbound message's own id for `message.inbound`).
+    pub message_id: MessageId,
+    /// 1, 2, 3… per message.
+    pub sequence: u32,
+    /// When it happened, per its reporter.
+    pub occurred_at: Timestamp,
+    /// When Herald recorded it: the body's `timestamp`.
+    pub recorded_at: Timestamp,
+    pub body: EventBody,
+}
+
+impl CustomerEvent {
+    /// The event's `type`, which follows from its body.
+    pub fn event_type(&self) -> CustomerEventType {
+        match &self.body {
+            EventBody::Status(body) => CustomerEventType::for_status(body.status),
+            EventBody::Inbound(_) => CustomerEventType::MessageInbound,
+        }
+    }
+}
+
+/// What an event says, by kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventBody {
+    /// `message.status` or `message.failed`.
+    Status(StatusBody),
+    /// `message.inbound`.
+    Inbound(InboundBody),
+}
+
+/// A message's status change, as the message is after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusBody {
+    pub status: MessageStatus,
+    pub previous_status: MessageStatus,
+    pub to: PhoneNumber,
+    pub from: PhoneNumber,
+    pub client_reference: Option<ClientReference>,
+    pub network_message_id: Option<String>,
+    /// The failure, only on `message.failed`.
+    pub error: Option<MessageError>,
+}
+
+/// A message a user sent to one of the organization's numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundBody {
+    pub from: PhoneNumber,
+    /// The number of the sender (business number) that received it.
+    pub to: PhoneNumber,
+    /// The network's `type`.
+    pub message_type: String,
+    pub content: InboundContent,
+    /// Herald's id for the message's file, which names it to the customer (the network's id stays inside).
+    pub media_id: Option<MediaId>,
+    /// The network's message object, for kinds Herald does not model.
+    pub raw: String,
+    /// The wamid this message replies to, if any.
+    pub context_message_id: Option<String>,
+}
+
+/// The event a status change emits, about `message` as it is after the change.
+pub fn status_changed(
+    id: EventId,
+    message: &Message,
+    previous: MessageStatus,
+    occurred_at: Timestamp,
+    sequence: u32,
+    recorded_at: Timestamp,
+) -> CustomerEvent {
+    let failed = CustomerEventType::for_status(message.status) == CustomerEventType::MessageFailed;
+    CustomerEvent {
+        id,
+        organization_id: message.organization_id,
+        message_id: message.id,
+        sequence,
+        occurred_at,
+        recorded_at,
+        body: EventBody::Status(StatusBody {
+            status: message.status,
+            previous_status: previous,
+            to: message.to.clone(),
+            from: message.from.clone(),
+            client_reference: message.client_reference.clone(),
+            network_message_id: message.network_message_id.clone(),
+            error: if failed { message.error.clone() } else { None },
+        }),
+    }
+}
+
+/// The event an inbound message emits; `to` is the number of the sender that received it. It is the
+/// first and only event about that message.
+pub fn inbound(record: &InboundRecord, to: &PhoneNumber) -> CustomerEvent {
+    let inbound = &record.message;
+    CustomerEvent {
+        id: record.customer_event_id,
+        organization_id: record.organization_id,
+        message_id: record.id,
+        sequence: 1,
+        occurred_at: inbound.received_at,
+        recorded_at: record.recorded_at,
+        body: EventBody::Inbound(InboundBody {
+            from: inbound.from.clone(),
+            to: to.clone(),
+            message_type: inbound.message_type.clone(),
+            content: inbound.content.clone(),
+            media_id: record.media_id,
+            raw: inbound.raw.clone(),
+            context_message_id: inbound.context_message_id.clone(),
+        }),
+    }
+}

@@ -1,0 +1,155 @@
+//! Webhook deliveries as the `WebhookStore` port writes and reads them: attempts, claims, endpoint
+//! health.
+
+macro_rules! deliveries_port {
+    () => {
+        mod deliveries {
+            use super::super::Conn;
+            use super::super::schema::{webhook_attempts, webhook_deliveries, webhook_endpoints};
+            use diesel::prelude::*;
+            use diesel_async::RunQueryDsl;
+            use herald_domain::ports::StoreError;
+            use herald_domain::time::Timestamp;
+            use herald_domain::trace::TraceContext;
+            use herald_domain::webhook::{ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion};
+            use $crate::error::{TxError, corrupt};
+            use $crate::rows::{AttemptRow, DELIVERY_PENDING, DeliveryRow, WebhookEndpointRow, to_i32};
+
+            /// The deliveries of `rows` with their attempts, in the rows' order.
+            pub(super) async fn with_attempts(
+                conn: &mut Conn,
+                rows: Vec<DeliveryRow>,
+            ) -> Result<Vec<Delivery>, TxError> {
+                let ids: Vec<&str> = rows.iter().map(|row| row.id.as_str()).collect();
+                let attempts = webhook_attempts::table
+                    .filter(webhook_attempts::delivery_id.eq_any(&ids))
+                    .order((webhook_attempts::delivery_id, webhook_attempts::number))
+                    .select(AttemptRow::as_select())
+                    .load::<AttemptRow>(conn)
+                    .await?;
+                let mut by_delivery: std::collections::HashMap<String, Vec<DeliveryAttempt>> =
+                    std::collections::HashMap::new();
+                for attempt in attempts {
+                    let key = attempt.delivery_id.clone();
+                    by_delivery
+                        .entry(key)
+                        .or_default()
+                        .push(DeliveryAttempt::try_from(attempt)?);
+                }
+                Ok(rows
+                    .into_iter()
+                    .map(|row| {
+                        let attempts = by_delivery.remove(&row.id).unwrap_or_default();
+                        row.into_delivery(attempts)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?)
+            }
+
+            /// A claimed delivery as the dispatcher needs it.
+            pub(super) fn claimed_delivery(
+                delivery: DeliveryRow,
+                endpoint: WebhookEndpointRow,
+                payload: String,
+                trace: Option<&str>,
+            ) -> Result<ClaimedDelivery, StoreError> {
+                let attempt_number = delivery.next_attempt_number()?;
+                let delivery = delivery.into_delivery(Vec::new())?;
+                Ok(ClaimedDelivery {
+                    delivery_id: delivery.id,
+                    organization_id: delivery.organization_id,
+                    endpoint: endpoint.try_into()?,
+                    event_id: delivery.event_id,
+                    event_type: delivery.event_type,
+                    payload,
+                    attempt_number,
+                    created_at: delivery.created_at,
+                    trace: trace.and_then(TraceContext::parse),
+                })
+            }
+
+            /// Records one delivery attempt and the delivery's new state inside the caller's transaction,
+            /// answering its endpoint's id; `None`, with nothing written, when the delivery is no longer held
+            /// by the completion's token.
+            pub(super) async fn record_attempt_in_tx(
+                conn: &mut Conn,
+                completion: &DeliveryCompletion,
+            ) -> Result<Option<String>, TxError> {
+                let id = completion.delivery_id.to_string();
+                let token = completion.token.as_string();
+                let attempt = &completion.attempt;
+                let number = to_i32("attempt number", attempt.number)?;
+                let duration =
+                    i64::try_from(attempt.duration_ms).map_err(|e| corrupt("attempt duration", e))?;
+                // Only the claim that holds the delivery may record its attempt.
+                let endpoint = for_update!(
+                    webhook_deliveries::table
+                        .find(&id)
+                        .filter(webhook_deliveries::claim_token.eq(&token))
+                        .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
+                        .select(webhook_deliveries::endpoint_id)
+                )
+                .first::<String>(conn)
+                .await
+                .optional()?;
+                let Some(endpoint) = endpoint else {
+                    return Ok(None);
+                };
+                diesel::update(webhook_deliveries::table.find(&id))
+                    .set((
+                        webhook_deliveries::status.eq(completion.status.as_str()),
+                        webhook_deliveries::attempts.eq(number),
+                        webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
+                        webhook_deliveries::claim_token.eq(None::<String>),
+                        webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                        webhook_deliveries::updated_at.eq(attempt.at),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::insert_into(webhook_attempts::table)
+                    .values((
+                        webhook_attempts::delivery_id.eq(&id),
+                        webhook_attempts::number.eq(number),
+                        webhook_attempts::at.eq(attempt.at),
+                        webhook_attempts::status_code.eq(attempt.status_code.map(i32::from)),
+                        webhook_attempts::response_prefix.eq(&attempt.response_prefix),
+                        webhook_attempts::error_kind.eq(&attempt.error_kind),
+                        webhook_attempts::duration_ms.eq(duration),
+                    ))
+                    .execute(conn)
+                    .await?;
+                Ok(Some(endpoint))
+            }
+
+            /// Writes the endpoint health an attempt implies (when its failures began; disabled when asked).
+            pub(super) async fn record_endpoint_health_in_tx(
+                conn: &mut Conn,
+                endpoint: &str,
+                completion: &DeliveryCompletion,
+            ) -> Result<(), TxError> {
+                let endpoint = webhook_endpoints::table.find(endpoint);
+                match &completion.disable_reason {
+                    Some(reason) => {
+                        diesel::update(endpoint)
+                            .set((
+                                webhook_endpoints::failing_since.eq(completion.failing_since),
+                                webhook_endpoints::enabled.eq(false),
+                                webhook_endpoints::disabled_reason.eq(Some(reason)),
+                                webhook_endpoints::updated_at.eq(completion.attempt.at),
+                            ))
+                            .execute(conn)
+                            .await?
+                    }
+                    None => {
+                        diesel::update(endpoint)
+                            .set(webhook_endpoints::failing_since.eq(completion.failing_since))
+                            .execute(conn)
+                            .await?
+                    }
+                };
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(crate) use deliveries_port;

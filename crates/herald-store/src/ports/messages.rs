@@ -1,0 +1,416 @@
+//! The `MessageStore` port: accepts (group commit, see `crate::group_commit`), reads and usage.
+
+macro_rules! messages_port {
+    () => {
+        pub(super) mod messages {
+            use super::super::schema::{idempotency_keys, message_events, messages, outbox, usage_counters};
+            use super::super::{Conn, Db};
+            use super::shared::{convert, insert_status_event};
+            use async_trait::async_trait;
+            use diesel::prelude::*;
+            use diesel_async::RunQueryDsl;
+            use herald_domain::ids::{MessageId, OrganizationId};
+            use herald_domain::message::{Message, StatusEvent};
+            use herald_domain::ports::{
+                AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, IdempotencyHold,
+                MessageQuery, MessageStore, StoreError,
+            };
+            use herald_domain::time::BillingPeriod;
+            use $crate::error::{TxError, corrupt, from_diesel};
+            use $crate::group_commit::{Pending, PreparedAccept, Turn};
+            use $crate::rows::{EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
+
+            // ---- Group commit of accepts (see `crate::group_commit`) ----
+
+            /// Charges the quota of a run of accepts of one organization and period, in order, and answers
+            /// each: when the whole run fits, one conditional increment; near the limit, one per item. A
+            /// refusal is an item's answer and does not end the transaction.
+            async fn charge_quota(
+                conn: &mut Conn,
+                items: &[&PreparedAccept],
+            ) -> Result<Vec<AcceptOutcome>, TxError> {
+                let Some(first) = items.first() else {
+                    return Ok(Vec::new());
+                };
+                let (org, period) = (&first.message.organization_id, &first.period);
+                diesel::insert_into(usage_counters::table)
+                    .values((
+                        usage_counters::organization_id.eq(org),
+                        usage_counters::period.eq(period),
+                        usage_counters::count.eq(0_i64),
+                    ))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+                // The row lock of these UPDATEs serializes concurrent accepts of one organization, and the
+                // condition is re-checked on the latest count, so the limit holds.
+                let run = i64::try_from(items.len()).unwrap_or(i64::MAX);
+                if run > 1 {
+                    let ceiling = items.iter().map(|i| i.ceiling).min().unwrap_or(i64::MAX);
+                    let counted = diesel::update(
+                        usage_counters::table
+                            .find((org, period))
+                            .filter(usage_counters::count.le(ceiling.saturating_sub(run))),
+                    )
+                    .set(usage_counters::count.eq(usage_counters::count + run))
+                    .execute(conn)
+                    .await?;
+                    if counted == 1 {
+                        return Ok(vec![AcceptOutcome::Accepted; items.len()]);
+                    }
+                }
+                let mut outcomes = Vec::with_capacity(items.len());
+                for item in items {
+                    let counted = diesel::update(
+                        usage_counters::table
+                            .find((org, period))
+                            .filter(usage_counters::count.lt(item.ceiling)),
+                    )
+                    .set(usage_counters::count.eq(usage_counters::count + 1_i64))
+                    .execute(conn)
+                    .await?;
+                    outcomes.push(if counted == 1 {
+                        AcceptOutcome::Accepted
+                    } else {
+                        AcceptOutcome::QuotaExceeded
+                    });
+                }
+                Ok(outcomes)
+            }
+
+            /// Writes a batch of accepts (sorted by organization and period) inside the caller's
+            /// transaction: each run's quota, then the accepted items' message, event, outbox job and
+            /// idempotency record (`insert_accepted`: one statement per table on PostgreSQL).
+            async fn write_batch(
+                conn: &mut Conn,
+                all: &[&PreparedAccept],
+            ) -> Result<Vec<AcceptOutcome>, TxError> {
+                // An item whose idempotency claim another request took over writes nothing; the others go on.
+                let mut held = Vec::with_capacity(all.len());
+                for item in all {
+                    held.push(super::idempotency::claim_held(conn, item).await?);
+                }
+                let items: Vec<&PreparedAccept> = all
+                    .iter()
+                    .zip(&held)
+                    .filter(|(_, held)| **held)
+                    .map(|(item, _)| *item)
+                    .collect();
+                let mut outcomes = Vec::with_capacity(items.len());
+                for run in items.chunk_by(|a, b| {
+                    a.message.organization_id == b.message.organization_id && a.period == b.period
+                }) {
+                    outcomes.extend(charge_quota(conn, run).await?);
+                }
+                let accepted: Vec<&PreparedAccept> = items
+                    .iter()
+                    .zip(&outcomes)
+                    .filter(|(_, outcome)| **outcome == AcceptOutcome::Accepted)
+                    .map(|(item, _)| *item)
+                    .collect();
+                if !accepted.is_empty() {
+                    super::super::insert_accepted(conn, &accepted).await?;
+                    super::super::announce_work(conn).await?;
+                }
+                let mut outcomes = outcomes.into_iter();
+                Ok(held
+                    .into_iter()
+                    .map(|held| {
+                        if held {
+                            outcomes.next().unwrap_or(AcceptOutcome::QuotaExceeded)
+                        } else {
+                            AcceptOutcome::IdempotencyClaimLost
+                        }
+                    })
+                    .collect())
+            }
+
+            /// One accepted item's rows, statement by statement.
+            #[allow(
+                dead_code,
+                reason = "PostgreSQL writes a batch's rows with one statement per table"
+            )]
+            pub(in super::super) async fn insert_accepted_row(
+                conn: &mut Conn,
+                item: &PreparedAccept,
+            ) -> Result<(), TxError> {
+                let message = &item.message;
+                let job = &item.job;
+                let now = item.now;
+                diesel::insert_into(messages::table)
+                    .values((
+                        (
+                            messages::id.eq(&message.id),
+                            messages::organization_id.eq(&message.organization_id),
+                            messages::sender_id.eq(&message.sender_id),
+                            messages::from_number.eq(&message.from_number),
+                            messages::to_number.eq(&message.to_number),
+                            messages::message_type.eq(&message.message_type),
+                            messages::content.eq(&message.content),
+                            messages::client_reference.eq(&message.client_reference),
+                            messages::status.eq(&message.status),
+                            messages::network_message_id.eq(&message.network_message_id),
+                        ),
+                        (
+                            messages::error.eq(&message.error),
+                            messages::created_at.eq(message.created_at),
+                            messages::updated_at.eq(message.updated_at),
+                            messages::accepted_at.eq(message.accepted_at),
+                            messages::submitted_at.eq(message.submitted_at),
+                            messages::sent_at.eq(message.sent_at),
+                            messages::delivered_at.eq(message.delivered_at),
+                            messages::read_at.eq(message.read_at),
+                            messages::failed_at.eq(message.failed_at),
+                            messages::trace_context.eq(&message.trace_context),
+                        ),
+                    ))
+                    .execute(conn)
+                    .await?;
+                insert_status_event(conn, &item.event).await?;
+                diesel::insert_into(outbox::table)
+                    .values((
+                        outbox::id.eq(job.id.to_string()),
+                        outbox::organization_id.eq(job.organization_id.to_string()),
+                        outbox::message_id.eq(job.message_id.to_string()),
+                        outbox::sender_id.eq(job.sender_id.to_string()),
+                        outbox::state.eq(JOB_PENDING),
+                        outbox::available_at.eq(job.available_at),
+                        outbox::deadline.eq(job.deadline),
+                        outbox::attempts.eq(0),
+                        outbox::created_at.eq(now),
+                        outbox::updated_at.eq(now),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if let (Some(key), Some(token)) = (&item.idempotency_key, &item.idempotency_token) {
+                    diesel::update(
+                        idempotency_keys::table
+                            .find((&message.organization_id, key))
+                            .filter(idempotency_keys::claim_token.eq(token)),
+                    )
+                    .set((
+                        idempotency_keys::state.eq(IDEMPOTENCY_COMPLETED),
+                        idempotency_keys::message_id.eq(Some(&message.id)),
+                        idempotency_keys::completed_at.eq(Some(now)),
+                    ))
+                    .execute(conn)
+                    .await?;
+                }
+                Ok(())
+            }
+
+            impl Db {
+                /// One accept in its own transaction.
+                async fn accept_alone(&self, item: &PreparedAccept) -> Result<AcceptOutcome, StoreError> {
+                    let outcomes = write_tx!(self, |conn| write_batch(conn, &[item]).await)
+                        .map_err(TxError::into_store)?;
+                    // One item in, one outcome out; anything else is a bug, not the client's quota.
+                    let outcome = outcomes
+                        .into_iter()
+                        .next()
+                        .ok_or_else(|| corrupt("accept", "the batch answered no outcome"))?;
+                    if outcome == AcceptOutcome::Accepted {
+                        self.work_committed();
+                    }
+                    Ok(outcome)
+                }
+
+                /// Writes a batch in one transaction and answers each waiter after the commit. When the
+                /// transaction fails, each item is retried alone, so one bad item fails only itself; when
+                /// the database is unreachable, the batch and everything queued answer `Unavailable` at once.
+                async fn commit_accepts(&self, mut batch: Vec<Pending<PreparedAccept>>) {
+                    // Counter rows are locked in one order by every process, so two batches never deadlock.
+                    batch.sort_by(|a, b| {
+                        (&a.item.message.organization_id, &a.item.period)
+                            .cmp(&(&b.item.message.organization_id, &b.item.period))
+                    });
+                    let items: Vec<&PreparedAccept> = batch.iter().map(|pending| &pending.item).collect();
+                    let written = write_tx!(self, |conn| write_batch(conn, &items).await);
+                    match written {
+                        Ok(outcomes) => {
+                            if outcomes.contains(&AcceptOutcome::Accepted) {
+                                self.work_committed();
+                            }
+                            for (pending, outcome) in batch.into_iter().zip(outcomes) {
+                                // A waiter that is gone (its client left) needs no answer.
+                                let _ = pending.reply.send(Ok(outcome));
+                            }
+                        }
+                        Err(error) => match error.into_store() {
+                            StoreError::Unavailable(reason) => {
+                                // The database cannot be reached: retrying item by item, or letting the
+                                // queued accepts lead a batch of their own, would make each waiter sit out
+                                // the pool's connect timeout again. Every one of them answers `503` now,
+                                // having stored nothing, and the client retries.
+                                for pending in batch {
+                                    let _ = pending
+                                        .reply
+                                        .send(Err(StoreError::Unavailable(reason.clone())));
+                                }
+                                self.accepts
+                                    .fail_queued(|| StoreError::Unavailable(reason.clone()));
+                            }
+                            error if batch.len() == 1 => {
+                                if let Some(pending) = batch.pop() {
+                                    let _ = pending.reply.send(Err(error));
+                                }
+                            }
+                            _ => {
+                                for pending in batch {
+                                    let outcome = self.accept_alone(&pending.item).await;
+                                    let _ = pending.reply.send(outcome);
+                                }
+                            }
+                        },
+                    }
+                }
+            }
+
+            #[async_trait]
+            impl MessageStore for Db {
+                async fn begin_idempotent(
+                    &self,
+                    claim: &IdempotencyClaim,
+                ) -> Result<IdempotencyBegin, StoreError> {
+                    super::idempotency::begin(self, claim).await
+                }
+
+                async fn release_idempotent(
+                    &self,
+                    organization: &OrganizationId,
+                    hold: &IdempotencyHold,
+                ) -> Result<(), StoreError> {
+                    super::idempotency::release(self, organization, hold).await
+                }
+
+                async fn accept(&self, request: &AcceptRequest) -> Result<AcceptOutcome, StoreError> {
+                    let prepared = PreparedAccept::new(request)?;
+                    // Group commit needs a runtime to write batches on, and the store's own handle.
+                    let this = self.this.get().and_then(std::sync::Weak::upgrade);
+                    let Some(this) = this.filter(|_| tokio::runtime::Handle::try_current().is_ok()) else {
+                        return self.accept_alone(&prepared).await;
+                    };
+                    let mut answer = self.accepts.enqueue(prepared);
+                    loop {
+                        match self.accepts.next_turn(&mut answer).await {
+                            Turn::Answered(answered) => return answered,
+                            Turn::Lead(batch, guard) => {
+                                let db = std::sync::Arc::clone(&this);
+                                tokio::spawn(async move {
+                                    db.accepts
+                                        .write_all(batch, guard, |batch| db.commit_accepts(batch))
+                                        .await;
+                                });
+                            }
+                        }
+                    }
+                }
+
+                async fn message(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &MessageId,
+                ) -> Result<Option<Message>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let row = messages::table
+                        .find(id.to_string())
+                        .filter(messages::organization_id.eq(organization.to_string()))
+                        .select(MessageRow::as_select())
+                        .first::<MessageRow>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    row.map(Message::try_from).transpose()
+                }
+
+                async fn messages(
+                    &self,
+                    organization: &OrganizationId,
+                    query: &MessageQuery,
+                ) -> Result<Vec<Message>, StoreError> {
+                    let mut select = messages::table
+                        .filter(messages::organization_id.eq(organization.to_string()))
+                        .into_boxed();
+                    if let Some(status) = query.status {
+                        select = select.filter(messages::status.eq(status.as_str()));
+                    }
+                    if let Some(to) = &query.to {
+                        select = select.filter(messages::to_number.eq(to.as_str().to_owned()));
+                    }
+                    if let Some(message_type) = query.message_type {
+                        select = select.filter(messages::message_type.eq(message_type.as_str()));
+                    }
+                    if let Some(reference) = &query.client_reference {
+                        select = select.filter(messages::client_reference.eq(reference.as_str().to_owned()));
+                    }
+                    if let Some(after) = query.created_after {
+                        select = select.filter(messages::created_at.ge(after));
+                    }
+                    if let Some(before) = query.created_before {
+                        select = select.filter(messages::created_at.lt(before));
+                    }
+                    if let Some(cursor) = &query.before {
+                        select = select.filter(messages::id.lt(cursor.to_string()));
+                    }
+                    let mut conn = self.read().await?;
+                    let rows = select
+                        .order(messages::id.desc())
+                        .limit(i64::from(query.limit))
+                        .select(MessageRow::as_select())
+                        .load::<MessageRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows)
+                }
+
+                async fn status_history(
+                    &self,
+                    organization: &OrganizationId,
+                    id: &MessageId,
+                ) -> Result<Option<Vec<StatusEvent>>, StoreError> {
+                    let org = organization.to_string();
+                    let id = id.to_string();
+                    let mut conn = self.read().await?;
+                    let exists = messages::table
+                        .find(&id)
+                        .filter(messages::organization_id.eq(&org))
+                        .select(messages::id)
+                        .first::<String>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    if exists.is_none() {
+                        return Ok(None);
+                    }
+                    let rows = message_events::table
+                        .filter(message_events::organization_id.eq(&org))
+                        .filter(message_events::message_id.eq(&id))
+                        .order(message_events::id)
+                        .select(EventRow::as_select())
+                        .load::<EventRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows).map(Some)
+                }
+
+                async fn usage(
+                    &self,
+                    organization: &OrganizationId,
+                    period: &BillingPeriod,
+                ) -> Result<u64, StoreError> {
+                    let mut conn = self.read().await?;
+                    let count = usage_counters::table
+                        .find((organization.to_string(), period.as_str()))
+                        .select(usage_counters::count)
+                        .first::<i64>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    u64::try_from(count.unwrap_or(0)).map_err(|e| $crate::error::corrupt("usage count", e))
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use messages_port;

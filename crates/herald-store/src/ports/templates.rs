@@ -1,0 +1,125 @@
+//! The `TemplateStore` port: the organizations' template copies.
+
+macro_rules! templates_port {
+    () => {
+        mod templates {
+            use super::super::schema::templates;
+            use super::super::{Conn, Db};
+            use super::shared::convert;
+            use async_trait::async_trait;
+            use diesel::prelude::*;
+            use diesel_async::RunQueryDsl;
+            use herald_domain::ids::OrganizationId;
+            use herald_domain::organization::NetworkRef;
+            use herald_domain::ports::{StoreError, TemplateQuery, TemplateStore};
+            use herald_domain::template::{LanguageCode, Template, TemplateName};
+            use $crate::error::{TxError, from_diesel};
+            use $crate::rows::TemplateRow;
+
+            #[async_trait]
+            impl TemplateStore for Db {
+                async fn replace_templates(
+                    &self,
+                    organization: &OrganizationId,
+                    waba_id: &NetworkRef,
+                    templates: &[Template],
+                ) -> Result<(), StoreError> {
+                    if let Some(stray) = templates
+                        .iter()
+                        .find(|t| &t.organization_id != organization || &t.waba_id != waba_id)
+                    {
+                        return Err(StoreError::Unknown(anyhow::anyhow!(
+                            "template {} belongs to another organization or business account",
+                            stray.id
+                        )));
+                    }
+                    let rows = templates
+                        .iter()
+                        .map(TemplateRow::new)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let org = organization.to_string();
+                    write_tx!(self, |conn| {
+                        diesel::delete(
+                            templates::table
+                                .filter(templates::organization_id.eq(&org))
+                                .filter(templates::waba_id.eq(waba_id.as_str())),
+                        )
+                        .execute(conn)
+                        .await?;
+                        for row in &rows {
+                            diesel::insert_into(templates::table)
+                                .values((
+                                    templates::id.eq(&row.id),
+                                    templates::organization_id.eq(&row.organization_id),
+                                    templates::waba_id.eq(&row.waba_id),
+                                    templates::name.eq(&row.name),
+                                    templates::language.eq(&row.language),
+                                    templates::status.eq(&row.status),
+                                    templates::category.eq(&row.category),
+                                    templates::structure.eq(&row.structure),
+                                    templates::network_id.eq(&row.network_id),
+                                    templates::synced_at.eq(row.synced_at),
+                                ))
+                                .execute(conn)
+                                .await?;
+                        }
+                        Ok(())
+                    })
+                    .map_err(TxError::into_store)
+                }
+
+                async fn template(
+                    &self,
+                    organization: &OrganizationId,
+                    waba_id: &NetworkRef,
+                    name: &TemplateName,
+                    language: &LanguageCode,
+                ) -> Result<Option<Template>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let row = templates::table
+                        .filter(templates::organization_id.eq(organization.to_string()))
+                        .filter(templates::waba_id.eq(waba_id.as_str()))
+                        .filter(templates::name.eq(name.as_str()))
+                        .filter(templates::language.eq(language.as_str()))
+                        .select(TemplateRow::as_select())
+                        .first::<TemplateRow>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    row.map(Template::try_from).transpose()
+                }
+
+                async fn templates(
+                    &self,
+                    organization: &OrganizationId,
+                    query: &TemplateQuery,
+                ) -> Result<Vec<Template>, StoreError> {
+                    let mut select = templates::table
+                        .filter(templates::organization_id.eq(organization.to_string()))
+                        .into_boxed();
+                    if let Some(status) = &query.status {
+                        select = select.filter(templates::status.eq(status.clone()));
+                    }
+                    if let Some(name) = &query.name {
+                        select = select.filter(templates::name.eq(name.as_str().to_owned()));
+                    }
+                    let mut conn = self.read().await?;
+                    let rows = select
+                        .order((
+                            templates::name,
+                            templates::language,
+                            templates::waba_id,
+                            templates::id,
+                        ))
+                        .select(TemplateRow::as_select())
+                        .load::<TemplateRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows)
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use templates_port;

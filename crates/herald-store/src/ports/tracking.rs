@@ -1,0 +1,326 @@
+//! The `TrackingStore` port: status reports, inbound messages and stored network callbacks.
+
+macro_rules! tracking_port {
+    () => {
+        mod tracking {
+            use super::super::schema::{events, inbound_messages, messages, network_callbacks, senders};
+            use super::super::{Conn, Db};
+            use super::shared::{convert, insert_customer_event, insert_status_event};
+            use super::windows::refresh_window;
+            use async_trait::async_trait;
+            use diesel::prelude::*;
+            use diesel_async::RunQueryDsl;
+            use herald_domain::customer_event;
+            use herald_domain::dispatch::{
+                InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
+            };
+            use herald_domain::ids::{EventId, OrganizationId};
+            use herald_domain::message::Message;
+            use herald_domain::ports::{StoreError, TrackingStore};
+            use herald_domain::status::{self, Transition};
+            use herald_domain::time::Timestamp;
+            use herald_domain::values::PhoneNumber;
+            use $crate::dto::InboundContentDto;
+            use $crate::error::{TxError, corrupt, from_diesel};
+            use $crate::rows::{
+                CallbackRow, CustomerEventRow, EventRow, MessageRow, ParkedCallbackRow, error_json, to_json,
+            };
+
+            /// Applies `update` to its message inside the caller's transaction: the domain decides
+            /// ([`status::decide`]) on the locked row, and the store writes the decision: the row change,
+            /// the history entry always, and a customer event when the status changed.
+            pub(super) async fn apply_in_tx(
+                conn: &mut Conn,
+                update: &StatusUpdate,
+            ) -> Result<Option<StatusApplied>, TxError> {
+                let org = update.organization_id.to_string();
+                let id = update.message_id.to_string();
+                // Locked, so two reports about one message are applied one after the other, each on the
+                // other's result, and their customer events get distinct sequence numbers.
+                let row = for_update!(
+                    messages::table
+                        .find(&id)
+                        .filter(messages::organization_id.eq(&org))
+                        .select(MessageRow::as_select())
+                )
+                .first::<MessageRow>(conn)
+                .await
+                .optional()?;
+                let Some(row) = row else {
+                    return Ok(None);
+                };
+                let trace = row.trace();
+                let message = Message::try_from(row)?;
+                let last = events::table
+                    .filter(events::message_id.eq(&id))
+                    .select(diesel::dsl::max(events::sequence))
+                    .first::<Option<i32>>(conn)
+                    .await?;
+                let next_sequence = u32::try_from(last.unwrap_or(0).saturating_add(1))
+                    .map_err(|e| corrupt("event sequence", e))?;
+                let decision = status::decide(message, update, next_sequence);
+                if let Some(change) = &decision.change {
+                    let times = &change.timestamps;
+                    diesel::update(messages::table.find(&id))
+                        .set((
+                            messages::status.eq(change.status.as_str()),
+                            messages::network_message_id.eq(&change.network_message_id),
+                            messages::error.eq(error_json(change.error.as_ref())?),
+                            messages::updated_at.eq(change.updated_at),
+                            messages::accepted_at.eq(times.accepted),
+                            messages::submitted_at.eq(times.submitted),
+                            messages::sent_at.eq(times.sent),
+                            messages::delivered_at.eq(times.delivered),
+                            messages::read_at.eq(times.read),
+                            messages::failed_at.eq(times.failed),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
+                insert_status_event(conn, &EventRow::new(&decision.history)?).await?;
+                if let Some(event) = &decision.customer_event {
+                    insert_customer_event(conn, &CustomerEventRow::new(event, trace.as_ref())?).await?;
+                }
+                Ok(Some(StatusApplied {
+                    transition: decision.transition,
+                    message: decision.message,
+                    trace,
+                }))
+            }
+
+            #[async_trait]
+            impl TrackingStore for Db {
+                async fn apply_status(
+                    &self,
+                    update: &StatusUpdate,
+                ) -> Result<Option<StatusApplied>, StoreError> {
+                    let applied = write_tx!(self, |conn| apply_in_tx(conn, update).await)
+                        .map_err(TxError::into_store)?;
+                    if applied
+                        .as_ref()
+                        .is_some_and(|a| matches!(a.transition, Transition::Applied { .. }))
+                    {
+                        self.webhooks_committed();
+                    }
+                    Ok(applied)
+                }
+
+                async fn message_by_network_id(
+                    &self,
+                    organization: &OrganizationId,
+                    network_message_id: &str,
+                ) -> Result<Option<Message>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let row = messages::table
+                        .filter(messages::organization_id.eq(organization.to_string()))
+                        .filter(messages::network_message_id.eq(network_message_id))
+                        .order(messages::id)
+                        .select(MessageRow::as_select())
+                        .first::<MessageRow>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    row.map(Message::try_from).transpose()
+                }
+
+                async fn record_inbound_message(&self, record: &InboundRecord) -> Result<bool, StoreError> {
+                    let inbound = &record.message;
+                    let org = record.organization_id.to_string();
+                    let sender = record.sender_id.to_string();
+                    let content = to_json(
+                        "inbound content",
+                        &InboundContentDto::from(&inbound.content),
+                    )?;
+                    let recorded = write_tx!(self, |conn| {
+                        let number = senders::table
+                            .find(&sender)
+                            .filter(senders::organization_id.eq(&org))
+                            .select(senders::number)
+                            .first::<String>(conn)
+                            .await
+                            .optional()?
+                            .ok_or(StoreError::NotFound)?;
+                        let number = PhoneNumber::parse(&number).map_err(|e| corrupt("sender number", e))?;
+                        let inserted = diesel::insert_into(inbound_messages::table)
+                            .values((
+                                inbound_messages::id.eq(record.id.to_string()),
+                                inbound_messages::organization_id.eq(&org),
+                                inbound_messages::sender_id.eq(&sender),
+                                inbound_messages::from_number.eq(inbound.from.as_str()),
+                                inbound_messages::network_message_id.eq(&inbound.network_message_id),
+                                inbound_messages::message_type.eq(&inbound.message_type),
+                                inbound_messages::content.eq(&content),
+                                inbound_messages::from_name.eq(&inbound.from_name),
+                                inbound_messages::context_message_id.eq(&inbound.context_message_id),
+                                inbound_messages::raw.eq(&inbound.raw),
+                                inbound_messages::received_at.eq(inbound.received_at),
+                                inbound_messages::recorded_at.eq(record.recorded_at),
+                                inbound_messages::media_id.eq(record.media_id.map(|id| id.to_string())),
+                            ))
+                            .on_conflict_do_nothing()
+                            .execute(conn)
+                            .await?;
+                        if inserted == 0 {
+                            // The network delivered this message before: everything was written then.
+                            return Ok(false);
+                        }
+                        refresh_window(
+                            conn,
+                            &org,
+                            &sender,
+                            inbound.from.as_str(),
+                            inbound.received_at,
+                        )
+                        .await?;
+                        let event = customer_event::inbound(record, &number);
+                        insert_customer_event(conn, &CustomerEventRow::new(&event, None)?).await?;
+                        Ok(true)
+                    })
+                    .map_err(TxError::into_store)?;
+                    if recorded {
+                        self.webhooks_committed();
+                    }
+                    Ok(recorded)
+                }
+
+                async fn store_callback(&self, callback: &StoredCallback) -> Result<(), StoreError> {
+                    let mut conn = self.write().await?;
+                    diesel::insert_into(network_callbacks::table)
+                        .values((
+                            network_callbacks::id.eq(callback.id.to_string()),
+                            network_callbacks::received_at.eq(callback.received_at),
+                            network_callbacks::body.eq(&callback.body),
+                        ))
+                        .execute(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    Ok(())
+                }
+
+                async fn unprocessed_callbacks(
+                    &self,
+                    received_before: Timestamp,
+                    limit: u32,
+                ) -> Result<Vec<StoredCallback>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = network_callbacks::table
+                        .filter(network_callbacks::processed_at.is_null())
+                        .filter(network_callbacks::parked_at.is_null())
+                        .filter(network_callbacks::received_at.lt(received_before))
+                        .order((network_callbacks::received_at, network_callbacks::id))
+                        .limit(i64::from(limit))
+                        .select(CallbackRow::as_select())
+                        .load::<CallbackRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows)
+                }
+
+                async fn mark_callback_processed(
+                    &self,
+                    id: &EventId,
+                    at: Timestamp,
+                    note: Option<String>,
+                ) -> Result<(), StoreError> {
+                    let mut conn = self.write().await?;
+                    let changed = diesel::update(network_callbacks::table.find(id.to_string()))
+                        .set((
+                            network_callbacks::processed_at.eq(Some(at)),
+                            network_callbacks::note.eq(note),
+                        ))
+                        .execute(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    if changed == 0 {
+                        return Err(StoreError::NotFound);
+                    }
+                    Ok(())
+                }
+
+                async fn record_callback_failure(
+                    &self,
+                    id: &EventId,
+                    at: Timestamp,
+                    error: &str,
+                    park_after: u32,
+                ) -> Result<bool, StoreError> {
+                    let id = id.to_string();
+                    let park_after = i32::try_from(park_after).unwrap_or(i32::MAX);
+                    write_tx!(self, |conn| {
+                        let counted = diesel::update(network_callbacks::table.find(&id))
+                            .set((
+                                network_callbacks::attempts.eq(network_callbacks::attempts + 1),
+                                network_callbacks::last_error.eq(Some(error)),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        if counted == 0 {
+                            return Err(StoreError::NotFound.into());
+                        }
+                        diesel::update(
+                            network_callbacks::table
+                                .find(&id)
+                                .filter(network_callbacks::parked_at.is_null())
+                                .filter(network_callbacks::attempts.ge(park_after)),
+                        )
+                        .set(network_callbacks::parked_at.eq(Some(at)))
+                        .execute(conn)
+                        .await?;
+                        let parked = network_callbacks::table
+                            .find(&id)
+                            .select(network_callbacks::parked_at)
+                            .first::<Option<Timestamp>>(conn)
+                            .await?;
+                        Ok(parked.is_some())
+                    })
+                    .map_err(TxError::into_store)
+                }
+
+                async fn parked_callbacks(&self, limit: u32) -> Result<Vec<ParkedCallback>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = network_callbacks::table
+                        .filter(network_callbacks::processed_at.is_null())
+                        .filter(network_callbacks::parked_at.is_not_null())
+                        .order((network_callbacks::received_at, network_callbacks::id))
+                        .limit(i64::from(limit))
+                        .select(ParkedCallbackRow::as_select())
+                        .load::<ParkedCallbackRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    convert(rows)
+                }
+
+                async fn count_parked_callbacks(&self) -> Result<u64, StoreError> {
+                    let mut conn = self.read().await?;
+                    let count: i64 = network_callbacks::table
+                        .filter(network_callbacks::processed_at.is_null())
+                        .filter(network_callbacks::parked_at.is_not_null())
+                        .count()
+                        .get_result(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    Ok(u64::try_from(count).unwrap_or_default())
+                }
+
+                async fn requeue_parked_callbacks(&self) -> Result<u64, StoreError> {
+                    let mut conn = self.write().await?;
+                    let requeued = diesel::update(
+                        network_callbacks::table
+                            .filter(network_callbacks::processed_at.is_null())
+                            .filter(network_callbacks::parked_at.is_not_null()),
+                    )
+                    .set((
+                        network_callbacks::parked_at.eq(None::<Timestamp>),
+                        network_callbacks::attempts.eq(0),
+                    ))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    Ok(requeued as u64)
+                }
+            }
+        }
+    };
+}
+
+pub(crate) use tracking_port;

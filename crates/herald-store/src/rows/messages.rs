@@ -1,0 +1,221 @@
+//! Rows of `messages` and of their history (`message_events`).
+
+use super::*;
+use crate::CustomerEventRecord;
+use crate::dto::ContentDto;
+use crate::event_body::event_body;
+use herald_domain::customer_event::CustomerEvent;
+use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
+use herald_domain::message::{
+    EventSource, Message, MessageContent, MessageStatus, StatusEvent, StatusTimestamps,
+};
+use herald_domain::ports::StoreError;
+use herald_domain::trace::TraceContext;
+use herald_domain::values::{ClientReference, PhoneNumber};
+
+row! {
+    #[derive(Debug)]
+    pub(crate) struct MessageRow in messages {
+        pub id: String,
+        pub organization_id: String,
+        pub sender_id: String,
+        pub from_number: String,
+        pub to_number: String,
+        /// Derived from the content; stored as a column so the log can filter on it.
+        pub message_type: String,
+        pub content: String,
+        pub client_reference: Option<String>,
+        pub status: String,
+        pub network_message_id: Option<String>,
+        pub error: Option<String>,
+        pub created_at: Time,
+        pub updated_at: Time,
+        pub accepted_at: Option<Time>,
+        pub submitted_at: Option<Time>,
+        pub sent_at: Option<Time>,
+        pub delivered_at: Option<Time>,
+        pub read_at: Option<Time>,
+        pub failed_at: Option<Time>,
+        /// Written once, at accept; not a part of [`Message`].
+        pub trace_context: Option<String>,
+    }
+}
+
+impl MessageRow {
+    pub(crate) fn new(message: &Message) -> Result<Self, StoreError> {
+        let t = &message.timestamps;
+        Ok(Self {
+            id: message.id.to_string(),
+            organization_id: message.organization_id.to_string(),
+            sender_id: message.sender_id.to_string(),
+            from_number: message.from.as_str().to_owned(),
+            to_number: message.to.as_str().to_owned(),
+            message_type: message.content.message_type().as_str().to_owned(),
+            content: to_json("message content", &ContentDto::from(&message.content))?,
+            client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
+            status: message.status.as_str().to_owned(),
+            network_message_id: message.network_message_id.clone(),
+            error: error_json(message.error.as_ref())?,
+            created_at: message.created_at,
+            updated_at: message.updated_at,
+            accepted_at: t.accepted,
+            submitted_at: t.submitted,
+            sent_at: t.sent,
+            delivered_at: t.delivered,
+            read_at: t.read,
+            failed_at: t.failed,
+            trace_context: None,
+        })
+    }
+
+    /// The stored trace context, if it is one (a value that is not is dropped, never an error: a trace
+    /// is not worth failing a message for).
+    pub(crate) fn trace(&self) -> Option<TraceContext> {
+        self.trace_context.as_deref().and_then(TraceContext::parse)
+    }
+}
+
+impl TryFrom<MessageRow> for Message {
+    type Error = StoreError;
+
+    fn try_from(row: MessageRow) -> Result<Self, Self::Error> {
+        let content: ContentDto = from_json("message content", &row.content)?;
+        Ok(Self {
+            id: parse("message id", MessageId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            sender_id: parse("sender id", SenderId::parse(&row.sender_id))?,
+            from: parse("sender number", PhoneNumber::parse(&row.from_number))?,
+            to: parse("recipient", PhoneNumber::parse(&row.to_number))?,
+            content: parse("message content", MessageContent::try_from(&content))?,
+            client_reference: row
+                .client_reference
+                .as_deref()
+                .map(|r| parse("client reference", ClientReference::parse(r)))
+                .transpose()?,
+            status: parse("message status", MessageStatus::parse(&row.status))?,
+            network_message_id: row.network_message_id,
+            error: parse_error(row.error.as_deref())?,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            timestamps: StatusTimestamps {
+                accepted: row.accepted_at,
+                submitted: row.submitted_at,
+                sent: row.sent_at,
+                delivered: row.delivered_at,
+                read: row.read_at,
+                failed: row.failed_at,
+            },
+        })
+    }
+}
+
+row! {
+    #[derive(Debug)]
+    pub(crate) struct EventRow in message_events {
+        pub id: String,
+        pub organization_id: String,
+        pub message_id: String,
+        pub status: String,
+        pub previous_status: Option<String>,
+        pub applied: bool,
+        pub source: String,
+        pub error: Option<String>,
+        pub occurred_at: Time,
+        pub recorded_at: Time,
+    }
+}
+
+impl EventRow {
+    pub(crate) fn new(event: &StatusEvent) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: event.id.to_string(),
+            organization_id: event.organization_id.to_string(),
+            message_id: event.message_id.to_string(),
+            status: event.status.as_str().to_owned(),
+            previous_status: event.previous_status.map(|s| s.as_str().to_owned()),
+            applied: event.applied,
+            source: event.source.as_str().to_owned(),
+            error: error_json(event.error.as_ref())?,
+            occurred_at: event.occurred_at,
+            recorded_at: event.recorded_at,
+        })
+    }
+}
+
+impl TryFrom<EventRow> for StatusEvent {
+    type Error = StoreError;
+
+    fn try_from(row: EventRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("event id", EventId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            message_id: parse("message id", MessageId::parse(&row.message_id))?,
+            status: parse("event status", MessageStatus::parse(&row.status))?,
+            previous_status: row
+                .previous_status
+                .as_deref()
+                .map(|s| parse("previous status", MessageStatus::parse(s)))
+                .transpose()?,
+            applied: row.applied,
+            source: parse("event source", EventSource::parse(&row.source))?,
+            error: parse_error(row.error.as_deref())?,
+            occurred_at: row.occurred_at,
+            recorded_at: row.recorded_at,
+        })
+    }
+}
+
+row! {
+    /// A row of `events` (customer events).
+    #[derive(Debug)]
+    pub(crate) struct CustomerEventRow in events {
+        pub id: String,
+        pub organization_id: String,
+        pub event_type: String,
+        pub message_id: Option<String>,
+        pub sequence: i32,
+        pub payload: String,
+        pub occurred_at: Time,
+        pub created_at: Time,
+        /// The trace of the event's message, copied from it when the event is written.
+        pub trace_context: Option<String>,
+    }
+}
+
+impl CustomerEventRow {
+    /// The row of a decided event: its body serialized to the wire format, and the trace of its message.
+    pub(crate) fn new(event: &CustomerEvent, trace: Option<&TraceContext>) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: event.id.to_string(),
+            organization_id: event.organization_id.to_string(),
+            event_type: event.event_type().as_str().to_owned(),
+            message_id: Some(event.message_id.to_string()),
+            sequence: to_i32("event sequence", event.sequence)?,
+            payload: to_json("event payload", &event_body(event))?,
+            occurred_at: event.occurred_at,
+            created_at: event.recorded_at,
+            trace_context: trace.map(|t| t.as_str().to_owned()),
+        })
+    }
+}
+
+impl TryFrom<CustomerEventRow> for CustomerEventRecord {
+    type Error = StoreError;
+
+    fn try_from(row: CustomerEventRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: parse("event id", EventId::parse(&row.id))?,
+            organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
+            event_type: parse_event_type(&row.event_type)?,
+            message_id: row
+                .message_id
+                .as_deref()
+                .map(|m| parse("message id", MessageId::parse(m)))
+                .transpose()?,
+            sequence: to_u32("event sequence", row.sequence)?,
+            payload: row.payload,
+            occurred_at: row.occurred_at,
+            created_at: row.created_at,
+        })
+    }
+}
