@@ -302,26 +302,6 @@ fn lenient_size<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Opt
     })
 }
 
-#[derive(Debug, Deserialize)]
-struct GraphErrorBody {
-    error: GraphError,
-}
-
-#[derive(Debug, Deserialize)]
-struct GraphError {
-    code: i64,
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    error_data: Option<ErrorData>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ErrorData {
-    #[serde(default)]
-    details: Option<String>,
-}
-
 #[async_trait]
 impl MessagingNetwork for CloudApiClient {
     async fn send(

@@ -1,12 +1,12 @@
 //! How the client turns what went wrong on the wire into the dispatch's [`NetworkError`] reactions.
 
-use super::GraphErrorBody;
 use crate::errors::classify;
 use herald_domain::message::MessageError;
 use herald_domain::ports::NetworkError;
 use herald_domain::time::{Duration, bounded_delay, bounded_seconds};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
+use serde::Deserialize;
 
 /// A media lookup or download is a GET: when its outcome is unknown, asking again is safe.
 pub(super) fn idempotent(error: NetworkError) -> NetworkError {
@@ -170,4 +170,25 @@ pub(super) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .with_timezone(&chrono::Utc)
         .signed_duration_since(chrono::Utc::now());
     Some(bounded_delay(wait))
+}
+
+/// The Graph API's error body (docs/cloud-api.md §5.1), as far as the client reads it.
+#[derive(Debug, Deserialize)]
+struct GraphErrorBody {
+    error: GraphError,
+}
+
+#[derive(Debug, Deserialize)]
+struct GraphError {
+    code: i64,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    error_data: Option<ErrorData>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ErrorData {
+    #[serde(default)]
+    details: Option<String>,
 }
