@@ -1,9 +1,9 @@
 //! Templates: the stored copy of what the network approved, the variables a send supplies, and the
 //! matcher that checks one against the other before anything is stored or sent.
 
+use crate::attachment::{MediaAttachment, MediaKind};
 use crate::error::InvalidValue;
 use crate::ids::{OrganizationId, TemplateId};
-use crate::message::{MediaAttachment, MediaKind};
 use crate::organization::NetworkRef;
 use crate::time::Timestamp;
 use std::collections::BTreeSet;
