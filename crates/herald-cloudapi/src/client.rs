@@ -1,7 +1,6 @@
 //! The outbound client: sends messages, uploads and downloads media, and lists templates over HTTP,
 //! translating every failure into the [`NetworkError`] dispatch reacts to.
 
-use crate::errors::classify;
 use crate::templates::{FIELDS, TemplatePage, parse_template};
 use crate::wire::send_body;
 use anyhow::Context;
@@ -14,8 +13,7 @@ use herald_domain::ports::{
     NetworkTemplate,
 };
 use herald_domain::ports::{SealContext, SecretSealer};
-use herald_domain::time::{Duration, bounded_delay, bounded_seconds};
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::HeaderMap;
 use reqwest::{RequestBuilder, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -304,26 +302,6 @@ fn lenient_size<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Opt
     })
 }
 
-#[derive(Debug, Deserialize)]
-struct GraphErrorBody {
-    error: GraphError,
-}
-
-#[derive(Debug, Deserialize)]
-struct GraphError {
-    code: i64,
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    error_data: Option<ErrorData>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ErrorData {
-    #[serde(default)]
-    details: Option<String>,
-}
-
 #[async_trait]
 impl MessagingNetwork for CloudApiClient {
     async fn send(
@@ -555,284 +533,11 @@ impl MessagingNetwork for CloudApiClient {
     }
 }
 
-/// A media lookup or download is a GET: when its outcome is unknown, asking again is safe.
-fn idempotent(error: NetworkError) -> NetworkError {
-    match error {
-        NetworkError::OutcomeUnknown { detail } => NetworkError::Retryable {
-            code: None,
-            detail,
-            retry_after: None,
-        },
-        other => other,
-    }
-}
-
-fn media_not_found(network_media_id: &str, why: &str) -> NetworkError {
-    NetworkError::Permanent(MessageError {
-        code: "media_not_found".into(),
-        title: "The network does not have this media".into(),
-        detail: format!("media {network_media_id}: {why}"),
-        network_code: None,
-    })
-}
-
-fn download_refused(network_media_id: &str, url: &reqwest::Url) -> NetworkError {
-    let host = url.host_str().unwrap_or("?");
-    tracing::warn!(
-        media = network_media_id,
-        host,
-        scheme = url.scheme(),
-        "refusing a media download URL outside the Cloud API base and the allowed media hosts"
-    );
-    NetworkError::Permanent(MessageError {
-        code: "media_download_refused".into(),
-        title: "The network's download URL is not allowed".into(),
-        detail: format!(
-            "media {network_media_id}: the download URL points to {}://{host}, which is neither the Cloud API \
-             base URL nor an allowed media host",
-            url.scheme()
-        ),
-        network_code: None,
-    })
-}
-
-/// A failed media lookup or download: an id the network does not know (Graph code 100, or a bare 400/404) is
-/// `media_not_found`; anything else is classified as for a send.
-fn lookup_error(
-    network_media_id: &str,
-    status: StatusCode,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> NetworkError {
-    let graph_code = serde_json::from_slice::<GraphErrorBody>(body)
-        .ok()
-        .map(|b| b.error.code);
-    let unknown = match graph_code {
-        Some(code) => code == 100,
-        None => status == StatusCode::NOT_FOUND || status == StatusCode::BAD_REQUEST,
-    };
-    if unknown {
-        return media_not_found(network_media_id, "the network does not know it (any more)");
-    }
-    error_response(status, headers, body)
-}
-
-/// A 200 whose body cannot be read: the network probably took the message, so resending could duplicate it.
-fn unreadable_success(why: &str) -> NetworkError {
-    NetworkError::OutcomeUnknown {
-        detail: format!("the network answered 200 but the answer could not be read: {why}"),
-    }
-}
-
-/// Nothing was sent when the connection failed; anything later may have reached the network.
-fn transport_error(error: reqwest::Error) -> NetworkError {
-    let (connect, builder, timeout) = (error.is_connect(), error.is_builder(), error.is_timeout());
-    // The URL can carry query parameters of a paging link; keep it out of details that end up in logs.
-    let detail = error.without_url().to_string();
-    if connect {
-        NetworkError::Retryable {
-            code: None,
-            detail: format!("could not connect to the network: {detail}"),
-            retry_after: None,
-        }
-    } else if builder {
-        // The request never left, so repeating it is safe (if pointless until the configuration is fixed).
-        NetworkError::Retryable {
-            code: None,
-            detail: format!("the request could not be built: {detail}"),
-            retry_after: None,
-        }
-    } else if timeout {
-        NetworkError::OutcomeUnknown {
-            detail: format!("the network did not answer in time: {detail}"),
-        }
-    } else {
-        NetworkError::OutcomeUnknown {
-            detail: format!("the connection failed after the request was sent: {detail}"),
-        }
-    }
-}
-
-/// Translates a non-2xx answer: the Graph error `code` decides when there is one; the HTTP status otherwise.
-fn error_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> NetworkError {
-    let retry_after = retry_after(headers);
-    let graph = serde_json::from_slice::<GraphErrorBody>(body)
-        .ok()
-        .map(|b| b.error);
-    if let Some(error) = graph {
-        let details = error
-            .error_data
-            .and_then(|d| d.details)
-            .or(error.message)
-            .unwrap_or_default();
-        let reaction = classify(error.code, &details);
-        if !reaction.known && status.is_server_error() {
-            return NetworkError::Retryable {
-                code: Some(error.code),
-                detail: format!("HTTP {status}: {details}"),
-                retry_after,
-            };
-        }
-        if !reaction.known && status == StatusCode::UNAUTHORIZED {
-            return NetworkError::Credentials {
-                code: Some(error.code),
-                detail: details,
-            };
-        }
-        return reaction.into_network_error(retry_after);
-    }
-    let detail = format!("the network answered HTTP {status} without a Graph error");
-    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
-        NetworkError::Retryable {
-            code: None,
-            detail,
-            retry_after,
-        }
-    } else if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
-        NetworkError::Credentials { code: None, detail }
-    } else {
-        tracing::warn!(http_status = %status, "the network refused a request without a Graph error");
-        NetworkError::Permanent(MessageError {
-            code: "network_error".into(),
-            title: "The network refused the message".into(),
-            detail,
-            network_code: None,
-        })
-    }
-}
-
-/// `Retry-After` as seconds or as an HTTP date, held to the domain's longest delay (whatever the header says,
-/// no time computed from it can overflow).
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(seconds) = value.parse::<i64>() {
-        return (seconds >= 0).then(|| bounded_seconds(seconds));
-    }
-    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-        // Digits past what an i64 holds are still a (very long) number of seconds.
-        return Some(bounded_seconds(i64::MAX));
-    }
-    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let wait = at
-        .with_timezone(&chrono::Utc)
-        .signed_duration_since(chrono::Utc::now());
-    Some(bounded_delay(wait))
-}
+mod failures;
+use failures::{
+    download_refused, error_response, idempotent, lookup_error, media_not_found, transport_error,
+    unreadable_success,
+};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use reqwest::header::HeaderValue;
-
-    #[test]
-    fn retry_after_reads_seconds_and_dates() {
-        let mut headers = HeaderMap::new();
-        assert_eq!(retry_after(&headers), None);
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("30"));
-        assert_eq!(retry_after(&headers), Some(Duration::seconds(30)));
-        headers.insert(
-            RETRY_AFTER,
-            HeaderValue::from_static("Sun, 06 Nov 1994 08:49:37 GMT"),
-        );
-        assert_eq!(retry_after(&headers), Some(Duration::zero()));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
-        assert_eq!(retry_after(&headers), None);
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("-3"));
-        assert_eq!(retry_after(&headers), None);
-    }
-
-    /// Seconds past what a `Duration` holds (which made `Duration::seconds` panic) or past an i64, and a date
-    /// at the end of time, all come out as the longest delay.
-    #[test]
-    fn retry_after_is_bounded_however_large() {
-        let longest = Duration::days(herald_domain::time::LONGEST_DELAY_DAYS);
-        let mut headers = HeaderMap::new();
-        for huge in [
-            "99999999999999999",
-            "9223372036854775807",
-            "99999999999999999999999999",
-            "Fri, 31 Dec 9999 23:59:59 GMT",
-        ] {
-            headers.insert(RETRY_AFTER, HeaderValue::from_static(huge));
-            assert_eq!(retry_after(&headers), Some(longest), "{huge}");
-        }
-    }
-
-    #[test]
-    fn media_downloads_stay_on_the_base_origin_or_allowed_hosts() {
-        let url = |u: &str| reqwest::Url::parse(u).unwrap();
-        let meta = MediaHosts::new(
-            url("https://graph.facebook.com/v23.0"),
-            &[META_MEDIA_HOST.to_owned()],
-        )
-        .unwrap();
-        assert!(meta.allows(&url(
-            "https://lookaside.fbsbx.com/whatsapp_business/attachments/?mid=1"
-        )));
-        assert!(meta.allows(&url("https://LOOKASIDE.fbsbx.com/x")));
-        assert!(meta.allows(&url("https://graph.facebook.com/elsewhere")));
-        assert!(
-            !meta.allows(&url("http://lookaside.fbsbx.com/x")),
-            "no downgrade to http"
-        );
-        assert!(
-            !meta.allows(&url("https://lookaside.fbsbx.com:8443/x")),
-            "only the default port"
-        );
-        assert!(!meta.allows(&url("https://lookaside.fbsbx.com.evil.example/x")));
-        assert!(!meta.allows(&url("https://evil.lookaside.fbsbx.com/x")));
-        assert!(!meta.allows(&url("https://169.254.169.254/latest/meta-data")));
-        assert!(!meta.allows(&url("https://user:pw@lookaside.fbsbx.com/x")));
-        assert!(
-            !meta.allows(&url("http://graph.facebook.com/x")),
-            "same host, other origin"
-        );
-
-        let local = MediaHosts::new(
-            url("http://127.0.0.1:8080/simulator/v23.0"),
-            &["localhost:9000".to_owned()],
-        )
-        .unwrap();
-        assert!(local.allows(&url("http://127.0.0.1:8080/simulator/media-download/1")));
-        assert!(!local.allows(&url("http://127.0.0.1:8081/simulator/media-download/1")));
-        assert!(local.allows(&url("http://localhost:9000/x")));
-        assert!(!local.allows(&url("http://localhost:9001/x")));
-        assert!(MediaHosts::new(url("https://graph.facebook.com"), &["https://x/y".to_owned()]).is_err());
-    }
-
-    #[test]
-    fn unknown_codes_follow_the_http_status() {
-        let body = br#"{"error":{"code":424242,"message":"odd"}}"#;
-        let headers = HeaderMap::new();
-        assert!(matches!(
-            error_response(StatusCode::BAD_GATEWAY, &headers, body),
-            NetworkError::Retryable {
-                code: Some(424242),
-                ..
-            }
-        ));
-        assert!(matches!(
-            error_response(StatusCode::NOT_FOUND, &headers, b"<html>"),
-            NetworkError::Permanent(MessageError {
-                network_code: None,
-                ..
-            })
-        ));
-        assert!(matches!(
-            error_response(StatusCode::FORBIDDEN, &headers, b""),
-            NetworkError::Credentials { code: None, .. }
-        ));
-        // A known code wins over the HTTP status.
-        assert!(matches!(
-            error_response(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                &headers,
-                br#"{"error":{"code":131026}}"#
-            ),
-            NetworkError::Permanent(MessageError {
-                network_code: Some(131026),
-                ..
-            })
-        ));
-    }
-}
+mod tests;

@@ -2,10 +2,9 @@
 //! message's events, and a typed body. The store writes them as they are and serializes the body to the
 //! wire format in one place, so what a customer receives is exactly what was decided and recorded.
 
-use crate::dispatch::{CustomerEventType, InboundRecord};
-use crate::ids::{EventId, MediaId, MessageId, OrganizationId};
+use crate::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
 use crate::message::{Message, MessageError, MessageStatus};
-use crate::network::InboundContent;
+use crate::network::{InboundContent, InboundMessage};
 use crate::time::Timestamp;
 use crate::values::{ClientReference, PhoneNumber};
 
@@ -123,5 +122,49 @@ pub fn inbound(record: &InboundRecord, to: &PhoneNumber) -> CustomerEvent {
             raw: inbound.raw.clone(),
             context_message_id: inbound.context_message_id.clone(),
         }),
+    }
+}
+
+/// An inbound message to record, routed to its organization and sender.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboundRecord {
+    pub id: MessageId,
+    pub organization_id: OrganizationId,
+    pub sender_id: SenderId,
+    pub message: InboundMessage,
+    /// Herald's id for the message's file, when it carries one ([`crate::network::InboundContent::Media`]):
+    /// the store records it with the message, and the customer event names it (`media.id`), so the
+    /// file can be fetched with `GET /api/v1/media/{id}/content`.
+    pub media_id: Option<MediaId>,
+    pub customer_event_id: EventId,
+    pub recorded_at: Timestamp,
+}
+
+/// The kinds of customer event (docs/api.md §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CustomerEventType {
+    MessageStatus,
+    MessageFailed,
+    MessageInbound,
+    WebhookTest,
+}
+
+impl CustomerEventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MessageStatus => "message.status",
+            Self::MessageFailed => "message.failed",
+            Self::MessageInbound => "message.inbound",
+            Self::WebhookTest => "webhook.test",
+        }
+    }
+
+    /// The event a status change emits.
+    pub fn for_status(status: MessageStatus) -> Self {
+        if status == MessageStatus::Failed {
+            Self::MessageFailed
+        } else {
+            Self::MessageStatus
+        }
     }
 }

@@ -1,13 +1,13 @@
 //! Types of the dispatch and callback flows that the store ports carry: claimed outbox jobs, their
 //! outcomes, status updates, inbound records, stored callbacks and the customer events they produce.
 
-use crate::ids::{EventId, JobId, MediaId, MessageId, OrganizationId, SenderId};
-use crate::message::EventSource;
-use crate::message::{Message, MessageError, MessageStatus};
-use crate::network::InboundMessage;
+use crate::ids::{EventId, JobId, MessageId, OrganizationId, SenderId};
+use crate::message::{Message, MessageError};
 use crate::organization::{AccountStatus, SenderNumber};
-use crate::status::{StatusReport, Transition};
 use crate::time::Timestamp;
+
+pub use crate::customer_event::{CustomerEventType, InboundRecord};
+pub use crate::status::{StatusApplied, StatusUpdate};
 use ulid::Ulid;
 
 /// Identifies one claim of outbox jobs; completing a job requires the claim that holds it, so a worker whose
@@ -112,46 +112,6 @@ pub struct JobCompletion {
     pub customer_event_id: EventId,
 }
 
-/// A status report to apply to a message: the store runs [`crate::status::apply`] on the locked row and
-/// writes the result, the history entry and (when applied) a customer event in one transaction.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusUpdate {
-    pub organization_id: OrganizationId,
-    pub message_id: MessageId,
-    pub report: StatusReport,
-    /// The network's id, stored when the message has none yet.
-    pub network_message_id: Option<String>,
-    pub source: EventSource,
-    pub event_id: EventId,
-    pub customer_event_id: EventId,
-    pub recorded_at: Timestamp,
-}
-
-/// What applying a report did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusApplied {
-    pub transition: Transition,
-    /// The message after the update.
-    pub message: Message,
-    /// The trace of the request that accepted the message.
-    pub trace: Option<crate::trace::TraceContext>,
-}
-
-/// An inbound message to record, routed to its organization and sender.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InboundRecord {
-    pub id: MessageId,
-    pub organization_id: OrganizationId,
-    pub sender_id: SenderId,
-    pub message: InboundMessage,
-    /// Herald's id for the message's file, when it carries one ([`crate::network::InboundContent::Media`]):
-    /// the store records it with the message, and the customer event names it (`media.id`), so the
-    /// file can be fetched with `GET /api/v1/media/{id}/content`.
-    pub media_id: Option<MediaId>,
-    pub customer_event_id: EventId,
-    pub recorded_at: Timestamp,
-}
-
 /// A raw network callback, stored before it is acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredCallback {
@@ -170,35 +130,6 @@ pub struct ParkedCallback {
     pub attempts: u32,
     pub last_error: Option<String>,
     pub parked_at: Timestamp,
-}
-
-/// The kinds of customer event (docs/api.md §9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CustomerEventType {
-    MessageStatus,
-    MessageFailed,
-    MessageInbound,
-    WebhookTest,
-}
-
-impl CustomerEventType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::MessageStatus => "message.status",
-            Self::MessageFailed => "message.failed",
-            Self::MessageInbound => "message.inbound",
-            Self::WebhookTest => "webhook.test",
-        }
-    }
-
-    /// The event a status change emits.
-    pub fn for_status(status: MessageStatus) -> Self {
-        if status == MessageStatus::Failed {
-            Self::MessageFailed
-        } else {
-            Self::MessageStatus
-        }
-    }
 }
 
 #[cfg(test)]

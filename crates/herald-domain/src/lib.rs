@@ -8,6 +8,7 @@
 //! port, so every rule is testable with a fixed clock and mocks.
 
 pub mod api_key;
+pub mod attachment;
 pub mod client_address;
 pub mod content;
 pub mod customer_event;

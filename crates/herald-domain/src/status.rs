@@ -8,8 +8,8 @@
 //! - nothing moves a message out of `failed`.
 
 use crate::customer_event::{self, CustomerEvent};
-use crate::dispatch::StatusUpdate;
-use crate::message::{Message, MessageError, MessageStatus, StatusEvent, StatusTimestamps};
+use crate::ids::{EventId, MessageId, OrganizationId};
+use crate::message::{EventSource, Message, MessageError, MessageStatus, StatusEvent, StatusTimestamps};
 use crate::time::Timestamp;
 
 /// The position of a status on the forward path; `failed` is off the path.
@@ -200,6 +200,31 @@ pub fn decide(mut message: Message, update: &StatusUpdate, next_sequence: u32) -
     }
 }
 
+/// A status report to apply to a message: the store runs [`apply`] on the locked row and
+/// writes the result, the history entry and (when applied) a customer event in one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusUpdate {
+    pub organization_id: OrganizationId,
+    pub message_id: MessageId,
+    pub report: StatusReport,
+    /// The network's id, stored when the message has none yet.
+    pub network_message_id: Option<String>,
+    pub source: EventSource,
+    pub event_id: EventId,
+    pub customer_event_id: EventId,
+    pub recorded_at: Timestamp,
+}
+
+/// What applying a report did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusApplied {
+    pub transition: Transition,
+    /// The message after the update.
+    pub message: Message,
+    /// The trace of the request that accepted the message.
+    pub trace: Option<crate::trace::TraceContext>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,8 +394,8 @@ mod tests {
 #[cfg(test)]
 mod decide_tests {
     use super::*;
+    use crate::customer_event::CustomerEventType;
     use crate::customer_event::EventBody;
-    use crate::dispatch::CustomerEventType;
     use crate::ids::{EventId, MessageId, OrganizationId, SenderId};
     use crate::message::{EventSource, MessageContent};
     use crate::values::{MessageText, PhoneNumber};

@@ -2,10 +2,11 @@
 
 pub(crate) mod schema;
 
+use crate::backend::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, pooled};
 use crate::error::{TxError, from_pool};
 use crate::group_commit::PreparedAccept;
+use crate::notify::WorkNotifier;
 use crate::rows::{ClaimedRow, DELIVERY_PENDING, IDEMPOTENCY_COMPLETED, JOB_IN_FLIGHT, JOB_PENDING};
-use crate::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -119,11 +120,11 @@ impl Db {
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        crate::pooled(&self.pool, "main").await.map_err(from_pool)
+        pooled(&self.pool, "main").await.map_err(from_pool)
     }
 
     async fn write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        crate::pooled(&self.pool, "main").await.map_err(from_pool)
+        pooled(&self.pool, "main").await.map_err(from_pool)
     }
 
     /// Runs `work` on a dedicated synchronous connection in a blocking thread: diesel's migration

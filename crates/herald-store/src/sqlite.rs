@@ -7,10 +7,11 @@
 
 pub(crate) mod schema;
 
+use crate::backend::{Admin, Backend, CustomerEventRecord, Keepalive, SqliteTarget, StoreOptions, pooled};
 use crate::error::{TxError, from_pool};
 use crate::group_commit::PreparedAccept;
+use crate::notify::WorkNotifier;
 use crate::rows::{ClaimedRow, DELIVERY_PENDING, JOB_IN_FLIGHT, JOB_PENDING};
-use crate::{Admin, Backend, CustomerEventRecord, Keepalive, SqliteTarget, StoreOptions, WorkNotifier};
 use anyhow::Context;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -146,11 +147,11 @@ impl Db {
     }
 
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        crate::pooled(&self.reader, "read").await.map_err(from_pool)
+        pooled(&self.reader, "read").await.map_err(from_pool)
     }
 
     async fn write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
-        crate::pooled(&self.writer, "write").await.map_err(from_pool)
+        pooled(&self.writer, "write").await.map_err(from_pool)
     }
 
     /// Runs `work` on the writer's inner synchronous connection in a blocking thread (diesel's migration

@@ -11,7 +11,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER, USER_AGENT};
 
 use crate::destination::{CheckedUrl, DestinationPolicy};
-use crate::schedule::parse_retry_after;
+use crate::retry_after::parse_retry_after;
 use crate::signing::{WebhookSecret, sign};
 
 /// The most response-body bytes an attempt keeps (docs/api.md §9: "first 1 KiB").

@@ -8,6 +8,7 @@
 mod delivery;
 mod destination;
 mod ports;
+mod retry_after;
 mod schedule;
 mod signing;
 
@@ -17,7 +18,8 @@ pub use delivery::{
 };
 pub use destination::{CheckedUrl, DestinationError, DestinationPolicy, ForbiddenRange, forbidden_range};
 pub use ports::{WebhookDestinations, WebhookSender};
-pub use schedule::{MAX_ATTEMPTS, MAX_JITTER, SCHEDULE, THROTTLED_MINIMUM, next_attempt, parse_retry_after};
+pub use retry_after::parse_retry_after;
+pub use schedule::{MAX_ATTEMPTS, MAX_JITTER, SCHEDULE, THROTTLED_MINIMUM, next_attempt};
 pub use signing::{
     GENERATED_SECRET_BYTES, MAX_SECRET_BYTES, MIN_SECRET_BYTES, SECRET_PREFIX, SecretError, WebhookSecret,
     sign, verify,

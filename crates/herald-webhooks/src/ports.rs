@@ -1,10 +1,10 @@
 //! This crate behind the domain's ports: the destination rules as its `DestinationChecker`, and one signed
 //! attempt with the retry schedule applied as its `WebhookTransport`.
 
-use crate::{
-    AttemptErrorKind, AttemptOutcome, Deliverer, DelivererBuildError, DeliveryTimeouts, DestinationPolicy,
-    MAX_JITTER, WebhookSecret, next_attempt,
-};
+use crate::delivery::{AttemptErrorKind, AttemptOutcome, Deliverer, DelivererBuildError, DeliveryTimeouts};
+use crate::destination::DestinationPolicy;
+use crate::schedule::{MAX_JITTER, next_attempt};
+use crate::signing::WebhookSecret;
 use async_trait::async_trait;
 use herald_domain::ids::EventId;
 use herald_domain::ports::{DestinationChecker, WebhookTransport};

@@ -1,4 +1,4 @@
-use super::new_id;
+use super::shared::new_id;
 use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
 use crate::ids::{ApiKeyId, OrganizationId, SenderId};
 use crate::organization::{AccountStatus, NetworkRef, Organization, PlanName, SealedSecret, SenderNumber};

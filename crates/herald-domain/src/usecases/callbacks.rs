@@ -1,4 +1,4 @@
-use super::new_id;
+use super::shared::new_id;
 use crate::dispatch::{InboundRecord, ParkedCallback, StatusUpdate, StoredCallback};
 use crate::ids::{EventId, MediaId, MessageId};
 use crate::message::{EventSource, MessageStatus};

@@ -1,4 +1,4 @@
-use super::new_id;
+use super::shared::new_id;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use crate::ids::{EventId, JobId, MediaId, OrganizationId, SenderId};
 use crate::media::{MediaRecord, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
@@ -184,7 +184,7 @@ impl DispatchMessages {
             .map(|job| (job.job_id, (job.sender.id, job.message.created_at)))
             .collect();
         let mut dispatched = Vec::with_capacity(jobs.len());
-        let round = std::pin::pin!(super::record_as_they_come(
+        let round = std::pin::pin!(super::shared::record_as_they_come(
             jobs.into_iter().map(|job| {
                 let outstanding = &outstanding;
                 async move {
@@ -303,7 +303,7 @@ impl DispatchMessages {
     /// Records a round's completions in one transaction (one commit per round rather than per job), or one
     /// by one when that fails.
     async fn record(&self, completions: &[JobCompletion]) -> Vec<Result<bool, StoreError>> {
-        super::record_completions(
+        super::shared::record_completions(
             completions,
             |all| self.ports.outbox.complete_jobs(all),
             |one| self.ports.outbox.complete_job(one),

@@ -1,7 +1,7 @@
 //! Uploaded and inbound media: upload once and send many (docs/api.md §4.5), read a file back (§9), and the
 //! cleanup of expired uploads.
 
-use super::new_id;
+use super::shared::new_id;
 use crate::ids::{MediaId, OrganizationId};
 use crate::media::{MediaFile, MediaRecord, StagedFile};
 use crate::organization::{MessageKind, Organization, Plan};

@@ -1,5 +1,5 @@
 use super::media::forget_upload;
-use super::new_id;
+use super::shared::new_id;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};

@@ -1,4 +1,4 @@
-use super::new_id;
+use super::shared::new_id;
 use crate::ids::{OrganizationId, TemplateId};
 use crate::ports::{
     AccountStore, Clock, IdGenerator, MessagingNetwork, NetworkError, StoreError, TemplateQuery,

@@ -1,4 +1,4 @@
-use super::new_id;
+use super::shared::new_id;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
@@ -504,7 +504,7 @@ impl DeliverWebhooks {
         // Each attempt's completion is recorded as soon as it is in, together with every other one that
         // came in meanwhile: a slow endpoint never holds a quick one's leases (which count against its
         // in-flight cap) until the round ends.
-        let recorded = super::record_as_they_come(
+        let recorded = super::shared::record_as_they_come(
             claimed.into_iter().map(|delivery| {
                 let span = span_following(
                     self.traces.as_ref(),
@@ -553,7 +553,7 @@ impl DeliverWebhooks {
     /// Records completions in one transaction (one commit for them all rather than one each), or one by one
     /// when that fails.
     async fn record(&self, completions: &[DeliveryCompletion]) -> Vec<Result<bool, StoreError>> {
-        super::record_completions(
+        super::shared::record_completions(
             completions,
             |all| self.webhooks.complete_deliveries(all),
             |one| self.webhooks.complete_delivery(one),

@@ -1,7 +1,7 @@
 //! Rows of `messages` and of their history (`message_events`).
 
 use super::*;
-use crate::CustomerEventRecord;
+use crate::backend::CustomerEventRecord;
 use crate::dto::ContentDto;
 use crate::event_body::event_body;
 use herald_domain::customer_event::CustomerEvent;

@@ -1,0 +1,81 @@
+//! Helpers several use cases share: new ids, and recording outcomes as they come in.
+
+use crate::ports::{IdGenerator, StoreError};
+use std::future::Future;
+
+/// Typed id constructors over the [`IdGenerator`] port.
+pub(crate) fn new_id<T>(ids: &dyn IdGenerator, make: fn(ulid::Ulid) -> T) -> T {
+    make(ids.next_ulid())
+}
+
+/// Runs a worker round's `work` (one future per claimed item, each answering its completion) concurrently,
+/// and records each completion as soon as it is in, together with every other one that came in meanwhile
+/// (`record`: one call, so one store transaction, per such batch, answering each completion of it with how
+/// its recording went): attempts that finish together share a
+/// commit, and a slow one never holds back a quick one's outcome. Answers each completion with how its
+/// recording went, in the order they were recorded.
+pub(crate) async fn record_as_they_come<C, W, R>(
+    work: impl IntoIterator<Item = W>,
+    record: impl Fn(Vec<C>) -> R,
+) -> Vec<(C, Result<bool, StoreError>)>
+where
+    W: Future<Output = C>,
+    R: Future<Output = Vec<(C, Result<bool, StoreError>)>>,
+{
+    use futures::StreamExt as _;
+    let (done, mut arrivals) = futures::channel::mpsc::unbounded();
+    let work = futures::future::join_all(work.into_iter().map(|item| {
+        let done = done.clone();
+        async move {
+            // The receiver outlives every sender: it is only dropped when this round ends.
+            let _ = done.unbounded_send(item.await);
+        }
+    }));
+    // Once every item has answered, the channel closes and the recorder ends.
+    drop(done);
+    let recorder = async {
+        let mut recorded = Vec::new();
+        while let Some(first) = arrivals.next().await {
+            let mut batch = vec![first];
+            while let Ok(more) = arrivals.try_recv() {
+                batch.push(more);
+            }
+            recorded.extend(record(batch).await);
+        }
+        recorded
+    };
+    let (_, recorded) = futures::future::join(work, recorder).await;
+    recorded
+}
+
+/// Records a worker round's completions with `together` (one transaction for them all, one flag per
+/// completion); when that fails, or answers the wrong number of flags, with `alone` for each, so that one
+/// completion the store cannot write costs only its own job. That is safe because each completion writes
+/// only under its own claim token: one already written answers `false`. Answers per completion, in order.
+pub(crate) async fn record_completions<'a, C, Together, Alone>(
+    completions: &'a [C],
+    together: impl FnOnce(&'a [C]) -> Together,
+    alone: impl Fn(&'a C) -> Alone,
+) -> Vec<Result<bool, StoreError>>
+where
+    Together: Future<Output = Result<Vec<bool>, StoreError>>,
+    Alone: Future<Output = Result<bool, StoreError>>,
+{
+    if completions.is_empty() {
+        return Vec::new();
+    }
+    match together(completions).await {
+        Ok(held) if held.len() == completions.len() => return held.into_iter().map(Ok).collect(),
+        Ok(held) => tracing::warn!(
+            completions = completions.len(),
+            answers = held.len(),
+            "the store answered a round's completions with the wrong number of flags; recording them \
+             one by one"
+        ),
+        Err(error) => tracing::warn!(
+            %error,
+            "could not record a round's completions together; recording them one by one"
+        ),
+    }
+    futures::future::join_all(completions.iter().map(alone)).await
+}
