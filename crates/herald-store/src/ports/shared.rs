@@ -14,7 +14,7 @@ macro_rules! shared_port {
             use herald_domain::ids::{EventId, OrganizationId, WebhookId};
             use herald_domain::ports::StoreError;
             use herald_domain::time::Timestamp;
-            use $crate::CustomerEventRecord;
+            use $crate::backend::CustomerEventRecord;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::rows::{
                 CustomerEventRow, DELIVERY_PENDING, DELIVERY_SKIPPED, EventRow, WebhookEndpointRow,

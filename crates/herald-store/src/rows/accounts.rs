@@ -1,6 +1,6 @@
 //! Rows of the accounts tables: plans, organizations, senders and API keys.
 
-use super::*;
+use super::shared::*;
 use crate::error::corrupt;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;

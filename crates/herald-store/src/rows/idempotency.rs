@@ -1,6 +1,6 @@
 //! Rows of `idempotency_keys`, and the take-over rules read from them.
 
-use super::*;
+use super::shared::*;
 use crate::error::corrupt;
 use herald_domain::ids::MessageId;
 use herald_domain::ports::{IdempotencyBegin, StoreError};

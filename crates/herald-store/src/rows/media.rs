@@ -1,6 +1,6 @@
 //! Rows of `media_files`, and the file columns of `inbound_messages`.
 
-use super::*;
+use super::shared::*;
 use crate::dto::InboundContentDto;
 use crate::error::corrupt;
 use herald_domain::ids::{MediaId, OrganizationId, SenderId};

@@ -1,6 +1,7 @@
 //! Rows of `messages` and of their history (`message_events`).
 
-use super::*;
+use super::shared::*;
+use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::ContentDto;
 use crate::event_body::event_body;

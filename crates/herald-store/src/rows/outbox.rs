@@ -1,6 +1,8 @@
 //! The outbox: job states, claimed jobs and their history.
 
-use super::*;
+use super::accounts::SenderRow;
+use super::messages::MessageRow;
+use super::shared::*;
 use herald_domain::dispatch::{ClaimedJob, JobHistory};
 use herald_domain::ids::{JobId, OrganizationId};
 use herald_domain::message::MessageError;

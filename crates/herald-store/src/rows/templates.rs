@@ -1,6 +1,6 @@
 //! Rows of `templates`.
 
-use super::*;
+use super::shared::*;
 use crate::dto::StructureDto;
 use herald_domain::ids::{OrganizationId, TemplateId};
 use herald_domain::organization::NetworkRef;

@@ -1,6 +1,6 @@
 //! Rows of `network_callbacks`.
 
-use super::*;
+use super::shared::*;
 use crate::error::corrupt;
 use herald_domain::dispatch::{ParkedCallback, StoredCallback};
 use herald_domain::ids::EventId;

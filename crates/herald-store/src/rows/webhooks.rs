@@ -1,6 +1,6 @@
 //! Rows of customer events (`events`), webhook endpoints, deliveries and attempts.
 
-use super::*;
+use super::shared::*;
 use crate::error::corrupt;
 use herald_domain::dispatch::CustomerEventType;
 use herald_domain::ids::{DeliveryId, EventId, OrganizationId, WebhookId};

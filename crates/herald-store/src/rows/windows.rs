@@ -1,6 +1,6 @@
 //! Rows of `service_windows`.
 
-use super::*;
+use super::shared::*;
 use herald_domain::ids::{OrganizationId, SenderId};
 use herald_domain::ports::StoreError;
 use herald_domain::values::PhoneNumber;

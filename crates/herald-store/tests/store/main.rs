@@ -13,6 +13,7 @@
 )]
 
 mod helpers;
+mod inline;
 mod migrations;
 mod notifier;
 mod races;
