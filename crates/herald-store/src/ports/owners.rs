@@ -13,50 +13,12 @@ macro_rules! owners_port {
             use herald_domain::Timestamp;
             use herald_domain::ids::{DeliveryId, EventId, MessageId, OrganizationId, WebhookId};
             use herald_domain::owner::{
-                DashboardSession, OwnerAccount, OwnerEmail, PasswordHash, SentDelivery, SentEvent,
-                SessionDigest,
+                DashboardSession, OwnerAccount, OwnerEmail, SentDelivery, SentEvent, SessionDigest,
             };
             use herald_domain::ports::{OwnerStore, StoreError};
             use herald_domain::webhook::DeliveryStatus;
             use $crate::error::{TxError, corrupt, from_diesel};
-
-            type OwnerRow = (String, String, String, DateTime<Utc>);
-            type SessionRow = (
-                String,
-                String,
-                String,
-                String,
-                DateTime<Utc>,
-                DateTime<Utc>,
-                DateTime<Utc>,
-            );
-
-            fn owner_from_row(row: OwnerRow) -> Result<OwnerAccount, StoreError> {
-                let (organization_id, email, password_hash, password_set_at) = row;
-                Ok(OwnerAccount {
-                    organization_id: organization_id
-                        .parse()
-                        .map_err(|e| corrupt("owner organization id", e))?,
-                    email: OwnerEmail::parse(&email).map_err(|e| corrupt("owner email", e))?,
-                    password_hash: PasswordHash::new(password_hash),
-                    password_set_at,
-                })
-            }
-
-            fn session_from_row(row: SessionRow) -> Result<DashboardSession, StoreError> {
-                let (digest, organization_id, email, csrf_token, created_at, last_seen_at, expires_at) = row;
-                Ok(DashboardSession {
-                    digest: SessionDigest::from_hex(&digest).map_err(|e| corrupt("session digest", e))?,
-                    organization_id: organization_id
-                        .parse()
-                        .map_err(|e| corrupt("session organization id", e))?,
-                    email: OwnerEmail::parse(&email).map_err(|e| corrupt("session email", e))?,
-                    csrf_token,
-                    created_at,
-                    last_seen_at,
-                    expires_at,
-                })
-            }
+            use $crate::rows::{OwnerRow, SessionRow};
 
             #[async_trait]
             impl OwnerStore for Db {
@@ -112,11 +74,12 @@ macro_rules! owners_port {
                     let mut conn = self.read().await?;
                     let row = owners::table
                         .filter(owners::email.eq(email.as_str()))
+                        .select(OwnerRow::as_select())
                         .first::<OwnerRow>(&mut *conn)
                         .await
                         .optional()
                         .map_err(from_diesel)?;
-                    row.map(owner_from_row).transpose()
+                    row.map(OwnerAccount::try_from).transpose()
                 }
 
                 async fn create_session(&self, session: &DashboardSession) -> Result<(), StoreError> {
@@ -150,11 +113,12 @@ macro_rules! owners_port {
                     let mut conn = self.read().await?;
                     let row = dashboard_sessions::table
                         .find(digest.to_hex())
+                        .select(SessionRow::as_select())
                         .first::<SessionRow>(&mut *conn)
                         .await
                         .optional()
                         .map_err(from_diesel)?;
-                    row.map(session_from_row).transpose()
+                    row.map(DashboardSession::try_from).transpose()
                 }
 
                 async fn touch_session(
