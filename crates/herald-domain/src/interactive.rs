@@ -346,24 +346,36 @@ fn header(errors: &mut ValidationErrors, kind: &str, header: &HeaderDraft) -> Op
     }
 }
 
+/// The list under `field`, present and holding 1 to `max` items; records what is wrong otherwise.
+fn one_to<'a, T>(
+    errors: &mut ValidationErrors,
+    field: &str,
+    list: Option<&'a Vec<T>>,
+    max: usize,
+    what: &str,
+) -> Option<&'a Vec<T>> {
+    let Some(list) = list else {
+        errors.push(InvalidValue::new("is required").at(field));
+        return None;
+    };
+    if list.is_empty() || list.len() > max {
+        errors.push(InvalidValue::new(format!("must hold 1 to {max} {what}, got {}", list.len())).at(field));
+        return None;
+    }
+    Some(list)
+}
+
 fn buttons(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<InteractiveAction> {
     let action = &draft.action;
     absent(errors, "action.sections", action.sections.as_ref(), "button");
     absent(errors, "action.button", action.button.as_ref(), "button");
-    let Some(drafts) = action.buttons.as_ref() else {
-        errors.push(InvalidValue::new("is required").at("action.buttons"));
-        return None;
-    };
-    if drafts.is_empty() || drafts.len() > BUTTONS_MAX {
-        errors.push(
-            InvalidValue::new(format!(
-                "must hold 1 to {BUTTONS_MAX} buttons, got {}",
-                drafts.len()
-            ))
-            .at("action.buttons"),
-        );
-        return None;
-    }
+    let drafts = one_to(
+        errors,
+        "action.buttons",
+        action.buttons.as_ref(),
+        BUTTONS_MAX,
+        "buttons",
+    )?;
     let mut ids = HashSet::new();
     let mut titles = HashSet::new();
     let mut buttons = Vec::with_capacity(drafts.len());
@@ -415,20 +427,13 @@ fn list(errors: &mut ValidationErrors, draft: &InteractiveDraft) -> Option<Inter
         LIST_BUTTON_MAX,
         false,
     );
-    let Some(drafts) = action.sections.as_ref() else {
-        errors.push(InvalidValue::new("is required").at("action.sections"));
-        return None;
-    };
-    if drafts.is_empty() || drafts.len() > SECTIONS_MAX {
-        errors.push(
-            InvalidValue::new(format!(
-                "must hold 1 to {SECTIONS_MAX} sections, got {}",
-                drafts.len()
-            ))
-            .at("action.sections"),
-        );
-        return None;
-    }
+    let drafts = one_to(
+        errors,
+        "action.sections",
+        action.sections.as_ref(),
+        SECTIONS_MAX,
+        "sections",
+    )?;
     let total: usize = drafts.iter().map(|s| s.rows.len()).sum();
     if total > ROWS_MAX {
         errors.push(
