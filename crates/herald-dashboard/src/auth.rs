@@ -1,5 +1,5 @@
 //! Sessions in the browser: the signed session cookie, the [`Owner`] extractor every page takes, CSRF
-//! checks on every form ([`Posted`]), and the login attempt limits.
+//! checks on every form ([`Posted`]).
 //!
 //! The cookie holds an opaque 256-bit random token, signed with the cookie key; the server keeps only the
 //! token's SHA-256 digest with the session's organization, CSRF token and expiry times. Server-side state
@@ -7,25 +7,16 @@
 //! ends every session" real: a stolen cookie stops working the moment its row is gone. The signature lets
 //! a forged or tampered cookie be refused without a store read.
 
-use crate::DashboardContext;
+use crate::context::DashboardContext;
 use crate::error::PageError;
+use crate::session::{Owner, SESSION_COOKIE};
 use actix_web::cookie::{Cookie, CookieJar, SameSite};
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use futures::future::LocalBoxFuture;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use herald_domain::client_address::{AddressBucket, TrustedProxies};
-use herald_domain::usecases::OwnerScope;
+use herald_domain::client_address::TrustedProxies;
 use serde::de::DeserializeOwned;
 use std::net::{IpAddr, Ipv4Addr};
-use std::num::NonZeroU32;
-
-/// The session cookie's name.
-pub const SESSION_COOKIE: &str = "herald_session";
-/// The cookie carrying the login form's CSRF token (there is no session yet to hold it).
-pub const LOGIN_COOKIE: &str = "herald_login";
-/// The hidden field every form carries its CSRF token in.
-pub const CSRF_FIELD: &str = "csrf";
 
 /// Reads a cookie the server signed; `None` when absent, unsigned or tampered with.
 pub(crate) fn signed_cookie(req: &HttpRequest, key: &actix_web::cookie::Key, name: &str) -> Option<String> {
@@ -97,20 +88,6 @@ pub(crate) fn context(req: &HttpRequest) -> Result<web::Data<DashboardContext>, 
         .ok_or_else(|| PageError::Internal("the dashboard context is not configured".to_owned()))
 }
 
-/// The logged-in owner: the live session of the request's cookie, with its organization and plan.
-/// Without one, the page answers a redirect to the login form.
-pub struct Owner(pub OwnerScope);
-
-impl Owner {
-    pub fn organization_id(&self) -> &herald_domain::ids::OrganizationId {
-        &self.0.organization.id
-    }
-
-    pub fn csrf(&self) -> &str {
-        &self.0.session.csrf_token
-    }
-}
-
 async fn owner_of(req: HttpRequest) -> Result<Owner, PageError> {
     let ctx = context(&req)?;
     let token = signed_cookie(&req, &ctx.cookie_key, SESSION_COOKIE).ok_or(PageError::LoginRequired)?;
@@ -157,79 +134,5 @@ where
             }
             Ok(Self { owner, form })
         })
-    }
-}
-
-/// Login attempts allowed per account (email) and per client address (an IPv6 client by its /64), each a
-/// token bucket refilled per minute. Kept in this process: with several API processes each holds its own
-/// buckets.
-pub struct LoginLimits {
-    per_account: DefaultKeyedRateLimiter<String>,
-    per_address: DefaultKeyedRateLimiter<AddressBucket>,
-}
-
-impl LoginLimits {
-    /// Attempts per minute per account and per address; 0 is read as 1.
-    pub fn new(per_account_per_minute: u32, per_address_per_minute: u32) -> Self {
-        let quota = |n: u32| Quota::per_minute(NonZeroU32::new(n.max(1)).unwrap_or(NonZeroU32::MIN));
-        Self {
-            per_account: RateLimiter::keyed(quota(per_account_per_minute)),
-            per_address: RateLimiter::keyed(quota(per_address_per_minute)),
-        }
-    }
-
-    /// Takes one attempt from the address's bucket, then from the account's; `false` when either is empty
-    /// (then the attempt is refused with the same answer as wrong credentials). An address already over
-    /// its limit takes nothing from the account's bucket, so it cannot lock the account's owner out.
-    pub fn allow(&self, email: &str, address: &AddressBucket) -> bool {
-        // Bounded memory: forget keys whose buckets are full again.
-        if self.per_account.len() > 10_000 {
-            self.per_account.retain_recent();
-        }
-        if self.per_address.len() > 10_000 {
-            self.per_address.retain_recent();
-        }
-        self.per_address.check_key(address).is_ok()
-            && self.per_account.check_key(&email.trim().to_lowercase()).is_ok()
-    }
-}
-
-#[cfg(test)]
-mod limit_tests {
-    #![allow(clippy::unwrap_used, reason = "test code")]
-    use super::LoginLimits;
-    use herald_domain::client_address::AddressBucket;
-
-    fn at(address: &str) -> AddressBucket {
-        AddressBucket::of(address.parse().unwrap())
-    }
-
-    #[test]
-    fn an_address_over_its_limit_takes_nothing_from_the_account() {
-        let limits = LoginLimits::new(3, 2);
-        // The attacker's address spends its two attempts on the victim's account, then is refused.
-        assert!(limits.allow("owner@example.com", &at("203.0.113.9")));
-        assert!(limits.allow("owner@example.com", &at("203.0.113.9")));
-        for _ in 0..10 {
-            assert!(!limits.allow("OWNER@example.com", &at("203.0.113.9")));
-        }
-        // The owner, from elsewhere, still has the account's third attempt.
-        assert!(limits.allow("owner@example.com", &at("198.51.100.7")));
-        assert!(
-            !limits.allow("owner@example.com", &at("198.51.100.8")),
-            "the account's bucket is spent now"
-        );
-    }
-
-    #[test]
-    fn an_ipv6_client_cannot_rotate_addresses_within_its_64() {
-        let limits = LoginLimits::new(100, 2);
-        assert!(limits.allow("a@example.com", &at("2001:db8:1:2::1")));
-        assert!(limits.allow("b@example.com", &at("2001:db8:1:2::2")));
-        assert!(!limits.allow("c@example.com", &at("2001:db8:1:2:ffff::3")));
-        assert!(
-            limits.allow("c@example.com", &at("2001:db8:1:3::1")),
-            "the next /64 is another client"
-        );
     }
 }

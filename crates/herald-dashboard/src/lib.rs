@@ -8,41 +8,22 @@
 //! organization's id is, to the owner, an id that does not exist (404).
 
 mod auth;
+mod context;
 mod error;
+mod login_limits;
 mod pages;
 mod passwords;
+mod session;
 mod view;
 
-pub use auth::{CSRF_FIELD, LOGIN_COOKIE, LoginLimits, SESSION_COOKIE};
+pub use context::DashboardContext;
+pub use login_limits::LoginLimits;
 pub use passwords::Argon2Passwords;
+pub use session::{CSRF_FIELD, LOGIN_COOKIE, SESSION_COOKIE};
 
-use actix_web::cookie::Key;
 use actix_web::http::header;
 use actix_web::middleware::DefaultHeaders;
 use actix_web::web;
-use herald_domain::ports::{Clock, MessageStore};
-use herald_domain::usecases::{Admin, GetMessage, ListMessages, ManageWebhooks, MessageEvents, OwnerAccess};
-use std::sync::Arc;
-
-/// Everything the dashboard's handlers use, built by the application.
-pub struct DashboardContext {
-    /// Login, sessions, the account page and the events sent about a message.
-    pub access: OwnerAccess,
-    /// API keys: create, list, disable (scoped to the owner's organization).
-    pub admin: Admin,
-    pub list_messages: ListMessages,
-    pub get_message: GetMessage,
-    pub message_events: MessageEvents,
-    pub webhooks: ManageWebhooks,
-    /// Usage counts for the account page.
-    pub messages: Arc<dyn MessageStore>,
-    pub clock: Arc<dyn Clock>,
-    /// Signs the session and login cookies.
-    pub cookie_key: Key,
-    pub login_limits: LoginLimits,
-    /// Whose `X-Forwarded-For` names the client the login limit counts (`HERALD_TRUSTED_PROXIES`).
-    pub trusted_proxies: herald_domain::client_address::TrustedProxies,
-}
 
 /// The Content-Security-Policy of every page: only this server's own stylesheet and script, no frames,
 /// forms only to this server.

@@ -6,8 +6,9 @@ pub mod login;
 pub mod messages;
 pub mod webhooks;
 
-use crate::auth::{SESSION_COOKIE, context, signed_cookie};
+use crate::auth::{context, signed_cookie};
 use crate::error::PageError;
+use crate::session::SESSION_COOKIE;
 use actix_web::http::header::{CACHE_CONTROL, LOCATION};
 use actix_web::{HttpRequest, HttpResponse};
 

@@ -1,6 +1,6 @@
 //! The page frame and small rendering helpers shared by every page.
 
-use crate::auth::{CSRF_FIELD, Owner};
+use crate::session::{CSRF_FIELD, Owner};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use herald_domain::Timestamp;

@@ -2,6 +2,8 @@
 
 mod control;
 mod faults;
+mod fields;
+mod graph;
 mod inbound;
 mod interactive;
 mod media;
@@ -14,10 +16,9 @@ use std::sync::Arc;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::GraphError;
-use crate::{PINNED_GRAPH_VERSION, Simulator};
+use crate::simulator::Simulator;
+use graph::MAX_FILE_BYTES;
 
-/// Meta's upload cap for the file (docs/cloud-api.md §2.1); the request may be a little larger.
-pub(crate) const MAX_FILE_BYTES: usize = 100 * 1024 * 1024;
 /// The multipart request around a file of [`MAX_FILE_BYTES`]: its other fields and part headers.
 const MAX_UPLOAD_BYTES: usize = MAX_FILE_BYTES + 1024 * 1024;
 /// A control inbound call carries its file as base64 (4 characters per 3 bytes) inside JSON.
@@ -64,42 +65,4 @@ async fn unknown_path(req: HttpRequest) -> Result<HttpResponse, GraphError> {
         "Unknown path components: {}",
         req.path()
     )))
-}
-
-/// Checks the Bearer token (Graph also takes `?access_token=`, which clients of this API do not use).
-fn authorize(req: &HttpRequest, simulator: &Simulator) -> Result<(), GraphError> {
-    let token = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| {
-            let (scheme, token) = value.split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-        });
-    match token {
-        Some(token) if token == simulator.config.access_token => Ok(()),
-        _ => Err(GraphError::invalid_token()),
-    }
-}
-
-/// Authorizes the request and checks its Graph version segment.
-fn guard(req: &HttpRequest, simulator: &Simulator, version: &str) -> Result<(), GraphError> {
-    authorize(req, simulator)?;
-    if simulator.config.graph_version_prefix || version == PINNED_GRAPH_VERSION {
-        Ok(())
-    } else {
-        Err(GraphError::invalid_parameter(format!(
-            "Unknown path components: this simulator serves only {PINNED_GRAPH_VERSION}"
-        )))
-    }
-}
-
-/// `scheme://host` of the simulator as the client reached it, for URLs it hands out.
-fn own_base(req: &HttpRequest) -> String {
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
-}
-
-fn ok_json(value: &serde_json::Value) -> HttpResponse {
-    HttpResponse::Ok().json(value)
 }

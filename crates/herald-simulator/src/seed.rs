@@ -41,11 +41,11 @@ pub fn seeded_senders() -> &'static [SeededSender] {
     &SENDERS
 }
 
-/// Most senders [`crate::SimulatorConfig::extra_senders`] may add: their numbers run from `+15550003001` up,
+/// Most senders [`crate::simulator::SimulatorConfig::extra_senders`] may add: their numbers run from `+15550003001` up,
 /// and stay clear of the seeded ones and of each other below this count.
 pub const MAX_EXTRA_SENDERS: u32 = 1_000;
 
-/// A business number added beside the seeded ones with [`crate::SimulatorConfig::extra_senders`] (for
+/// A business number added beside the seeded ones with [`crate::simulator::SimulatorConfig::extra_senders`] (for
 /// benchmarks that need more senders): on the seeded business account, with its templates, and limited to
 /// the same throughput as the seeded senders.
 #[derive(Debug, Clone, PartialEq, Eq)]

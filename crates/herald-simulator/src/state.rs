@@ -7,7 +7,7 @@ use actix_web::web::Bytes;
 use chrono::{DateTime, TimeDelta, Utc};
 use rand::Rng as _;
 
-use crate::SentRecord;
+use crate::records::SentRecord;
 
 /// How long an inbound message keeps the service window open (docs/cloud-api.md §6).
 const SERVICE_WINDOW: TimeDelta = TimeDelta::hours(24);

@@ -1,7 +1,8 @@
 //! The account: plan, this month's usage against the quota, send rate, sender numbers.
 
-use crate::auth::{Owner, context};
+use crate::auth::context;
 use crate::error::PageError;
+use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::{HttpRequest, HttpResponse};
 use herald_domain::organization::AccountStatus;

@@ -1,8 +1,9 @@
 //! API keys: the list, creating one (shown once), disabling one (after a confirmation).
 
-use crate::auth::{CsrfForm, Owner, Posted};
+use crate::auth::{CsrfForm, Posted};
 use crate::error::PageError;
 use crate::pages::parse_id;
+use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};

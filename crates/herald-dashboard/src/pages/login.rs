@@ -1,10 +1,8 @@
 //! Login and logout.
 
-use crate::auth::{
-    LOGIN_COOKIE, SESSION_COOKIE, client_address, context, make_cookie, removal_cookie, same_token,
-    signed_cookie,
-};
+use crate::auth::{client_address, context, make_cookie, removal_cookie, same_token, signed_cookie};
 use crate::error::PageError;
+use crate::session::{LOGIN_COOKIE, SESSION_COOKIE};
 use crate::view;
 use actix_web::http::StatusCode;
 use actix_web::http::header::LOCATION;

@@ -1,8 +1,9 @@
 //! The message log with filters and paging, and one message with its history and the events sent for it.
 
-use crate::auth::{Owner, context};
+use crate::auth::context;
 use crate::error::PageError;
 use crate::pages::parse_id;
+use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{NaiveDate, TimeZone, Utc};

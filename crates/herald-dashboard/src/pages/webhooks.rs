@@ -1,10 +1,11 @@
 //! Webhook endpoints (create with the secret shown once, enable/disable, rotate, test) and their
 //! deliveries with every attempt, with a redeliver button.
 
-use crate::auth::{CsrfForm, Owner, Posted, context};
+use crate::auth::{CsrfForm, Posted, context};
 use crate::error::PageError;
 use crate::pages::keys::PlainForm;
 use crate::pages::parse_id;
+use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};

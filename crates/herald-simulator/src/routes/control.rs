@@ -10,8 +10,9 @@ use sha2::{Digest as _, Sha256};
 
 use super::inbound::Extras;
 use crate::callbacks::inbound_envelope;
+use crate::simulator::Simulator;
 use crate::state::{Direction, Media};
-use crate::{Simulator, wire};
+use crate::wire;
 
 /// `POST /simulator/control/inbound` body: exactly one content kind — a text (`text`), a file (`media`) or
 /// one of the kinds of [`Extras`] — plus, for any of them, an optional `context` and `referral`.
@@ -157,10 +158,10 @@ fn media_object(media: InboundMedia) -> Result<(&'static str, Map<String, Value>
     let bytes = STANDARD
         .decode(media.data_base64.as_bytes())
         .map_err(|e| format!("media.data_base64 is not base64: {e}"))?;
-    if bytes.is_empty() || bytes.len() > super::MAX_FILE_BYTES {
+    if bytes.is_empty() || bytes.len() > super::graph::MAX_FILE_BYTES {
         return Err(format!(
             "media.data_base64 must hold 1 to {} bytes",
-            super::MAX_FILE_BYTES
+            super::graph::MAX_FILE_BYTES
         ));
     }
     let digest = Sha256::digest(&bytes);

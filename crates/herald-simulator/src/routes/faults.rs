@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::Simulator;
+use crate::simulator::Simulator;
 
 /// The longest fault one call may set, so a forgotten trial cannot leave the network down for good.
 const MAX_SECONDS: u64 = 3_600;

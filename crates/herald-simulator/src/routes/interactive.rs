@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::shapes::{bad, check_media_ref, optional_text, required_array, required_object, required_text};
+use super::fields::{bad, check_media_ref, optional_text, required_array, required_object, required_text};
 use crate::error::GraphError;
 
 /// Body text of every interactive kind served here.

@@ -6,8 +6,8 @@ use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
-use crate::Simulator;
 use crate::error::GraphError;
+use crate::simulator::Simulator;
 use crate::state::Media;
 
 /// Accepted MIME types and their size caps (docs/cloud-api.md §2.3).
@@ -48,7 +48,7 @@ pub(crate) async fn upload(
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
     let (version, phone_number_id) = path.into_inner();
-    super::guard(&req, &simulator, &version)?;
+    super::graph::guard(&req, &simulator, &version)?;
     if simulator.sender_by_id(&phone_number_id).is_none() {
         return Err(GraphError::unknown_object(&phone_number_id, "post"));
     }
@@ -102,7 +102,7 @@ pub(crate) async fn upload(
         sha256,
         bytes,
     });
-    Ok(super::ok_json(&json!({ "id": id })))
+    Ok(super::graph::ok_json(&json!({ "id": id })))
 }
 
 #[derive(Debug, Deserialize)]
@@ -117,7 +117,7 @@ pub(crate) async fn retrieve(
     query: web::Query<Ownership>,
 ) -> Result<HttpResponse, GraphError> {
     let (version, media_id) = path.into_inner();
-    super::guard(&req, &simulator, &version)?;
+    super::graph::guard(&req, &simulator, &version)?;
     let media = simulator
         .state()
         .media(&media_id)
@@ -129,9 +129,9 @@ pub(crate) async fn retrieve(
                 .is_none_or(|owner| *owner == m.phone_number_id)
         })
         .ok_or_else(|| GraphError::unknown_object(&media_id, "get"))?;
-    Ok(super::ok_json(&json!({
+    Ok(super::graph::ok_json(&json!({
         "messaging_product": "whatsapp",
-        "url": format!("{}/simulator/media-download/{media_id}", super::own_base(&req)),
+        "url": format!("{}/simulator/media-download/{media_id}", super::graph::own_base(&req)),
         "mime_type": media.mime_type,
         "sha256": media.sha256,
         "file_size": media.bytes.len(),
@@ -144,7 +144,7 @@ pub(crate) async fn download(
     simulator: web::Data<Simulator>,
     path: web::Path<String>,
 ) -> Result<HttpResponse, GraphError> {
-    super::authorize(&req, &simulator)?;
+    super::graph::authorize(&req, &simulator)?;
     let media_id = path.into_inner();
     let media = simulator
         .state()
@@ -160,9 +160,9 @@ pub(crate) async fn delete(
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, GraphError> {
     let (version, media_id) = path.into_inner();
-    super::guard(&req, &simulator, &version)?;
+    super::graph::guard(&req, &simulator, &version)?;
     if simulator.state().delete_media(&media_id) {
-        Ok(super::ok_json(&json!({ "success": true })))
+        Ok(super::graph::ok_json(&json!({ "success": true })))
     } else {
         Err(GraphError::unknown_object(&media_id, "delete"))
     }

@@ -5,12 +5,14 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 
-use super::shapes;
+use super::{fields, shapes};
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
+use crate::records::{RecordKind, SentMedia, SentRecord};
 use crate::seed::{self, Body, Header, Template};
+use crate::simulator::Simulator;
 use crate::state::{Direction, Known};
-use crate::{RecordKind, SentMedia, SentRecord, Simulator, wire};
+use crate::wire;
 
 pub(crate) async fn send(
     req: HttpRequest,
@@ -19,7 +21,7 @@ pub(crate) async fn send(
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
     let (version, phone_number_id) = path.into_inner();
-    super::guard(&req, &simulator, &version)?;
+    super::graph::guard(&req, &simulator, &version)?;
     if let Some(status) = simulator.faults.send_status(Instant::now()) {
         return Err(super::faults::injected(status));
     }
@@ -149,7 +151,7 @@ pub(crate) async fn send(
     } else {
         json!({ "id": wamid })
     };
-    Ok(super::ok_json(&json!({
+    Ok(super::graph::ok_json(&json!({
         "messaging_product": "whatsapp",
         "contacts": [{ "input": to, "wa_id": recipient }],
         "messages": [message],
@@ -164,13 +166,13 @@ fn mark_read(
     request: &Value,
     fields: &Map<String, Value>,
 ) -> Result<HttpResponse, GraphError> {
-    let message_id = shapes::required_text(fields, "message_id", "message_id", usize::MAX)?;
+    let message_id = fields::required_text(fields, "message_id", "message_id", usize::MAX)?;
     let kind = match fields.get("typing_indicator") {
         None => RecordKind::Read,
         Some(Value::Object(indicator)) if indicator.get("type").and_then(Value::as_str) == Some("text") => {
             RecordKind::Typing
         }
-        Some(_) => return Err(shapes::bad("Param typing_indicator['type'] must be text")),
+        Some(_) => return Err(fields::bad("Param typing_indicator['type'] must be text")),
     };
     let mut state = simulator.state();
     let customer = match state.known(phone_number_id, message_id) {
@@ -194,7 +196,7 @@ fn mark_read(
         media: None,
         kind,
     });
-    Ok(super::ok_json(&json!({ "success": true })))
+    Ok(super::graph::ok_json(&json!({ "success": true })))
 }
 
 /// A reply's `context.message_id` and a reaction's `message_id` must name a message of this conversation

@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::GraphError;
-use crate::{Simulator, seed};
+use crate::seed;
+use crate::simulator::Simulator;
 
 const DEFAULT_LIMIT: usize = 25;
 const MAX_LIMIT: usize = 1000;
@@ -32,7 +33,7 @@ pub(crate) async fn list(
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, GraphError> {
     let (version, waba_id) = path.into_inner();
-    super::guard(&req, &simulator, &version)?;
+    super::graph::guard(&req, &simulator, &version)?;
     if !seed::seeded_senders().iter().any(|s| s.waba_id == waba_id) {
         return Err(GraphError::unknown_object(&waba_id, "get"));
     }
@@ -71,13 +72,13 @@ pub(crate) async fn list(
     let page = templates.get(start.min(end)..end).unwrap_or_default();
     let data: Vec<Value> = page.iter().map(|t| t.definition()).collect();
     if data.is_empty() {
-        return Ok(super::ok_json(&json!({ "data": [] })));
+        return Ok(super::graph::ok_json(&json!({ "data": [] })));
     }
 
     let mut paging = json!({
         "cursors": { "before": encode(start), "after": encode(end - 1) },
     });
-    let base = format!("{}{}", super::own_base(&req), req.path());
+    let base = format!("{}{}", super::graph::own_base(&req), req.path());
     let filters = filters(&query);
     if let Some(map) = paging.as_object_mut() {
         if end < templates.len() {
@@ -89,7 +90,7 @@ pub(crate) async fn list(
             map.insert("previous".to_owned(), json!(previous));
         }
     }
-    Ok(super::ok_json(&json!({ "data": data, "paging": paging })))
+    Ok(super::graph::ok_json(&json!({ "data": data, "paging": paging })))
 }
 
 /// Opaque cursors, base64 like Graph's, naming a position in the (filtered) listing.

@@ -1,0 +1,27 @@
+//! What the dashboard's handlers are given by the application.
+
+use crate::login_limits::LoginLimits;
+use actix_web::cookie::Key;
+use herald_domain::ports::{Clock, MessageStore};
+use herald_domain::usecases::{Admin, GetMessage, ListMessages, ManageWebhooks, MessageEvents, OwnerAccess};
+use std::sync::Arc;
+
+/// Everything the dashboard's handlers use, built by the application.
+pub struct DashboardContext {
+    /// Login, sessions, the account page and the events sent about a message.
+    pub access: OwnerAccess,
+    /// API keys: create, list, disable (scoped to the owner's organization).
+    pub admin: Admin,
+    pub list_messages: ListMessages,
+    pub get_message: GetMessage,
+    pub message_events: MessageEvents,
+    pub webhooks: ManageWebhooks,
+    /// Usage counts for the account page.
+    pub messages: Arc<dyn MessageStore>,
+    pub clock: Arc<dyn Clock>,
+    /// Signs the session and login cookies.
+    pub cookie_key: Key,
+    pub login_limits: LoginLimits,
+    /// Whose `X-Forwarded-For` names the client the login limit counts (`HERALD_TRUSTED_PROXIES`).
+    pub trusted_proxies: herald_domain::client_address::TrustedProxies,
+}
