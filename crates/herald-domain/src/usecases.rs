@@ -3,6 +3,7 @@
 mod admin;
 mod authenticate;
 mod callbacks;
+mod deliver_webhooks;
 mod dispatch;
 mod media;
 mod owner;
@@ -18,6 +19,7 @@ mod webhooks;
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
 pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
+pub use deliver_webhooks::{DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings};
 pub use dispatch::{
     DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
     DispatchedJob,
@@ -35,7 +37,4 @@ pub use queries::{
 pub use reseal::{Reseal, ResealReport};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
-pub use webhooks::{
-    DESCRIPTION_MAX_CHARS, DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings, EndpointPatch,
-    ManageWebhooks, WebhookError, check_description,
-};
+pub use webhooks::{DESCRIPTION_MAX_CHARS, EndpointPatch, ManageWebhooks, WebhookError, check_description};
