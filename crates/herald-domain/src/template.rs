@@ -9,6 +9,8 @@ use crate::time::Timestamp;
 use std::collections::BTreeSet;
 use std::fmt;
 
+pub mod definition;
+
 /// A template's name: 1 to 512 lowercase letters, digits and underscores (the network's rule).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TemplateName(String);
