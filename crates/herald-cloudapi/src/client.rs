@@ -38,6 +38,9 @@ pub struct CloudApiConfig {
     /// sender's token): `host` for the default port, or `host:port`. Meta answers with
     /// `lookaside.fbsbx.com` URLs; the simulator's lie under its own base, so they need no entry.
     pub media_download_hosts: Vec<String>,
+    /// The Meta app's id: template samples are uploaded through the app's resumable upload session
+    /// (`POST /{app-id}/uploads`). Without it a template can only name its samples by upload handle.
+    pub app_id: Option<String>,
 }
 
 impl CloudApiConfig {
@@ -52,6 +55,7 @@ impl CloudApiConfig {
             connect_timeout: std::time::Duration::from_secs(5),
             media_timeout: std::time::Duration::from_secs(600),
             media_download_hosts: vec![META_MEDIA_HOST.to_owned()],
+            app_id: None,
         }
     }
 }
@@ -127,6 +131,7 @@ pub struct CloudApiClient {
     sealer: Option<Arc<dyn SecretSealer>>,
     media_hosts: Arc<MediaHosts>,
     media_timeout: std::time::Duration,
+    app_id: Option<String>,
 }
 
 impl std::fmt::Debug for CloudApiClient {
@@ -186,6 +191,7 @@ impl CloudApiClient {
             sealer: None,
             media_hosts,
             media_timeout: config.media_timeout,
+            app_id: config.app_id,
         })
     }
 
@@ -534,6 +540,7 @@ impl MessagingNetwork for CloudApiClient {
 }
 
 mod failures;
+mod review;
 use failures::{
     download_refused, error_response, idempotent, lookup_error, media_not_found, transport_error,
     unreadable_success,

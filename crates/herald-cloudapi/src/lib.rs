@@ -16,6 +16,7 @@ mod callback;
 mod client;
 mod errors;
 mod signature;
+mod template_wire;
 mod templates;
 mod wire;
 mod wire_kinds;

@@ -15,6 +15,7 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 pub const VERSION: &str = "v23.0";
 pub const PHONE_NUMBER_ID: &str = "106540352242922";
 pub const WABA_ID: &str = "102290129340398";
+pub const APP_ID: &str = "987654321012345";
 pub const TOKEN: &str = "test-token-not-a-secret";
 pub const MESSAGE_ID: &str = "msg_01J0000000000000000000000A";
 pub const WAMID: &str = "wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI1RjQyNUE3NEYxMzAzMzQ5MkEA";
@@ -28,6 +29,7 @@ pub fn config(base_url: &str) -> CloudApiConfig {
         connect_timeout: Duration::from_secs(2),
         media_timeout: Duration::from_secs(60),
         media_download_hosts: vec![herald_cloudapi::META_MEDIA_HOST.to_owned()],
+        app_id: Some(APP_ID.to_owned()),
     }
 }
 

@@ -17,5 +17,6 @@ mod media;
 mod send;
 mod signature;
 mod simulator;
+mod template_review;
 mod templates;
 mod tokens;
