@@ -60,6 +60,9 @@ pub struct SimulatorArgs {
     /// id `1000000003`), `+15550003002` (`1000000004`), … on the seeded business account.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=i64::from(herald_simulator::MAX_EXTRA_SENDERS)))]
     pub extra_senders: u32,
+    /// How long a created or edited template stays `PENDING` before the simulator's review decides.
+    #[arg(long, default_value_t = 1_000)]
+    pub template_review_ms: u64,
 }
 
 /// Which parts of Herald a process runs.

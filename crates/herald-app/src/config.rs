@@ -73,6 +73,8 @@ pub struct Settings {
     #[serde(serialize_with = "redact_credentials")]
     pub cloud_api_base_url: String,
     pub graph_api_version: String,
+    /// The Meta app's id, through whose resumable upload template samples reach the network.
+    pub cloud_api_app_id: Option<String>,
     /// Signs the network's callbacks (`X-Hub-Signature-256`).
     #[serde(serialize_with = "redact")]
     pub app_secret: Option<SecretString>,
@@ -144,6 +146,8 @@ pub struct Settings {
     /// Business numbers the in-process simulator serves beside its two seeded ones, for benchmarks
     /// (`herald_simulator::extra_senders`; at most `herald_simulator::MAX_EXTRA_SENDERS`).
     pub simulator_extra_senders: u32,
+    /// How long a template created through the in-process simulator stays `PENDING`, milliseconds.
+    pub simulator_template_review_ms: u64,
     /// How long a queued message of a suspended organization waits before it is looked at again, seconds.
     pub dispatch_hold_seconds: i64,
     /// How often templates are synced from the network, seconds.
@@ -225,6 +229,7 @@ impl Default for Settings {
             simulator_public: false,
             cloud_api_base_url: "https://graph.facebook.com".into(),
             graph_api_version: "v23.0".into(),
+            cloud_api_app_id: None,
             app_secret: None,
             verify_token: None,
             encryption_key: None,
@@ -256,6 +261,7 @@ impl Default for Settings {
             dispatch_base_backoff_ms: 2_000,
             simulator_duplicate_callbacks: false,
             simulator_extra_senders: 0,
+            simulator_template_review_ms: 1_000,
             template_sync_interval_seconds: 600,
             dispatch_hold_seconds: 30,
             webhook_loops: 2,

@@ -105,6 +105,7 @@ async fn simulator(args: &herald_app::cli::SimulatorArgs) -> anyhow::Result<()> 
         callback_url: args.callback.clone(),
         throughput_per_sender: args.throughput,
         extra_senders: args.extra_senders,
+        template_review_ms: args.template_review_ms,
         ..herald_simulator::SimulatorConfig::default()
     });
     let (server, port) = herald_simulator::standalone(&args.listen, simulator)?;

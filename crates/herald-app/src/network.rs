@@ -65,6 +65,7 @@ pub(crate) fn connect_network(
                     ),
                     duplicate_callbacks: settings.simulator_duplicate_callbacks,
                     extra_senders: settings.simulator_extra_senders,
+                    template_review_ms: settings.simulator_template_review_ms,
                     ..SimulatorConfig::default()
                 })
             });
@@ -86,6 +87,7 @@ pub(crate) fn connect_network(
     let mut network_config = CloudApiConfig::new(network_base, settings.graph_api_version.clone());
     network_config.default_access_token = default_token;
     network_config.media_timeout = settings.media_transfer_timeout();
+    network_config.app_id.clone_from(&settings.cloud_api_app_id);
     let network: Arc<dyn MessagingNetwork> =
         Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
     Ok((simulator, network))

@@ -183,6 +183,10 @@ enum Job {
         envelope: Value,
         done: oneshot::Sender<bool>,
     },
+    Later {
+        envelope: Value,
+        delay_ms: u64,
+    },
 }
 
 struct Context {
@@ -227,6 +231,11 @@ impl Dispatcher {
         let (done, result) = oneshot::channel();
         self.send(Job::Inbound { envelope, done });
         result.await.unwrap_or(false)
+    }
+
+    /// Delivers an envelope once `delay_ms` have passed (a template review's outcome).
+    pub(crate) fn later(&self, envelope: Value, delay_ms: u64) {
+        self.send(Job::Later { envelope, delay_ms });
     }
 
     fn send(&self, job: Job) {
@@ -274,6 +283,10 @@ async fn handle(context: Arc<Context>, job: Job) {
         Job::Inbound { envelope, done } => {
             let delivered = deliver(&context, &envelope).await;
             let _ = done.send(delivered);
+        }
+        Job::Later { envelope, delay_ms } => {
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            deliver(&context, &envelope).await;
         }
         Job::Statuses {
             plan,

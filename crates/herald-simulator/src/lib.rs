@@ -12,6 +12,7 @@ mod callbacks;
 mod error;
 mod faults;
 mod records;
+mod review;
 mod routes;
 mod seed;
 mod simulator;

@@ -9,6 +9,7 @@ mod interactive;
 mod media;
 mod messages;
 mod shapes;
+mod template_review;
 mod templates;
 
 use std::sync::Arc;
@@ -49,12 +50,20 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>)
             )
             .service(
                 web::resource(r"/{version:v\d+\.\d+}/{waba_id}/message_templates")
-                    .route(web::get().to(templates::list)),
+                    .route(web::get().to(templates::list))
+                    .route(web::post().to(template_review::create))
+                    .route(web::delete().to(template_review::delete)),
+            )
+            .service(
+                web::resource(r"/{version:v\d+\.\d+}/{app_id}/uploads")
+                    .route(web::post().to(template_review::start_upload)),
             )
             .service(
                 web::resource(r"/{version:v\d+\.\d+}/{media_id}")
+                    .app_data(web::PayloadConfig::new(MAX_UPLOAD_BYTES))
                     .route(web::get().to(media::retrieve))
-                    .route(web::delete().to(media::delete)),
+                    .route(web::delete().to(media::delete))
+                    .route(web::post().to(template_review::post_object)),
             )
             .default_service(web::to(unknown_path)),
     );

@@ -36,6 +36,8 @@ pub struct SimulatorConfig {
     /// Senders served beside the two seeded ones, for benchmarks (default 0, at most
     /// [`MAX_EXTRA_SENDERS`]); their numbers and ids are [`extra_senders`]`(n)`.
     pub extra_senders: u32,
+    /// How long a created or edited template stays `PENDING` before the review's outcome (default 1,000 ms).
+    pub template_review_ms: u64,
 }
 
 impl Default for SimulatorConfig {
@@ -50,6 +52,7 @@ impl Default for SimulatorConfig {
             reorder_callbacks: false,
             graph_version_prefix: true,
             extra_senders: 0,
+            template_review_ms: 1000,
         }
     }
 }

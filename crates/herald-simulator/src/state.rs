@@ -8,6 +8,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use rand::Rng as _;
 
 use crate::records::SentRecord;
+use crate::review::Created;
 
 /// How long an inbound message keeps the service window open (docs/cloud-api.md §6).
 const SERVICE_WINDOW: TimeDelta = TimeDelta::hours(24);
@@ -42,6 +43,11 @@ pub(crate) struct State {
     /// replies (`context`), reactions and read receipts must name one of them.
     messages: HashMap<(String, String), Known>,
     pub(crate) sent: Vec<SentRecord>,
+    /// Templates created through the simulator, in creation order.
+    pub(crate) created: Vec<Created>,
+    next_template: u64,
+    /// Open resumable upload sessions (`upload:…`) and the handles of finished ones.
+    pub(crate) upload_sessions: Vec<String>,
 }
 
 /// Which way a message known to the simulator went.
@@ -74,6 +80,9 @@ impl State {
             next_media_id,
             messages: HashMap::new(),
             sent: Vec::new(),
+            created: Vec::new(),
+            next_template: 0,
+            upload_sessions: Vec::new(),
         }
     }
 
@@ -140,6 +149,12 @@ impl State {
 
     pub(crate) fn media(&self, id: &str) -> Option<&Media> {
         self.media.get(id)
+    }
+
+    /// A new template id, numeric like Graph's and apart from the seeded `30000000nn` ones.
+    pub(crate) fn next_template_id(&mut self) -> String {
+        self.next_template += 1;
+        format!("31{:08}", self.next_template)
     }
 
     pub(crate) fn delete_media(&mut self, id: &str) -> bool {

@@ -9,7 +9,8 @@ use super::{fields, shapes};
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
 use crate::records::{RecordKind, SentMedia, SentRecord};
-use crate::seed::{self, Body, Header, Template};
+use crate::review::{BodyParams, Expected};
+use crate::seed::{self, Header};
 use crate::simulator::Simulator;
 use crate::state::{Direction, Known};
 use crate::wire;
@@ -63,7 +64,11 @@ pub(crate) async fn send(
 
     let now = chrono::Utc::now();
     let template = if kind == "template" {
-        Some(check_template(sender.waba_id, fields.get("template"))?)
+        Some(check_template(
+            &simulator,
+            sender.waba_id,
+            fields.get("template"),
+        )?)
     } else {
         if !simulator.state().window_open(&phone_number_id, &recipient, now) {
             return Err(GraphError::re_engagement());
@@ -102,7 +107,7 @@ pub(crate) async fn send(
     } else {
         vec![Step::Sent, Step::Delivered]
     };
-    let pricing = match template {
+    let pricing = match &template {
         Some(t) => Pricing {
             billable: true,
             kind: "regular",
@@ -327,8 +332,32 @@ fn fits(kind: &str, mime_type: &str) -> bool {
     }
 }
 
+/// What a send of this template must give: a seeded template, or one created through the simulator.
+fn expected(simulator: &Simulator, waba_id: &str, name: &str, language: &str) -> Option<Expected> {
+    if let Some(seeded) = seed::template(waba_id, name, language) {
+        return Some(Expected {
+            status: seeded.status.to_owned(),
+            category: seeded.category.to_owned(),
+            header: seeded.header,
+            body: seeded.body.into(),
+            url_button: seeded.url_button,
+        });
+    }
+    let now = chrono::Utc::now();
+    simulator
+        .state()
+        .created
+        .iter()
+        .find(|t| t.waba_id == waba_id && t.name == name && t.language == language)
+        .map(|t| t.expected(now))
+}
+
 /// Finds the approved template and checks the send-time components against its definition.
-fn check_template(waba_id: &str, object: Option<&Value>) -> Result<&'static Template, GraphError> {
+fn check_template(
+    simulator: &Simulator,
+    waba_id: &str,
+    object: Option<&Value>,
+) -> Result<Expected, GraphError> {
     let object = object.and_then(Value::as_object);
     let name = object
         .and_then(|o| o.get("name"))
@@ -339,9 +368,9 @@ fn check_template(waba_id: &str, object: Option<&Value>) -> Result<&'static Temp
         .and_then(|l| l.get("code"))
         .and_then(Value::as_str)
         .ok_or_else(|| GraphError::invalid_parameter("Param template['language']['code'] is required"))?;
-    let template = seed::template(waba_id, name, language)
+    let template = expected(simulator, waba_id, name, language)
         .ok_or_else(|| GraphError::template_missing(name, language))?;
-    match template.status {
+    match template.status.as_str() {
         "APPROVED" => {}
         "PAUSED" => return Err(GraphError::template_paused(name)),
         _ => return Err(GraphError::template_missing(name, language)),
@@ -377,7 +406,7 @@ fn check_template(waba_id: &str, object: Option<&Value>) -> Result<&'static Temp
         }
     }
     check_header(template.header, &header)?;
-    check_body(template.body, &body)?;
+    check_body(&template.body, &body)?;
     check_buttons(template.url_button, &buttons)?;
     Ok(template)
 }
@@ -439,7 +468,7 @@ fn check_header(expected: Header, params: &[&Value]) -> Result<(), GraphError> {
     }
 }
 
-fn check_body(expected: Body, params: &[&Value]) -> Result<(), GraphError> {
+fn check_body(expected: &BodyParams, params: &[&Value]) -> Result<(), GraphError> {
     for param in params {
         match param_type(param) {
             "text" if param.get("text").is_some_and(Value::is_string) => {}
@@ -452,14 +481,14 @@ fn check_body(expected: Body, params: &[&Value]) -> Result<(), GraphError> {
         }
     }
     match expected {
-        Body::Positional(n) if params.len() == n => Ok(()),
-        Body::Positional(n) => Err(count_mismatch("body", params.len(), n)),
-        Body::Named(names) => {
+        BodyParams::Positional(n) if params.len() == *n => Ok(()),
+        BodyParams::Positional(n) => Err(count_mismatch("body", params.len(), *n)),
+        BodyParams::Named(names) => {
             let mut received: Vec<&str> = params
                 .iter()
                 .filter_map(|p| p.get("parameter_name").and_then(Value::as_str))
                 .collect();
-            let mut wanted = names.to_vec();
+            let mut wanted: Vec<&str> = names.iter().map(String::as_str).collect();
             received.sort_unstable();
             wanted.sort_unstable();
             if received.len() == params.len() && received == wanted {

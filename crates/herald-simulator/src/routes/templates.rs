@@ -45,15 +45,30 @@ pub(crate) async fn list(
             .filter(|n| (1..=MAX_LIMIT).contains(n))
             .ok_or_else(|| GraphError::invalid_parameter("Param limit must be a positive integer"))?,
     };
-    let matches = |wanted: &Option<String>, actual: &str| {
+    let matches = |wanted: &Option<String>, definition: &Value, key: &str| {
+        let actual = definition.get(key).and_then(Value::as_str).unwrap_or_default();
         wanted.as_deref().is_none_or(|w| w.eq_ignore_ascii_case(actual))
     };
-    let templates: Vec<&seed::Template> = seed::templates_of(&waba_id)
+    // The seeded templates, then those created through the simulator, each as the listing shows it now.
+    let now = chrono::Utc::now();
+    let mut all: Vec<Value> = seed::templates_of(&waba_id)
         .iter()
+        .map(seed::Template::definition)
+        .collect();
+    all.extend(
+        simulator
+            .state()
+            .created
+            .iter()
+            .filter(|t| t.waba_id == waba_id)
+            .map(|t| t.definition(now)),
+    );
+    let templates: Vec<Value> = all
+        .into_iter()
         .filter(|t| {
-            matches(&query.name, t.name)
-                && matches(&query.status, t.status)
-                && matches(&query.language, t.language)
+            matches(&query.name, t, "name")
+                && matches(&query.status, t, "status")
+                && matches(&query.language, t, "language")
         })
         .collect();
 
@@ -70,7 +85,7 @@ pub(crate) async fn list(
     };
     let end = end.min(templates.len());
     let page = templates.get(start.min(end)..end).unwrap_or_default();
-    let data: Vec<Value> = page.iter().map(|t| t.definition()).collect();
+    let data: Vec<Value> = page.to_vec();
     if data.is_empty() {
         return Ok(super::graph::ok_json(&json!({ "data": [] })));
     }

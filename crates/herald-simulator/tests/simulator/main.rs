@@ -19,4 +19,5 @@ mod interactive;
 mod media;
 mod message_kinds;
 mod messages;
+mod template_review;
 mod templates;
