@@ -223,7 +223,7 @@ impl Budget {
         let overhead = (MAX_PARTS * (TEXT_PART_LIMIT + PART_HEADERS_LIMIT)) as u64;
         Self {
             limit: max_file_bytes
-                .min(LARGEST_FILE_KIND.max_bytes())
+                .min(LARGEST_FILE_KIND.max_bytes(false))
                 .saturating_add(overhead),
             used: 0,
         }
