@@ -41,7 +41,10 @@ async fn assert_delivered_by_id(app: &NetApp, id: &str, kind: &str) {
 
 async fn upload(app: &NetApp, bytes: Vec<u8>, name: &str, mime: &str) -> Value {
     let response = app
-        .post_form("/api/v1/media", Form::new().part("file", file_part(bytes, name, mime)))
+        .post_form(
+            "/api/v1/media",
+            Form::new().part("file", file_part(bytes, name, mime)),
+        )
         .await;
     assert_eq!(response.status(), 201, "{}", response.text().await.unwrap());
     response.json().await.unwrap()
@@ -54,7 +57,13 @@ async fn audio_and_stickers_are_delivered_in_metas_shape(db: Db) {
     // Uploaded once, sent by `media_id`: the upload's kind is the message's.
     let cases = [
         (files::ogg_opus(), "voice.ogg", "audio/ogg", "audio", "audio/ogg"),
-        (files::webp_animated(), "party.webp", "image/webp", "sticker", "image/webp"),
+        (
+            files::webp_animated(),
+            "party.webp",
+            "image/webp",
+            "sticker",
+            "image/webp",
+        ),
     ];
     for (bytes, name, declared, kind, judged) in cases {
         let stored = upload(&app, bytes.clone(), name, declared).await;
@@ -131,9 +140,27 @@ async fn each_kind_is_held_to_its_own_limit(db: Db) {
     let app = spawn(db, |_| {}, 80).await;
     app.open_window_with(RECIPIENT).await;
     let cases = [
-        (files::webp_static(), 100_001, "image/webp", "a static sticker", "100000"),
-        (files::webp_animated(), 500_001, "image/webp", "an animated sticker", "500000"),
-        (files::ogg_opus(), 17 * MB, "audio/ogg", "an audio file", "16000000"),
+        (
+            files::webp_static(),
+            100_001,
+            "image/webp",
+            "a static sticker",
+            "100000",
+        ),
+        (
+            files::webp_animated(),
+            500_001,
+            "image/webp",
+            "an animated sticker",
+            "500000",
+        ),
+        (
+            files::ogg_opus(),
+            17 * MB,
+            "audio/ogg",
+            "an audio file",
+            "16000000",
+        ),
     ];
     for (head, len, mime, what, limit) in cases {
         if let Some(problem) = send_oversized(&app, head, len, mime).await {
@@ -174,17 +201,14 @@ async fn captions_other_oggs_and_template_headers_are_refused(db: Db) {
     for (extra, value) in [("caption", "Listen"), ("filename", "voice.ogg")] {
         let mut body = json!({ "to": RECIPIENT, "media_id": stored["id"] });
         body[extra] = value.into();
-        let response = app
-            .post_response("/api/v1/messages/send-file", &body)
-            .await;
+        let response = app.post_response("/api/v1/messages/send-file", &body).await;
         let problem = assert_problem(response, 422, "validation_failed").await;
         assert_eq!(problem["errors"][0]["field"], extra, "{problem}");
     }
 
     // Ogg is taken with the Opus codec only.
     for path in ["/api/v1/media", "/api/v1/messages/send-file"] {
-        let mut form =
-            Form::new().part("file", file_part(files::ogg_vorbis(), "song.ogg", "audio/ogg"));
+        let mut form = Form::new().part("file", file_part(files::ogg_vorbis(), "song.ogg", "audio/ogg"));
         if path.ends_with("send-file") {
             form = form.text("to", RECIPIENT);
         }
@@ -204,9 +228,7 @@ async fn captions_other_oggs_and_template_headers_are_refused(db: Db) {
     let form = Form::new()
         .text("template", template.to_string())
         .part("file", file_part(files::ogg_opus(), "voice.ogg", "audio/ogg"));
-    let response = app
-        .post_form("/api/v1/messages/send-template-media", form)
-        .await;
+    let response = app.post_form("/api/v1/messages/send-template-media", form).await;
     assert_problem(response, 422, "header_media_mismatch").await;
     let response = app
         .post_response(

@@ -46,11 +46,14 @@ pub enum Unsupported {
     Other,
 }
 
+/// Whether the first bytes of a file are of one type.
+type Matcher = fn(&[u8]) -> bool;
+
 /// Types `infer` is weak on, judged by this crate's own strict matchers, in order: `infer` has no 3GPP
 /// matcher and its MP4 one does not know the 3GPP brands, and its audio and WebP matchers are loose (an
 /// MP3 is any `FF FB`, an Ogg any `OggS`, a WebP any `WEBP` at byte 8). None of these types is ever taken
 /// from `infer`'s verdict, so a file one of them refuses cannot slip in through a looser built-in check.
-const OWN_MATCHERS: [(MediaKind, &str, fn(&[u8]) -> bool); 7] = [
+const OWN_MATCHERS: [(MediaKind, &str, Matcher); 7] = [
     (MediaKind::Video, "video/3gpp", is_3gpp),
     (MediaKind::Audio, "audio/ogg", is_ogg_opus),
     (MediaKind::Audio, "audio/amr", is_amr),

@@ -77,7 +77,11 @@ pub enum UploadError {
     /// Bigger than its kind allows (`413 payload_too_large`); the rest of the body was not read.
     /// `animated` says which of a sticker's two limits applied.
     #[error("{} is larger than {limit} bytes", kind.a_file(*animated))]
-    TooLarge { kind: MediaKind, animated: bool, limit: u64 },
+    TooLarge {
+        kind: MediaKind,
+        animated: bool,
+        limit: u64,
+    },
     /// The upload already failed; it takes no more bytes.
     #[error("the upload already failed")]
     Closed,
@@ -278,7 +282,15 @@ impl From<UploadError> for herald_domain::ports::UploadError {
         match error {
             UploadError::Empty => Port::Empty,
             UploadError::Unsupported(unsupported) => Port::Unsupported(unsupported.to_string()),
-            UploadError::TooLarge { kind, animated, limit } => Port::TooLarge { kind, animated, limit },
+            UploadError::TooLarge {
+                kind,
+                animated,
+                limit,
+            } => Port::TooLarge {
+                kind,
+                animated,
+                limit,
+            },
             UploadError::Closed => Port::Closed,
             UploadError::Io(error) => Port::Io(error),
         }

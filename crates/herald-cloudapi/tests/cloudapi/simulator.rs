@@ -136,8 +136,18 @@ async fn audio_and_a_sticker_upload_then_send_by_id() {
     inbound(&sim, None).await; // opens the service window
     // The simulator takes an upload's declared type, as Meta does; Herald judges the bytes before.
     let files: [(MediaKind, &[u8], &str, &str); 2] = [
-        (MediaKind::Audio, b"OggS\0\x02 an opus voice note", "audio/ogg", "voice.ogg"),
-        (MediaKind::Sticker, b"RIFF\x1a\0\0\0WEBPVP8L a sticker", "image/webp", "party.webp"),
+        (
+            MediaKind::Audio,
+            b"OggS\0\x02 an opus voice note",
+            "audio/ogg",
+            "voice.ogg",
+        ),
+        (
+            MediaKind::Sticker,
+            b"RIFF\x1a\0\0\0WEBPVP8L a sticker",
+            "image/webp",
+            "party.webp",
+        ),
     ];
     for (n, (kind, bytes, mime_type, filename)) in files.into_iter().enumerate() {
         let mut file = tempfile::tempfile().unwrap();

@@ -29,7 +29,11 @@ pub enum UploadError {
     /// (`413 payload_too_large`); the rest was not read. `animated` says which of a sticker's two limits
     /// applied (see [`MediaKind::max_bytes`]).
     #[error("{} is larger than {limit} bytes", kind.a_file(*animated))]
-    TooLarge { kind: MediaKind, animated: bool, limit: u64 },
+    TooLarge {
+        kind: MediaKind,
+        animated: bool,
+        limit: u64,
+    },
     /// The upload already failed; it takes no more bytes.
     #[error("the upload already failed")]
     Closed,

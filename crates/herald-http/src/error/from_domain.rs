@@ -81,10 +81,18 @@ impl From<UploadError> for ApiError {
             UploadError::Empty => Self::field("file", "the file is empty"),
             UploadError::Unsupported(detail) => Self::UnsupportedFileType(capitalized(&detail)),
             // A limit below the kind's own is the plan's (the upload was held to both).
-            UploadError::TooLarge { kind, animated, limit } if limit < kind.max_bytes(animated) => {
-                Self::FileTooLarge(format!("The file is larger than the plan's limit of {limit} bytes"))
-            }
-            UploadError::TooLarge { kind, animated, limit } => Self::FileTooLarge(format!(
+            UploadError::TooLarge {
+                kind,
+                animated,
+                limit,
+            } if limit < kind.max_bytes(animated) => Self::FileTooLarge(format!(
+                "The file is larger than the plan's limit of {limit} bytes"
+            )),
+            UploadError::TooLarge {
+                kind,
+                animated,
+                limit,
+            } => Self::FileTooLarge(format!(
                 "The file is {} of more than the {limit} bytes the network allows",
                 kind.a_file(animated)
             )),

@@ -6,8 +6,8 @@ use std::path::Path;
 
 // The accepted kinds come from herald-testkit, shared with the end-to-end tests.
 pub use herald_testkit::files::{
-    aac_adts, amr, elf, iso_media, jpeg, m4a, mp3_frame, mp3_id3, mp4 as mp4_isom, ogg_opus, ogg_vorbis,
-    pdf, png, three_gp, webp_animated, webp_lossless, webp_static,
+    aac_adts, amr, elf, iso_media, jpeg, m4a, mp3_frame, mp3_id3, mp4 as mp4_isom, ogg_opus, ogg_vorbis, pdf,
+    png, three_gp, webp_animated, webp_lossless, webp_static,
 };
 
 pub fn mp4_mp42() -> Vec<u8> {
@@ -34,7 +34,9 @@ pub fn wav() -> Vec<u8> {
     let mut out = b"RIFF".to_vec();
     out.extend_from_slice(&[36, 0, 0, 0]);
     out.extend_from_slice(b"WAVEfmt ");
-    out.extend_from_slice(&[16, 0, 0, 0, 1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0]);
+    out.extend_from_slice(&[
+        16, 0, 0, 0, 1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0,
+    ]);
     out
 }
 

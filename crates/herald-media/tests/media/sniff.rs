@@ -91,11 +91,23 @@ fn a_pdf_marker_after_other_bytes_is_not_a_document() {
 
 #[test]
 fn audio_types_are_judged_from_their_bytes() {
-    assert_eq!(sniff(&fixtures::ogg_opus()), verdict(MediaKind::Audio, "audio/ogg"));
+    assert_eq!(
+        sniff(&fixtures::ogg_opus()),
+        verdict(MediaKind::Audio, "audio/ogg")
+    );
     assert_eq!(sniff(&fixtures::amr()), verdict(MediaKind::Audio, "audio/amr"));
-    assert_eq!(sniff(&fixtures::mp3_id3()), verdict(MediaKind::Audio, "audio/mpeg"));
-    assert_eq!(sniff(&fixtures::mp3_frame()), verdict(MediaKind::Audio, "audio/mpeg"));
-    assert_eq!(sniff(&fixtures::aac_adts()), verdict(MediaKind::Audio, "audio/aac"));
+    assert_eq!(
+        sniff(&fixtures::mp3_id3()),
+        verdict(MediaKind::Audio, "audio/mpeg")
+    );
+    assert_eq!(
+        sniff(&fixtures::mp3_frame()),
+        verdict(MediaKind::Audio, "audio/mpeg")
+    );
+    assert_eq!(
+        sniff(&fixtures::aac_adts()),
+        verdict(MediaKind::Audio, "audio/aac")
+    );
     // The `M4A ` brand is audio; the video brands beside it stay video.
     assert_eq!(sniff(&fixtures::m4a()), verdict(MediaKind::Audio, "audio/mp4"));
     assert_eq!(

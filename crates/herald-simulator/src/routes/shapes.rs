@@ -144,7 +144,10 @@ pub(crate) fn check_object(kind: &str, fields: &Map<String, Value>) -> Result<()
         // answer to one is not documented; the simulator refuses it, so a client that sends one shows up.
         "audio" | "sticker" => {
             check_media_ref(object, kind)?;
-            match ["caption", "filename"].into_iter().find(|name| object.contains_key(*name)) {
+            match ["caption", "filename"]
+                .into_iter()
+                .find(|name| object.contains_key(*name))
+            {
                 Some(name) => Err(bad(format!(
                     "Param {kind}['{name}'] is not a parameter of a {kind} message"
                 ))),

@@ -220,12 +220,19 @@ fn sqlite_media_kinds_rebuild_keeps_rows_order_columns_and_indexes() {
 
     conn.run_pending_migrations(MIGRATIONS).unwrap();
 
-    assert_eq!(lines(&mut conn, ROWS), rows, "every row, every column, in rowid order");
+    assert_eq!(
+        lines(&mut conn, ROWS),
+        rows,
+        "every row, every column, in rowid order"
+    );
     assert_eq!(lines(&mut conn, COLUMNS), columns);
     assert_eq!(lines(&mut conn, INDEXES), indexes);
     insert(&mut conn, "med_s", "sticker").unwrap();
     insert(&mut conn, "med_o", "audio").unwrap();
-    assert!(insert(&mut conn, "med_x", "gif").is_err(), "the CHECK still holds");
+    assert!(
+        insert(&mut conn, "med_x", "gif").is_err(),
+        "the CHECK still holds"
+    );
     assert!(
         insert(&mut conn, "med_a", "audio").is_err(),
         "the primary key still holds"

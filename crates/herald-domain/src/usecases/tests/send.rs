@@ -1808,13 +1808,21 @@ mod media_sends {
     #[test]
     fn a_caption_or_filename_on_a_stored_audio_file_is_refused_once_its_kind_is_known() {
         let mut ports = Ports::new();
-        ports.allow_rate().senders(two_senders()).never_window().never_accept();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_window()
+            .never_accept();
         knows(
             &mut ports,
             Some(MediaRecord::Uploaded(uploaded(9, MediaKind::Audio, now()))),
         );
         // The adapter could not tell a `media_id` is audio; the stored file does.
-        let mut draft = media_draft(MediaKind::Document, MediaSource::Stored(media_id(9)), Some("a.ogg"));
+        let mut draft = media_draft(
+            MediaKind::Document,
+            MediaSource::Stored(media_id(9)),
+            Some("a.ogg"),
+        );
         if let MessageContent::Media { caption, .. } = &mut draft.content {
             *caption = Some(crate::values::Caption::parse("hello").unwrap());
         }
@@ -1832,7 +1840,11 @@ mod media_sends {
     #[test]
     fn a_sticker_sent_with_a_caption_is_refused_and_its_file_is_not_kept() {
         let mut ports = Ports::new();
-        ports.allow_rate().senders(two_senders()).never_window().never_accept();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_window()
+            .never_accept();
         ports.files.expect_commit().times(0);
         ports.catalog.expect_insert_media().times(0);
         let (upload, path) = staged(MediaKind::Sticker, 10);
