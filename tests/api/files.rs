@@ -29,7 +29,7 @@ on_both_stores!(
 const RECIPIENT: &str = "+15551230001";
 const MB: usize = 1_000_000;
 
-fn file_part(bytes: Vec<u8>, name: &str, mime: &str) -> Part {
+pub(crate) fn file_part(bytes: Vec<u8>, name: &str, mime: &str) -> Part {
     Part::bytes(bytes)
         .file_name(name.to_owned())
         .mime_str(mime)
@@ -47,7 +47,7 @@ impl NetApp {
             .unwrap()
     }
 
-    async fn accepted_form(&self, path: &str, form: Form) -> Value {
+    pub(crate) async fn accepted_form(&self, path: &str, form: Form) -> Value {
         let response = self.post_form(path, form).await;
         assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
         response.json().await.unwrap()
@@ -55,7 +55,7 @@ impl NetApp {
 
     /// Opens the service window with `number` the way the network does: the simulator delivers an inbound
     /// message from it (so the simulator's own window check passes too), and Herald records it.
-    async fn open_window_with(&self, number: &str) {
+    pub(crate) async fn open_window_with(&self, number: &str) {
         let response = self
             .http
             .post(format!("{}/simulator/control/inbound", self.base))
@@ -80,7 +80,7 @@ impl NetApp {
     }
 
     /// The request body of the send the simulator received for `message_id`, as it came over the wire.
-    async fn sent_for(&self, message_id: &str) -> Value {
+    pub(crate) async fn sent_for(&self, message_id: &str) -> Value {
         self.simulator_sent()
             .await
             .into_iter()
@@ -89,11 +89,11 @@ impl NetApp {
             .clone()
     }
 
-    fn media_root(&self) -> &Path {
+    pub(crate) fn media_root(&self) -> &Path {
         self.services.files.root()
     }
 
-    async fn message_count(&self) -> usize {
+    pub(crate) async fn message_count(&self) -> usize {
         self.get("/api/v1/messages?limit=200").await["data"]
             .as_array()
             .unwrap()
@@ -102,7 +102,7 @@ impl NetApp {
 }
 
 /// Files stored under the media root, staging included (each `(dir/name, size)`).
-fn files_under(root: &Path) -> Vec<String> {
+pub(crate) fn files_under(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let Ok(dirs) = std::fs::read_dir(root) else {
         return out;
@@ -427,7 +427,7 @@ async fn spoofed_files_are_refused_and_leave_nothing_behind(db: Db) {
 }
 
 /// A body that starts as a file of some kind and goes on (zeros) for `len` bytes, generated as it is sent.
-fn streamed(head: Vec<u8>, len: usize) -> reqwest::Body {
+pub(crate) fn streamed(head: Vec<u8>, len: usize) -> reqwest::Body {
     let chunk = 256 * 1024;
     let mut sent = 0_usize;
     let mut head = Some(head);

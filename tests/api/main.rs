@@ -14,6 +14,7 @@
 
 #[macro_use]
 mod helpers;
+mod audio_stickers;
 mod browser;
 mod dashboard;
 mod files;

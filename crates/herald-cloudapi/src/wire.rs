@@ -26,7 +26,11 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
             caption,
         } => {
             let mut object = media_object(attachment, media)?;
-            if let Some(caption) = caption {
+            // Audio and stickers take no caption on the network (docs/cloud-api.md §1.2); the domain
+            // refuses one, and the wire never carries one either.
+            if let Some(caption) = caption
+                && attachment.kind.takes_caption()
+            {
                 object.insert("caption".into(), Value::from(caption.as_str()));
             }
             (attachment.kind.as_str(), Value::Object(object))

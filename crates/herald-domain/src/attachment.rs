@@ -4,44 +4,87 @@ use crate::error::InvalidValue;
 use crate::ids::MediaId;
 use crate::values::{FileName, MediaLink};
 
-/// The three kinds of file a message can carry.
+/// The kinds of file a message can carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MediaKind {
     Document,
     Image,
     Video,
+    Audio,
+    Sticker,
 }
 
 impl MediaKind {
+    pub const ALL: [Self; 5] = [
+        Self::Document,
+        Self::Image,
+        Self::Video,
+        Self::Audio,
+        Self::Sticker,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Document => "document",
             Self::Image => "image",
             Self::Video => "video",
+            Self::Audio => "audio",
+            Self::Sticker => "sticker",
         }
     }
 
     /// # Errors
-    /// [`InvalidValue`] for anything but `document`, `image`, `video`.
+    /// [`InvalidValue`] for anything but `document`, `image`, `video`, `audio`, `sticker`.
     pub fn parse(value: &str) -> Result<Self, InvalidValue> {
-        match value {
-            "document" => Ok(Self::Document),
-            "image" => Ok(Self::Image),
-            "video" => Ok(Self::Video),
-            other => Err(InvalidValue::new(format!(
-                "must be document, image or video, not `{other}`"
-            ))),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == value)
+            .ok_or_else(|| {
+                InvalidValue::new(format!(
+                    "must be document, image, video, audio or sticker, not `{value}`"
+                ))
+            })
     }
 
-    /// The largest file of this kind the network takes (docs/api.md §4.3), in decimal megabytes as the network
-    /// states them: a file Herald accepts is never one the network could refuse for its size.
-    pub fn max_bytes(self) -> u64 {
+    /// Whether a file of this kind may carry a caption (and, for documents, a filename): the network
+    /// takes neither on audio or stickers (docs/cloud-api.md §1.2).
+    pub fn takes_caption(self) -> bool {
+        matches!(self, Self::Document | Self::Image | Self::Video)
+    }
+
+    /// Whether the file may fill a template's or an interactive message's media header: the network's
+    /// headers are documents, images and videos only.
+    pub fn fits_header(self) -> bool {
+        matches!(self, Self::Document | Self::Image | Self::Video)
+    }
+
+    /// The largest file of this kind the network takes (docs/api.md §4.3), in decimal units as the network
+    /// states them: a file Herald accepts is never one the network could refuse for its size. A sticker's
+    /// limit depends on whether it is `animated` (static 100 KB, animated 500 KB); no other kind's does.
+    ///
+    /// This is the one place the limits are decided: uploads are held to it while they stream in, and
+    /// refusals quote it.
+    pub fn max_bytes(self, animated: bool) -> u64 {
+        const KB: u64 = 1_000;
         const MB: u64 = 1_000_000;
         match self {
             Self::Document => 100 * MB,
             Self::Image => 5 * MB,
-            Self::Video => 16 * MB,
+            Self::Video | Self::Audio => 16 * MB,
+            Self::Sticker if animated => 500 * KB,
+            Self::Sticker => 100 * KB,
+        }
+    }
+
+    /// The name of a file of this kind in a refusal: `an animated sticker`, `an audio file`.
+    pub fn a_file(self, animated: bool) -> &'static str {
+        match self {
+            Self::Document => "a document",
+            Self::Image => "an image",
+            Self::Video => "a video",
+            Self::Audio => "an audio file",
+            Self::Sticker if animated => "an animated sticker",
+            Self::Sticker => "a static sticker",
         }
     }
 }
@@ -70,7 +113,7 @@ pub struct MediaAttachment {
 /// Where a message's file sits in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttachmentRole {
-    /// The file is the message (`document`, `image`, `video`).
+    /// The file is the message (`document`, `image`, `video`, `audio`, `sticker`).
     Message,
     /// The file fills a template's media header.
     TemplateHeader,

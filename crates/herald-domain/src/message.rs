@@ -1,6 +1,6 @@
 //! Messages: what was asked to be sent, and where it stands.
 
-use crate::error::InvalidValue;
+use crate::error::{FieldError, InvalidValue, ValidationErrors};
 use crate::ids::{EventId, MessageId, OrganizationId, SenderId};
 use crate::organization::MessageKind;
 use crate::template::{TemplateRef, TemplateVariables};
@@ -86,6 +86,8 @@ impl MessageContent {
                 MediaKind::Document => MessageType::Document,
                 MediaKind::Image => MessageType::Image,
                 MediaKind::Video => MessageType::Video,
+                MediaKind::Audio => MessageType::Audio,
+                MediaKind::Sticker => MessageType::Sticker,
             },
             Self::Template { .. } => MessageType::Template,
         }
@@ -119,6 +121,31 @@ impl MessageContent {
         }
     }
 
+    /// A caption or filename on a file that takes neither (audio, stickers: docs/api.md §4.3), as field
+    /// errors. A stored file's kind is known only once the send looks it up, so the send use case asks
+    /// this after every file's kind is settled, whatever form the request came in.
+    pub fn file_field_errors(&self) -> ValidationErrors {
+        let mut errors = ValidationErrors::new();
+        if let Self::Media { media, caption } = self
+            && !media.kind.takes_caption()
+        {
+            let kind = media.kind.as_str();
+            if caption.is_some() {
+                errors.push(FieldError::new(
+                    "caption",
+                    format!("this file is {kind}: audio and stickers take no caption"),
+                ));
+            }
+            if media.filename.is_some() {
+                errors.push(FieldError::new(
+                    "filename",
+                    format!("this file is {kind}: audio and stickers take no filename"),
+                ));
+            }
+        }
+        errors
+    }
+
     /// Free-form content may only go inside the 24-hour service window.
     pub fn is_free_form(&self) -> bool {
         !matches!(self, Self::Template { .. })
@@ -132,15 +159,19 @@ pub enum MessageType {
     Document,
     Image,
     Video,
+    Audio,
+    Sticker,
     Template,
 }
 
 impl MessageType {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 7] = [
         Self::Text,
         Self::Document,
         Self::Image,
         Self::Video,
+        Self::Audio,
+        Self::Sticker,
         Self::Template,
     ];
 
@@ -150,6 +181,8 @@ impl MessageType {
             Self::Document => "document",
             Self::Image => "image",
             Self::Video => "video",
+            Self::Audio => "audio",
+            Self::Sticker => "sticker",
             Self::Template => "template",
         }
     }
@@ -364,9 +397,41 @@ mod tests {
         for t in MessageType::ALL {
             assert_eq!(MessageType::parse(t.as_str()).unwrap(), t);
         }
-        for k in [MediaKind::Document, MediaKind::Image, MediaKind::Video] {
+        for k in MediaKind::ALL {
             assert_eq!(MediaKind::parse(k.as_str()).unwrap(), k);
         }
         assert!(MessageStatus::parse("queued").is_err());
+    }
+
+    #[test]
+    fn only_audio_and_stickers_refuse_a_caption_and_a_filename() {
+        let content = |kind| MessageContent::Media {
+            media: MediaAttachment {
+                kind,
+                source: MediaSource::Upload,
+                filename: Some(crate::values::FileName::parse("a.bin").unwrap()),
+            },
+            caption: Some(Caption::parse("hi").unwrap()),
+        };
+        for kind in [MediaKind::Document, MediaKind::Image, MediaKind::Video] {
+            assert!(content(kind).file_field_errors().is_empty(), "{kind:?}");
+        }
+        for kind in [MediaKind::Audio, MediaKind::Sticker] {
+            let errors = content(kind).file_field_errors();
+            let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
+            assert_eq!(fields, ["caption", "filename"], "{kind:?}");
+        }
+        assert_eq!(
+            MessageContent::Media {
+                media: MediaAttachment {
+                    kind: MediaKind::Sticker,
+                    source: MediaSource::Upload,
+                    filename: None,
+                },
+                caption: None,
+            }
+            .message_type(),
+            MessageType::Sticker
+        );
     }
 }

@@ -363,6 +363,8 @@ fn a_kind(kind: MediaKind) -> &'static str {
         MediaKind::Document => "a document",
         MediaKind::Image => "an image",
         MediaKind::Video => "a video",
+        MediaKind::Audio => "an audio file",
+        MediaKind::Sticker => "a sticker",
     }
 }
 

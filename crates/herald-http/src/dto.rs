@@ -30,7 +30,7 @@ pub struct MessageResource {
     pub to: String,
     #[schema(example = "+15550001111")]
     pub from: String,
-    /// `text`, `template`, `document`, `image` or `video`.
+    /// `text`, `template`, `document`, `image`, `video`, `audio` or `sticker`.
     #[serde(rename = "type")]
     #[schema(example = "template")]
     pub type_: String,
@@ -62,7 +62,7 @@ pub struct TemplateRefResource {
 /// The file of a media message.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct MediaResource {
-    /// `document`, `image` or `video`.
+    /// `document`, `image`, `video`, `audio` or `sticker`.
     #[serde(rename = "type")]
     pub type_: String,
     /// The uploaded file (`med_…`), when it came from an upload.
@@ -286,10 +286,11 @@ pub struct SendFileRequest {
     pub media_id: Option<String>,
     /// An absolute `https://` URL the network fetches itself. Either this or `media_id`.
     pub link: Option<String>,
-    /// `document`, `image` or `video`: required with `link`; with `media_id`, the upload's kind.
+    /// `document`, `image`, `video`, `audio` or `sticker`: required with `link`; with `media_id`, the
+    /// upload's kind.
     #[serde(rename = "type")]
     pub type_: Option<String>,
-    /// 1 to 1024 characters.
+    /// 1 to 1024 characters; not for audio or stickers.
     pub caption: Option<String>,
     /// Documents only: the name the recipient sees (default: the upload's file name).
     pub filename: Option<String>,
@@ -403,7 +404,7 @@ pub struct MessageListQuery {
     pub status: Option<String>,
     /// The recipient (E.164, URL-encoded).
     pub to: Option<String>,
-    /// `text`, `template`, `document`, `image` or `video`.
+    /// `text`, `template`, `document`, `image`, `video`, `audio` or `sticker`.
     #[param(rename = "type")]
     pub type_: Option<String>,
     pub client_reference: Option<String>,

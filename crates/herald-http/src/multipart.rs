@@ -223,7 +223,7 @@ impl Budget {
         let overhead = (MAX_PARTS * (TEXT_PART_LIMIT + PART_HEADERS_LIMIT)) as u64;
         Self {
             limit: max_file_bytes
-                .min(LARGEST_FILE_KIND.max_bytes())
+                .min(LARGEST_FILE_KIND.max_bytes(false))
                 .saturating_add(overhead),
             used: 0,
         }
@@ -280,11 +280,20 @@ fn content_length(headers: &HeaderMap) -> Option<u64> {
 /// silently re-labelled. No declaration, or a generic one, says nothing.
 fn contradicts(declared: &str, judged: &str) -> bool {
     const GENERIC: [&str; 2] = ["application/octet-stream", "binary/octet-stream"];
-    const ALIASES: [(&str, &str); 4] = [
+    // Names clients and operating systems commonly give these types (`.m4a` as `audio/x-m4a`, `.mp3` as
+    // `audio/mp3`, `.opus` as `audio/opus`): the same bytes, not a disguise.
+    const ALIASES: [(&str, &str); 11] = [
         ("image/jpg", "image/jpeg"),
         ("image/pjpeg", "image/jpeg"),
         ("video/3gp", "video/3gpp"),
         ("application/x-pdf", "application/pdf"),
+        ("audio/mp3", "audio/mpeg"),
+        ("audio/x-m4a", "audio/mp4"),
+        ("audio/m4a", "audio/mp4"),
+        ("audio/x-aac", "audio/aac"),
+        ("audio/aacp", "audio/aac"),
+        ("audio/opus", "audio/ogg"),
+        ("audio/x-amr", "audio/amr"),
     ];
     if GENERIC.contains(&declared) {
         return false;
@@ -331,5 +340,10 @@ mod tests {
         assert!(contradicts("video/mp4", "image/png"));
         assert!(contradicts("application/pdf", "image/jpeg"));
         assert!(contradicts("text/plain", "application/pdf"));
+        assert!(!contradicts("audio/opus", "audio/ogg"));
+        assert!(!contradicts("audio/x-m4a", "audio/mp4"));
+        assert!(!contradicts("audio/mp3", "audio/mpeg"));
+        assert!(contradicts("image/png", "image/webp"));
+        assert!(contradicts("audio/ogg", "audio/mpeg"));
     }
 }

@@ -8,21 +8,28 @@ use std::io;
 use std::path::{Path, PathBuf};
 use tokio::io::AsyncWriteExt;
 
-/// The largest file accepted of each kind.
+/// The largest file accepted of each kind (a sticker's depends on whether it is animated).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub document: u64,
     pub image: u64,
     pub video: u64,
+    pub audio: u64,
+    pub static_sticker: u64,
+    pub animated_sticker: u64,
 }
 
 impl Limits {
-    /// The network's limits (docs/api.md §4.3): 100 MB, 5 MB, 16 MB.
+    /// The network's limits (docs/api.md §4.3, decided by [`MediaKind::max_bytes`]): 100 MB, 5 MB, 16 MB,
+    /// 16 MB, 100 KB and 500 KB.
     pub fn network() -> Self {
         Self {
-            document: MediaKind::Document.max_bytes(),
-            image: MediaKind::Image.max_bytes(),
-            video: MediaKind::Video.max_bytes(),
+            document: MediaKind::Document.max_bytes(false),
+            image: MediaKind::Image.max_bytes(false),
+            video: MediaKind::Video.max_bytes(false),
+            audio: MediaKind::Audio.max_bytes(false),
+            static_sticker: MediaKind::Sticker.max_bytes(false),
+            animated_sticker: MediaKind::Sticker.max_bytes(true),
         }
     }
 
@@ -33,14 +40,21 @@ impl Limits {
             document: self.document.min(max),
             image: self.image.min(max),
             video: self.video.min(max),
+            audio: self.audio.min(max),
+            static_sticker: self.static_sticker.min(max),
+            animated_sticker: self.animated_sticker.min(max),
         }
     }
 
-    pub fn for_kind(&self, kind: MediaKind) -> u64 {
-        match kind {
+    /// The limit of a file judged as `verdict`.
+    pub fn for_file(&self, verdict: &Sniffed) -> u64 {
+        match verdict.kind {
             MediaKind::Document => self.document,
             MediaKind::Image => self.image,
             MediaKind::Video => self.video,
+            MediaKind::Audio => self.audio,
+            MediaKind::Sticker if verdict.animated => self.animated_sticker,
+            MediaKind::Sticker => self.static_sticker,
         }
     }
 }
@@ -61,8 +75,13 @@ pub enum UploadError {
     #[error(transparent)]
     Unsupported(#[from] Unsupported),
     /// Bigger than its kind allows (`413 payload_too_large`); the rest of the body was not read.
-    #[error("the {} is larger than {limit} bytes", kind.as_str())]
-    TooLarge { kind: MediaKind, limit: u64 },
+    /// `animated` says which of a sticker's two limits applied.
+    #[error("{} is larger than {limit} bytes", kind.a_file(*animated))]
+    TooLarge {
+        kind: MediaKind,
+        animated: bool,
+        limit: u64,
+    },
     /// The upload already failed; it takes no more bytes.
     #[error("the upload already failed")]
     Closed,
@@ -215,12 +234,13 @@ impl LimitedUpload {
         let Some(verdict) = self.verdict else {
             return Err(UploadError::Closed);
         };
-        let limit = self.limits.for_kind(verdict.kind);
+        let limit = self.limits.for_file(&verdict);
         let size = self.size.saturating_add(bytes.len() as u64);
         if size > limit {
             self.fail().await;
             return Err(UploadError::TooLarge {
                 kind: verdict.kind,
+                animated: verdict.animated,
                 limit,
             });
         }
@@ -262,7 +282,15 @@ impl From<UploadError> for herald_domain::ports::UploadError {
         match error {
             UploadError::Empty => Port::Empty,
             UploadError::Unsupported(unsupported) => Port::Unsupported(unsupported.to_string()),
-            UploadError::TooLarge { kind, limit } => Port::TooLarge { kind, limit },
+            UploadError::TooLarge {
+                kind,
+                animated,
+                limit,
+            } => Port::TooLarge {
+                kind,
+                animated,
+                limit,
+            },
             UploadError::Closed => Port::Closed,
             UploadError::Io(error) => Port::Io(error),
         }

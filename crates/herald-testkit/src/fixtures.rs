@@ -349,7 +349,7 @@ pub fn document_link_content() -> MessageContent {
     }
 }
 
-/// An uploaded image or video (`kind`), without caption.
+/// An uploaded file of `kind`, without caption.
 pub fn stored_media_content(kind: MediaKind) -> MessageContent {
     MessageContent::Media {
         media: MediaAttachment {

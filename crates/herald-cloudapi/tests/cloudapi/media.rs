@@ -93,6 +93,23 @@ async fn stored_files_are_sent_by_their_network_id() {
 }
 
 #[tokio::test]
+async fn stored_audio_and_stickers_go_by_id_with_no_caption_or_filename() {
+    for kind in [MediaKind::Audio, MediaKind::Sticker] {
+        let plain = media_message(stored(kind, IMAGE, None), None);
+        assert_eq!(
+            sent_object(plain, &ids(), kind.as_str()).await,
+            json!({ "id": NETWORK_IMAGE })
+        );
+        // The domain refuses both on these kinds; should one ever get this far, the wire leaves it out.
+        let dressed = media_message(stored(kind, IMAGE, Some("voice.ogg")), Some("hello"));
+        assert_eq!(
+            sent_object(dressed, &ids(), kind.as_str()).await,
+            json!({ "id": NETWORK_IMAGE })
+        );
+    }
+}
+
+#[tokio::test]
 async fn template_headers_name_stored_files_by_id_without_a_caption() {
     let template = |header: MediaAttachment| MessageContent::Template {
         template: TemplateRef {

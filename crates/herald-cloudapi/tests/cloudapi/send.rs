@@ -116,6 +116,24 @@ async fn document_by_link_carries_caption_and_filename() {
 }
 
 #[tokio::test]
+async fn audio_and_sticker_by_link_carry_the_link_alone() {
+    for (kind, url) in [
+        (MediaKind::Audio, "https://example.com/voice.ogg"),
+        (MediaKind::Sticker, "https://example.com/party.webp"),
+    ] {
+        let content = MessageContent::Media {
+            media: MediaAttachment {
+                kind,
+                source: link(url),
+                filename: None,
+            },
+            caption: None,
+        };
+        assert_body(content, kind.as_str(), json!({ "link": url })).await;
+    }
+}
+
+#[tokio::test]
 async fn image_and_video_by_link() {
     let image = MessageContent::Media {
         media: MediaAttachment {

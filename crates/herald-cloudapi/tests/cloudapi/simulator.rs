@@ -128,6 +128,74 @@ async fn upload_then_send_by_id_reaches_the_simulator_with_caption_and_filename(
     }
 }
 
+/// An Ogg Opus voice note and a WebP sticker go up through the client's streamed upload and out by id in
+/// Meta's shape: `{"type":"audio","audio":{"id":…}}`, no caption or filename.
+#[tokio::test]
+async fn audio_and_a_sticker_upload_then_send_by_id() {
+    let sim = spawn().await;
+    inbound(&sim, None).await; // opens the service window
+    // The simulator takes an upload's declared type, as Meta does; Herald judges the bytes before.
+    let files: [(MediaKind, &[u8], &str, &str); 2] = [
+        (
+            MediaKind::Audio,
+            b"OggS\0\x02 an opus voice note",
+            "audio/ogg",
+            "voice.ogg",
+        ),
+        (
+            MediaKind::Sticker,
+            b"RIFF\x1a\0\0\0WEBPVP8L a sticker",
+            "image/webp",
+            "party.webp",
+        ),
+    ];
+    for (n, (kind, bytes, mime_type, filename)) in files.into_iter().enumerate() {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(bytes).unwrap();
+        file.rewind().unwrap();
+        let network_id = sim
+            .client
+            .upload_media(
+                &simulator_sender(),
+                MediaUpload {
+                    file,
+                    size: bytes.len() as u64,
+                    mime_type: mime_type.into(),
+                    filename: filename.into(),
+                },
+            )
+            .await
+            .unwrap();
+        let media_id = MediaId::parse("med_01J0000000000000000000000D").unwrap();
+        let content = MessageContent::Media {
+            media: MediaAttachment {
+                kind,
+                source: MediaSource::Stored(media_id),
+                filename: None,
+            },
+            caption: None,
+        };
+        let mut ids = NetworkMediaIds::new();
+        ids.insert(media_id, network_id.clone());
+        sim.client
+            .send(&simulator_sender(), &message(content), &ids)
+            .await
+            .unwrap();
+
+        let sent = sim.simulator.sent();
+        let record = &sent[n];
+        assert_eq!(record.request["type"], kind.as_str());
+        assert_eq!(
+            record.request[kind.as_str()],
+            serde_json::json!({ "id": network_id })
+        );
+        let media = record.media.clone().unwrap();
+        assert_eq!(media.kind, kind.as_str());
+        assert_eq!(media.mime_type.as_deref(), Some(mime_type));
+        assert_eq!(media.sha256, Some(hex::encode(Sha256::digest(bytes))));
+    }
+}
+
 #[tokio::test]
 async fn inbound_media_downloads_through_the_client() {
     let sim = spawn().await;

@@ -358,4 +358,14 @@ mod tests {
         let query = filters("2026-11-23", "9999-12-31").query().unwrap();
         assert!(query.created_after.is_some() && query.created_before.is_some());
     }
+
+    #[test]
+    fn the_type_filter_takes_audio_and_stickers() {
+        for kind in ["audio", "sticker"] {
+            let mut filters = filters("", "");
+            kind.clone_into(&mut filters.message_type);
+            let query = filters.query().unwrap();
+            assert_eq!(query.message_type.map(|t| t.as_str()), Some(kind));
+        }
+    }
 }

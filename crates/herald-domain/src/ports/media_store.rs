@@ -25,9 +25,15 @@ pub enum UploadError {
     /// Not an accepted type, judged from the bytes (`415 unsupported_file_type`).
     #[error("{0}")]
     Unsupported(String),
-    /// Bigger than its kind allows (`413 payload_too_large`); the rest was not read.
-    #[error("the {} is larger than {limit} bytes", kind.as_str())]
-    TooLarge { kind: MediaKind, limit: u64 },
+    /// Bigger than its kind allows, or than the plan's largest file when that is lower
+    /// (`413 payload_too_large`); the rest was not read. `animated` says which of a sticker's two limits
+    /// applied (see [`MediaKind::max_bytes`]).
+    #[error("{} is larger than {limit} bytes", kind.a_file(*animated))]
+    TooLarge {
+        kind: MediaKind,
+        animated: bool,
+        limit: u64,
+    },
     /// The upload already failed; it takes no more bytes.
     #[error("the upload already failed")]
     Closed,

@@ -303,6 +303,11 @@ impl SendMessage {
         self.resolve_stored_media(&organization, &mut draft.content, now)
             .await?;
         let upload = self.place_upload(&organization, &plan, &mut draft.content, upload, now)?;
+        draft
+            .content
+            .file_field_errors()
+            .finish(())
+            .map_err(SendError::Invalid)?;
         self.check_content(&organization, sender, &draft, now).await?;
         let upload = match upload {
             Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),

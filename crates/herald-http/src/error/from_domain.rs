@@ -81,12 +81,20 @@ impl From<UploadError> for ApiError {
             UploadError::Empty => Self::field("file", "the file is empty"),
             UploadError::Unsupported(detail) => Self::UnsupportedFileType(capitalized(&detail)),
             // A limit below the kind's own is the plan's (the upload was held to both).
-            UploadError::TooLarge { kind, limit } if limit < kind.max_bytes() => Self::FileTooLarge(format!(
+            UploadError::TooLarge {
+                kind,
+                animated,
+                limit,
+            } if limit < kind.max_bytes(animated) => Self::FileTooLarge(format!(
                 "The file is larger than the plan's limit of {limit} bytes"
             )),
-            UploadError::TooLarge { kind, limit } => Self::FileTooLarge(format!(
-                "The file is larger than the {limit} bytes a {} may have",
-                kind.as_str()
+            UploadError::TooLarge {
+                kind,
+                animated,
+                limit,
+            } => Self::FileTooLarge(format!(
+                "The file is {} of more than the {limit} bytes the network allows",
+                kind.a_file(animated)
             )),
             UploadError::Closed => Self::Internal(anyhow::anyhow!("an upload was used after it failed")),
             UploadError::Io(error) => Self::Unavailable(format!("staging an upload: {error}")),

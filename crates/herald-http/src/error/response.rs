@@ -132,7 +132,7 @@ impl ApiError {
             Self::PayloadTooLarge { limit } => format!("The body is larger than {limit} bytes."),
             Self::FileTooLarge(detail) => format!("{detail}."),
             Self::UnsupportedFileType(detail) => format!(
-                "{detail}: Herald takes PDF documents, JPEG and PNG images, and MP4 or 3GPP videos, judged from the file's bytes."
+                "{detail}: Herald takes PDF documents, JPEG and PNG images, MP4 or 3GPP videos, AAC, AMR, MP3, MP4 or Ogg Opus audio, and WebP stickers, judged from the file's bytes."
             ),
             Self::NotMultipart { json_too: true } => {
                 "Send the file as `multipart/form-data`, or a JSON body (`Content-Type: application/json`) naming a `media_id` or `link`."

@@ -21,7 +21,8 @@ use utoipa::ToSchema;
 #[allow(dead_code)]
 #[derive(ToSchema)]
 pub(crate) struct UploadMediaForm {
-    /// PDF, JPEG, PNG, MP4 or 3GPP, judged from its bytes.
+    /// PDF, JPEG, PNG, MP4 or 3GPP video, AAC, AMR, MP3, MP4 audio, Ogg Opus or WebP (a sticker), judged
+    /// from its bytes.
     #[schema(format = Binary, value_type = String)]
     file: Vec<u8>,
 }
@@ -31,7 +32,7 @@ pub(crate) struct UploadMediaForm {
 pub struct MediaUploadResource {
     /// `med_…`
     pub id: String,
-    /// `document`, `image` or `video`.
+    /// `document`, `image`, `video`, `audio` or `sticker`.
     pub kind: String,
     /// Judged from the bytes, e.g. `image/png`.
     pub mime_type: String,
@@ -148,6 +149,12 @@ pub(crate) async fn upload_media(
                 (Vec<u8> = "image/png"),
                 (Vec<u8> = "video/mp4"),
                 (Vec<u8> = "video/3gpp"),
+                (Vec<u8> = "audio/aac"),
+                (Vec<u8> = "audio/amr"),
+                (Vec<u8> = "audio/mpeg"),
+                (Vec<u8> = "audio/mp4"),
+                (Vec<u8> = "audio/ogg"),
+                (Vec<u8> = "image/webp"),
                 (Vec<u8> = "*/*"),
             ),
             headers(("Content-Disposition" = String, description = "`attachment` with the file name, when known"))),

@@ -24,11 +24,11 @@ const SEND_TEMPLATE_MEDIA_PARTS: [&str; 1] = ["template"];
 pub(crate) struct SendFileForm {
     /// The recipient, E.164.
     to: String,
-    /// The file: PDF, JPEG, PNG, MP4 or 3GPP, judged from its bytes; a document's part filename is the
-    /// name the recipient sees.
+    /// The file: PDF, JPEG, PNG, MP4 or 3GPP video, AAC, AMR, MP3, MP4 audio, Ogg Opus, or WebP (a sticker),
+    /// judged from its bytes; a document's part filename is the name the recipient sees.
     #[schema(format = Binary, value_type = String)]
     file: Vec<u8>,
-    /// 1–1024 characters.
+    /// 1–1024 characters; not for audio or stickers.
     caption: Option<String>,
     /// The sender number (E.164), when the organization has several.
     from: Option<String>,
@@ -48,11 +48,13 @@ pub(crate) struct SendTemplateMediaForm {
     file: Vec<u8>,
 }
 
-/// Send a file: a document (PDF), an image (JPEG, PNG) or a video (MP4, 3GPP), with an optional
-/// caption; only inside the 24-hour service window.
+/// Send a file: a document (PDF), an image (JPEG, PNG) or a video (MP4, 3GPP) with an optional caption,
+/// or audio (AAC, AMR, MP3, MP4 audio, Ogg Opus) or a sticker (WebP) without one; only inside the 24-hour
+/// service window.
 ///
 /// Multipart: parts `to`, `file` (its kind is judged from its bytes, never from its name or declared
-/// type; limits 100 MB for documents, 5 MB for images, 16 MB for videos, enforced while it streams in),
+/// type; limits 100 MB for documents, 5 MB for images, 16 MB for videos and audio, 100 KB for static and
+/// 500 KB for animated stickers, enforced while it streams in),
 /// `caption`, `from`, `client_reference`. JSON: `{ "to", "media_id" | "link", "type", "caption",
 /// "filename" }` for a file uploaded before (`POST /api/v1/media`; its kind is the upload's) or hosted
 /// elsewhere (`type` required).
@@ -72,8 +74,8 @@ pub(crate) struct SendTemplateMediaForm {
         (status = 400, description = "`invalid_json`: the JSON body or the multipart form cannot be parsed.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`, `plan_forbids`.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`: the file is over its kind's or the plan's limit, a text part over 64 KiB, a form over its budget, or no room left in the organization's media storage.", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "`unsupported_file_type`: the bytes are not PDF, JPEG, PNG, MP4 or 3GPP; `unsupported_media_type`: neither multipart nor JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed` (a missing `to` or `file`, an empty file, a caption over 1,024 characters, an unknown `media_id`), `service_window_closed`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "`unsupported_file_type`: the bytes are none of the accepted types (an Ogg file not in Opus included); `unsupported_media_type`: neither multipart nor JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed` (a missing `to` or `file`, an empty file, a caption over 1,024 characters, a caption or filename on audio or a sticker, an unknown `media_id`), `service_window_closed`, `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
         SendAccepted,
         SendResponses,
         KeyedResponses,

@@ -47,7 +47,8 @@ pub(super) fn media_source(
 }
 
 /// `send-file`'s JSON form: `media_id` (the upload decides the kind) or `link` with its `type`, and an
-/// optional `caption` and (documents) `filename`.
+/// optional `caption` and (documents) `filename`. A caption or filename on audio or a sticker is refused
+/// by the send use case, which alone knows an upload's kind (`MessageContent::file_field_errors`).
 pub(super) fn file_content(
     object: &Map<String, Value>,
     errors: &mut ValidationErrors,
@@ -63,7 +64,10 @@ pub(super) fn file_content(
         Some(value) => string_at(value, "type", errors).and_then(|s| match MediaKind::parse(s) {
             Ok(kind) => Some(Some(kind)),
             Err(_) => {
-                errors.push(FieldError::new("type", "must be `document`, `image` or `video`"));
+                errors.push(FieldError::new(
+                    "type",
+                    "must be `document`, `image`, `video`, `audio` or `sticker`",
+                ));
                 None
             }
         }),

@@ -125,13 +125,13 @@ fn check_type(operation: SendOperation, object: &Map<String, Value>, errors: &mu
     let allowed: &[&str] = match operation {
         SendOperation::Template => &["text", "template"],
         SendOperation::Text => &["text"],
-        SendOperation::File => &["document", "image", "video"],
+        SendOperation::File => &["document", "image", "video", "audio", "sticker"],
     };
     if !value.as_str().is_some_and(|t| allowed.contains(&t)) {
         let message = match operation {
             SendOperation::Template => "must be `text` or `template`",
             SendOperation::Text => "must be `text` (or left out) on send-text",
-            SendOperation::File => "must be `document`, `image` or `video`",
+            SendOperation::File => "must be `document`, `image`, `video`, `audio` or `sticker`",
         };
         errors.push(FieldError::new("type", message));
     }

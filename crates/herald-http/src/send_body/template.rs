@@ -149,7 +149,9 @@ pub(super) fn header_value(
         };
         return positional(items, "variables.header.values", errors).map(HeaderValue::Text);
     }
-    let Ok(kind) = MediaKind::parse(kind) else {
+    // A template's media header is a document, image or video (the network has no audio or sticker
+    // header); an uploaded file of another kind meets the template check as `header_media_mismatch`.
+    let Some(kind) = MediaKind::parse(kind).ok().filter(|kind| kind.fits_header()) else {
         errors.push(FieldError::new(
             "variables.header.type",
             format!("must be text, document, image or video, not `{kind}`"),

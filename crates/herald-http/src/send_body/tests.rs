@@ -245,10 +245,22 @@ fn send_file_takes_a_media_id_or_a_typed_link() {
             ..
         }
     ));
+    // Audio and stickers by link: the declared `type` is the kind, as for every link.
+    for (kind, expected) in [("audio", MediaKind::Audio), ("sticker", MediaKind::Sticker)] {
+        let by_link = file(json!({"to": "+15551234567", "link": "https://e.com/a", "type": kind})).unwrap();
+        let MessageContent::Media { media, caption } = by_link.content else {
+            panic!("not a media message");
+        };
+        assert_eq!((media.kind, caption), (expected, None));
+    }
     let cases = [
         (
-            json!({"to": "+15551234567", "link": "https://e.com/a.pdf"}),
+            json!({"to": "+15551234567", "link": "https://e.com/a.webp"}),
             "type",
+        ),
+        (
+            json!({"to": "+15551234567", "link": "https://e.com/a.ogg", "type": "audio", "filename": "a.ogg"}),
+            "filename",
         ),
         (json!({"to": "+15551234567"}), "media_id"),
         (
@@ -264,7 +276,7 @@ fn send_file_takes_a_media_id_or_a_typed_link() {
             "filename",
         ),
         (
-            json!({"to": "+15551234567", "link": "https://e.com/a", "type": "audio"}),
+            json!({"to": "+15551234567", "link": "https://e.com/a", "type": "gif"}),
             "type",
         ),
         (

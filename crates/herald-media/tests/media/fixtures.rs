@@ -5,7 +5,10 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 // The accepted kinds come from herald-testkit, shared with the end-to-end tests.
-pub use herald_testkit::files::{elf, iso_media, jpeg, mp4 as mp4_isom, pdf, png, three_gp};
+pub use herald_testkit::files::{
+    aac_adts, amr, elf, iso_media, jpeg, m4a, mp3_frame, mp3_id3, mp4 as mp4_isom, ogg_opus, ogg_vorbis, pdf,
+    png, three_gp, webp_animated, webp_lossless, webp_static,
+};
 
 pub fn mp4_mp42() -> Vec<u8> {
     iso_media(b"mp42", &[b"mp42", b"isom"])
@@ -17,11 +20,23 @@ pub fn gif() -> Vec<u8> {
     out
 }
 
-pub fn webp() -> Vec<u8> {
+/// A RIFF `WEBP` form whose first chunk is none WebP defines.
+pub fn webp_without_chunk() -> Vec<u8> {
     let mut out = b"RIFF".to_vec();
     out.extend_from_slice(&[26, 0, 0, 0]);
-    out.extend_from_slice(b"WEBPVP8L");
+    out.extend_from_slice(b"WEBPJUNK");
     out.extend_from_slice(&[0; 18]);
+    out
+}
+
+/// A RIFF `WAVE` header: audio the network does not take.
+pub fn wav() -> Vec<u8> {
+    let mut out = b"RIFF".to_vec();
+    out.extend_from_slice(&[36, 0, 0, 0]);
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&[
+        16, 0, 0, 0, 1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0,
+    ]);
     out
 }
 

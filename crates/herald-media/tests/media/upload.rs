@@ -56,7 +56,7 @@ async fn an_image_stream_stops_as_soon_as_it_passes_five_megabytes() {
     };
 
     assert!(
-        matches!(error, UploadError::TooLarge { kind: MediaKind::Image, limit } if limit == 5 * MB),
+        matches!(error, UploadError::TooLarge { kind: MediaKind::Image, limit, .. } if limit == 5 * MB),
         "{error:?}"
     );
     assert!(pushed > 5 * MB);
@@ -71,11 +71,7 @@ async fn an_image_stream_stops_as_soon_as_it_passes_five_megabytes() {
 }
 
 fn tiny(limit: u64) -> Limits {
-    Limits {
-        document: limit,
-        image: limit,
-        video: limit,
-    }
+    Limits::network().capped(limit)
 }
 
 #[tokio::test]
@@ -83,8 +79,7 @@ async fn the_limit_is_inclusive_and_applies_to_the_judged_kind() {
     let (_dir, store) = store().await;
     let limits = Limits {
         document: 1000,
-        image: 10,
-        video: 10,
+        ..Limits::network().capped(10)
     };
     let mut exact = fixtures::pdf();
     exact.resize(1000, b' ');
@@ -100,6 +95,7 @@ async fn the_limit_is_inclusive_and_applies_to_the_judged_kind() {
             error,
             UploadError::TooLarge {
                 kind: MediaKind::Document,
+                animated: false,
                 limit: 1000
             }
         ),
@@ -148,4 +144,81 @@ async fn dropping_an_unfinished_upload_removes_its_staging_file() {
     assert_eq!(entries(&store.staging_dir()).len(), 1);
     drop(upload);
     assert!(entries(&store.staging_dir()).is_empty());
+}
+
+/// Pushes `file` padded to `len` bytes in 16 KiB chunks; the upload's error, if any.
+async fn push_padded(file: Vec<u8>, len: usize) -> Result<u64, UploadError> {
+    let (_dir, store) = store().await;
+    let bytes = herald_testkit::files::padded(file, len);
+    let mut upload = store.begin_upload().await.unwrap();
+    for chunk in bytes.chunks(16 * 1024) {
+        upload.push(chunk).await?;
+    }
+    Ok(upload.finish().await?.content().size)
+}
+
+#[tokio::test]
+async fn a_static_sticker_is_held_to_100_kb_and_an_animated_one_to_500_kb() {
+    const KB: usize = 1_000;
+    assert_eq!(
+        push_padded(fixtures::webp_static(), 100 * KB).await.unwrap(),
+        100_000
+    );
+    let error = push_padded(fixtures::webp_static(), 100 * KB + 1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            UploadError::TooLarge {
+                kind: MediaKind::Sticker,
+                animated: false,
+                limit: 100_000
+            }
+        ),
+        "{error:?}"
+    );
+    assert_eq!(error.to_string(), "a static sticker is larger than 100000 bytes");
+
+    // What is too big for a static sticker is fine for an animated one, up to its own limit.
+    assert_eq!(
+        push_padded(fixtures::webp_animated(), 500 * KB).await.unwrap(),
+        500_000
+    );
+    let error = push_padded(fixtures::webp_animated(), 500 * KB + 1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            UploadError::TooLarge {
+                kind: MediaKind::Sticker,
+                animated: true,
+                limit: 500_000
+            }
+        ),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn audio_is_held_to_16_mb() {
+    assert_eq!(
+        push_padded(fixtures::ogg_opus(), 16 * MB as usize).await.unwrap(),
+        16 * MB
+    );
+    let error = push_padded(fixtures::mp3_id3(), 16 * MB as usize + 1)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            UploadError::TooLarge {
+                kind: MediaKind::Audio,
+                animated: false,
+                limit
+            } if limit == 16 * MB
+        ),
+        "{error:?}"
+    );
 }

@@ -95,6 +95,21 @@ async fn malformed_kinds_are_refused_with_code_100() {
         message(CUSTOMER, "audio", json!({})),
         message(
             CUSTOMER,
+            "audio",
+            json!({ "link": "https://x.test/a.ogg", "caption": "listen" }),
+        ),
+        message(
+            CUSTOMER,
+            "sticker",
+            json!({ "link": "https://x.test/s.webp", "caption": "party" }),
+        ),
+        message(
+            CUSTOMER,
+            "sticker",
+            json!({ "link": "https://x.test/s.webp", "filename": "s.webp" }),
+        ),
+        message(
+            CUSTOMER,
             "sticker",
             json!({ "id": "1", "link": "https://x.test/s.webp" }),
         ),

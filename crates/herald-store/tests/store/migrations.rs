@@ -142,3 +142,99 @@ async fn unknown_url_schemes_are_refused() {
         .expect_err("mysql is not a backend");
     assert!(format!("{error}").contains("unsupported database URL"), "{error}");
 }
+
+/// SQLite cannot change the `kind` CHECK of `media_files` in place, so migration 000012 rebuilds the table:
+/// its rows (every column, in rowid order), its columns and its indexes must come through unchanged, and
+/// only then may an audio or sticker upload be recorded.
+#[test]
+fn sqlite_media_kinds_rebuild_keeps_rows_order_columns_and_indexes() {
+    use diesel::sql_types::Text;
+    use diesel::{Connection, QueryableByName, RunQueryDsl, SqliteConnection, sql_query};
+    use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+    const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+    const REBUILD: &str = "000012_media_kinds";
+
+    #[derive(QueryableByName)]
+    struct Line {
+        #[diesel(sql_type = Text)]
+        line: String,
+    }
+    fn lines(conn: &mut SqliteConnection, query: &str) -> Vec<String> {
+        sql_query(query)
+            .load::<Line>(conn)
+            .expect(query)
+            .into_iter()
+            .map(|l| l.line)
+            .collect()
+    }
+    fn insert(conn: &mut SqliteConnection, id: &str, kind: &str) -> diesel::QueryResult<usize> {
+        sql_query(format!(
+            "INSERT INTO media_files (id, organization_id, kind, mime_type, size, sha256, filename, \
+             created_at, expires_at) VALUES ('{id}', 'org_1', '{kind}', 'x/y', 7, 'ab', NULL, \
+             '2026-11-01T00:00:00Z', '2026-12-01T00:00:00Z')"
+        ))
+        .execute(conn)
+    }
+    const ROWS: &str = "SELECT id || '|' || organization_id || '|' || kind || '|' || mime_type || '|' || size \
+        || '|' || sha256 || '|' || coalesce(filename, '-') || '|' || created_at || '|' || expires_at AS line \
+        FROM media_files ORDER BY rowid";
+    const COLUMNS: &str = "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || pk AS line \
+        FROM pragma_table_info('media_files') ORDER BY cid";
+    const INDEXES: &str = "SELECT name AS line FROM sqlite_master \
+        WHERE type = 'index' AND tbl_name = 'media_files' AND name NOT LIKE 'sqlite_autoindex%' ORDER BY name";
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rebuild.db");
+    let mut conn = SqliteConnection::establish(&path.display().to_string()).unwrap();
+    for migration in conn.pending_migrations(MIGRATIONS).unwrap() {
+        if migration.name().to_string().ends_with(REBUILD) {
+            break;
+        }
+        conn.run_migration(&migration).unwrap();
+    }
+    // Connections enforce foreign keys, as the store's do: the uploads need their organization.
+    sql_query(
+        "INSERT INTO organizations (id, name, status, plan, owner_email, created_at) \
+         VALUES ('org_1', 'Acme', 'active', 'starter', NULL, '2026-11-01T00:00:00Z')",
+    )
+    .execute(&mut conn)
+    .unwrap();
+    // Ids out of order, so the rowid order is not the primary key's.
+    for (id, kind) in [("med_c", "video"), ("med_a", "document"), ("med_b", "image")] {
+        insert(&mut conn, id, kind).unwrap();
+    }
+    sql_query("UPDATE media_files SET filename = 'a.pdf' WHERE id = 'med_a'")
+        .execute(&mut conn)
+        .unwrap();
+    assert!(
+        insert(&mut conn, "med_s", "sticker").is_err(),
+        "before 000012 a sticker breaks the CHECK"
+    );
+    let (rows, columns, indexes) = (
+        lines(&mut conn, ROWS),
+        lines(&mut conn, COLUMNS),
+        lines(&mut conn, INDEXES),
+    );
+    assert_eq!(indexes.len(), 4, "{indexes:?}");
+
+    conn.run_pending_migrations(MIGRATIONS).unwrap();
+
+    assert_eq!(
+        lines(&mut conn, ROWS),
+        rows,
+        "every row, every column, in rowid order"
+    );
+    assert_eq!(lines(&mut conn, COLUMNS), columns);
+    assert_eq!(lines(&mut conn, INDEXES), indexes);
+    insert(&mut conn, "med_s", "sticker").unwrap();
+    insert(&mut conn, "med_o", "audio").unwrap();
+    assert!(
+        insert(&mut conn, "med_x", "gif").is_err(),
+        "the CHECK still holds"
+    );
+    assert!(
+        insert(&mut conn, "med_a", "audio").is_err(),
+        "the primary key still holds"
+    );
+}

@@ -84,6 +84,8 @@ pub async fn messages_accept_round_trips_every_content_kind(ports: Ports) {
         document_link_content(),
         stored_media_content(MediaKind::Image),
         stored_media_content(MediaKind::Video),
+        stored_media_content(MediaKind::Audio),
+        stored_media_content(MediaKind::Sticker),
         order_shipped_content(),
         appointment_named_content(),
         invoice_ready_content(),

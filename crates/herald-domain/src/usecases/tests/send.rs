@@ -1437,6 +1437,8 @@ mod media_sends {
                 MediaKind::Document => "application/pdf",
                 MediaKind::Image => "image/png",
                 MediaKind::Video => "video/mp4",
+                MediaKind::Audio => "audio/ogg",
+                MediaKind::Sticker => "image/webp",
             }
             .into(),
             size,
@@ -1801,5 +1803,90 @@ mod media_sends {
             matches!(result, Err(SendError::Store(StoreError::Unavailable(_)))),
             "{result:?}"
         );
+    }
+
+    #[test]
+    fn a_caption_or_filename_on_a_stored_audio_file_is_refused_once_its_kind_is_known() {
+        let mut ports = Ports::new();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_window()
+            .never_accept();
+        knows(
+            &mut ports,
+            Some(MediaRecord::Uploaded(uploaded(9, MediaKind::Audio, now()))),
+        );
+        // The adapter could not tell a `media_id` is audio; the stored file does.
+        let mut draft = media_draft(
+            MediaKind::Document,
+            MediaSource::Stored(media_id(9)),
+            Some("a.ogg"),
+        );
+        if let MessageContent::Media { caption, .. } = &mut draft.content {
+            *caption = Some(crate::values::Caption::parse("hello").unwrap());
+        }
+
+        let result = run(ports.build().execute(command(MessageKind::Media, Ok(draft))));
+
+        let Err(SendError::Invalid(errors)) = result else {
+            panic!("expected a validation error, got {result:?}");
+        };
+        let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["caption", "filename"]);
+        assert!(errors.errors()[0].message.contains("audio"), "{errors}");
+    }
+
+    #[test]
+    fn a_sticker_sent_with_a_caption_is_refused_and_its_file_is_not_kept() {
+        let mut ports = Ports::new();
+        ports
+            .allow_rate()
+            .senders(two_senders())
+            .never_window()
+            .never_accept();
+        ports.files.expect_commit().times(0);
+        ports.catalog.expect_insert_media().times(0);
+        let (upload, path) = staged(MediaKind::Sticker, 10);
+        let mut draft = media_draft(MediaKind::Sticker, MediaSource::Upload, None);
+        if let MessageContent::Media { caption, .. } = &mut draft.content {
+            *caption = Some(crate::values::Caption::parse("hello").unwrap());
+        }
+
+        let result = run(ports
+            .build()
+            .execute_with_upload(command(MessageKind::Media, Ok(draft)), Some(upload)));
+
+        let Err(SendError::Invalid(errors)) = result else {
+            panic!("expected a validation error, got {result:?}");
+        };
+        assert_eq!(errors.errors()[0].field, "caption");
+        assert!(!path.exists(), "the staged upload was left behind");
+    }
+
+    #[test]
+    fn an_audio_or_sticker_upload_in_a_template_header_is_a_header_media_mismatch() {
+        for kind in [MediaKind::Audio, MediaKind::Sticker] {
+            let mut ports = Ports::new();
+            ports
+                .allow_rate()
+                .senders(two_senders())
+                .never_template()
+                .never_accept();
+            knows(&mut ports, Some(MediaRecord::Uploaded(uploaded(9, kind, now()))));
+            let mut variables = one_variable();
+            variables.header = Some(HeaderValue::Media(MediaAttachment {
+                kind: MediaKind::Image,
+                source: MediaSource::Stored(media_id(9)),
+                filename: None,
+            }));
+
+            let result = run(ports.build().execute(template_command(variables)));
+
+            assert!(
+                matches!(&result, Err(SendError::HeaderMediaMismatch(detail)) if detail.contains(kind.as_str())),
+                "{result:?}"
+            );
+        }
     }
 }
