@@ -11,6 +11,7 @@ mod queries;
 mod reseal;
 mod send;
 mod shared;
+mod template_review;
 mod templates;
 #[cfg(test)]
 mod tests;
@@ -36,5 +37,6 @@ pub use queries::{
 };
 pub use reseal::{Reseal, ResealReport};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 pub use webhooks::{DESCRIPTION_MAX_CHARS, EndpointPatch, ManageWebhooks, WebhookError, check_description};

@@ -12,6 +12,7 @@ mod owner;
 mod queries;
 mod reseal;
 mod send;
+mod template_review;
 mod templates;
 mod webhooks;
 

@@ -1,0 +1,295 @@
+//! `ManageTemplates`: what reaches the network's review, what is refused before it, and the copy answered
+//! from the sync that follows.
+
+use super::*;
+use crate::ids::MediaId;
+use crate::media::{MediaFile, MediaRecord, Sha256Digest};
+use crate::ports::{
+    MockAccountStore, MockMediaCatalog, MockMediaStore, MockMessagingNetwork, MockTemplateReview,
+    MockTemplateStore, NetworkTemplate, SubmittedTemplate,
+};
+use crate::template::definition::{Node, TemplateDefinition};
+use crate::usecases::{ManageTemplates, SyncTemplates, TemplateReviewError, TemplateReviewPorts};
+use std::sync::{Arc, Mutex};
+
+const SAMPLE: &str = "med_01HZX3N5Q2V8K4T6W9Y1B3D5F7";
+
+fn text(value: &str) -> Node {
+    Node::Text(value.to_owned())
+}
+
+fn object(fields: Vec<(&str, Node)>) -> Node {
+    Node::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// `order_update` (en_US, UTILITY), with a document header sampled from a Herald upload when `sample`.
+fn definition(sample: bool) -> TemplateDefinition {
+    let mut components = Vec::new();
+    if sample {
+        components.push(object(vec![
+            ("type", text("HEADER")),
+            ("format", text("DOCUMENT")),
+            ("example", object(vec![("media_id", text(SAMPLE))])),
+        ]));
+    }
+    components.push(object(vec![
+        ("type", text("BODY")),
+        ("text", text("Your order ships today.")),
+    ]));
+    TemplateDefinition::parse(&object(vec![
+        ("name", text("order_update")),
+        ("language", text("en_US")),
+        ("category", text("UTILITY")),
+        ("components", Node::List(components)),
+    ]))
+    .unwrap()
+}
+
+fn listed(status: &str) -> NetworkTemplate {
+    NetworkTemplate {
+        name: TemplateName::parse("order_update").unwrap(),
+        language: LanguageCode::parse("en_US").unwrap(),
+        status: TemplateStatus::parse(status).unwrap(),
+        category: "UTILITY".into(),
+        structure: definition(false).structure(),
+        network_id: Some("594425479261596".into()),
+    }
+}
+
+/// The ports, with a template store that keeps what the sync writes and the network's listing given.
+struct Setup {
+    accounts: MockAccountStore,
+    templates: MockTemplateStore,
+    network: MockMessagingNetwork,
+    catalog: MockMediaCatalog,
+    files: MockMediaStore,
+    review: MockTemplateReview,
+    stored: Arc<Mutex<Vec<Template>>>,
+}
+
+impl Setup {
+    fn new(listing: Vec<NetworkTemplate>) -> Self {
+        let stored: Arc<Mutex<Vec<Template>>> = Arc::new(Mutex::new(Vec::new()));
+        let mut accounts = MockAccountStore::new();
+        accounts.expect_senders().returning(|_| Ok(two_senders()));
+        let mut templates = MockTemplateStore::new();
+        let read = Arc::clone(&stored);
+        templates
+            .expect_templates()
+            .returning(move |_, _| Ok(read.lock().unwrap().clone()));
+        let write = Arc::clone(&stored);
+        templates
+            .expect_replace_templates()
+            .returning(move |_, waba, copies| {
+                let mut all = write.lock().unwrap();
+                all.retain(|t| &t.waba_id != waba);
+                all.extend(copies.iter().cloned());
+                Ok(())
+            });
+        let mut network = MockMessagingNetwork::new();
+        network.expect_templates().returning(move |sender| {
+            Ok(if sender.is_default {
+                listing.clone()
+            } else {
+                Vec::new()
+            })
+        });
+        Self {
+            accounts,
+            templates,
+            network,
+            catalog: MockMediaCatalog::new(),
+            files: MockMediaStore::new(),
+            review: MockTemplateReview::new(),
+            stored,
+        }
+    }
+
+    fn build(self) -> ManageTemplates {
+        let accounts: Arc<dyn crate::ports::AccountStore> = Arc::new(self.accounts);
+        let templates: Arc<dyn crate::ports::TemplateStore> = Arc::new(self.templates);
+        let sync = SyncTemplates::new(
+            Arc::clone(&accounts),
+            Arc::clone(&templates),
+            Arc::new(self.network),
+            Arc::new(clock_at(now())),
+            Arc::new(sequential_ids()),
+        );
+        ManageTemplates::new(
+            TemplateReviewPorts {
+                accounts,
+                templates,
+                catalog: Arc::new(self.catalog),
+                files: Arc::new(self.files),
+                review: Arc::new(self.review),
+            },
+            Arc::new(sync),
+        )
+    }
+}
+
+fn submitted() -> SubmittedTemplate {
+    SubmittedTemplate {
+        network_id: "594425479261596".into(),
+        status: TemplateStatus::parse("PENDING").unwrap(),
+        category: "UTILITY".into(),
+    }
+}
+
+#[test]
+fn a_creation_goes_to_the_default_senders_account_and_answers_the_synced_copy() {
+    let mut setup = Setup::new(vec![listed("PENDING")]);
+    let default_waba = sender(1, DEFAULT_NUMBER, true).waba_id;
+    setup
+        .review
+        .expect_submit_template()
+        .withf(move |sender, definition, samples| {
+            sender.waba_id == default_waba && definition.name.as_str() == "order_update" && samples.is_empty()
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(submitted()));
+    let stored = Arc::clone(&setup.stored);
+    let copy = run(setup.build().create(&org_id(), None, &definition(false))).unwrap();
+    assert_eq!(copy.status.as_str(), "PENDING");
+    assert_eq!(copy.network_id.as_deref(), Some("594425479261596"));
+    assert_eq!(stored.lock().unwrap().len(), 1, "the copy comes from the sync");
+}
+
+#[test]
+fn an_existing_template_or_an_unknown_sender_never_reaches_the_network() {
+    let mut setup = Setup::new(vec![listed("APPROVED")]);
+    setup.review.expect_submit_template().times(0);
+    setup.stored.lock().unwrap().push(Template {
+        network_id: Some("1".into()),
+        ..template(
+            &sender(1, DEFAULT_NUMBER, true).waba_id,
+            "APPROVED",
+            HeaderSpec::None,
+            0,
+        )
+    });
+    setup.stored.lock().unwrap()[0].name = TemplateName::parse("order_update").unwrap();
+    setup.stored.lock().unwrap()[0].language = LanguageCode::parse("en_US").unwrap();
+    let manage = setup.build();
+    assert!(matches!(
+        run(manage.create(&org_id(), None, &definition(false))),
+        Err(TemplateReviewError::Exists(..))
+    ));
+    assert!(matches!(
+        run(manage.create(&org_id(), Some(&phone("+15559990000")), &definition(false))),
+        Err(TemplateReviewError::UnknownSender)
+    ));
+}
+
+fn upload(kind: MediaKind) -> MediaFile {
+    MediaFile {
+        id: MediaId::parse(SAMPLE).unwrap(),
+        organization_id: org_id(),
+        kind,
+        mime_type: "application/pdf".into(),
+        size: 4,
+        sha256: Sha256Digest::from_bytes([7; 32]),
+        filename: None,
+        created_at: now(),
+        expires_at: now() + chrono::TimeDelta::days(30),
+    }
+}
+
+#[test]
+fn a_sample_upload_goes_to_the_review_by_its_handle() {
+    let mut setup = Setup::new(vec![listed("PENDING")]);
+    setup
+        .catalog
+        .expect_media()
+        .returning(|_, _| Ok(Some(MediaRecord::Uploaded(upload(MediaKind::Document)))));
+    setup
+        .files
+        .expect_open()
+        .returning(|_| Ok(Some(tempfile_with(b"%PDF"))));
+    setup
+        .review
+        .expect_upload_sample()
+        .withf(|_, upload| upload.size == 4 && upload.mime_type == "application/pdf")
+        .times(1)
+        .returning(|_, _| Ok("4::ZG9j".into()));
+    setup
+        .review
+        .expect_submit_template()
+        .withf(|_, _, samples| {
+            samples.get(&MediaId::parse(SAMPLE).unwrap()).map(String::as_str) == Some("4::ZG9j")
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(submitted()));
+    run(setup.build().create(&org_id(), None, &definition(true))).unwrap();
+}
+
+#[test]
+fn a_sample_of_another_kind_than_its_header_is_refused_before_the_network() {
+    let mut setup = Setup::new(Vec::new());
+    setup
+        .catalog
+        .expect_media()
+        .returning(|_, _| Ok(Some(MediaRecord::Uploaded(upload(MediaKind::Image)))));
+    setup.review.expect_upload_sample().times(0);
+    setup.review.expect_submit_template().times(0);
+    let refused = run(setup.build().create(&org_id(), None, &definition(true)));
+    assert!(
+        matches!(
+            refused,
+            Err(TemplateReviewError::SampleMismatch {
+                expected: "document",
+                actual: "image",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn deleting_one_language_names_its_network_id() {
+    let mut setup = Setup::new(Vec::new());
+    let mut copy = template(
+        &sender(1, DEFAULT_NUMBER, true).waba_id,
+        "APPROVED",
+        HeaderSpec::None,
+        0,
+    );
+    copy.name = TemplateName::parse("order_update").unwrap();
+    copy.network_id = Some("594425479261596".into());
+    setup.stored.lock().unwrap().push(copy);
+    setup
+        .review
+        .expect_delete_template()
+        .withf(|_, name, id| name.as_str() == "order_update" && id.as_deref() == Some("594425479261596"))
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let manage = setup.build();
+    run(manage.delete(
+        &org_id(),
+        None,
+        &TemplateName::parse("order_update").unwrap(),
+        Some(&LanguageCode::parse("en_US").unwrap()),
+    ))
+    .unwrap();
+    assert!(matches!(
+        run(manage.delete(&org_id(), None, &TemplateName::parse("missing").unwrap(), None)),
+        Err(TemplateReviewError::NotFound)
+    ));
+}
+
+fn tempfile_with(bytes: &[u8]) -> std::fs::File {
+    use std::io::{Seek as _, Write as _};
+    let path = std::env::temp_dir().join(format!("herald-sample-{}", std::process::id()));
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(bytes).unwrap();
+    file.rewind().unwrap();
+    let _ = std::fs::remove_file(&path);
+    file
+}
