@@ -4,7 +4,7 @@
 use crate::config::{NetworkMode, Settings};
 use crate::services::Services;
 use herald_cloudapi::{CloudApiClient, CloudApiConfig};
-use herald_domain::ports::{MessagingNetwork, SecretSource};
+use herald_domain::ports::{MessagingNetwork, SecretSource, TemplateReview};
 use herald_simulator::{Simulator, SimulatorConfig};
 use secrecy::{ExposeSecret, SecretString};
 use std::sync::Arc;
@@ -32,8 +32,12 @@ pub(crate) fn callback_secret(
     })
 }
 
-/// The simulator, when this process serves it, and the network client.
-pub(crate) type NetworkParts = (Option<Arc<Simulator>>, Arc<dyn MessagingNetwork>);
+/// The simulator, when this process serves it, and the network client behind both of its ports.
+pub(crate) struct NetworkParts {
+    pub(crate) simulator: Option<Arc<Simulator>>,
+    pub(crate) network: Arc<dyn MessagingNetwork>,
+    pub(crate) review: Arc<dyn TemplateReview>,
+}
 
 /// The network client, and the simulator when this process serves it. `own_base` is this process's HTTP
 /// base URL (`None` for a worker-only process).
@@ -88,9 +92,13 @@ pub(crate) fn connect_network(
     network_config.default_access_token = default_token;
     network_config.media_timeout = settings.media_transfer_timeout();
     network_config.app_id.clone_from(&settings.cloud_api_app_id);
-    let network: Arc<dyn MessagingNetwork> =
-        Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
-    Ok((simulator, network))
+    let client = Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
+    let network: Arc<dyn MessagingNetwork> = client.clone();
+    Ok(NetworkParts {
+        simulator,
+        network,
+        review: client,
+    })
 }
 
 /// The in-process simulator's control API has no authentication: it may only be reachable from this

@@ -4,12 +4,12 @@
 use crate::cli::Role;
 use crate::config::Settings;
 use crate::keys::NO_KEY_WITH_POSTGRES;
-use crate::network::{callback_secret, connect_network, simulator_exposure};
+use crate::network::{NetworkParts, callback_secret, connect_network, simulator_exposure};
 use crate::services::{Services, webhook_policy};
 use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
 use herald_cloudapi::AppSecretAuthenticator;
-use herald_domain::ports::{MessagingNetwork, SecretSealer};
+use herald_domain::ports::{MessagingNetwork, SecretSealer, TemplateReview};
 use herald_domain::usecases::SyncTemplates;
 use herald_http::network::NetworkWebhook;
 use herald_simulator::Simulator;
@@ -52,7 +52,11 @@ impl Application {
             .map(|a| a.port());
         let own_base = port.map(|p| format!("http://{}", crate::display_addr(&settings.listen, p)));
         let app_secret = callback_secret(settings, services.secrets.as_ref(), serves_http)?;
-        let (simulator, network) = connect_network(settings, services, &app_secret, own_base.as_deref())?;
+        let NetworkParts {
+            simulator,
+            network,
+            review,
+        } = connect_network(settings, services, &app_secret, own_base.as_deref())?;
         let sync = Arc::new(services.sync_templates(network.clone()));
         let server = match listener {
             Some(listener) => Some(serve_http(
@@ -60,6 +64,7 @@ impl Application {
                 settings,
                 services,
                 &network,
+                review,
                 &sealer,
                 app_secret,
                 simulator.clone(),
@@ -173,11 +178,13 @@ fn serve_http(
     settings: &Settings,
     services: &Services,
     network: &Arc<dyn MessagingNetwork>,
+    review: Arc<dyn TemplateReview>,
     sealer: &Arc<dyn SecretSealer>,
     app_secret: SecretString,
     simulator: Option<Arc<Simulator>>,
 ) -> anyhow::Result<RunningServer> {
-    let context = actix_web::web::Data::new(services.api_context(settings, network.clone(), sealer.clone()));
+    let context =
+        actix_web::web::Data::new(services.api_context(settings, network.clone(), review, sealer.clone()));
     let webhook = actix_web::web::Data::new(NetworkWebhook::new(
         Arc::new(services.process_callbacks()),
         Arc::new(AppSecretAuthenticator {

@@ -5,13 +5,15 @@ use crate::keys::{LOCAL_DATA_DIR, encryption_key};
 use crate::redact::redact_url;
 use anyhow::Context;
 use herald_cloudapi::CloudApiDecoder;
-use herald_domain::ports::{Clock, IdGenerator, MessagingNetwork, RateLimiter, SecretSealer, SecretSource};
+use herald_domain::ports::{
+    Clock, IdGenerator, MessagingNetwork, RateLimiter, SecretSealer, SecretSource, TemplateReview,
+};
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
-    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MediaPorts,
-    MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings, SessionSettings,
-    SyncTemplates, WindowStatus,
+    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media,
+    MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings,
+    SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -226,9 +228,11 @@ impl Services {
         &self,
         settings: &Settings,
         network: Arc<dyn MessagingNetwork>,
+        review: Arc<dyn TemplateReview>,
         sealer: Arc<dyn SecretSealer>,
     ) -> ApiContext {
         let store = &self.store;
+        let sync_templates = Arc::new(self.sync_templates(network.clone()));
         ApiContext {
             webhooks: self.manage_webhooks(settings, sealer),
             authenticate: Authenticate::new(store.accounts(), self.clock.clone()),
@@ -257,7 +261,17 @@ impl Services {
             message_events: MessageEvents::new(store.messages()),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates(), store.accounts()),
-            sync_templates: Arc::new(self.sync_templates(network.clone())),
+            manage_templates: ManageTemplates::new(
+                TemplateReviewPorts {
+                    accounts: store.accounts(),
+                    templates: store.templates(),
+                    catalog: store.media(),
+                    files: self.files.clone(),
+                    review,
+                },
+                Arc::clone(&sync_templates),
+            ),
+            sync_templates,
             media: self.media(network),
             files: self.files.clone(),
             send_limiter: self.limiter.clone(),

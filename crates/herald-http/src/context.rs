@@ -4,8 +4,8 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MessageEvents, SendMessage,
-    SyncTemplates, WindowStatus,
+    Authenticate, GetMessage, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media,
+    MessageEvents, SendMessage, SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -19,6 +19,8 @@ pub struct ApiContext {
     pub window_status: WindowStatus,
     pub templates: ListTemplates,
     pub sync_templates: Arc<SyncTemplates>,
+    /// Templates created, edited and deleted through the network's review (docs/api.md §6.1).
+    pub manage_templates: ManageTemplates,
     /// Customer webhook endpoints (docs/api.md §9).
     pub webhooks: ManageWebhooks,
     /// Uploads and reading media back (docs/api.md §4.5, §9).

@@ -92,6 +92,9 @@ pub enum ApiError {
     NotFound,
     #[error("no template {} in {}", .0.name, .0.language)]
     TemplateNotFound(TemplateRef),
+    /// A template of this name and language already exists in the sender's business account.
+    #[error("template {} ({}) exists", .0.name, .0.language)]
+    TemplateExists(TemplateRef),
     #[error("method not allowed")]
     MethodNotAllowed,
     #[error("a request with this Idempotency-Key is still in flight")]

@@ -23,7 +23,7 @@ impl ApiError {
             | Self::CorsForbidden => StatusCode::FORBIDDEN,
             Self::NotFound | Self::TemplateNotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::IdempotencyConflict => StatusCode::CONFLICT,
+            Self::IdempotencyConflict | Self::TemplateExists(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType | Self::NotMultipart { .. } | Self::UnsupportedFileType(_) => {
                 StatusCode::UNSUPPORTED_MEDIA_TYPE
@@ -51,6 +51,7 @@ impl ApiError {
             Self::CorsForbidden => "cors_forbidden",
             Self::NotFound => "not_found",
             Self::TemplateNotFound(_) => "template_not_found",
+            Self::TemplateExists(_) => "template_exists",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::IdempotencyConflict => "idempotency_conflict",
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "payload_too_large",
@@ -79,6 +80,7 @@ impl ApiError {
             Self::CorsForbidden => "Cross-origin requests refused",
             Self::NotFound => "Not found",
             Self::TemplateNotFound(_) => "Template not found",
+            Self::TemplateExists(_) => "Template exists",
             Self::MethodNotAllowed => "Method not allowed",
             Self::IdempotencyConflict => "Idempotency conflict",
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "Payload too large",
@@ -124,6 +126,11 @@ impl ApiError {
             Self::TemplateNotFound(reference) => format!(
                 "No template named `{}` in language `{}` exists for the sender's business account.",
                 reference.name, reference.language
+            ),
+            Self::TemplateExists(reference) => format!(
+                "A template named `{}` in language `{}` already exists for the sender's business account; \
+                 edit it with PATCH /api/v1/templates/{}/{}.",
+                reference.name, reference.language, reference.name, reference.language
             ),
             Self::MethodNotAllowed => "This method is not allowed on this path.".to_owned(),
             Self::IdempotencyConflict => {

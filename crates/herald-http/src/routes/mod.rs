@@ -11,6 +11,7 @@ mod query;
 mod send;
 pub(crate) mod send_media;
 mod table;
+pub(crate) mod template_review;
 pub(crate) mod templates;
 pub(crate) mod webhooks;
 
@@ -27,6 +28,7 @@ fn table() -> Routes {
     use messages::*;
     use send::*;
     use send_media::*;
+    use template_review::*;
     use templates::*;
     use webhooks::*;
     Routes::default()
@@ -42,8 +44,12 @@ fn table() -> Routes {
         .add::<__path_message_events, _, _>(message_events)
         .add::<__path_window, _, _>(window)
         .add::<__path_list_templates, _, _>(list_templates)
+        .add::<__path_create_template, _, _>(create_template)
         .add::<__path_sync_templates, _, _>(sync_templates)
         .add::<__path_get_template, _, _>(get_template)
+        .add::<__path_edit_template, _, _>(edit_template)
+        .add::<__path_delete_template_language, _, _>(delete_template_language)
+        .add::<__path_delete_template, _, _>(delete_template)
         .add::<__path_create_webhook, _, _>(create_webhook)
         .add::<__path_list_webhooks, _, _>(list_webhooks)
         .add::<__path_get_webhook, _, _>(get_webhook)
