@@ -1,5 +1,6 @@
 use super::media::forget_upload;
 use super::shared::new_id;
+use crate::content::{MessageRef, MessageTarget};
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
@@ -11,7 +12,7 @@ use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
     IdempotencyHold, MediaCatalog, MediaInsert, MediaStore, MessageStore, OutboxJob, QuotaCharge,
-    RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
+    RateDecision, RateLimiter, ReferencedMessage, StoreError, TemplateStore, WindowStore,
 };
 use crate::template::{TemplateCheckError, TemplateRef, check_variables};
 use crate::time::{BillingPeriod, Duration, Timestamp};
@@ -26,6 +27,8 @@ pub struct SendDraft {
     pub to: PhoneNumber,
     pub from: Option<PhoneNumber>,
     pub content: MessageContent,
+    /// The message of the conversation this one replies to, as the client named it.
+    pub reply_to: Option<MessageRef>,
     pub client_reference: Option<ClientReference>,
 }
 
@@ -300,6 +303,7 @@ impl SendMessage {
                 },
             ))
         })?;
+        let reply_to = self.resolve_targets(&organization, sender, &mut draft).await?;
         self.resolve_stored_media(&organization, &mut draft.content, now)
             .await?;
         let upload = self.place_upload(&organization, &plan, &mut draft.content, upload, now)?;
@@ -309,7 +313,7 @@ impl SendMessage {
             None => None,
         };
 
-        let message = Message::accepted(
+        let mut message = Message::accepted(
             new_id(self.ids.as_ref(), MessageId::from_ulid),
             organization.id,
             (sender.id, sender.number.clone()),
@@ -318,6 +322,7 @@ impl SendMessage {
             draft.client_reference,
             now,
         );
+        message.reply_to = reply_to;
         let request = AcceptRequest {
             event: StatusEvent {
                 id: new_id(self.ids.as_ref(), EventId::from_ulid),
@@ -372,6 +377,39 @@ impl SendMessage {
         }
     }
 
+    /// Looks up the messages the draft points at (`reply_to`, a reaction's `message_id`) and fills in their
+    /// network ids, so dispatch sends them without another read. Answers the resolved `reply_to`.
+    async fn resolve_targets(
+        &self,
+        organization: &Organization,
+        sender: &SenderNumber,
+        draft: &mut SendDraft,
+    ) -> Result<Option<MessageTarget>, SendError> {
+        let mut errors = ValidationErrors::new();
+        let mut reply_to = None;
+        if let Some(reference) = draft.reply_to {
+            let found = self.messages.referenced(&organization.id, &reference).await?;
+            match check_target(found.as_ref(), sender, &draft.to) {
+                Ok(network_id) => {
+                    reply_to = Some(MessageTarget {
+                        message: reference,
+                        network_message_id: Some(network_id),
+                    });
+                }
+                Err(error) => errors.push(error.at("reply_to")),
+            }
+        }
+        let to = draft.to.clone();
+        if let Some(target) = draft.content.reaction_target_mut() {
+            let found = self.messages.referenced(&organization.id, &target.message).await?;
+            match check_target(found.as_ref(), sender, &to) {
+                Ok(network_id) => target.network_message_id = Some(network_id),
+                Err(error) => errors.push(error.at("message_id")),
+            }
+        }
+        errors.finish(reply_to).map_err(SendError::Invalid)
+    }
+
     /// Checks a `media_id` reference (JSON sends) against the organization's uploads. A media message
     /// takes its kind (and, for a document, its default file name) from the stored file; a template
     /// header's declared kind must be the file's.
@@ -390,8 +428,12 @@ impl SendMessage {
         let file = match self.catalog.media(&organization.id, &id).await? {
             Some(MediaRecord::Uploaded(file)) if !file.is_expired(now) => file,
             _ => {
+                let field = match role {
+                    AttachmentRole::InteractiveHeader => format!("header.{}.media_id", media.kind.as_str()),
+                    _ => role.media_id_field().to_owned(),
+                };
                 return Err(SendError::Invalid(ValidationErrors::single(
-                    role.media_id_field(),
+                    field,
                     format!(
                         "{id} is not an upload of this organization, or it expired (uploads last 30 days)"
                     ),
@@ -405,7 +447,7 @@ impl SendMessage {
                     media.filename = file.filename;
                 }
             }
-            AttachmentRole::TemplateHeader if media.kind != file.kind => {
+            AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader if media.kind != file.kind => {
                 return Err(SendError::HeaderMediaMismatch(format!(
                     "the header declares {} but {id} is {} ({})",
                     media.kind.as_str(),
@@ -413,7 +455,11 @@ impl SendMessage {
                     file.mime_type
                 )));
             }
-            AttachmentRole::TemplateHeader => {}
+            AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader => {
+                if media.filename.is_none() && file.kind == crate::message::MediaKind::Document {
+                    media.filename = file.filename;
+                }
+            }
         }
         Ok(())
     }
@@ -537,6 +583,29 @@ impl SendMessage {
             }
         }
     }
+}
+
+/// The rules a reply's or a reaction's target keeps (docs/api.md §4): a message of this organization (another
+/// organization's id reads exactly like an unknown one), of this conversation (same business sender, same
+/// customer), that the network already knows by its id. Answers that id.
+fn check_target(
+    found: Option<&ReferencedMessage>,
+    sender: &SenderNumber,
+    to: &PhoneNumber,
+) -> Result<String, crate::error::InvalidValue> {
+    use crate::error::InvalidValue;
+    let found = found.ok_or_else(|| InvalidValue::new("no message with this id"))?;
+    if found.sender_id != sender.id || &found.counterpart != to {
+        return Err(InvalidValue::new(format!(
+            "is a message of another conversation: it must be between {} and {to}",
+            sender.number
+        )));
+    }
+    found.network_message_id.clone().ok_or_else(|| {
+        InvalidValue::new(
+            "has no network id yet (it is still `accepted`); retry once it is `submitted` or later",
+        )
+    })
 }
 
 /// Whole seconds until the quota period ends, rounded up, so a client honouring `Retry-After` never comes
