@@ -29,7 +29,7 @@ on_both_stores!(
 const RECIPIENT: &str = "+15551230001";
 const MB: usize = 1_000_000;
 
-fn file_part(bytes: Vec<u8>, name: &str, mime: &str) -> Part {
+pub(crate) fn file_part(bytes: Vec<u8>, name: &str, mime: &str) -> Part {
     Part::bytes(bytes)
         .file_name(name.to_owned())
         .mime_str(mime)
@@ -55,7 +55,7 @@ impl NetApp {
 
     /// Opens the service window with `number` the way the network does: the simulator delivers an inbound
     /// message from it (so the simulator's own window check passes too), and Herald records it.
-    async fn open_window_with(&self, number: &str) {
+    pub(crate) async fn open_window_with(&self, number: &str) {
         let response = self
             .http
             .post(format!("{}/simulator/control/inbound", self.base))
@@ -80,7 +80,7 @@ impl NetApp {
     }
 
     /// The request body of the send the simulator received for `message_id`, as it came over the wire.
-    async fn sent_for(&self, message_id: &str) -> Value {
+    pub(crate) async fn sent_for(&self, message_id: &str) -> Value {
         self.simulator_sent()
             .await
             .into_iter()
