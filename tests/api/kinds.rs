@@ -126,7 +126,9 @@ async fn every_new_kind_is_delivered_in_meta_s_shape(db: Db) {
         ("send-contacts", contacts(CUSTOMER), "contacts"),
     ];
     for (operation, body, kind) in cases {
-        let accepted = app.send(&format!("/api/v1/messages/{operation}"), body.clone()).await;
+        let accepted = app
+            .send(&format!("/api/v1/messages/{operation}"), body.clone())
+            .await;
         assert_eq!(accepted["type"], kind);
         assert_eq!(accepted["status"], "accepted");
         let id = accepted["id"].as_str().unwrap().to_owned();
@@ -178,7 +180,10 @@ async fn a_reaction_stays_sent_and_replies_carry_the_network_id(db: Db) {
         )
         .await;
     assert_eq!(reaction["type"], "reaction");
-    assert_eq!(reaction["reaction"], json!({"message_id": first_id, "emoji": "👍🏽"}));
+    assert_eq!(
+        reaction["reaction"],
+        json!({"message_id": first_id, "emoji": "👍🏽"})
+    );
     let reaction_id = reaction["id"].as_str().unwrap().to_owned();
     let (_, events) = app.wait_status(&reaction_id, "sent").await;
     assert_eq!(
@@ -242,10 +247,7 @@ async fn refused_on(response: reqwest::Response, field: &str, says: &str) {
     let errors = problem["errors"].as_array().unwrap();
     assert_eq!(errors.len(), 1, "{problem}");
     assert_eq!(errors[0]["field"], field, "{problem}");
-    assert!(
-        errors[0]["message"].as_str().unwrap().contains(says),
-        "{problem}"
-    );
+    assert!(errors[0]["message"].as_str().unwrap().contains(says), "{problem}");
 }
 
 async fn targets_must_be_messages_of_the_conversation_the_network_knows(db: Db) {
@@ -257,7 +259,10 @@ async fn targets_must_be_messages_of_the_conversation_the_network_knows(db: Db) 
     app.open_window(CUSTOMER).await;
     app.open_window(other_customer).await;
     let queued = app
-        .post("/api/v1/messages/send-text", &json!({"to": CUSTOMER, "message": "hi"}))
+        .post(
+            "/api/v1/messages/send-text",
+            &json!({"to": CUSTOMER, "message": "hi"}),
+        )
         .await;
     assert_eq!(queued.status(), 202);
     let queued: Value = queued.json().await.unwrap();
@@ -310,7 +315,11 @@ async fn targets_must_be_messages_of_the_conversation_the_network_knows(db: Db) 
     let response = app.post("/api/v1/messages/send-location", &not_yet).await;
     refused_on(response, "reply_to", "`submitted` or later").await;
 
-    assert_eq!(app.all_message_ids().await, before, "a refused send stores nothing");
+    assert_eq!(
+        app.all_message_ids().await,
+        before,
+        "a refused send stores nothing"
+    );
     assert_eq!(app.usage().await, usage, "a refused send counts nothing");
 }
 
@@ -338,9 +347,15 @@ async fn new_kinds_are_refused_outside_the_window_and_store_nothing_when_invalid
     let response = app.post("/api/v1/messages/send-interactive", &too_many).await;
     refused_on(response, "action.buttons[2].reply.title", "at most 20").await;
     let mut unknown_file = buttons(CUSTOMER);
-    unknown_file["header"] = json!({"type": "video", "video": {"media_id": "med_01J0000000000000000000000X"}});
+    unknown_file["header"] =
+        json!({"type": "video", "video": {"media_id": "med_01J0000000000000000000000X"}});
     let response = app.post("/api/v1/messages/send-interactive", &unknown_file).await;
-    refused_on(response, "header.video.media_id", "not an upload of this organization").await;
+    refused_on(
+        response,
+        "header.video.media_id",
+        "not an upload of this organization",
+    )
+    .await;
     let response = app
         .post(
             "/api/v1/messages/send-location",

@@ -1,7 +1,7 @@
 //! Messages: what was asked to be sent, and where it stands.
 
-use crate::error::InvalidValue;
 use crate::content::{ContactCard, Location, MessageTarget, Reaction};
+use crate::error::InvalidValue;
 use crate::ids::{EventId, MessageId, OrganizationId, SenderId};
 use crate::interactive::{Interactive, InteractiveHeader};
 use crate::organization::MessageKind;

@@ -272,10 +272,7 @@ async fn a_missing_network_id_fails_the_send_without_a_request() {
         let outcome = client
             .send(&sender(), &message(content), &NetworkMediaIds::new())
             .await;
-        assert!(
-            matches!(outcome, Err(NetworkError::Permanent(_))),
-            "{outcome:?}"
-        );
+        assert!(matches!(outcome, Err(NetworkError::Permanent(_))), "{outcome:?}");
     }
     assert!(server.received_requests().await.unwrap().is_empty());
 }
@@ -327,7 +324,11 @@ async fn the_simulator_accepts_every_new_kind_and_the_replies() {
     }
     let wamid = first.network_message_id;
     client
-        .send(&sender, &to(reaction(Some(&wamid), "👍")), &NetworkMediaIds::new())
+        .send(
+            &sender,
+            &to(reaction(Some(&wamid), "👍")),
+            &NetworkMediaIds::new(),
+        )
         .await
         .unwrap();
     let mut answer = to(text("Replying"));
@@ -338,12 +339,19 @@ async fn the_simulator_accepts_every_new_kind_and_the_replies() {
         .unwrap();
     let sent = simulator.sent();
     assert_eq!(sent.len(), 7);
-    assert_eq!(sent[5].request["reaction"], json!({ "message_id": wamid, "emoji": "👍" }));
+    assert_eq!(
+        sent[5].request["reaction"],
+        json!({ "message_id": wamid, "emoji": "👍" })
+    );
     assert_eq!(sent[6].request["context"], json!({ "message_id": wamid }));
 
     // A reaction to a message the simulator never sent in this conversation is refused, as Meta would.
     let outcome = client
-        .send(&sender, &to(reaction(Some("wamid.UNKNOWN"), "👍")), &NetworkMediaIds::new())
+        .send(
+            &sender,
+            &to(reaction(Some("wamid.UNKNOWN"), "👍")),
+            &NetworkMediaIds::new(),
+        )
         .await;
     assert!(outcome.is_err(), "{outcome:?}");
 }

@@ -469,6 +469,9 @@ fn every_kind_parses_back_from_its_draft() {
     });
     for draft in [with_media, sections, cta, ask_location, navigate, exchange] {
         let message = Interactive::parse(&draft).expect("valid");
-        assert_eq!(Interactive::parse(&message.to_draft()).expect("valid again"), message);
+        assert_eq!(
+            Interactive::parse(&message.to_draft()).expect("valid again"),
+            message
+        );
     }
 }

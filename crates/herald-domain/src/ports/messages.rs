@@ -104,7 +104,8 @@ pub trait MessageStore: Send + Sync + 'static {
     ) -> Result<Option<Message>, StoreError>;
 
     /// The message `reference` names, outbound (`messages`) or inbound (`inbound_messages`), if it is one of
-    /// `organization`'s: another organization's id answers `None`, as an unknown one does.
+    /// `organization`'s: another organization's id answers `None`, as an unknown one does. A `msg_` id that
+    /// is no sent message is looked up among the received ones too (recorded before they had `inb_` ids).
     async fn referenced(
         &self,
         organization: &OrganizationId,

@@ -401,7 +401,10 @@ impl SendMessage {
         }
         let to = draft.to.clone();
         if let Some(target) = draft.content.reaction_target_mut() {
-            let found = self.messages.referenced(&organization.id, &target.message).await?;
+            let found = self
+                .messages
+                .referenced(&organization.id, &target.message)
+                .await?;
             match check_target(found.as_ref(), sender, &to) {
                 Ok(network_id) => target.network_message_id = Some(network_id),
                 Err(error) => errors.push(error.at("message_id")),

@@ -37,9 +37,8 @@ fn entries(
 fn card(card: &Map<String, Value>, at: &str, errors: &mut ValidationErrors) -> ContactDraft {
     let empty = Map::new();
     let name = object_at(card, "name", &format!("{at}.name"), errors).unwrap_or(&empty);
-    let part = |key: &str, errors: &mut ValidationErrors| {
-        text_at(name, key, &format!("{at}.name.{key}"), errors)
-    };
+    let part =
+        |key: &str, errors: &mut ValidationErrors| text_at(name, key, &format!("{at}.name.{key}"), errors);
     let mut draft = ContactDraft {
         formatted_name: part("formatted_name", errors),
         first_name: part("first_name", errors),
@@ -60,7 +59,15 @@ fn card(card: &Map<String, Value>, at: &str, errors: &mut ValidationErrors) -> C
                 errors.push(FieldError::new(path, "must be an object"));
                 continue;
             };
-            let keys = ["street", "city", "state", "zip", "country", "country_code", "type"];
+            let keys = [
+                "street",
+                "city",
+                "state",
+                "zip",
+                "country",
+                "country_code",
+                "type",
+            ];
             draft
                 .addresses
                 .push(keys.map(|key| text_at(address, key, &format!("{path}.{key}"), errors)));

@@ -103,10 +103,7 @@ pub(super) fn array_at<'a>(
 
 /// Adds the domain's verdict to the adapter's: a field the adapter already refused (a wrong JSON type), or
 /// a part of it, is not reported a second time as missing.
-pub(super) fn merge<T>(
-    checked: Result<T, ValidationErrors>,
-    errors: &mut ValidationErrors,
-) -> Option<T> {
+pub(super) fn merge<T>(checked: Result<T, ValidationErrors>, errors: &mut ValidationErrors) -> Option<T> {
     match checked {
         Ok(value) => Some(value),
         Err(found) => {
@@ -126,4 +123,3 @@ pub(super) fn merge<T>(
         }
     }
 }
-

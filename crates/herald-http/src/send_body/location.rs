@@ -34,4 +34,3 @@ pub(super) fn location_content(
     };
     merge(Location::parse(&draft), errors).map(MessageContent::Location)
 }
-

@@ -5,8 +5,8 @@
 //! under the path the client wrote (`variables.buttons[0].values[0]`).
 
 mod canonical;
-mod fields;
 mod contacts;
+mod fields;
 pub(crate) mod form;
 mod interactive;
 mod location;
@@ -53,10 +53,9 @@ pub(crate) enum SendOperation {
 /// (docs/api.md §8): only an explicit `"type": "text"` makes a send-template request a text message.
 pub(crate) fn message_kind(operation: SendOperation, body: &Value) -> MessageKind {
     match operation {
-        SendOperation::Text
-        | SendOperation::Reaction
-        | SendOperation::Location
-        | SendOperation::Contacts => MessageKind::Text,
+        SendOperation::Text | SendOperation::Reaction | SendOperation::Location | SendOperation::Contacts => {
+            MessageKind::Text
+        }
         SendOperation::File => MessageKind::Media,
         SendOperation::Interactive => interactive::interactive_kind(body),
         SendOperation::Template => match body.get("type").and_then(Value::as_str) {

@@ -23,4 +23,3 @@ pub(super) fn reaction_content(
         emoji: emoji?,
     }))
 }
-

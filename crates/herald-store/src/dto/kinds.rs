@@ -4,6 +4,7 @@
 //! checked again by the domain's parser when read, so a stored message can only come back as one the
 //! domain accepts. Renaming a field here changes what is on disk.
 
+use herald_domain::ValidationErrors;
 use herald_domain::content::{
     ContactCard, ContactDraft, Emoji, Location, LocationDraft, MessageRef, MessageTarget, Reaction,
 };
@@ -12,7 +13,6 @@ use herald_domain::interactive::{
     ActionDraft, ButtonDraft, HeaderDraft, Interactive, InteractiveDraft, ParametersDraft, RowDraft,
     SectionDraft,
 };
-use herald_domain::ValidationErrors;
 use serde::{Deserialize, Serialize};
 
 fn invalid(what: &str, errors: &ValidationErrors) -> InvalidValue {

@@ -2,16 +2,19 @@
 //! message it replies to, and `referenced` finds what a reply or reaction may point at, in one organization.
 
 use super::{Ports, accept_all, new_organization_with_sender};
-use crate::fixtures::{at, message, text_message};
+use crate::fixtures::{at, message, network_ref, next_ulid, text_message};
 use herald_domain::content::{
     ContactCard, ContactDraft, Emoji, Location, LocationDraft, MessageRef, MessageTarget, Reaction,
 };
+use herald_domain::dispatch::InboundRecord;
+use herald_domain::ids::EventId;
 use herald_domain::ids::{InboundId, MessageId};
 use herald_domain::interactive::{
     ActionDraft, ButtonDraft, HeaderDraft, Interactive, InteractiveDraft, ParametersDraft, RowDraft,
     SectionDraft,
 };
 use herald_domain::message::{Message, MessageContent, MessageStatus, MessageType};
+use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::ports::{MessageQuery, ReferencedMessage};
 use herald_domain::values::PhoneNumber;
 
@@ -182,7 +185,11 @@ pub async fn messages_new_kinds_round_trip_with_reply_to(ports: Ports) {
 
     accept_all(&ports, &messages).await;
     for expected in &messages {
-        let got = ports.messages.message(&org.id, &expected.id).await.expect("message");
+        let got = ports
+            .messages
+            .message(&org.id, &expected.id)
+            .await
+            .expect("message");
         assert_eq!(
             got.as_ref(),
             Some(expected),
@@ -255,7 +262,54 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         referenced(MessageId::parse("msg_01J0000000000000000000000X").expect("id")).await,
         None
     );
-    let unknown_inbound = MessageRef::Inbound(InboundId::parse("inb_01J0000000000000000000000W").expect("id"));
+    // A received message answers its sender and customer; one recorded with a `msg_` id (before inbound
+    // messages had `inb_` ids) is found by that id too.
+    let received_id = MessageId::from_ulid(next_ulid());
+    let record = InboundRecord {
+        id: received_id,
+        organization_id: org.id,
+        sender_id: sender.id,
+        media_id: None,
+        message: InboundMessage {
+            phone_number_id: network_ref(sender.phone_number_id.as_str()),
+            network_message_id: "wamid.received".to_owned(),
+            from: PhoneNumber::parse("+15550002222").expect("number"),
+            from_name: None,
+            received_at: at(4),
+            message_type: "text".to_owned(),
+            content: InboundContent::Text {
+                body: "hi".to_owned(),
+            },
+            context_message_id: None,
+            raw: r#"{"id":"wamid.received"}"#.to_owned(),
+        },
+        customer_event_id: EventId::from_ulid(next_ulid()),
+        recorded_at: at(5),
+    };
+    assert!(
+        ports
+            .tracking
+            .record_inbound_message(&record)
+            .await
+            .expect("recorded")
+    );
+    assert_eq!(
+        referenced(received_id).await,
+        Some(ReferencedMessage {
+            sender_id: sender.id,
+            counterpart: PhoneNumber::parse("+15550002222").expect("number"),
+            network_message_id: Some("wamid.received".into()),
+        })
+    );
+    let foreign_view = ports
+        .messages
+        .referenced(&other_org.id, &MessageRef::Outbound(received_id))
+        .await
+        .expect("referenced");
+    assert_eq!(foreign_view, None, "another organization does not see it");
+
+    let unknown_inbound =
+        MessageRef::Inbound(InboundId::parse("inb_01J0000000000000000000000W").expect("id"));
     assert_eq!(
         ports
             .messages

@@ -91,7 +91,10 @@ fn a_reaction_keeps_its_target_s_network_id_in_the_content() {
         panic!("expected Accepted, got {result:?}");
     };
     assert_eq!(
-        message.content.reaction_target().and_then(|t| t.network_message_id.as_deref()),
+        message
+            .content
+            .reaction_target()
+            .and_then(|t| t.network_message_id.as_deref()),
         Some("wamid.R")
     );
     assert_eq!(message.reply_to, None);
@@ -129,14 +132,34 @@ fn an_unknown_or_foreign_target_reads_as_no_message() {
 #[test]
 fn a_target_of_another_conversation_is_refused() {
     let other_customer = found(OTHER_CUSTOMER, default_sender().id, Some("wamid.T"));
-    refused(other_customer, reply_command(), "reply_to", "another conversation");
+    refused(
+        other_customer,
+        reply_command(),
+        "reply_to",
+        "another conversation",
+    );
     let other_sender = found(RECIPIENT, second_sender().id, Some("wamid.T"));
-    refused(other_sender, reaction_command(), "message_id", "another conversation");
+    refused(
+        other_sender,
+        reaction_command(),
+        "message_id",
+        "another conversation",
+    );
 }
 
 #[test]
 fn a_target_the_network_does_not_know_yet_asks_for_a_retry() {
     let still_accepted = found(RECIPIENT, default_sender().id, None);
-    refused(still_accepted.clone(), reply_command(), "reply_to", "`submitted` or later");
-    refused(still_accepted, reaction_command(), "message_id", "`submitted` or later");
+    refused(
+        still_accepted.clone(),
+        reply_command(),
+        "reply_to",
+        "`submitted` or later",
+    );
+    refused(
+        still_accepted,
+        reaction_command(),
+        "message_id",
+        "`submitted` or later",
+    );
 }
