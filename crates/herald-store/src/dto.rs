@@ -46,7 +46,7 @@ pub(crate) enum ContentDto {
         variables: VariablesDto,
     },
     Interactive {
-        interactive: InteractiveDto,
+        interactive: Box<InteractiveDto>,
     },
     Reaction {
         reaction: ReactionDto,
@@ -309,7 +309,7 @@ impl From<&MessageContent> for ContentDto {
                 variables: variables.into(),
             },
             MessageContent::Interactive(message) => Self::Interactive {
-                interactive: message.into(),
+                interactive: Box::new(message.into()),
             },
             MessageContent::Reaction(reaction) => Self::Reaction {
                 reaction: reaction.into(),
@@ -348,7 +348,7 @@ impl TryFrom<&ContentDto> for MessageContent {
                 },
                 variables: variables.try_into()?,
             },
-            ContentDto::Interactive { interactive } => Self::Interactive(interactive.try_into()?),
+            ContentDto::Interactive { interactive } => Self::Interactive(interactive.as_ref().try_into()?),
             ContentDto::Reaction { reaction } => Self::Reaction(reaction.try_into()?),
             ContentDto::Location { location } => Self::Location(location.try_into()?),
             ContentDto::Contacts { contacts } => Self::Contacts(kinds::contacts(contacts)?),
