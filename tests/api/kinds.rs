@@ -379,4 +379,19 @@ async fn new_kinds_are_refused_outside_the_window_and_store_nothing_when_invalid
     refused_on(response, "emoji", "one emoji").await;
     assert!(app.all_message_ids().await.is_empty(), "nothing stored");
     assert_eq!(app.usage().await, 0, "nothing counted");
+
+    // The plan decides from the request before any field is checked: a header file makes it media, which
+    // the trial plan does not allow, however wrong the rest is; without one it is text, which it allows.
+    let (_, trial_key) = new_org(&app.services, "trial").await;
+    let mut media_header = too_many.clone();
+    media_header["header"] =
+        json!({"type": "image", "image": {"media_id": "med_01J0000000000000000000000X"}});
+    let response = app
+        .post_as(&trial_key, "/api/v1/messages/send-interactive", &media_header)
+        .await;
+    assert_problem(response, 403, "plan_forbids").await;
+    let response = app
+        .post_as(&trial_key, "/api/v1/messages/send-interactive", &too_many)
+        .await;
+    assert_problem(response, 422, "validation_failed").await;
 }
