@@ -773,7 +773,98 @@ async fn the_log_filters_and_pages(db: Db) {
     );
 }
 
+/// The message page shows what a new kind says and the message it replies to; a reaction's `sent` is done.
+async fn the_message_page_shows_the_new_kinds(db: Db) {
+    use herald_domain::content::{Emoji, MessageRef, MessageTarget, Reaction};
+    use herald_domain::message::{MessageContent, MessageStatus};
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let (_, key) = d
+        .app
+        .services
+        .admin()
+        .create_key(&d.owner_org, None)
+        .await
+        .unwrap();
+    let sender = d
+        .app
+        .services
+        .store
+        .accounts()
+        .senders(&d.owner_org)
+        .await
+        .unwrap()[0]
+        .clone();
+    d.app
+        .services
+        .store
+        .windows()
+        .record_inbound(&herald_domain::window::ServiceWindow {
+            organization_id: d.owner_org,
+            sender_id: sender.id,
+            recipient: herald_domain::values::PhoneNumber::parse("+15551234567").unwrap(),
+            last_inbound_at: chrono::Utc::now(),
+        })
+        .await
+        .unwrap();
+    let location = d
+        .app
+        .post_as(
+            key.expose(),
+            "/api/v1/messages/send-location",
+            &json!({ "to": "+15551234567", "latitude": -33.8688, "longitude": 151.2093, "name": "Opera House" }),
+        )
+        .await;
+    assert_eq!(location.status(), 202);
+    let location = location.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // A reaction already `sent` that also replies: written straight to the store, as dispatch would leave it.
+    let target = MessageTarget {
+        message: MessageRef::parse(&location).unwrap(),
+        network_message_id: Some("wamid.location".into()),
+    };
+    let mut reaction = herald_testkit::fixtures::message(
+        d.owner_org,
+        &sender,
+        "+15551234567",
+        MessageContent::Reaction(Reaction {
+            target: target.clone(),
+            emoji: Emoji::parse("👍").unwrap(),
+        }),
+        chrono::Utc::now(),
+    );
+    reaction.reply_to = Some(target);
+    reaction.status = MessageStatus::Sent;
+    reaction.network_message_id = Some("wamid.reaction".into());
+    let request = herald_testkit::fixtures::accept_request(&reaction, None, None);
+    d.app.services.store.messages().accept(&request).await.unwrap();
+
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let page = browser.get(&format!("/dashboard/messages/{location}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let content = page.text_of("message-content").expect("the content is shown");
+    assert!(
+        content.contains("-33.8688, 151.2093") && content.contains("Opera House"),
+        "{content}"
+    );
+    let page = browser.get(&format!("/dashboard/messages/{}", reaction.id)).await;
+    assert!(
+        page.body.contains("<span class=\"badge ok\">sent</span>"),
+        "a reaction's sent is final"
+    );
+    assert!(
+        page.body
+            .contains(&format!("id=\"message-reply-to\"><code>{location}</code>"))
+    );
+    assert!(page.body.contains("👍 to"));
+}
+
 on_both_stores!(
+    the_message_page_shows_the_new_kinds,
     the_log_filters_and_pages,
     login_failures_are_generic_and_attempts_are_limited,
     every_form_checks_the_sessions_csrf_token,

@@ -7,6 +7,8 @@ use herald_domain::ports::{NetworkError, NetworkMediaIds};
 use herald_domain::template::{BodyValues, ButtonKind, ButtonValue, HeaderValue, TemplateVariables};
 use serde_json::{Map, Value, json};
 
+use crate::wire_kinds;
+
 /// The JSON body of `POST /{v}/{phone_number_id}/messages` for `message`.
 ///
 /// Files stored in Herald go by the network ids in `media` (docs/cloud-api.md §1.2: `id` or `link`, never both).
@@ -46,6 +48,18 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
             }
             ("template", Value::Object(object))
         }
+        MessageContent::Interactive(interactive) => {
+            ("interactive", wire_kinds::interactive(interactive, media)?)
+        }
+        MessageContent::Reaction(reaction) => {
+            let network_id = target_network_id(reaction.target.network_message_id.as_deref())?;
+            (
+                "reaction",
+                wire_kinds::reaction(network_id, reaction.emoji.as_str()),
+            )
+        }
+        MessageContent::Location(location) => ("location", wire_kinds::location(location)),
+        MessageContent::Contacts(cards) => ("contacts", wire_kinds::contacts(cards)),
     };
     let mut body = Map::new();
     body.insert("messaging_product".into(), Value::from("whatsapp"));
@@ -53,6 +67,10 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
     body.insert("to".into(), Value::from(message.to.as_str()));
     body.insert("type".into(), Value::from(kind));
     body.insert(kind.into(), object);
+    if let Some(reply_to) = &message.reply_to {
+        let network_id = target_network_id(reply_to.network_message_id.as_deref())?;
+        body.insert("context".into(), wire_kinds::context(network_id));
+    }
     body.insert(
         "biz_opaque_callback_data".into(),
         Value::from(message.id.to_string()),
@@ -90,6 +108,18 @@ pub(crate) fn media_object(
         object.insert("filename".into(), Value::from(filename.as_str()));
     }
     Ok(object)
+}
+
+/// The network id of a reply's or a reaction's target, filled in when the message was accepted.
+fn target_network_id(network_id: Option<&str>) -> Result<&str, NetworkError> {
+    network_id.ok_or_else(|| {
+        NetworkError::Permanent(MessageError {
+            code: "target_unavailable".into(),
+            title: "The message replied or reacted to has no network id".into(),
+            detail: "the target's network id was not recorded when the message was accepted".into(),
+            network_code: None,
+        })
+    })
 }
 
 fn media_unavailable(detail: String) -> NetworkError {

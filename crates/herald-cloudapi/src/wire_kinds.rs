@@ -13,13 +13,6 @@ use crate::wire::media_object;
 ///
 /// # Errors
 /// [`NetworkError::Permanent`] (`media_unavailable`) when a header file was not uploaded for this sender.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "wired into `send_body` with the send-interactive endpoint"
-    )
-)]
 pub(crate) fn interactive(message: &Interactive, media: &NetworkMediaIds) -> Result<Value, NetworkError> {
     let mut object = Map::new();
     object.insert("type".into(), Value::from(message.action.wire_type()));
@@ -128,10 +121,6 @@ fn put(object: &mut Map<String, Value>, key: &str, value: Option<&Field>) {
 }
 
 /// Meta's `location` object. Coordinates go out as numbers, as Meta's examples send them.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "wired into `send_body` with the send-location endpoint")
-)]
 pub(crate) fn location(location: &Location) -> Value {
     let mut object = Map::new();
     object.insert("latitude".into(), json!(location.latitude.value()));
@@ -166,10 +155,6 @@ fn address(address: &CardAddress) -> Value {
 }
 
 /// Meta's `contacts` array; empty lists are left out, as in Meta's examples.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "wired into `send_body` with the send-contacts endpoint")
-)]
 pub(crate) fn contacts(cards: &[ContactCard]) -> Value {
     cards
         .iter()
@@ -209,19 +194,11 @@ pub(crate) fn contacts(cards: &[ContactCard]) -> Value {
 }
 
 /// Meta's `reaction` object: the network id of the message reacted to, and the emoji ("" removes it).
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "wired into `send_body` with the send-reaction endpoint")
-)]
 pub(crate) fn reaction(network_message_id: &str, emoji: &str) -> Value {
     json!({ "message_id": network_message_id, "emoji": emoji })
 }
 
 /// Meta's `context` of a reply: the network id of the message replied to.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "wired into `send_body` with `reply_to`")
-)]
 pub(crate) fn context(network_message_id: &str) -> Value {
     json!({ "message_id": network_message_id })
 }

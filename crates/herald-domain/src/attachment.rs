@@ -117,6 +117,8 @@ pub enum AttachmentRole {
     Message,
     /// The file fills a template's media header.
     TemplateHeader,
+    /// The file is an interactive message's header.
+    InteractiveHeader,
 }
 
 impl AttachmentRole {
@@ -125,6 +127,7 @@ impl AttachmentRole {
         match self {
             Self::Message => "media_id",
             Self::TemplateHeader => "variables.header.media_id",
+            Self::InteractiveHeader => "interactive.header.media_id",
         }
     }
 }

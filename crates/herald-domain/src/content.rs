@@ -114,6 +114,22 @@ impl Location {
     }
 }
 
+impl Location {
+    /// The draft this location parses from ([`Location::parse`] of it gives it back).
+    pub fn to_draft(&self) -> LocationDraft {
+        LocationDraft {
+            latitude: Some(self.latitude.as_str().to_owned()),
+            longitude: Some(self.longitude.as_str().to_owned()),
+            name: text(self.name.as_ref()),
+            address: text(self.address.as_ref()),
+        }
+    }
+}
+
+fn text(field: Option<&Field>) -> Option<String> {
+    field.map(|f| f.as_str().to_owned())
+}
+
 /// One typed entry of a card: a phone, email or URL with its optional label (`HOME`, `WORK`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardEntry {
@@ -344,6 +360,51 @@ impl ContactCard {
     }
 }
 
+impl ContactCard {
+    /// The draft this card parses from ([`ContactCard::parse_all`] of the drafts gives the cards back).
+    pub fn to_draft(&self) -> ContactDraft {
+        let entries = |list: &[CardEntry]| {
+            list.iter()
+                .map(|e| (Some(e.value.as_str().to_owned()), text(e.label.as_ref())))
+                .collect()
+        };
+        ContactDraft {
+            formatted_name: text(self.name.formatted_name.as_ref()),
+            first_name: text(self.name.first_name.as_ref()),
+            last_name: text(self.name.last_name.as_ref()),
+            middle_name: text(self.name.middle_name.as_ref()),
+            prefix: text(self.name.prefix.as_ref()),
+            suffix: text(self.name.suffix.as_ref()),
+            phones: entries(&self.phones),
+            emails: entries(&self.emails),
+            urls: entries(&self.urls),
+            addresses: self
+                .addresses
+                .iter()
+                .map(|a| {
+                    [
+                        text(a.street.as_ref()),
+                        text(a.city.as_ref()),
+                        text(a.state.as_ref()),
+                        text(a.zip.as_ref()),
+                        text(a.country.as_ref()),
+                        text(a.country_code.as_ref()),
+                        text(a.label.as_ref()),
+                    ]
+                })
+                .collect(),
+            org: self.org.as_ref().map(|o| {
+                [
+                    text(o.company.as_ref()),
+                    text(o.department.as_ref()),
+                    text(o.title.as_ref()),
+                ]
+            }),
+            birthday: text(self.birthday.as_ref()),
+        }
+    }
+}
+
 /// What a reaction reacts to: a message Herald sent or one it received, of the same organization.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageRef {
@@ -429,10 +490,30 @@ fn is_pictograph(c: char) -> bool {
         | 0x3030 | 0x303D | 0x3297 | 0x3299 | 0x00A9 | 0x00AE | 0x203C | 0x2049 | 0x2122 | 0x2139)
 }
 
+/// A message of the conversation another one points at: the one a reply answers or a reaction reacts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageTarget {
+    /// The Herald id the client named.
+    pub message: MessageRef,
+    /// Its network id (`wamid…`), filled in when the message is accepted so dispatch needs no extra read;
+    /// `None` only in a send draft.
+    pub network_message_id: Option<String>,
+}
+
+impl MessageTarget {
+    /// A target named by the client, not yet looked up.
+    pub fn named(message: MessageRef) -> Self {
+        Self {
+            message,
+            network_message_id: None,
+        }
+    }
+}
+
 /// A reaction to a message of the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reaction {
-    pub message: MessageRef,
+    pub target: MessageTarget,
     pub emoji: Emoji,
 }
 

@@ -9,6 +9,9 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
 
+mod kinds;
+pub use kinds::*;
+
 /// RFC 3339 in UTC with milliseconds and `Z`: `2026-11-21T10:15:30.123Z`.
 pub(crate) fn time(at: Timestamp) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -30,7 +33,8 @@ pub struct MessageResource {
     pub to: String,
     #[schema(example = "+15550001111")]
     pub from: String,
-    /// `text`, `template`, `document`, `image`, `video`, `audio` or `sticker`.
+    /// `text`, `template`, `document`, `image`, `video`, `audio`, `sticker`, `interactive`, `reaction`,
+    /// `location` or `contacts`.
     #[serde(rename = "type")]
     #[schema(example = "template")]
     pub type_: String,
@@ -39,6 +43,14 @@ pub struct MessageResource {
     pub text: Option<String>,
     pub caption: Option<String>,
     pub media: Option<MediaResource>,
+    /// An interactive message, in Meta's shape.
+    pub interactive: Option<InteractiveObject>,
+    /// A reaction: the message reacted to and the emoji.
+    pub reaction: Option<ReactionResource>,
+    pub location: Option<LocationObject>,
+    pub contacts: Option<Vec<ContactObject>>,
+    /// The message of the conversation this one replies to (`msg_…` or `inb_…`).
+    pub reply_to: Option<String>,
     pub client_reference: Option<String>,
     /// The network's id (`wamid…`) once submitted.
     pub network_message_id: Option<String>,
@@ -145,7 +157,12 @@ impl From<&Message> for MessageResource {
                     }),
                 )
             }
+            MessageContent::Interactive(_)
+            | MessageContent::Reaction(_)
+            | MessageContent::Location(_)
+            | MessageContent::Contacts(_) => (None, None, None, None),
         };
+        let content = &message.content;
         let stamps = &message.timestamps;
         Self {
             id: message.id.to_string(),
@@ -157,6 +174,23 @@ impl From<&Message> for MessageResource {
             text,
             caption,
             media,
+            interactive: match content {
+                MessageContent::Interactive(interactive) => Some(interactive.into()),
+                _ => None,
+            },
+            reaction: match content {
+                MessageContent::Reaction(reaction) => Some(reaction.into()),
+                _ => None,
+            },
+            location: match content {
+                MessageContent::Location(location) => Some(location.into()),
+                _ => None,
+            },
+            contacts: match content {
+                MessageContent::Contacts(cards) => Some(cards.iter().map(ContactObject::from).collect()),
+                _ => None,
+            },
+            reply_to: message.reply_to.as_ref().map(|target| target.message.to_string()),
             client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
             network_message_id: message.network_message_id.clone(),
             error: message.error.as_ref().map(MessageErrorResource::from),
@@ -273,6 +307,9 @@ pub struct SendTextRequest {
     pub from: Option<String>,
     /// Your own id, up to 128 characters, echoed in the resource and every event.
     pub client_reference: Option<String>,
+    /// The message of the conversation this one replies to: a `msg_…` or `inb_…` id (sent as Meta's
+    /// `context`).
+    pub reply_to: Option<String>,
 }
 
 /// `POST /api/v1/messages/send-file` with a JSON body: a file uploaded before or hosted elsewhere.
@@ -298,6 +335,9 @@ pub struct SendFileRequest {
     pub from: Option<String>,
     /// Your own id, up to 128 characters, echoed in the resource and every event.
     pub client_reference: Option<String>,
+    /// The message of the conversation this one replies to: a `msg_…` or `inb_…` id (sent as Meta's
+    /// `context`).
+    pub reply_to: Option<String>,
 }
 
 /// `POST /api/v1/messages/send-template`: a template message, or a text message with `"type": "text"`
@@ -327,6 +367,8 @@ pub struct SendTemplateRequest {
     pub preview_url: Option<bool>,
     pub from: Option<String>,
     pub client_reference: Option<String>,
+    /// A `msg_…` or `inb_…` id of this conversation.
+    pub reply_to: Option<String>,
 }
 
 /// The template to send.
@@ -404,7 +446,8 @@ pub struct MessageListQuery {
     pub status: Option<String>,
     /// The recipient (E.164, URL-encoded).
     pub to: Option<String>,
-    /// `text`, `template`, `document`, `image`, `video`, `audio` or `sticker`.
+    /// `text`, `template`, `document`, `image`, `video`, `audio`, `sticker`, `interactive`, `reaction`,
+    /// `location` or `contacts`.
     #[param(rename = "type")]
     pub type_: Option<String>,
     pub client_reference: Option<String>,
@@ -465,6 +508,11 @@ mod tests {
                 "text": null,
                 "caption": null,
                 "media": null,
+                "interactive": null,
+                "reaction": null,
+                "location": null,
+                "contacts": null,
+                "reply_to": null,
                 "client_reference": "order-1234",
                 "network_message_id": null,
                 "error": null,

@@ -14,6 +14,20 @@ use herald_domain::template::{
 use herald_domain::values::{Caption, FileName, MediaLink, MessageText};
 use serde::{Deserialize, Serialize};
 
+mod kinds;
+pub(crate) use kinds::TargetDto;
+use kinds::{ContactDto, InteractiveDto, LocationDto, ReactionDto};
+
+/// The `content` column: the content, and the message it replies to, in one document. `reply_to` is left
+/// out when there is none, so the rows written before replies existed read as they are.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct StoredContent {
+    #[serde(flatten)]
+    pub(crate) content: ContentDto,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) reply_to: Option<TargetDto>,
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum ContentDto {
@@ -30,6 +44,18 @@ pub(crate) enum ContentDto {
         name: String,
         language: String,
         variables: VariablesDto,
+    },
+    Interactive {
+        interactive: Box<InteractiveDto>,
+    },
+    Reaction {
+        reaction: ReactionDto,
+    },
+    Location {
+        location: LocationDto,
+    },
+    Contacts {
+        contacts: Vec<ContactDto>,
     },
 }
 
@@ -282,6 +308,18 @@ impl From<&MessageContent> for ContentDto {
                 language: template.language.as_str().to_owned(),
                 variables: variables.into(),
             },
+            MessageContent::Interactive(message) => Self::Interactive {
+                interactive: Box::new(message.into()),
+            },
+            MessageContent::Reaction(reaction) => Self::Reaction {
+                reaction: reaction.into(),
+            },
+            MessageContent::Location(location) => Self::Location {
+                location: location.into(),
+            },
+            MessageContent::Contacts(cards) => Self::Contacts {
+                contacts: kinds::contacts_dto(cards),
+            },
         }
     }
 }
@@ -310,6 +348,10 @@ impl TryFrom<&ContentDto> for MessageContent {
                 },
                 variables: variables.try_into()?,
             },
+            ContentDto::Interactive { interactive } => Self::Interactive(interactive.as_ref().try_into()?),
+            ContentDto::Reaction { reaction } => Self::Reaction(reaction.try_into()?),
+            ContentDto::Location { location } => Self::Location(location.try_into()?),
+            ContentDto::Contacts { contacts } => Self::Contacts(kinds::contacts(contacts)?),
         })
     }
 }

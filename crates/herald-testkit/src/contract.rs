@@ -20,6 +20,7 @@
 mod accounts;
 mod idempotency;
 mod isolation;
+mod kinds;
 mod media;
 mod media_store;
 mod messages;
@@ -33,6 +34,7 @@ mod windows;
 pub use accounts::*;
 pub use idempotency::*;
 pub use isolation::*;
+pub use kinds::*;
 pub use media::*;
 pub use media_store::*;
 pub use messages::*;
@@ -130,6 +132,8 @@ pub const SCENARIOS: &[&str] = &[
     "isolation_idempotency",
     "messages_accept_round_trips",
     "messages_accept_round_trips_every_content_kind",
+    "messages_new_kinds_round_trip_with_reply_to",
+    "messages_referenced_stays_in_the_organization",
     "messages_accept_duplicate_id_conflicts",
     "messages_quota_is_enforced",
     "messages_concurrent_accepts_respect_quota",
@@ -235,6 +239,8 @@ macro_rules! contract_suite {
             isolation_idempotency,
             messages_accept_round_trips,
             messages_accept_round_trips_every_content_kind,
+            messages_new_kinds_round_trip_with_reply_to,
+            messages_referenced_stays_in_the_organization,
             messages_accept_duplicate_id_conflicts,
             messages_quota_is_enforced,
             messages_concurrent_accepts_respect_quota,

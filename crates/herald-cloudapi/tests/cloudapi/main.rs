@@ -13,6 +13,7 @@
 mod callbacks;
 mod errors;
 mod helpers;
+mod kinds;
 mod media;
 mod send;
 mod signature;

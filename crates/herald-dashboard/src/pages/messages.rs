@@ -9,7 +9,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{NaiveDate, TimeZone, Utc};
 use herald_domain::Timestamp;
 use herald_domain::ids::MessageId;
-use herald_domain::message::{Message, MessageStatus, MessageType};
+use herald_domain::interactive::InteractiveAction;
+use herald_domain::message::{Message, MessageContent, MessageStatus, MessageType};
 use herald_domain::ports::MessageQuery;
 use herald_domain::values::PhoneNumber;
 use maud::{Markup, html};
@@ -145,6 +146,57 @@ pub fn status_badge(status: MessageStatus) -> Markup {
     view::badge(status.as_str(), tone)
 }
 
+/// [`status_badge`] for a message's current status: `sent` is as far as a reaction goes, so it shows done.
+fn message_status_badge(message: &Message) -> Markup {
+    if message.status != MessageStatus::Failed && message.content.is_final(message.status) {
+        view::badge(message.status.as_str(), "ok")
+    } else {
+        status_badge(message.status)
+    }
+}
+
+/// What the message says, in a line or a short list, for the kinds whose object is more than a text.
+fn content_summary(content: &MessageContent) -> Option<Markup> {
+    let summary = match content {
+        MessageContent::Interactive(message) => {
+            let choices: Vec<&str> = match &message.action {
+                InteractiveAction::Buttons(buttons) => buttons.iter().map(|b| b.title.as_str()).collect(),
+                InteractiveAction::List { sections, .. } => sections
+                    .iter()
+                    .flat_map(|s| s.rows.iter().map(|r| r.title.as_str()))
+                    .collect(),
+                InteractiveAction::CtaUrl { display_text, .. } => vec![display_text.as_str()],
+                InteractiveAction::Flow(flow) => vec![flow.cta.as_str()],
+                InteractiveAction::LocationRequest => Vec::new(),
+            };
+            html! {
+                (message.action.wire_type()) ": " (message.body.as_ref().map_or("", |b| b.as_str()))
+                @if !choices.is_empty() { " [" (choices.join(" | ")) "]" }
+            }
+        }
+        MessageContent::Reaction(reaction) => html! {
+            @if reaction.emoji.removes() { "removes the reaction to " } @else { (reaction.emoji.as_str()) " to " }
+            code { (reaction.target.message) }
+        },
+        MessageContent::Location(place) => html! {
+            (place.latitude.as_str()) ", " (place.longitude.as_str())
+            @if let Some(name) = &place.name { " · " (name.as_str()) }
+            @if let Some(address) = &place.address { " · " (address.as_str()) }
+        },
+        MessageContent::Contacts(cards) => {
+            let names: Vec<&str> = cards
+                .iter()
+                .filter_map(|c| c.name.formatted_name.as_ref().map(|n| n.as_str()))
+                .collect();
+            html! { (names.join(", ")) }
+        }
+        MessageContent::Text { .. } | MessageContent::Media { .. } | MessageContent::Template { .. } => {
+            return None;
+        }
+    };
+    Some(summary)
+}
+
 fn filter_form(filters: &Filters) -> Markup {
     html! {
         form.filters method="get" action="/dashboard/messages" {
@@ -190,7 +242,7 @@ fn log_table(messages: &[Message]) -> Markup {
                                 td { a href={ "/dashboard/messages/" (m.id) } { code { (m.id) } } }
                                 td { (m.to.as_str()) }
                                 td { (m.content.message_type().as_str()) }
-                                td { (status_badge(m.status)) }
+                                td { (message_status_badge(m)) }
                             }
                         }
                     }
@@ -259,10 +311,16 @@ pub async fn show(
         h1 { "Message " code { (message.id) } }
         section.card {
             dl.facts {
-                dt { "Status" } dd id="message-status" { (status_badge(message.status)) }
+                dt { "Status" } dd id="message-status" { (message_status_badge(&message)) }
                 dt { "To" } dd { (message.to.as_str()) }
                 dt { "From" } dd { (message.from.as_str()) }
                 dt { "Type" } dd { (message.content.message_type().as_str()) }
+                @if let Some(summary) = content_summary(&message.content) {
+                    dt { "Content" } dd id="message-content" { (summary) }
+                }
+                @if let Some(target) = &message.reply_to {
+                    dt { "Replies to" } dd id="message-reply-to" { code { (target.message) } }
+                }
                 dt { "Reference" } dd { (message.client_reference.as_ref().map_or("—", |r| r.as_str())) }
                 dt { "Network id" } dd { code { (message.network_message_id.as_deref().unwrap_or("—")) } }
                 dt { "Created" } dd { (view::time(message.created_at)) }

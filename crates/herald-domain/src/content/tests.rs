@@ -144,3 +144,36 @@ fn text_or_several_emoji_are_not_a_reaction() {
         assert!(Emoji::parse(text).is_err(), "{text:?} accepted");
     }
 }
+
+/// What the store keeps is the draft; reading it back must give the very location and cards accepted.
+#[test]
+fn locations_and_cards_parse_back_from_their_drafts() {
+    let mut draft = place("-33.8688", "151.2093");
+    draft.name = Some("Opera House".into());
+    draft.address = Some("Bennelong Point".into());
+    let location = Location::parse(&draft).expect("valid");
+    assert_eq!(Location::parse(&location.to_draft()).expect("valid"), location);
+
+    let card = ContactDraft {
+        formatted_name: Some("Ana Díaz".into()),
+        first_name: Some("Ana".into()),
+        phones: vec![(Some("+15551234567".into()), Some("WORK".into()))],
+        emails: vec![(Some("ana@example.com".into()), None)],
+        urls: vec![(Some("https://example.com".into()), None)],
+        addresses: vec![[
+            Some("1 Main St".into()),
+            Some("Springfield".into()),
+            None,
+            Some("12345".into()),
+            Some("USA".into()),
+            Some("US".into()),
+            Some("HOME".into()),
+        ]],
+        org: Some([Some("Acme".into()), None, Some("CEO".into())]),
+        birthday: Some("1990-02-28".into()),
+        ..ContactDraft::default()
+    };
+    let cards = ContactCard::parse_all(&[card]).expect("valid");
+    let drafts: Vec<ContactDraft> = cards.iter().map(ContactCard::to_draft).collect();
+    assert_eq!(ContactCard::parse_all(&drafts).expect("valid"), cards);
+}

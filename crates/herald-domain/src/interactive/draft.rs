@@ -75,3 +75,103 @@ pub struct ParametersDraft {
     /// `flow_action_payload.data` was present but not a JSON object, or an empty one.
     pub data_not_an_object: bool,
 }
+
+use super::{FlowAction, FlowRef, Interactive, InteractiveAction, InteractiveHeader, Text};
+use crate::message::MediaSource;
+
+fn owned(text: &Text) -> Option<String> {
+    Some(text.as_str().to_owned())
+}
+
+impl Interactive {
+    /// The draft this message parses from: [`Interactive::parse`] of it gives the message back. Adapters that
+    /// keep a message (the store) write this form and check it again when they read it.
+    pub fn to_draft(&self) -> InteractiveDraft {
+        let header = self.header.as_ref().map(|header| match header {
+            InteractiveHeader::Text(text) => HeaderDraft {
+                kind: "text".into(),
+                text: owned(text),
+                ..HeaderDraft::default()
+            },
+            InteractiveHeader::Media(media) => HeaderDraft {
+                kind: media.kind.as_str().into(),
+                text: None,
+                // A header file is always an upload (`parse` makes it one); anything else cannot be written
+                // back and is refused when read, never guessed.
+                media_id: match &media.source {
+                    MediaSource::Stored(id) => Some(id.to_string()),
+                    MediaSource::Link(_) | MediaSource::Upload => None,
+                },
+                filename: media.filename.as_ref().map(|f| f.as_str().to_owned()),
+            },
+        });
+        let mut action = ActionDraft::default();
+        match &self.action {
+            InteractiveAction::Buttons(buttons) => {
+                action.buttons = Some(
+                    buttons
+                        .iter()
+                        .map(|b| ButtonDraft {
+                            kind: Some("reply".into()),
+                            id: owned(&b.id),
+                            title: owned(&b.title),
+                        })
+                        .collect(),
+                );
+            }
+            InteractiveAction::List { button, sections } => {
+                action.button = owned(button);
+                action.sections = Some(
+                    sections
+                        .iter()
+                        .map(|section| SectionDraft {
+                            title: section.title.as_ref().and_then(owned),
+                            rows: section
+                                .rows
+                                .iter()
+                                .map(|row| RowDraft {
+                                    id: owned(&row.id),
+                                    title: owned(&row.title),
+                                    description: row.description.as_ref().and_then(owned),
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                );
+            }
+            InteractiveAction::CtaUrl { display_text, url } => {
+                action.name = Some("cta_url".into());
+                action.parameters.display_text = owned(display_text);
+                action.parameters.url = owned(url);
+            }
+            InteractiveAction::LocationRequest => action.name = Some("send_location".into()),
+            InteractiveAction::Flow(flow) => {
+                action.name = Some("flow".into());
+                let p = &mut action.parameters;
+                p.flow_message_version = Some("3".into());
+                match &flow.flow {
+                    FlowRef::Id(id) => p.flow_id = owned(id),
+                    FlowRef::Name(name) => p.flow_name = owned(name),
+                }
+                p.flow_cta = owned(&flow.cta);
+                p.flow_token = flow.token.as_ref().and_then(owned);
+                p.mode = flow.draft.then(|| "draft".into());
+                match &flow.action {
+                    FlowAction::Navigate { screen, data } => {
+                        p.flow_action = Some("navigate".into());
+                        p.screen = owned(screen);
+                        p.data.clone_from(data);
+                    }
+                    FlowAction::DataExchange => p.flow_action = Some("data_exchange".into()),
+                }
+            }
+        }
+        InteractiveDraft {
+            kind: self.action.wire_type().into(),
+            header,
+            body: self.body.as_ref().and_then(owned),
+            footer: self.footer.as_ref().and_then(owned),
+            action,
+        }
+    }
+}

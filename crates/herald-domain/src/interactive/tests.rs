@@ -407,3 +407,73 @@ fn control_characters_are_refused_but_the_body_keeps_line_breaks() {
     draft.body = Some("Line one\nLine two".into());
     assert_eq!(refused(&draft), ["action.buttons[0].reply.title"]);
 }
+
+/// What the store keeps is the draft; reading it back must give the very message that was accepted.
+#[test]
+fn every_kind_parses_back_from_its_draft() {
+    let mut with_media = buttons(vec![button("a", "A"), button("b", "B")]);
+    with_media.header = Some(HeaderDraft {
+        kind: "document".into(),
+        media_id: Some(MEDIA.into()),
+        filename: Some("menu.pdf".into()),
+        ..HeaderDraft::default()
+    });
+    with_media.footer = Some("Thanks".into());
+    let mut sections = list(vec![
+        section(Some("Mains"), vec![row("1"), row("2")]),
+        section(Some("Drinks"), vec![row("3")]),
+    ]);
+    sections.header = Some(HeaderDraft {
+        kind: "text".into(),
+        text: Some("Menu".into()),
+        ..HeaderDraft::default()
+    });
+    if let Some(sections) = sections.action.sections.as_mut() {
+        sections[0].rows[0].description = Some("Spicy".into());
+    }
+    let cta = InteractiveDraft {
+        kind: "cta_url".into(),
+        body: Some("See the order".into()),
+        action: ActionDraft {
+            name: Some("cta_url".into()),
+            parameters: ParametersDraft {
+                display_text: Some("Open".into()),
+                url: Some("https://example.com/o/1".into()),
+                ..ParametersDraft::default()
+            },
+            ..ActionDraft::default()
+        },
+        ..InteractiveDraft::default()
+    };
+    let ask_location = InteractiveDraft {
+        kind: "location_request_message".into(),
+        body: Some("Where are you?".into()),
+        action: ActionDraft {
+            name: Some("send_location".into()),
+            ..ActionDraft::default()
+        },
+        ..InteractiveDraft::default()
+    };
+    let navigate = flow(ParametersDraft {
+        flow_id: Some("1234".into()),
+        flow_cta: Some("Book".into()),
+        flow_token: Some("t-1".into()),
+        mode: Some("draft".into()),
+        screen: Some("START".into()),
+        data: Some(r#"{"party":2}"#.into()),
+        ..ParametersDraft::default()
+    });
+    let exchange = flow(ParametersDraft {
+        flow_name: Some("booking".into()),
+        flow_cta: Some("Book".into()),
+        flow_action: Some("data_exchange".into()),
+        ..ParametersDraft::default()
+    });
+    for draft in [with_media, sections, cta, ask_location, navigate, exchange] {
+        let message = Interactive::parse(&draft).expect("valid");
+        assert_eq!(
+            Interactive::parse(&message.to_draft()).expect("valid again"),
+            message
+        );
+    }
+}

@@ -3,7 +3,8 @@
 use super::error::StoreError;
 use super::idempotency::{IdempotencyBegin, IdempotencyClaim, IdempotencyHold};
 use super::outbox::OutboxJob;
-use crate::ids::{MessageId, OrganizationId};
+use crate::content::MessageRef;
+use crate::ids::{MessageId, OrganizationId, SenderId};
 use crate::message::{Message, MessageStatus, MessageType, StatusEvent};
 use crate::time::{BillingPeriod, Timestamp};
 use crate::values::{ClientReference, PhoneNumber};
@@ -58,6 +59,17 @@ pub struct MessageQuery {
     pub limit: u32,
 }
 
+/// What a reply or a reaction may point at: a message of the organization, sent or received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferencedMessage {
+    /// The business number that sent or received it.
+    pub sender_id: SenderId,
+    /// The customer: an outbound message's `to`, an inbound message's `from`.
+    pub counterpart: PhoneNumber,
+    /// The network's id (`wamid…`); `None` while an outbound message is still `accepted`.
+    pub network_message_id: Option<String>,
+}
+
 /// Messages, their status history, the outbox, quota counts and idempotency records.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -90,6 +102,15 @@ pub trait MessageStore: Send + Sync + 'static {
         organization: &OrganizationId,
         id: &MessageId,
     ) -> Result<Option<Message>, StoreError>;
+
+    /// The message `reference` names, outbound (`messages`) or inbound (`inbound_messages`), if it is one of
+    /// `organization`'s: another organization's id answers `None`, as an unknown one does. A `msg_` id that
+    /// is no sent message is looked up among the received ones too (recorded before they had `inb_` ids).
+    async fn referenced(
+        &self,
+        organization: &OrganizationId,
+        reference: &MessageRef,
+    ) -> Result<Option<ReferencedMessage>, StoreError>;
 
     /// The log, newest first (by id), filtered.
     async fn messages(

@@ -1,5 +1,6 @@
 use super::media::forget_upload;
 use super::shared::new_id;
+use crate::content::MessageRef;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
@@ -20,12 +21,16 @@ use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerp
 use crate::window::free_form_allowed;
 use std::sync::Arc;
 
+mod targets;
+
 /// A send request whose fields passed their own rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SendDraft {
     pub to: PhoneNumber,
     pub from: Option<PhoneNumber>,
     pub content: MessageContent,
+    /// The message of the conversation this one replies to, as the client named it.
+    pub reply_to: Option<MessageRef>,
     pub client_reference: Option<ClientReference>,
 }
 
@@ -300,6 +305,7 @@ impl SendMessage {
                 },
             ))
         })?;
+        let reply_to = self.resolve_targets(&organization, sender, &mut draft).await?;
         self.resolve_stored_media(&organization, &mut draft.content, now)
             .await?;
         let upload = self.place_upload(&organization, &plan, &mut draft.content, upload, now)?;
@@ -314,7 +320,7 @@ impl SendMessage {
             None => None,
         };
 
-        let message = Message::accepted(
+        let mut message = Message::accepted(
             new_id(self.ids.as_ref(), MessageId::from_ulid),
             organization.id,
             (sender.id, sender.number.clone()),
@@ -323,6 +329,7 @@ impl SendMessage {
             draft.client_reference,
             now,
         );
+        message.reply_to = reply_to;
         let request = AcceptRequest {
             event: StatusEvent {
                 id: new_id(self.ids.as_ref(), EventId::from_ulid),
@@ -395,8 +402,12 @@ impl SendMessage {
         let file = match self.catalog.media(&organization.id, &id).await? {
             Some(MediaRecord::Uploaded(file)) if !file.is_expired(now) => file,
             _ => {
+                let field = match role {
+                    AttachmentRole::InteractiveHeader => format!("header.{}.media_id", media.kind.as_str()),
+                    _ => role.media_id_field().to_owned(),
+                };
                 return Err(SendError::Invalid(ValidationErrors::single(
-                    role.media_id_field(),
+                    field,
                     format!(
                         "{id} is not an upload of this organization, or it expired (uploads last 30 days)"
                     ),
@@ -410,7 +421,7 @@ impl SendMessage {
                     media.filename = file.filename;
                 }
             }
-            AttachmentRole::TemplateHeader if media.kind != file.kind => {
+            AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader if media.kind != file.kind => {
                 return Err(SendError::HeaderMediaMismatch(format!(
                     "the header declares {} but {id} is {} ({})",
                     media.kind.as_str(),
@@ -418,7 +429,11 @@ impl SendMessage {
                     file.mime_type
                 )));
             }
-            AttachmentRole::TemplateHeader => {}
+            AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader => {
+                if media.filename.is_none() && file.kind == crate::message::MediaKind::Document {
+                    media.filename = file.filename;
+                }
+            }
         }
         Ok(())
     }

@@ -9,6 +9,7 @@ pub(crate) mod media;
 pub(crate) mod messages;
 mod query;
 mod send;
+mod send_kinds;
 pub(crate) mod send_media;
 mod table;
 pub(crate) mod template_review;
@@ -27,6 +28,7 @@ fn table() -> Routes {
     use media::*;
     use messages::*;
     use send::*;
+    use send_kinds::*;
     use send_media::*;
     use template_review::*;
     use templates::*;
@@ -37,6 +39,10 @@ fn table() -> Routes {
         .send::<__path_send_text, _, _>(send_text)
         .send::<__path_send_file, _, _>(send_file)
         .send::<__path_send_template_media, _, _>(send_template_media)
+        .send::<__path_send_interactive, _, _>(send_interactive)
+        .send::<__path_send_reaction, _, _>(send_reaction)
+        .send::<__path_send_location, _, _>(send_location)
+        .send::<__path_send_contacts, _, _>(send_contacts)
         .add::<__path_upload_media, _, _>(upload_media)
         .add::<__path_media_content, _, _>(media_content)
         .add::<__path_list_messages, _, _>(list_messages)

@@ -15,7 +15,7 @@ use herald_domain::usecases::SendCommand;
 use utoipa::Path as _;
 use utoipa::ToSchema;
 
-const SEND_FILE_PARTS: [&str; 4] = ["to", "caption", "from", "client_reference"];
+const SEND_FILE_PARTS: [&str; 5] = ["to", "caption", "from", "client_reference", "reply_to"];
 const SEND_TEMPLATE_MEDIA_PARTS: [&str; 1] = ["template"];
 
 /// A multipart `send-file` form, for the reference (the server reads it as a stream).
@@ -34,6 +34,8 @@ pub(crate) struct SendFileForm {
     from: Option<String>,
     /// Up to 128 characters, echoed in the resource and every event.
     client_reference: Option<String>,
+    /// The message of the conversation this one replies to: a `msg_…` or `inb_…` id.
+    reply_to: Option<String>,
 }
 
 /// A multipart `send-template-media` form, for the reference.
@@ -41,7 +43,7 @@ pub(crate) struct SendFileForm {
 #[derive(ToSchema)]
 pub(crate) struct SendTemplateMediaForm {
     /// The JSON body of send-template's template form (`to`, `template`, `variables`, `from`,
-    /// `client_reference`), without a header: the header's file is the `file` part.
+    /// `client_reference`, `reply_to`), without a header: the header's file is the `file` part.
     template: String,
     /// The header's file: its kind must be the template header's format.
     #[schema(format = Binary, value_type = String)]

@@ -54,3 +54,72 @@ pub(super) fn json_type(value: &Value) -> &'static str {
         Value::Object(_) => "an object",
     }
 }
+
+/// The string under `key`, if present; a value of another type is recorded under `path` and read as absent.
+pub(super) fn text_at(
+    object: &Map<String, Value>,
+    key: &str,
+    path: &str,
+    errors: &mut ValidationErrors,
+) -> Option<String> {
+    present(object, key).and_then(|value| string_at(value, path, errors).map(str::to_owned))
+}
+
+/// The object under `key`, if present; anything else is recorded under `path`.
+pub(super) fn object_at<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+    errors: &mut ValidationErrors,
+) -> Option<&'a Map<String, Value>> {
+    let value = present(object, key)?;
+    let found = value.as_object();
+    if found.is_none() {
+        errors.push(FieldError::new(
+            path,
+            format!("must be an object, not {}", json_type(value)),
+        ));
+    }
+    found
+}
+
+/// The array under `key`, if present; anything else is recorded under `path`.
+pub(super) fn array_at<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    path: &str,
+    errors: &mut ValidationErrors,
+) -> Option<&'a Vec<Value>> {
+    let value = present(object, key)?;
+    let found = value.as_array();
+    if found.is_none() {
+        errors.push(FieldError::new(
+            path,
+            format!("must be an array, not {}", json_type(value)),
+        ));
+    }
+    found
+}
+
+/// Adds the domain's verdict to the adapter's: a field the adapter already refused (a wrong JSON type), or
+/// a part of it, is not reported a second time as missing.
+pub(super) fn merge<T>(checked: Result<T, ValidationErrors>, errors: &mut ValidationErrors) -> Option<T> {
+    match checked {
+        Ok(value) => Some(value),
+        Err(found) => {
+            for error in found.into_errors() {
+                let covered = errors.errors().iter().any(|e| {
+                    error.field == e.field
+                        || error
+                            .field
+                            .strip_prefix(e.field.as_str())
+                            .is_some_and(|rest| rest.starts_with(['.', '[']))
+                });
+                if !covered {
+                    errors.push(error);
+                }
+            }
+            None
+        }
+    }
+}

@@ -5,9 +5,13 @@
 //! under the path the client wrote (`variables.buttons[0].values[0]`).
 
 mod canonical;
+mod contacts;
 mod fields;
 pub(crate) mod form;
+mod interactive;
+mod location;
 mod media;
+mod reaction;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -15,6 +19,7 @@ mod tests;
 pub(crate) use canonical::fingerprint;
 
 use fields::{json_type, optional_string, present, required, string_at};
+use herald_domain::content::MessageRef;
 use herald_domain::message::MessageContent;
 use herald_domain::organization::MessageKind;
 use herald_domain::usecases::SendDraft;
@@ -34,14 +39,25 @@ pub(crate) enum SendOperation {
     /// `POST /api/v1/messages/send-file` with a JSON body: a file uploaded before (`media_id`) or hosted
     /// elsewhere (`link`).
     File,
+    /// `POST /api/v1/messages/send-interactive`: Meta's `interactive` object.
+    Interactive,
+    /// `POST /api/v1/messages/send-reaction`.
+    Reaction,
+    /// `POST /api/v1/messages/send-location`.
+    Location,
+    /// `POST /api/v1/messages/send-contacts`.
+    Contacts,
 }
 
 /// The plan category of a request, decided before any field is validated so the plan check comes first
 /// (docs/api.md §8): only an explicit `"type": "text"` makes a send-template request a text message.
 pub(crate) fn message_kind(operation: SendOperation, body: &Value) -> MessageKind {
     match operation {
-        SendOperation::Text => MessageKind::Text,
+        SendOperation::Text | SendOperation::Reaction | SendOperation::Location | SendOperation::Contacts => {
+            MessageKind::Text
+        }
         SendOperation::File => MessageKind::Media,
+        SendOperation::Interactive => interactive::interactive_kind(body),
         SendOperation::Template => match body.get("type").and_then(Value::as_str) {
             Some("text") => MessageKind::Text,
             _ => MessageKind::Template,
@@ -61,19 +77,34 @@ pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft,
     let to = required(object, "to", "to", &mut errors)
         .and_then(|v| string_at(v, "to", &mut errors))
         .and_then(|s| errors.check("to", PhoneNumber::parse(s)));
-    let content = if operation == SendOperation::File {
-        file_content(object, &mut errors)
-    } else {
-        check_type(operation, object, &mut errors);
-        match message_kind(operation, body) {
-            MessageKind::Text => text_content(object, &mut errors),
-            MessageKind::Template | MessageKind::Media => template_content(object, &mut errors),
+    let content = match operation {
+        SendOperation::File => file_content(object, &mut errors),
+        // `type` is the interactive message's own kind, checked with it.
+        SendOperation::Interactive => interactive::interactive_content(object, &mut errors),
+        SendOperation::Reaction => {
+            check_type(operation, object, &mut errors);
+            reaction::reaction_content(object, &mut errors)
+        }
+        SendOperation::Location => {
+            check_type(operation, object, &mut errors);
+            location::location_content(object, &mut errors)
+        }
+        SendOperation::Contacts => {
+            check_type(operation, object, &mut errors);
+            contacts::contacts_content(object, &mut errors)
+        }
+        SendOperation::Template | SendOperation::Text => {
+            check_type(operation, object, &mut errors);
+            match message_kind(operation, body) {
+                MessageKind::Text => text_content(object, &mut errors),
+                MessageKind::Template | MessageKind::Media => template_content(object, &mut errors),
+            }
         }
     };
     finish_draft(object, to, content, errors)
 }
 
-/// The common optional fields (`from`, `client_reference`) and the verdict.
+/// The common optional fields (`from`, `client_reference`, `reply_to`) and the verdict.
 pub(super) fn finish_draft(
     object: &Map<String, Value>,
     to: Option<PhoneNumber>,
@@ -84,13 +115,21 @@ pub(super) fn finish_draft(
         .map(|from| from.and_then(|s| errors.check("from", PhoneNumber::parse(s))));
     let client_reference = optional_string(object, "client_reference", &mut errors)
         .map(|reference| reference.and_then(|s| errors.check("client_reference", ClientReference::parse(s))));
-    match (to, content, from, client_reference) {
-        (Some(to), Some(content), Some(from), Some(client_reference)) if errors.is_empty() => Ok(SendDraft {
-            to,
-            from,
-            content,
-            client_reference,
-        }),
+    // Only its form is checked here; the use case looks it up in the conversation.
+    let reply_to = optional_string(object, "reply_to", &mut errors)
+        .map(|reply_to| reply_to.and_then(|s| errors.check("reply_to", MessageRef::parse(s))));
+    match (to, content, from, client_reference, reply_to) {
+        (Some(to), Some(content), Some(from), Some(client_reference), Some(reply_to))
+            if errors.is_empty() =>
+        {
+            Ok(SendDraft {
+                to,
+                from,
+                content,
+                reply_to,
+                client_reference,
+            })
+        }
         _ => {
             if errors.is_empty() {
                 // Every path that drops a value records why; this only keeps the answer meaningful if
@@ -126,12 +165,20 @@ fn check_type(operation: SendOperation, object: &Map<String, Value>, errors: &mu
         SendOperation::Template => &["text", "template"],
         SendOperation::Text => &["text"],
         SendOperation::File => &["document", "image", "video", "audio", "sticker"],
+        SendOperation::Reaction => &["reaction"],
+        SendOperation::Location => &["location"],
+        SendOperation::Contacts => &["contacts"],
+        SendOperation::Interactive => &[],
     };
     if !value.as_str().is_some_and(|t| allowed.contains(&t)) {
         let message = match operation {
             SendOperation::Template => "must be `text` or `template`",
             SendOperation::Text => "must be `text` (or left out) on send-text",
             SendOperation::File => "must be `document`, `image`, `video`, `audio` or `sticker`",
+            SendOperation::Reaction => "must be `reaction` (or left out) on send-reaction",
+            SendOperation::Location => "must be `location` (or left out) on send-location",
+            SendOperation::Contacts => "must be `contacts` (or left out) on send-contacts",
+            SendOperation::Interactive => "is the interactive message's kind",
         };
         errors.push(FieldError::new("type", message));
     }

@@ -3,7 +3,7 @@
 use super::canonical::canonical_json;
 use super::*;
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource};
+use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageType};
 use herald_domain::template::{
     BodyValues, ButtonKind, ButtonValue, HeaderValue, ParamName, TemplateText, TemplateVariables,
 };
@@ -474,3 +474,5 @@ fn fingerprints_ignore_key_order_and_whitespace() {
         "array order is meaning"
     );
 }
+
+mod kinds;

@@ -3,19 +3,23 @@
 macro_rules! messages_port {
     () => {
         pub(super) mod messages {
-            use super::super::schema::{idempotency_keys, message_events, messages, outbox, usage_counters};
+            use super::super::schema::{
+                idempotency_keys, inbound_messages, message_events, messages, outbox, usage_counters,
+            };
             use super::super::{Conn, Db};
             use super::shared::{convert, insert_status_event};
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::ids::{MessageId, OrganizationId};
+            use herald_domain::content::MessageRef;
+            use herald_domain::ids::{MessageId, OrganizationId, SenderId};
             use herald_domain::message::{Message, StatusEvent};
             use herald_domain::ports::{
                 AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, IdempotencyHold,
-                MessageQuery, MessageStore, StoreError,
+                MessageQuery, MessageStore, ReferencedMessage, StoreError,
             };
             use herald_domain::time::BillingPeriod;
+            use herald_domain::values::PhoneNumber;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::group_commit::{Pending, PreparedAccept, Turn};
             use $crate::rows::{EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
@@ -321,6 +325,65 @@ macro_rules! messages_port {
                         .optional()
                         .map_err(from_diesel)?;
                     row.map(Message::try_from).transpose()
+                }
+
+                async fn referenced(
+                    &self,
+                    organization: &OrganizationId,
+                    reference: &MessageRef,
+                ) -> Result<Option<ReferencedMessage>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let org = organization.to_string();
+                    // (business sender, customer, network id): an outbound message's `to`, an inbound one's `from`.
+                    let inbound = |id: String| {
+                        inbound_messages::table
+                            .find(id)
+                            .filter(inbound_messages::organization_id.eq(&org))
+                            .select((
+                                inbound_messages::sender_id,
+                                inbound_messages::from_number,
+                                inbound_messages::network_message_id.nullable(),
+                            ))
+                    };
+                    let row: Option<(String, String, Option<String>)> = match reference {
+                        MessageRef::Outbound(id) => {
+                            let sent = messages::table
+                                .find(id.to_string())
+                                .filter(messages::organization_id.eq(&org))
+                                .select((
+                                    messages::sender_id,
+                                    messages::to_number,
+                                    messages::network_message_id,
+                                ))
+                                .first(&mut *conn)
+                                .await
+                                .optional()
+                                .map_err(from_diesel)?;
+                            match sent {
+                                Some(row) => Some(row),
+                                // Inbound messages recorded before they had `inb_` ids carry `msg_` ids.
+                                None => inbound(id.to_string())
+                                    .first(&mut *conn)
+                                    .await
+                                    .optional()
+                                    .map_err(from_diesel)?,
+                            }
+                        }
+                        MessageRef::Inbound(id) => inbound(id.to_string())
+                            .first(&mut *conn)
+                            .await
+                            .optional()
+                            .map_err(from_diesel)?,
+                    };
+                    row.map(|(sender, counterpart, network_message_id)| {
+                        Ok(ReferencedMessage {
+                            sender_id: SenderId::parse(&sender).map_err(|e| corrupt("sender id", e))?,
+                            counterpart: PhoneNumber::parse(&counterpart)
+                                .map_err(|e| corrupt("message counterpart", e))?,
+                            network_message_id,
+                        })
+                    })
+                    .transpose()
                 }
 
                 async fn messages(

@@ -3,8 +3,9 @@
 use super::shared::*;
 use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
-use crate::dto::ContentDto;
+use crate::dto::{ContentDto, StoredContent, TargetDto};
 use crate::event_body::event_body;
+use herald_domain::content::MessageTarget;
 use herald_domain::customer_event::CustomerEvent;
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
 use herald_domain::message::{
@@ -52,7 +53,13 @@ impl MessageRow {
             from_number: message.from.as_str().to_owned(),
             to_number: message.to.as_str().to_owned(),
             message_type: message.content.message_type().as_str().to_owned(),
-            content: to_json("message content", &ContentDto::from(&message.content))?,
+            content: to_json(
+                "message content",
+                &StoredContent {
+                    content: ContentDto::from(&message.content),
+                    reply_to: message.reply_to.as_ref().map(TargetDto::from),
+                },
+            )?,
             client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
             status: message.status.as_str().to_owned(),
             network_message_id: message.network_message_id.clone(),
@@ -80,14 +87,19 @@ impl TryFrom<MessageRow> for Message {
     type Error = StoreError;
 
     fn try_from(row: MessageRow) -> Result<Self, Self::Error> {
-        let content: ContentDto = from_json("message content", &row.content)?;
+        let stored: StoredContent = from_json("message content", &row.content)?;
         Ok(Self {
             id: parse("message id", MessageId::parse(&row.id))?,
             organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
             sender_id: parse("sender id", SenderId::parse(&row.sender_id))?,
             from: parse("sender number", PhoneNumber::parse(&row.from_number))?,
             to: parse("recipient", PhoneNumber::parse(&row.to_number))?,
-            content: parse("message content", MessageContent::try_from(&content))?,
+            content: parse("message content", MessageContent::try_from(&stored.content))?,
+            reply_to: stored
+                .reply_to
+                .as_ref()
+                .map(|target| parse("reply target", MessageTarget::try_from(target)))
+                .transpose()?,
             client_reference: row
                 .client_reference
                 .as_deref()

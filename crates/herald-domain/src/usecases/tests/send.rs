@@ -221,6 +221,7 @@ fn draft(content: MessageContent) -> SendDraft {
         to: phone(RECIPIENT),
         from: None,
         content,
+        reply_to: None,
         client_reference: None,
     }
 }
@@ -778,6 +779,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
                 to: phone(RECIPIENT),
                 from: Some(phone(SECOND_NUMBER)),
                 content: text_content("hello"),
+                reply_to: None,
                 client_reference: Some(reference.clone()),
             }),
         ),
@@ -813,6 +815,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
             from: sender.number.clone(),
             to: phone(RECIPIENT),
             content: text_content("hello"),
+            reply_to: None,
             client_reference: Some(reference),
             status: MessageStatus::Accepted,
             network_message_id: None,
@@ -1416,6 +1419,8 @@ fn order_template_before_quota() {
 }
 
 // ---- media: `media_id` references and files uploaded with the request ----
+
+mod targets;
 
 mod media_sends {
     use super::*;
