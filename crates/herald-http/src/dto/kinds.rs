@@ -170,6 +170,8 @@ fn header(header: &InteractiveHeader) -> InteractiveHeaderObject {
                 herald_domain::message::MediaKind::Image => object.image = file,
                 herald_domain::message::MediaKind::Video => object.video = file,
                 herald_domain::message::MediaKind::Document => object.document = file,
+                // The interactive parser takes only image, video and document headers.
+                herald_domain::message::MediaKind::Audio | herald_domain::message::MediaKind::Sticker => {}
             }
             object
         }

@@ -165,18 +165,29 @@ impl World {
             clock: clock.clone(),
             ids: ids.clone(),
         });
+        let sync_templates = Arc::new(herald_domain::usecases::SyncTemplates::new(
+            accounts.clone(),
+            templates.clone(),
+            network,
+            clock.clone(),
+            ids.clone(),
+        ));
         web::Data::new(ApiContext {
             webhooks,
             media,
             files: files.clone(),
             templates: herald_domain::usecases::ListTemplates::new(templates.clone(), accounts.clone()),
-            sync_templates: Arc::new(herald_domain::usecases::SyncTemplates::new(
-                accounts.clone(),
-                templates.clone(),
-                network,
-                clock.clone(),
-                ids.clone(),
-            )),
+            manage_templates: herald_domain::usecases::ManageTemplates::new(
+                herald_domain::usecases::TemplateReviewPorts {
+                    accounts: accounts.clone(),
+                    templates: templates.clone(),
+                    catalog: catalog.clone(),
+                    files: files.clone(),
+                    review: Arc::new(herald_domain::ports::MockTemplateReview::new()),
+                },
+                sync_templates.clone(),
+            ),
+            sync_templates,
             authenticate: Authenticate::new(accounts.clone(), clock.clone()),
             send: SendMessage::new(
                 SendPorts {
