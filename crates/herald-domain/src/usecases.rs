@@ -4,6 +4,7 @@ mod admin;
 mod authenticate;
 mod callbacks;
 mod dispatch;
+mod inbound;
 mod media;
 mod owner;
 mod queries;
@@ -22,6 +23,7 @@ pub use dispatch::{
     DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
     DispatchedJob,
 };
+pub use inbound::{InboundMessages, InboundPage, MarkReadError};
 pub use media::{
     Media, MediaBody, MediaContent, MediaContentError, MediaPorts, StorageFull, UploadMediaError,
 };

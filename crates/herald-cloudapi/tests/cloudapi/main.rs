@@ -10,10 +10,12 @@
     reason = "test code: failing loudly is the point"
 )]
 
+mod callback_kinds;
 mod callbacks;
 mod errors;
 mod helpers;
 mod media;
+mod read;
 mod send;
 mod signature;
 mod simulator;

@@ -5,6 +5,7 @@ use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::ContentDto;
 use crate::event_body::event_body;
+use herald_domain::content::MessageRef;
 use herald_domain::customer_event::CustomerEvent;
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
 use herald_domain::message::{
@@ -211,7 +212,7 @@ impl TryFrom<CustomerEventRow> for CustomerEventRecord {
             message_id: row
                 .message_id
                 .as_deref()
-                .map(|m| parse("message id", MessageId::parse(m)))
+                .map(|m| parse("message id", MessageRef::parse(m)))
                 .transpose()?,
             sequence: to_u32("event sequence", row.sequence)?,
             payload: row.payload,
