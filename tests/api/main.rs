@@ -17,6 +17,7 @@ mod helpers;
 mod browser;
 mod dashboard;
 mod files;
+mod inbound;
 mod limits;
 mod network;
 mod scenarios;

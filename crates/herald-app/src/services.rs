@@ -9,7 +9,7 @@ use herald_domain::ports::{Clock, IdGenerator, MessagingNetwork, RateLimiter, Se
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
-    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageWebhooks, Media, MediaPorts,
+    DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageWebhooks, Media, MediaPorts,
     MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings, SessionSettings,
     SyncTemplates, WindowStatus,
 };
@@ -255,6 +255,12 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
+            inbound: InboundMessages::new(
+                store.inbound(),
+                store.accounts(),
+                network.clone(),
+                self.clock.clone(),
+            ),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates(), store.accounts()),
             sync_templates: Arc::new(self.sync_templates(network.clone())),

@@ -9,6 +9,11 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
 
+mod inbound;
+pub use inbound::{
+    InboundContextResource, InboundListQuery, InboundPageResource, InboundReadRequest, InboundResource,
+};
+
 /// RFC 3339 in UTC with milliseconds and `Z`: `2026-11-21T10:15:30.123Z`.
 pub(crate) fn time(at: Timestamp) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)

@@ -189,7 +189,11 @@ pub async fn tracking_reports_follow_the_status_machine(ports: Ports) {
     assert_eq!(body["data"]["previous_status"], "submitted");
     assert_eq!(body["data"]["sequence"], 2);
     assert_eq!(body["data"]["network_message_id"], "wamid.M1");
-    assert!(events.iter().all(|e| e.message_id == Some(message.id)));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.message_id == Some(MessageRef::Outbound(message.id)))
+    );
 }
 
 /// A failure before delivery applies with its error and emits `message.failed`; nothing moves a failed

@@ -8,7 +8,7 @@ use chrono::TimeDelta;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::{ClaimToken, CustomerEventType, InboundRecord, JobOutcome, StatusUpdate};
 use herald_domain::content::MessageRef;
-use herald_domain::ids::{DeliveryId, EventId, InboundId, MessageId, WebhookId};
+use herald_domain::ids::{DeliveryId, EventId, InboundId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
