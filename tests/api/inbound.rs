@@ -49,7 +49,11 @@ impl NetApp {
             if data.len() >= count {
                 return data;
             }
-            assert!(Instant::now() < deadline, "only {} of {count} recorded: {page}", data.len());
+            assert!(
+                Instant::now() < deadline,
+                "only {} of {count} recorded: {page}",
+                data.len()
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -57,10 +61,15 @@ impl NetApp {
     /// An outbound text to `to` (its window open), once the network took it: (Herald id, wamid).
     async fn sent_text(&self, to: &str) -> (String, String) {
         let message = self
-            .send("/api/v1/messages/send-text", json!({ "to": to, "message": "Your order shipped" }))
+            .send(
+                "/api/v1/messages/send-text",
+                json!({ "to": to, "message": "Your order shipped" }),
+            )
             .await;
         let id = message["id"].as_str().unwrap().to_owned();
-        let (sent, _) = self.wait_for(&id, |m, _| m["network_message_id"].is_string()).await;
+        let (sent, _) = self
+            .wait_for(&id, |m, _| m["network_message_id"].is_string())
+            .await;
         (id, sent["network_message_id"].as_str().unwrap().to_owned())
     }
 }
@@ -82,7 +91,10 @@ async fn inbound_events(app: &NetApp) -> Vec<(String, Value)> {
     let events = app.services.store.customer_events(&app.org).await.unwrap();
     let inbound = app.services.store.inbound();
     let mut found = Vec::new();
-    for event in events.iter().filter(|e| e.event_type.as_str() == "message.inbound") {
+    for event in events
+        .iter()
+        .filter(|e| e.event_type.as_str() == "message.inbound")
+    {
         let payload: Value = serde_json::from_str(&event.payload).unwrap();
         let id = herald_domain::ids::InboundId::parse(payload["data"]["id"].as_str().unwrap()).unwrap();
         let view = inbound.inbound_message(&app.org, &id).await.unwrap().unwrap();
@@ -118,13 +130,19 @@ async fn every_inbound_kind_is_a_resource_with_its_herald_links(db: Db) {
         .deliver(answer(json!({ "button_reply": { "id": "yes", "title": "Yes" } })))
         .await;
     let list_reply = app
-        .deliver(answer(json!({ "list_reply": { "id": "row-1", "title": "Tomorrow", "description": "9–12" } })))
+        .deliver(answer(
+            json!({ "list_reply": { "id": "row-1", "title": "Tomorrow", "description": "9–12" } }),
+        ))
         .await;
     let quick = app
-        .deliver(answer(json!({ "button": { "payload": "STOP", "text": "Stop promotions" } })))
+        .deliver(answer(
+            json!({ "button": { "payload": "STOP", "text": "Stop promotions" } }),
+        ))
         .await;
     let flow = app
-        .deliver(answer(json!({ "nfm_reply": { "response_json": { "flow_token": "T", "rating": "5" } } })))
+        .deliver(answer(
+            json!({ "nfm_reply": { "response_json": { "flow_token": "T", "rating": "5" } } }),
+        ))
         .await;
     let unsupported = app.deliver(json!({ "unsupported": { "type": "edit" } })).await;
     let referred = app
@@ -132,8 +150,10 @@ async fn every_inbound_kind_is_a_resource_with_its_herald_links(db: Db) {
             "source_url": "https://fb.me/ad", "source_id": "ADID", "source_type": "ad", "ctwa_clid": "CLID" } }))
         .await;
     let voice = app
-        .deliver(json!({ "media": { "type": "audio", "mime_type": "audio/ogg; codecs=opus",
-                                    "data_base64": "T2dnUwACAAAAAAAAAAA=", "voice": true } }))
+        .deliver(
+            json!({ "media": { "type": "audio", "mime_type": "audio/ogg; codecs=opus",
+                                    "data_base64": "T2dnUwACAAAAAAAAAAA=", "voice": true } }),
+        )
         .await;
     let wamids = [
         hello.as_str(),
@@ -162,7 +182,10 @@ async fn every_inbound_kind_is_a_resource_with_its_herald_links(db: Db) {
         let fields = without_extras.as_object_mut().unwrap();
         fields.remove("from_name");
         fields.remove("read_at");
-        assert_eq!(event, &without_extras, "the event's data and the resource agree ({wamid})");
+        assert_eq!(
+            event, &without_extras,
+            "the event's data and the resource agree ({wamid})"
+        );
         assert!(resource["id"].as_str().unwrap().starts_with("inb_"));
         assert_eq!(resource["from"], CUSTOMER);
         assert_eq!(resource["to"], SENDER);
@@ -209,17 +232,25 @@ async fn every_inbound_kind_is_a_resource_with_its_herald_links(db: Db) {
     );
     let (template_button, _) = get(&quick);
     assert_eq!(template_button["type"], "button");
-    assert_eq!(template_button["button"], json!({ "payload": "STOP", "text": "Stop promotions" }));
+    assert_eq!(
+        template_button["button"],
+        json!({ "payload": "STOP", "text": "Stop promotions" })
+    );
     let (answer_flow, _) = get(&flow);
     assert_eq!(answer_flow["interactive"]["type"], "nfm_reply");
     let response: Value = serde_json::from_str(
-        answer_flow["interactive"]["nfm_reply"]["response_json"].as_str().unwrap(),
+        answer_flow["interactive"]["nfm_reply"]["response_json"]
+            .as_str()
+            .unwrap(),
     )
     .unwrap();
     assert_eq!(response, json!({ "flow_token": "T", "rating": "5" }));
     let (kept, _) = get(&unsupported);
     assert_eq!(kept["type"], "unsupported");
-    assert_eq!(kept["raw"]["errors"][0]["code"], 131051, "kept with the network's object");
+    assert_eq!(
+        kept["raw"]["errors"][0]["code"], 131051,
+        "kept with the network's object"
+    );
     let (ad, _) = get(&referred);
     assert_eq!(ad["text"]["body"], "I saw your ad");
     assert_eq!(ad["referral"]["source_id"], "ADID");
@@ -239,7 +270,8 @@ async fn the_inbound_list_filters_pages_and_is_scoped(db: Db) {
     app.inbound_once(2).await;
     // The network's times are whole seconds: a pause puts the third message in a later second.
     tokio::time::sleep(Duration::from_millis(1_100)).await;
-    app.deliver(json!({ "from": OTHER_CUSTOMER, "text": "three" })).await;
+    app.deliver(json!({ "from": OTHER_CUSTOMER, "text": "three" }))
+        .await;
     let all = app.inbound_once(3).await;
     let ids: Vec<&str> = all.iter().map(|r| r["id"].as_str().unwrap()).collect();
     assert_eq!(all[0]["text"]["body"], "three", "newest first");
@@ -260,7 +292,10 @@ async fn the_inbound_list_filters_pages_and_is_scoped(db: Db) {
     let to_sender = app.get("/api/v1/inbound?number=%2B15550001111").await;
     assert_eq!(ids_of(&to_sender).len(), 3);
     let to_unknown = app.get("/api/v1/inbound?number=%2B15550002222").await;
-    assert!(ids_of(&to_unknown).is_empty(), "a number the organization does not have received nothing");
+    assert!(
+        ids_of(&to_unknown).is_empty(),
+        "a number the organization does not have received nothing"
+    );
     let third_at = all[0]["received_at"].as_str().unwrap();
     let earlier = app.get(&format!("/api/v1/inbound?until={third_at}")).await;
     assert_eq!(ids_of(&earlier), [ids[1], ids[2]], "until is exclusive");
@@ -274,7 +309,9 @@ async fn the_inbound_list_filters_pages_and_is_scoped(db: Db) {
     assert_eq!(ids_of(&page2), [ids[2]]);
     assert_eq!(page2["next_cursor"], Value::Null);
 
-    let bad = app.get_response("/api/v1/inbound?limit=0&type=Nope&since=yesterday").await;
+    let bad = app
+        .get_response("/api/v1/inbound?limit=0&type=Nope&since=yesterday")
+        .await;
     let problem = assert_problem(bad, 422, "validation_failed").await;
     let fields: Vec<&str> = problem["errors"]
         .as_array()
@@ -301,7 +338,12 @@ async fn the_inbound_list_filters_pages_and_is_scoped(db: Db) {
             .bearer_auth(other_key.expose())
             .send()
     };
-    let empty: Value = as_other("/api/v1/inbound".to_owned()).await.unwrap().json().await.unwrap();
+    let empty: Value = as_other("/api/v1/inbound".to_owned())
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(empty["data"], json!([]));
     assert_problem(
         as_other(format!("/api/v1/inbound/{}", ids[2])).await.unwrap(),
@@ -310,7 +352,8 @@ async fn the_inbound_list_filters_pages_and_is_scoped(db: Db) {
     )
     .await;
     assert_problem(
-        app.get_response("/api/v1/inbound/inb_01JD0000000000000000000000").await,
+        app.get_response("/api/v1/inbound/inb_01JD0000000000000000000000")
+            .await,
         404,
         "not_found",
     )
@@ -371,7 +414,10 @@ async fn reading_marks_the_message_read_on_the_network(db: Db) {
         receipts[1]["request"],
         json!({ "messaging_product": "whatsapp", "status": "read", "message_id": wamid })
     );
-    assert_eq!(app.get(&format!("/api/v1/inbound/{id}")).await["read_at"], read_at);
+    assert_eq!(
+        app.get(&format!("/api/v1/inbound/{id}")).await["read_at"],
+        read_at
+    );
 
     assert_problem(
         app.post_response(&format!("/api/v1/inbound/{id}/read"), &json!({ "typing": "yes" }))

@@ -9,9 +9,9 @@ use herald_domain::ports::{Clock, IdGenerator, MessagingNetwork, RateLimiter, Se
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
-    DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageWebhooks, Media, MediaPorts,
-    MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings, SessionSettings,
-    SyncTemplates, WindowStatus,
+    DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageWebhooks, Media,
+    MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings,
+    SessionSettings, SyncTemplates, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;

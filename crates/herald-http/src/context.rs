@@ -4,8 +4,8 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageWebhooks, Media, MessageEvents,
-    SendMessage, SyncTemplates, WindowStatus,
+    Authenticate, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageWebhooks, Media,
+    MessageEvents, SendMessage, SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 

@@ -4,8 +4,8 @@
 
 use async_trait::async_trait;
 use herald_domain::Timestamp;
-use herald_domain::dispatch::CustomerEventType;
 use herald_domain::content::MessageRef;
+use herald_domain::dispatch::CustomerEventType;
 use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::ports::StoreError;
 use std::any::Any;

@@ -188,10 +188,7 @@ fn kind_object(body: &InboundBody) -> (&'static str, Value) {
             put(&mut reply, "body", flow_body.as_ref());
             // Meta's form: the answer is a JSON document inside a string.
             reply.insert("response_json".to_owned(), json!(response_json));
-            (
-                "interactive",
-                json!({ "type": "nfm_reply", "nfm_reply": reply }),
-            )
+            ("interactive", json!({ "type": "nfm_reply", "nfm_reply": reply }))
         }
         InboundContent::QuickReply { payload, text } => {
             ("button", json!({ "payload": payload, "text": text }))

@@ -10,7 +10,14 @@ fn media(kind: &str, sha: &str, voice: Option<bool>, animated: Option<bool>) -> 
     InboundContent::Media {
         kind: kind.into(),
         network_media_id: "1234567890987654321".into(),
-        mime_type: Some(if kind == "audio" { "audio/ogg; codecs=opus" } else { "image/webp" }.into()),
+        mime_type: Some(
+            if kind == "audio" {
+                "audio/ogg; codecs=opus"
+            } else {
+                "image/webp"
+            }
+            .into(),
+        ),
         sha256: Some(sha.into()),
         caption: None,
         filename: None,
@@ -23,19 +30,39 @@ fn media(kind: &str, sha: &str, voice: Option<bool>, animated: Option<bool>) -> 
 fn audio_keeps_the_voice_flag_and_stickers_the_animated_flag() {
     assert_eq!(
         only_inbound("message.json", "voice").content,
-        media("audio", "m04pFf2ERdaopTyFkGPA0+bX3i+YY2dYgVFwOgDLSDI=", Some(true), None)
+        media(
+            "audio",
+            "m04pFf2ERdaopTyFkGPA0+bX3i+YY2dYgVFwOgDLSDI=",
+            Some(true),
+            None
+        )
     );
     assert_eq!(
         only_inbound("message.json", "audio").content,
-        media("audio", "E3dxS/PdYZE7ppA3pQ4mpCFaXBJ8pX4SRN/dsfvds/iPGA=", Some(false), None)
+        media(
+            "audio",
+            "E3dxS/PdYZE7ppA3pQ4mpCFaXBJ8pX4SRN/dsfvds/iPGA=",
+            Some(false),
+            None
+        )
     );
     assert_eq!(
         only_inbound("message.json", "animated_sticker").content,
-        media("sticker", "HcwyCKrTKXHk0a00ms4HWIA76GY0Du6q4Z/iuwevw=", None, Some(true))
+        media(
+            "sticker",
+            "HcwyCKrTKXHk0a00ms4HWIA76GY0Du6q4Z/iuwevw=",
+            None,
+            Some(true)
+        )
     );
     assert_eq!(
         only_inbound("message.json", "static_sticker").content,
-        media("sticker", "OmT4nhjUhCMIPNmj7eeOZeCYjTXkLxoOv85OMCFwSuc=", None, Some(false))
+        media(
+            "sticker",
+            "OmT4nhjUhCMIPNmj7eeOZeCYjTXkLxoOv85OMCFwSuc=",
+            None,
+            Some(false)
+        )
     );
     let video = only_inbound("message.json", "video");
     assert!(matches!(
@@ -77,7 +104,8 @@ fn contacts_keep_the_network_cards() {
         panic!("expected contacts, got {:?}", message.content)
     };
     let cards: Value = serde_json::from_str(cards_json).unwrap();
-    let original = &case("message.json", "contacts")["entry"][0]["changes"][0]["value"]["messages"][0]["contacts"];
+    let original =
+        &case("message.json", "contacts")["entry"][0]["changes"][0]["value"]["messages"][0]["contacts"];
     assert_eq!(&cards, original);
     assert_eq!(cards[2]["name"]["formatted_name"], "Rachel Green");
 }
@@ -177,12 +205,7 @@ fn orders_system_messages_and_referrals() {
         }
     );
     let referred = only_inbound("message.json", "referral");
-    assert_eq!(
-        referred.content,
-        InboundContent::Text {
-            body: "BODY".into()
-        }
-    );
+    assert_eq!(referred.content, InboundContent::Text { body: "BODY".into() });
     let referral: Value = serde_json::from_str(referred.referral.as_deref().unwrap()).unwrap();
     assert_eq!(referral["source_id"], "ADID");
     assert_eq!(referral["ctwa_clid"], "CTWA_CLID");
@@ -234,15 +257,27 @@ fn a_malformed_kind_fails_only_its_item() {
         message
     };
     for (message, why) in [
-        (base("location", json!({ "latitude": "north", "longitude": 1 })), "latitude"),
-        (base("location", json!({ "latitude": 91, "longitude": 1 })), "latitude"),
+        (
+            base("location", json!({ "latitude": "north", "longitude": 1 })),
+            "latitude",
+        ),
+        (
+            base("location", json!({ "latitude": 91, "longitude": 1 })),
+            "latitude",
+        ),
         (base("reaction", json!({ "emoji": "x" })), "message_id"),
         (
-            base("interactive", json!({ "type": "button_reply", "button_reply": { "id": "a" } })),
+            base(
+                "interactive",
+                json!({ "type": "button_reply", "button_reply": { "id": "a" } }),
+            ),
             "title",
         ),
         (
-            base("interactive", json!({ "type": "nfm_reply", "nfm_reply": { "name": "f" } })),
+            base(
+                "interactive",
+                json!({ "type": "nfm_reply", "nfm_reply": { "name": "f" } }),
+            ),
             "response_json",
         ),
         (base("contacts", json!(null)), "contacts"),
@@ -254,7 +289,10 @@ fn a_malformed_kind_fails_only_its_item() {
     }
     // An interactive answer of a kind Herald does not know is kept, not refused.
     assert_eq!(
-        one_message(base("interactive", json!({ "type": "payment_reply", "payment_reply": {} }))),
+        one_message(base(
+            "interactive",
+            json!({ "type": "payment_reply", "payment_reply": {} })
+        )),
         Ok(InboundContent::Other)
     );
     assert_eq!(one_message(base("poll", json!({}))), Ok(InboundContent::Other));

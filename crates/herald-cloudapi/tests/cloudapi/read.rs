@@ -16,9 +16,7 @@ async fn mark_read(answer: ResponseTemplate, typing: bool) -> (Result<(), Networ
         .expect(1)
         .mount(&server)
         .await;
-    let outcome = client(&server)
-        .mark_read(&sender(), INBOUND_WAMID, typing)
-        .await;
+    let outcome = client(&server).mark_read(&sender(), INBOUND_WAMID, typing).await;
     let requests = server.received_requests().await.unwrap();
     let request = requests.first().unwrap();
     assert_eq!(
@@ -30,7 +28,11 @@ async fn mark_read(answer: ResponseTemplate, typing: bool) -> (Result<(), Networ
 
 #[tokio::test]
 async fn a_read_receipt_is_metas_status_read_body() {
-    let (outcome, body) = mark_read(ResponseTemplate::new(200).set_body_json(json!({ "success": true })), false).await;
+    let (outcome, body) = mark_read(
+        ResponseTemplate::new(200).set_body_json(json!({ "success": true })),
+        false,
+    )
+    .await;
     assert_eq!(outcome, Ok(()));
     assert_eq!(
         body,
@@ -40,7 +42,11 @@ async fn a_read_receipt_is_metas_status_read_body() {
 
 #[tokio::test]
 async fn typing_adds_the_text_typing_indicator() {
-    let (outcome, body) = mark_read(ResponseTemplate::new(200).set_body_json(json!({ "success": true })), true).await;
+    let (outcome, body) = mark_read(
+        ResponseTemplate::new(200).set_body_json(json!({ "success": true })),
+        true,
+    )
+    .await;
     assert_eq!(outcome, Ok(()));
     assert_eq!(
         body,
@@ -59,7 +65,10 @@ async fn failures_are_classified_like_sends() {
         "error": { "message": "Service temporarily unavailable", "type": "OAuthException", "code": 2 }
     }));
     let (outcome, _) = mark_read(transient, false).await;
-    assert!(matches!(outcome, Err(NetworkError::Retryable { .. })), "{outcome:?}");
+    assert!(
+        matches!(outcome, Err(NetworkError::Retryable { .. })),
+        "{outcome:?}"
+    );
     let unknown_message = ResponseTemplate::new(400).set_body_json(json!({
         "error": { "message": "(#100) Invalid parameter", "type": "OAuthException", "code": 100,
                    "error_data": { "details": "Invalid message_id" } }

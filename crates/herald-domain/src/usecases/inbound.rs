@@ -1,11 +1,11 @@
 //! Inbound messages as resources: the list, one message, and marking one read on the network.
 
 use super::queries::QueryError;
+use crate::ValidationErrors;
 use crate::ids::{InboundId, OrganizationId};
 use crate::ports::{
     AccountStore, Clock, InboundQuery, InboundStore, InboundView, MessagingNetwork, NetworkError, StoreError,
 };
-use crate::ValidationErrors;
 use std::sync::Arc;
 
 /// A page of inbound messages.
@@ -98,7 +98,11 @@ impl InboundMessages {
 
     /// # Errors
     /// [`QueryError::NotFound`] for an unknown id or another organization's.
-    pub async fn get(&self, organization: &OrganizationId, id: &InboundId) -> Result<InboundView, QueryError> {
+    pub async fn get(
+        &self,
+        organization: &OrganizationId,
+        id: &InboundId,
+    ) -> Result<InboundView, QueryError> {
         self.inbound
             .inbound_message(organization, id)
             .await?

@@ -2,9 +2,9 @@
 
 use super::{ApiError, RateScope};
 use herald_domain::organization::MessageKind;
+use herald_domain::ports::NetworkError;
 use herald_domain::ports::StoreError;
 use herald_domain::ports::UploadError;
-use herald_domain::ports::NetworkError;
 use herald_domain::usecases::{
     AuthError, MarkReadError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
 };
@@ -153,7 +153,9 @@ impl From<MarkReadError> for ApiError {
             }
             // Transient, throttled, outcome unknown, or the sender's token needing an operator: the service
             // cannot do it now; the reason is for the log, the caller retries.
-            MarkReadError::Network(other) => Self::Unavailable(format!("marking read on the network: {other}")),
+            MarkReadError::Network(other) => {
+                Self::Unavailable(format!("marking read on the network: {other}"))
+            }
             MarkReadError::Store(store) => store.into(),
         }
     }

@@ -26,8 +26,11 @@ fn inbound_id(id: &str) -> Result<InboundId, ApiError> {
 }
 
 fn resource(view: &InboundView) -> Result<Value, ApiError> {
-    serde_json::from_str(&view.json)
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!("the store wrote an inbound resource that is not JSON: {e}")))
+    serde_json::from_str(&view.json).map_err(|e| {
+        ApiError::Internal(anyhow::anyhow!(
+            "the store wrote an inbound resource that is not JSON: {e}"
+        ))
+    })
 }
 
 /// The organization's inbound messages, newest first, in pages.
@@ -273,7 +276,10 @@ mod tests {
             ]),
             ["number", "sender", "type", "since", "limit", "cursor"]
         );
-        assert_eq!(error_fields(&[("limit", "201"), ("limit", "5")]), ["limit", "limit"]);
+        assert_eq!(
+            error_fields(&[("limit", "201"), ("limit", "5")]),
+            ["limit", "limit"]
+        );
     }
 
     #[test]

@@ -85,11 +85,7 @@ macro_rules! inbound_port {
                     .collect()
             }
 
-            async fn one(
-                conn: &mut Conn,
-                org: &str,
-                id: &str,
-            ) -> Result<Option<InboundView>, StoreError> {
+            async fn one(conn: &mut Conn, org: &str, id: &str) -> Result<Option<InboundView>, StoreError> {
                 let row = inbound_messages::table
                     .find(id)
                     .filter(inbound_messages::organization_id.eq(org))

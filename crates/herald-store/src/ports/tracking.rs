@@ -5,8 +5,8 @@ macro_rules! tracking_port {
         mod tracking {
             use super::super::schema::{events, inbound_messages, messages, network_callbacks, senders};
             use super::super::{Conn, Db};
-            use super::shared::{convert, insert_customer_event, insert_status_event};
             use super::inbound::resolve_wamid;
+            use super::shared::{convert, insert_customer_event, insert_status_event};
             use super::windows::refresh_window;
             use async_trait::async_trait;
             use diesel::prelude::*;

@@ -108,7 +108,9 @@ pub async fn inbound_replies_and_reactions_resolve_to_herald_ids(ports: Ports) {
     )
     .await;
 
-    let view = get(&ports, &org.id, &reply_id).await.expect("the reply reads back");
+    let view = get(&ports, &org.id, &reply_id)
+        .await
+        .expect("the reply reads back");
     let resource = json_of(&view);
     assert_eq!(
         resource["context"],
@@ -119,7 +121,9 @@ pub async fn inbound_replies_and_reactions_resolve_to_herald_ids(ports: Ports) {
     assert!(reply_id.to_string().starts_with("inb_"));
     assert_eq!(resource["from_name"], "Ana");
     assert_eq!(resource["to"], SIMULATOR_SENDER_1);
-    let reaction_view = get(&ports, &org.id, &reaction_id).await.expect("the reaction reads back");
+    let reaction_view = get(&ports, &org.id, &reaction_id)
+        .await
+        .expect("the reaction reads back");
     assert_eq!(
         json_of(&reaction_view)["reaction"],
         json!({ "message_id": reply_id.to_string(), "network_message_id": "wamid.IN1", "emoji": "👍" }),
@@ -137,10 +141,20 @@ pub async fn inbound_replies_and_reactions_resolve_to_herald_ids(ports: Ports) {
         fields.remove("from_name");
         fields.remove("read_at");
     }
-    assert_eq!(event["data"], without_extras, "the event's data and the resource agree");
+    assert_eq!(
+        event["data"], without_extras,
+        "the event's data and the resource agree"
+    );
 
     let (other, other_sender) = new_organization_with_sender(&ports, "starter").await;
-    let mut foreign = message(&other_sender, "wamid.IN3", "+15557654321", at(12), text("?"), "text");
+    let mut foreign = message(
+        &other_sender,
+        "wamid.IN3",
+        "+15557654321",
+        at(12),
+        text("?"),
+        "text",
+    );
     foreign.context_message_id = Some("wamid.OUT".to_owned());
     let foreign_id = record(&ports, &other_sender, foreign).await;
     let foreign_view = get(&ports, &other.id, &foreign_id).await.expect("reads back");
@@ -158,25 +172,56 @@ pub async fn inbound_list_filters_and_pages(ports: Ports) {
     let second = sender(org.id, SIMULATOR_SENDER_2, false);
     ports.accounts.add_sender(&second).await.expect("add_sender");
     let (other, other_sender) = new_organization_with_sender(&ports, "starter").await;
-    let a = record(&ports, &first, message(&first, "wamid.A", "+15557000001", at(10), text("a"), "text")).await;
+    let a = record(
+        &ports,
+        &first,
+        message(&first, "wamid.A", "+15557000001", at(10), text("a"), "text"),
+    )
+    .await;
     let reaction = InboundContent::Reaction {
         network_message_id: "wamid.A".to_owned(),
         emoji: String::new(),
     };
-    let b = record(&ports, &first, message(&first, "wamid.B", "+15557000002", at(20), reaction, "reaction")).await;
-    let c = record(&ports, &second, message(&second, "wamid.C", "+15557000001", at(30), text("c"), "text")).await;
-    let d = record(&ports, &first, message(&first, "wamid.D", "+15557000001", at(40), text("d"), "text")).await;
+    let b = record(
+        &ports,
+        &first,
+        message(&first, "wamid.B", "+15557000002", at(20), reaction, "reaction"),
+    )
+    .await;
+    let c = record(
+        &ports,
+        &second,
+        message(&second, "wamid.C", "+15557000001", at(30), text("c"), "text"),
+    )
+    .await;
+    let d = record(
+        &ports,
+        &first,
+        message(&first, "wamid.D", "+15557000001", at(40), text("d"), "text"),
+    )
+    .await;
     record(
         &ports,
         &other_sender,
-        message(&other_sender, "wamid.E", "+15557000001", at(50), text("e"), "text"),
+        message(
+            &other_sender,
+            "wamid.E",
+            "+15557000001",
+            at(50),
+            text("e"),
+            "text",
+        ),
     )
     .await;
     let all = |limit| InboundQuery {
         limit,
         ..InboundQuery::default()
     };
-    assert_eq!(list(&ports, &org.id, all(10)).await, [d, c, b, a], "newest first, own only");
+    assert_eq!(
+        list(&ports, &org.id, all(10)).await,
+        [d, c, b, a],
+        "newest first, own only"
+    );
     assert_eq!(list(&ports, &other.id, all(10)).await.len(), 1);
     let number = InboundQuery {
         number: Some(phone(SIMULATOR_SENDER_2)),
@@ -203,13 +248,21 @@ pub async fn inbound_list_filters_and_pages(ports: Ports) {
         until: Some(at(40)),
         ..all(10)
     };
-    assert_eq!(list(&ports, &org.id, window).await, [c, b], "since inclusive, until exclusive");
+    assert_eq!(
+        list(&ports, &org.id, window).await,
+        [c, b],
+        "since inclusive, until exclusive"
+    );
     assert_eq!(list(&ports, &org.id, all(2)).await, [d, c]);
     let next = InboundQuery {
         before: Some(c),
         ..all(2)
     };
-    assert_eq!(list(&ports, &org.id, next).await, [b, a], "the cursor continues after its id");
+    assert_eq!(
+        list(&ports, &org.id, next).await,
+        [b, a],
+        "the cursor continues after its id"
+    );
 }
 
 /// One message reads back only in its organization; reading marks the time once, and another
@@ -217,14 +270,22 @@ pub async fn inbound_list_filters_and_pages(ports: Ports) {
 pub async fn inbound_get_and_read_are_scoped(ports: Ports) {
     let (org, sender) = new_organization_with_sender(&ports, "starter").await;
     let (other, _) = new_organization_with_sender(&ports, "starter").await;
-    let id = record(&ports, &sender, message(&sender, "wamid.R", "+15557654321", at(10), text("hi"), "text")).await;
+    let id = record(
+        &ports,
+        &sender,
+        message(&sender, "wamid.R", "+15557654321", at(10), text("hi"), "text"),
+    )
+    .await;
     let view = get(&ports, &org.id, &id).await.expect("reads back");
     assert_eq!(view.network_message_id, "wamid.R");
     assert_eq!(view.sender_id, sender.id);
     assert_eq!(view.read_at, None);
     assert!(json_of(&view).get("read_at").is_none());
     assert_eq!(json_of(&view)["text"], json!({ "body": "hi" }));
-    assert!(get(&ports, &other.id, &id).await.is_none(), "another organization's id is unknown");
+    assert!(
+        get(&ports, &other.id, &id).await.is_none(),
+        "another organization's id is unknown"
+    );
     assert!(
         ports
             .inbound
@@ -242,7 +303,9 @@ pub async fn inbound_get_and_read_are_scoped(ports: Ports) {
     assert_eq!(read.read_at, Some(at(30)));
     assert_eq!(
         json_of(&read)["read_at"],
-        at(30).to_rfc3339_opts(chrono::SecondsFormat::Millis, true).as_str()
+        at(30)
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+            .as_str()
     );
     let again = ports
         .inbound

@@ -4,10 +4,10 @@ use super::outbox::{events_of, payload};
 use super::{Ports, accept_ok, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, network_ref, next_ulid, phone, text_message};
 use herald_domain::Timestamp;
+use herald_domain::content::MessageRef;
 use herald_domain::dispatch::{
     CustomerEventType, InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
 };
-use herald_domain::content::MessageRef;
 use herald_domain::ids::{EventId, InboundId, MediaId, MessageId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
