@@ -40,8 +40,8 @@ impl CustomerEvent {
 pub enum EventBody {
     /// `message.status` or `message.failed`.
     Status(StatusBody),
-    /// `message.inbound`.
-    Inbound(InboundBody),
+    /// `message.inbound` (boxed: every inbound kind makes it far larger than a status body).
+    Inbound(Box<InboundBody>),
 }
 
 /// A message's status change, as the message is after it.
@@ -127,7 +127,7 @@ pub fn inbound(record: &InboundRecord, to: &PhoneNumber, links: InboundLinks) ->
         sequence: 1,
         occurred_at: inbound.received_at,
         recorded_at: record.recorded_at,
-        body: EventBody::Inbound(InboundBody {
+        body: EventBody::Inbound(Box::new(InboundBody {
             from: inbound.from.clone(),
             to: to.clone(),
             message_type: inbound.message_type.clone(),
@@ -137,7 +137,7 @@ pub fn inbound(record: &InboundRecord, to: &PhoneNumber, links: InboundLinks) ->
             context_message_id: inbound.context_message_id.clone(),
             links,
             referral: inbound.referral.clone(),
-        }),
+        })),
     }
 }
 
