@@ -18,6 +18,7 @@ mod audio_stickers;
 mod browser;
 mod dashboard;
 mod files;
+mod inbound;
 mod kinds;
 mod limits;
 mod network;

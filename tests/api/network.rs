@@ -595,6 +595,14 @@ impl herald_domain::ports::MessagingNetwork for CountingNetwork {
     ) -> Result<herald_domain::ports::MediaDownload, herald_domain::ports::NetworkError> {
         unreachable!("nothing is downloaded")
     }
+    async fn mark_read(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+        _: &str,
+        _: bool,
+    ) -> Result<(), herald_domain::ports::NetworkError> {
+        unreachable!("nothing is marked read")
+    }
     async fn templates(
         &self,
         _: &herald_domain::organization::SenderNumber,

@@ -11,9 +11,9 @@ use herald_domain::ports::{
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
-    DispatchSettings, GetMessage, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media,
-    MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts, SendSettings,
-    SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
+    DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
+    ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts,
+    SendSettings, SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -259,6 +259,12 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
+            inbound: InboundMessages::new(
+                store.inbound(),
+                store.accounts(),
+                network.clone(),
+                self.clock.clone(),
+            ),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates(), store.accounts()),
             manage_templates: ManageTemplates::new(

@@ -194,6 +194,141 @@ fn parse_status(phone_number_id: &NetworkRef, status: &Value) -> Result<NetworkS
     })
 }
 
+/// The content of a message of type `kind`. A kind Herald does not know, `unsupported`, and an
+/// `interactive` of an unknown subtype become [`InboundContent::Other`] (the raw object is kept); a known
+/// kind whose object is malformed is an error for this item only.
+fn inbound_content(kind: &str, message: &Value) -> Result<InboundContent, String> {
+    let object = || {
+        message
+            .get(kind)
+            .filter(|o| o.is_object())
+            .ok_or_else(|| format!("a {kind} message without its `{kind}` object"))
+    };
+    let owned = |object: &Value, key: &str| str_field(object, key).map(str::to_owned);
+    let text = |object: &Value, key: &str| {
+        required(object, key)
+            .map(str::to_owned)
+            .map_err(|e| format!("{kind}: {e}"))
+    };
+    Ok(match kind {
+        "text" => {
+            let body = message
+                .get("text")
+                .and_then(|t| str_field(t, "body"))
+                .ok_or("a text message without `text.body`")?;
+            InboundContent::Text {
+                body: body.to_owned(),
+            }
+        }
+        kind if MEDIA_KINDS.contains(&kind) => {
+            let object = object()?;
+            let flag = |key: &str| object.get(key).and_then(Value::as_bool);
+            InboundContent::Media {
+                kind: kind.to_owned(),
+                network_media_id: text(object, "id")?,
+                mime_type: owned(object, "mime_type"),
+                sha256: owned(object, "sha256"),
+                caption: owned(object, "caption"),
+                filename: owned(object, "filename"),
+                voice: if kind == "audio" { flag("voice") } else { None },
+                animated: if kind == "sticker" { flag("animated") } else { None },
+            }
+        }
+        "location" => {
+            let object = object()?;
+            // The coordinates stay the JSON numbers the network wrote: no rounding through a float.
+            let degrees = |key: &str, limit: f64| match object.get(key) {
+                Some(Value::Number(n)) if n.as_f64().is_some_and(|v| v.abs() <= limit) => Ok(n.to_string()),
+                _ => Err(format!("location: `{key}` is not a number of degrees")),
+            };
+            InboundContent::Location {
+                latitude: degrees("latitude", 90.0)?,
+                longitude: degrees("longitude", 180.0)?,
+                name: owned(object, "name"),
+                address: owned(object, "address"),
+                url: owned(object, "url"),
+            }
+        }
+        "contacts" => {
+            let cards = message
+                .get("contacts")
+                .filter(|c| c.is_array())
+                .ok_or("a contacts message without its `contacts` list")?;
+            InboundContent::Contacts {
+                cards_json: cards.to_string(),
+            }
+        }
+        "reaction" => {
+            let object = object()?;
+            InboundContent::Reaction {
+                network_message_id: text(object, "message_id")?,
+                // No emoji at all is a removal too, as an empty one is.
+                emoji: owned(object, "emoji").unwrap_or_default(),
+            }
+        }
+        "button" => {
+            let object = object()?;
+            InboundContent::QuickReply {
+                payload: owned(object, "payload").unwrap_or_default(),
+                text: text(object, "text")?,
+            }
+        }
+        "interactive" => interactive(message)?,
+        "order" => InboundContent::Order {
+            order_json: object()?.to_string(),
+        },
+        "system" => {
+            let object = object()?;
+            InboundContent::System {
+                body: owned(object, "body"),
+                system_type: owned(object, "type"),
+                wa_id: owned(object, "wa_id"),
+            }
+        }
+        _ => InboundContent::Other,
+    })
+}
+
+/// An `interactive` answer: a reply button, a list row or a Flow. An interactive message without a
+/// known answer (the network sends one with an error) is kept as it came.
+fn interactive(message: &Value) -> Result<InboundContent, String> {
+    let Some(object) = message.get("interactive") else {
+        return Ok(InboundContent::Other);
+    };
+    let subtype = str_field(object, "type").unwrap_or_default();
+    let Some(answer) = object.get(subtype).filter(|a| a.is_object()) else {
+        return Ok(InboundContent::Other);
+    };
+    let owned = |key: &str| str_field(answer, key).map(str::to_owned);
+    let text = |key: &str| {
+        required(answer, key)
+            .map(str::to_owned)
+            .map_err(|e| format!("interactive.{subtype}: {e}"))
+    };
+    Ok(match subtype {
+        "button_reply" => InboundContent::ButtonReply {
+            id: text("id")?,
+            title: text("title")?,
+        },
+        "list_reply" => InboundContent::ListReply {
+            id: text("id")?,
+            title: text("title")?,
+            description: owned("description"),
+        },
+        "nfm_reply" => InboundContent::FlowReply {
+            name: owned("name"),
+            body: owned("body"),
+            // Meta sends the answer as a JSON document inside a string; an object is taken as it is.
+            response_json: match answer.get("response_json") {
+                Some(Value::String(json)) => json.clone(),
+                Some(object @ Value::Object(_)) => object.to_string(),
+                _ => return Err("interactive.nfm_reply: no `response_json`".to_owned()),
+            },
+        },
+        _ => InboundContent::Other,
+    })
+}
+
 /// Kinds whose object carries a downloadable file.
 const MEDIA_KINDS: [&str; 5] = ["image", "video", "document", "audio", "sticker"];
 
@@ -207,34 +342,7 @@ fn parse_message(
     let from = PhoneNumber::from_digits(from_digits).map_err(|e| format!("`from` {from_digits}: {e}"))?;
     let received_at = timestamp(message)?;
     let message_type = required(message, "type")?.to_owned();
-    let content = match message_type.as_str() {
-        "text" => {
-            let body = message
-                .get("text")
-                .and_then(|t| str_field(t, "body"))
-                .ok_or("a text message without `text.body`")?;
-            InboundContent::Text {
-                body: body.to_owned(),
-            }
-        }
-        kind if MEDIA_KINDS.contains(&kind) => {
-            let object = message
-                .get(kind)
-                .ok_or_else(|| format!("a {kind} message without its `{kind}` object"))?;
-            let owned = |key: &str| str_field(object, key).map(str::to_owned);
-            InboundContent::Media {
-                kind: kind.to_owned(),
-                network_media_id: required(object, "id")
-                    .map_err(|e| format!("{kind}: {e}"))?
-                    .to_owned(),
-                mime_type: owned("mime_type"),
-                sha256: owned("sha256"),
-                caption: owned("caption"),
-                filename: owned("filename"),
-            }
-        }
-        _ => InboundContent::Other,
-    };
+    let content = inbound_content(&message_type, message)?;
     let from_name = contacts
         .iter()
         .find(|c| str_field(c, "wa_id") == Some(from_digits))
@@ -254,6 +362,10 @@ fn parse_message(
         message_type,
         content,
         context_message_id,
+        referral: message
+            .get("referral")
+            .filter(|r| r.is_object())
+            .map(Value::to_string),
         raw: message.to_string(),
     })
 }

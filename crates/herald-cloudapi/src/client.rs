@@ -2,7 +2,7 @@
 //! translating every failure into the [`NetworkError`] dispatch reacts to.
 
 use crate::templates::{FIELDS, TemplatePage, parse_template};
-use crate::wire::send_body;
+use crate::wire::{read_body, send_body};
 use anyhow::Context;
 use async_trait::async_trait;
 use futures::TryStreamExt as _;
@@ -332,6 +332,26 @@ impl MessagingNetwork for CloudApiClient {
             },
             Err(error) => Err(unreadable_success(&error.to_string())),
         }
+    }
+
+    async fn mark_read(
+        &self,
+        sender: &SenderNumber,
+        network_message_id: &str,
+        typing: bool,
+    ) -> Result<(), NetworkError> {
+        let token = self.token(sender)?;
+        let url = format!("{}/{}/messages", self.versioned_base, sender.phone_number_id);
+        let body = read_body(network_message_id, typing);
+        // Marking read twice is harmless, so a lost answer is simply worth another try.
+        let (status, headers, bytes) = self
+            .call(self.http.post(&url).json(&body), &token)
+            .await
+            .map_err(idempotent)?;
+        if !status.is_success() {
+            return Err(idempotent(error_response(status, &headers, &bytes)));
+        }
+        Ok(())
     }
 
     async fn upload_media(&self, sender: &SenderNumber, upload: MediaUpload) -> Result<String, NetworkError> {

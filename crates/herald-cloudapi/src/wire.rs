@@ -78,6 +78,20 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
     Ok(Value::Object(body))
 }
 
+/// A read receipt for an inbound message (docs/cloud-api.md: "Mark messages as read"), with the typing
+/// indicator when asked: `POST /{phone_number_id}/messages`.
+pub(crate) fn read_body(network_message_id: &str, typing: bool) -> Value {
+    let mut body = json!({
+        "messaging_product": "whatsapp",
+        "status": "read",
+        "message_id": network_message_id,
+    });
+    if typing && let Some(fields) = body.as_object_mut() {
+        fields.insert("typing_indicator".to_owned(), json!({ "type": "text" }));
+    }
+    body
+}
+
 /// `{"id": …}` or `{"link": …}`, plus a document's `filename` (the name the recipient sees).
 pub(crate) fn media_object(
     attachment: &MediaAttachment,

@@ -2,7 +2,8 @@
 //! message's events, and a typed body. The store writes them as they are and serializes the body to the
 //! wire format in one place, so what a customer receives is exactly what was decided and recorded.
 
-use crate::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
+use crate::content::MessageRef;
+use crate::ids::{EventId, InboundId, MediaId, OrganizationId, SenderId};
 use crate::message::{Message, MessageError, MessageStatus};
 use crate::network::{InboundContent, InboundMessage};
 use crate::time::Timestamp;
@@ -13,8 +14,8 @@ use crate::values::{ClientReference, PhoneNumber};
 pub struct CustomerEvent {
     pub id: EventId,
     pub organization_id: OrganizationId,
-    /// The message it is about (an inbound message's own id for `message.inbound`).
-    pub message_id: MessageId,
+    /// The message it is about (an inbound message's own `inb_` id for `message.inbound`).
+    pub message_id: MessageRef,
     /// 1, 2, 3… per message.
     pub sequence: u32,
     /// When it happened, per its reporter.
@@ -39,8 +40,8 @@ impl CustomerEvent {
 pub enum EventBody {
     /// `message.status` or `message.failed`.
     Status(StatusBody),
-    /// `message.inbound`.
-    Inbound(InboundBody),
+    /// `message.inbound` (boxed: every inbound kind makes it far larger than a status body).
+    Inbound(Box<InboundBody>),
 }
 
 /// A message's status change, as the message is after it.
@@ -71,6 +72,19 @@ pub struct InboundBody {
     pub raw: String,
     /// The wamid this message replies to, if any.
     pub context_message_id: Option<String>,
+    /// Herald's ids of the messages it replies or reacts to.
+    pub links: InboundLinks,
+    /// The network's `referral` object as JSON text, when the message came from an ad or post.
+    pub referral: Option<String>,
+}
+
+/// Herald's ids of the messages an inbound message points at (the one it replies to, the one it reacts
+/// to), resolved from their wamids within the organization when it is recorded. `None` where the wamid
+/// names no message Herald knows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InboundLinks {
+    pub context: Option<MessageRef>,
+    pub reaction: Option<MessageRef>,
 }
 
 /// The event a status change emits, about `message` as it is after the change.
@@ -86,7 +100,7 @@ pub fn status_changed(
     CustomerEvent {
         id,
         organization_id: message.organization_id,
-        message_id: message.id,
+        message_id: MessageRef::Outbound(message.id),
         sequence,
         occurred_at,
         recorded_at,
@@ -102,18 +116,18 @@ pub fn status_changed(
     }
 }
 
-/// The event an inbound message emits; `to` is the number of the sender that received it. It is the
-/// first and only event about that message.
-pub fn inbound(record: &InboundRecord, to: &PhoneNumber) -> CustomerEvent {
+/// The event an inbound message emits; `to` is the number of the sender that received it, `links` the
+/// messages it points at. It is the first and only event about that message.
+pub fn inbound(record: &InboundRecord, to: &PhoneNumber, links: InboundLinks) -> CustomerEvent {
     let inbound = &record.message;
     CustomerEvent {
         id: record.customer_event_id,
         organization_id: record.organization_id,
-        message_id: record.id,
+        message_id: MessageRef::Inbound(record.id),
         sequence: 1,
         occurred_at: inbound.received_at,
         recorded_at: record.recorded_at,
-        body: EventBody::Inbound(InboundBody {
+        body: EventBody::Inbound(Box::new(InboundBody {
             from: inbound.from.clone(),
             to: to.clone(),
             message_type: inbound.message_type.clone(),
@@ -121,14 +135,16 @@ pub fn inbound(record: &InboundRecord, to: &PhoneNumber) -> CustomerEvent {
             media_id: record.media_id,
             raw: inbound.raw.clone(),
             context_message_id: inbound.context_message_id.clone(),
-        }),
+            links,
+            referral: inbound.referral.clone(),
+        })),
     }
 }
 
 /// An inbound message to record, routed to its organization and sender.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InboundRecord {
-    pub id: MessageId,
+    pub id: InboundId,
     pub organization_id: OrganizationId,
     pub sender_id: SenderId,
     pub message: InboundMessage,

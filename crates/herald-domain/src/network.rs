@@ -44,7 +44,9 @@ pub struct NetworkStatusReport {
     pub error: Option<MessageError>,
 }
 
-/// The content of an inbound message, as far as Herald models it.
+/// The content of an inbound message: every kind the network sends (docs/cloud-api.md §4.3). Numbers and
+/// nested objects the network defines (coordinates, contact cards, an order's items, a Flow's answer) are
+/// kept as the JSON text it sent, so nothing is rounded or reshaped on the way to the customer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InboundContent {
     Text {
@@ -58,10 +60,79 @@ pub enum InboundContent {
         sha256: Option<String>,
         caption: Option<String>,
         filename: Option<String>,
+        /// `audio` only: recorded as a voice message.
+        voice: Option<bool>,
+        /// `sticker` only: an animated sticker.
+        animated: Option<bool>,
     },
-    /// Any other kind (reaction, location, contacts, interactive, button, order, unsupported, …): the
-    /// network's own object is in [`InboundMessage::raw`].
+    Location {
+        /// Decimal degrees, the JSON number as the network wrote it.
+        latitude: String,
+        longitude: String,
+        name: Option<String>,
+        address: Option<String>,
+        url: Option<String>,
+    },
+    /// Contact cards: the network's `contacts` array as JSON text.
+    Contacts {
+        cards_json: String,
+    },
+    /// A reaction to a message of the conversation; an empty emoji means the reaction was removed.
+    Reaction {
+        /// The wamid reacted to.
+        network_message_id: String,
+        emoji: String,
+    },
+    /// `interactive.button_reply`: the tap on a reply button.
+    ButtonReply {
+        id: String,
+        title: String,
+    },
+    /// `interactive.list_reply`: the choice of a list row.
+    ListReply {
+        id: String,
+        title: String,
+        description: Option<String>,
+    },
+    /// `interactive.nfm_reply`: a Flow's answer.
+    FlowReply {
+        name: Option<String>,
+        body: Option<String>,
+        /// The answer, the JSON document the network sends inside a string.
+        response_json: String,
+    },
+    /// `button`: the tap on a template's quick-reply button.
+    QuickReply {
+        payload: String,
+        text: String,
+    },
+    /// `order`: the network's order object as JSON text (catalog, items, prices).
+    Order {
+        order_json: String,
+    },
+    /// `system`: a change on the customer's side (a new number, a new identity).
+    System {
+        body: Option<String>,
+        /// The network's `system.type` (`user_changed_number`, `customer_identity_changed`, …).
+        system_type: Option<String>,
+        /// The customer's new WhatsApp id, after a number change.
+        wa_id: Option<String>,
+    },
+    /// `unsupported`, and any kind Herald does not know: the network's own object is in
+    /// [`InboundMessage::raw`].
     Other,
+}
+
+impl InboundContent {
+    /// The wamid this content reacts to, if it is a reaction.
+    pub fn reacted_to(&self) -> Option<&str> {
+        match self {
+            Self::Reaction {
+                network_message_id, ..
+            } => Some(network_message_id),
+            _ => None,
+        }
+    }
 }
 
 /// A message a user sent to one of the organizations' numbers.
@@ -79,6 +150,8 @@ pub struct InboundMessage {
     pub content: InboundContent,
     /// The wamid this message replies to, if any.
     pub context_message_id: Option<String>,
+    /// The click-to-WhatsApp ad or post the message came from: the network's `referral` object as JSON text.
+    pub referral: Option<String>,
     /// The network's message object, as JSON text, so nothing the network said is lost.
     pub raw: String,
 }

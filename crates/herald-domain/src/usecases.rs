@@ -5,6 +5,7 @@ mod authenticate;
 mod callbacks;
 mod deliver_webhooks;
 mod dispatch;
+mod inbound;
 mod media;
 mod owner;
 mod queries;
@@ -25,6 +26,7 @@ pub use dispatch::{
     DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
     DispatchedJob,
 };
+pub use inbound::{InboundMessages, InboundPage, MarkReadError};
 pub use media::{
     Media, MediaBody, MediaContent, MediaContentError, MediaPorts, StorageFull, UploadMediaError,
 };

@@ -4,8 +4,8 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, GetMessage, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media,
-    MessageEvents, SendMessage, SyncTemplates, WindowStatus,
+    Authenticate, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks,
+    Media, MessageEvents, SendMessage, SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -16,6 +16,8 @@ pub struct ApiContext {
     pub get_message: GetMessage,
     pub list_messages: ListMessages,
     pub message_events: MessageEvents,
+    /// Inbound messages as resources, and read receipts (docs/api.md §5.1).
+    pub inbound: InboundMessages,
     pub window_status: WindowStatus,
     pub templates: ListTemplates,
     pub sync_templates: Arc<SyncTemplates>,

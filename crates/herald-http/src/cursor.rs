@@ -2,7 +2,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use herald_domain::ids::MessageId;
+use herald_domain::ids::{InboundId, MessageId};
 
 /// Tags the encoding, so a later change of what a cursor holds can refuse (or translate) old ones.
 const VERSION: &str = "v1:";
@@ -10,6 +10,23 @@ const VERSION: &str = "v1:";
 /// Encodes "the page after this message".
 pub(crate) fn encode(last: &MessageId) -> String {
     URL_SAFE_NO_PAD.encode(format!("{VERSION}{last}"))
+}
+
+/// Encodes "the page after this inbound message" (the inbound list's cursor).
+pub(crate) fn encode_inbound(last: &InboundId) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{VERSION}{last}"))
+}
+
+/// Decodes a cursor made by [`encode_inbound`].
+///
+/// # Errors
+/// A message for the `cursor` field when it is not one of ours.
+pub(crate) fn decode_inbound(cursor: &str) -> Result<InboundId, &'static str> {
+    const INVALID: &str = "is not a cursor returned by this API";
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| INVALID)?;
+    let text = String::from_utf8(bytes).map_err(|_| INVALID)?;
+    let id = text.strip_prefix(VERSION).ok_or(INVALID)?;
+    InboundId::parse(id).map_err(|_| INVALID)
 }
 
 /// Decodes a cursor made by [`encode`].

@@ -9,6 +9,10 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
 
+mod inbound;
+pub use inbound::{
+    InboundContextResource, InboundListQuery, InboundPageResource, InboundReadRequest, InboundResource,
+};
 mod kinds;
 pub use kinds::*;
 

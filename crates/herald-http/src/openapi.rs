@@ -26,6 +26,10 @@ use utoipa::{Modify, OpenApi};
         dto::MessageResource,
         dto::MessagePageResource,
         dto::EventListResource,
+        dto::InboundResource,
+        dto::InboundContextResource,
+        dto::InboundPageResource,
+        dto::InboundReadRequest,
         dto::WindowResource,
         dto::HealthResource,
         dto::SendTextRequest,
@@ -54,6 +58,7 @@ use utoipa::{Modify, OpenApi};
     modifiers(&BearerAuth),
     tags(
         (name = "messages", description = "Send messages and follow their status (docs/api.md §4, §5)."),
+        (name = "inbound", description = "What customers sent: every inbound kind as a resource, and read receipts (docs/api.md §5.1)."),
         (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (docs/api.md §4.5, §9)."),
         (name = "contacts", description = "The 24-hour service window (docs/api.md §7)."),
         (name = "templates", description = "The organization's templates as synced from the network (docs/api.md §6)."),

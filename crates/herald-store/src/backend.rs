@@ -4,8 +4,9 @@
 
 use async_trait::async_trait;
 use herald_domain::Timestamp;
+use herald_domain::content::MessageRef;
 use herald_domain::dispatch::CustomerEventType;
-use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::ports::StoreError;
 use std::any::Any;
 use std::sync::Arc;
@@ -55,7 +56,7 @@ pub struct CustomerEventRecord {
     pub organization_id: OrganizationId,
     pub event_type: CustomerEventType,
     /// The message it is about (an inbound message's own id for `message.inbound`).
-    pub message_id: Option<MessageId>,
+    pub message_id: Option<MessageRef>,
     /// 1, 2, 3… per message.
     pub sequence: u32,
     /// The JSON body, exactly as it will be delivered.

@@ -6,7 +6,6 @@
 use herald_domain::error::InvalidValue;
 use herald_domain::ids::MediaId;
 use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent, MessageError};
-use herald_domain::network::InboundContent;
 use herald_domain::template::{
     BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,
     ParamName, TemplateName, TemplateRef, TemplateStructure, TemplateText, TemplateVariables,
@@ -14,6 +13,8 @@ use herald_domain::template::{
 use herald_domain::values::{Caption, FileName, MediaLink, MessageText};
 use serde::{Deserialize, Serialize};
 
+mod inbound;
+pub(crate) use inbound::InboundContentDto;
 mod kinds;
 pub(crate) use kinds::TargetDto;
 use kinds::{ContactDto, InteractiveDto, LocationDto, ReactionDto};
@@ -436,53 +437,6 @@ impl TryFrom<&StructureDto> for TemplateStructure {
                 })
                 .collect(),
         })
-    }
-}
-
-/// An inbound message's content as stored (`inbound_messages.content`).
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum InboundContentDto {
-    Text {
-        body: String,
-    },
-    Media {
-        media_kind: String,
-        network_media_id: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mime_type: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        sha256: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        caption: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        filename: Option<String>,
-    },
-    /// A kind Herald does not model: the row's `raw` column holds the network's object.
-    Other,
-}
-
-impl From<&InboundContent> for InboundContentDto {
-    fn from(content: &InboundContent) -> Self {
-        match content {
-            InboundContent::Text { body } => Self::Text { body: body.clone() },
-            InboundContent::Media {
-                kind,
-                network_media_id,
-                mime_type,
-                sha256,
-                caption,
-                filename,
-            } => Self::Media {
-                media_kind: kind.clone(),
-                network_media_id: network_media_id.clone(),
-                mime_type: mime_type.clone(),
-                sha256: sha256.clone(),
-                caption: caption.clone(),
-                filename: filename.clone(),
-            },
-            InboundContent::Other => Self::Other,
-        }
     }
 }
 

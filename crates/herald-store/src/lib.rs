@@ -25,8 +25,8 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, MessageStore, OutboxStore, OwnerStore, StoreError, TemplateStore, TrackingStore,
-    WindowStore,
+    AccountStore, InboundStore, MessageStore, OutboxStore, OwnerStore, StoreError, TemplateStore,
+    TrackingStore, WindowStore,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -45,6 +45,7 @@ pub struct Store {
     windows: Arc<dyn WindowStore>,
     outbox: Arc<dyn OutboxStore>,
     tracking: Arc<dyn TrackingStore>,
+    inbound: Arc<dyn InboundStore>,
     webhooks: Arc<dyn WebhookStore>,
     media: Arc<dyn MediaCatalog>,
     owners: Arc<dyn OwnerStore>,
@@ -139,6 +140,7 @@ impl Store {
             + WindowStore
             + OutboxStore
             + TrackingStore
+            + InboundStore
             + WebhookStore
             + MediaCatalog
             + OwnerStore,
@@ -159,6 +161,7 @@ impl Store {
             windows: db.clone(),
             outbox: db.clone(),
             tracking: db.clone(),
+            inbound: db.clone(),
             webhooks: db.clone(),
             media: db.clone(),
             owners: db,
@@ -222,6 +225,11 @@ impl Store {
     /// Status reports, inbound messages and stored network callbacks.
     pub fn tracking(&self) -> Arc<dyn TrackingStore> {
         self.tracking.clone()
+    }
+
+    /// Inbound messages as resources: the list, one message, and when it was read.
+    pub fn inbound(&self) -> Arc<dyn InboundStore> {
+        self.inbound.clone()
     }
 
     /// Customer webhook endpoints and their deliveries. Deliveries are written by the store itself, in the

@@ -233,6 +233,10 @@ macro_rules! define_tables {
                 received_at -> Moment,
                 recorded_at -> Moment,
                 media_id -> Nullable<Text>,
+                context_ref -> Nullable<Text>,
+                reaction_ref -> Nullable<Text>,
+                referral -> Nullable<Text>,
+                read_at -> Nullable<Moment>,
             }
         }
 

@@ -19,6 +19,7 @@
 
 mod accounts;
 mod idempotency;
+mod inbound;
 mod isolation;
 mod kinds;
 mod media;
@@ -33,6 +34,7 @@ mod windows;
 
 pub use accounts::*;
 pub use idempotency::*;
+pub use inbound::*;
 pub use isolation::*;
 pub use kinds::*;
 pub use media::*;
@@ -49,7 +51,7 @@ use crate::fixtures::{self, SIMULATOR_SENDER_1};
 use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::CustomerEventType;
-use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::message::Message;
 use herald_domain::organization::{Organization, SenderNumber};
 use herald_domain::ports::MediaCatalog;
@@ -79,6 +81,8 @@ pub struct Ports {
     pub webhooks: Arc<dyn WebhookStore>,
     /// Uploaded media, network uploads, inbound messages' files.
     pub media: Arc<dyn MediaCatalog>,
+    /// Inbound messages as resources.
+    pub inbound: Arc<dyn herald_domain::ports::InboundStore>,
     /// The customer events written, for the contract to check (no domain port reads them yet).
     pub events: Arc<dyn EventLog>,
     /// Owner accounts and dashboard sessions.
@@ -92,7 +96,7 @@ pub struct RecordedEvent {
     pub organization_id: OrganizationId,
     pub event_type: CustomerEventType,
     /// The message it is about (an inbound message's own id for `message.inbound`).
-    pub message_id: Option<MessageId>,
+    pub message_id: Option<herald_domain::content::MessageRef>,
     /// 1, 2, 3… per message.
     pub sequence: u32,
     /// The JSON body to deliver.
@@ -203,6 +207,9 @@ pub const SCENARIOS: &[&str] = &[
     "owners_sessions_round_trip_touch_and_delete",
     "owners_expired_sessions_are_swept",
     "owners_sent_events_of_a_message",
+    "inbound_replies_and_reactions_resolve_to_herald_ids",
+    "inbound_list_filters_and_pages",
+    "inbound_get_and_read_are_scoped",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -310,6 +317,9 @@ macro_rules! contract_suite {
             owners_sessions_round_trip_touch_and_delete,
             owners_expired_sessions_are_swept,
             owners_sent_events_of_a_message,
+            inbound_replies_and_reactions_resolve_to_herald_ids,
+            inbound_list_filters_and_pages,
+            inbound_get_and_read_are_scoped,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -10,11 +10,13 @@
     reason = "test code: failing loudly is the point"
 )]
 
+mod callback_kinds;
 mod callbacks;
 mod errors;
 mod helpers;
 mod kinds;
 mod media;
+mod read;
 mod send;
 mod signature;
 mod simulator;

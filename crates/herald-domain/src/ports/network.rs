@@ -127,6 +127,18 @@ pub trait MessagingNetwork: Send + Sync + 'static {
         network_media_id: &str,
     ) -> Result<MediaDownload, NetworkError>;
 
+    /// Marks an inbound message (by its wamid) read for `sender`, so the customer sees blue ticks; with
+    /// `typing`, the customer also sees the typing indicator until the business answers (at most 25 s).
+    ///
+    /// # Errors
+    /// A [`NetworkError`], classified as for a send.
+    async fn mark_read(
+        &self,
+        sender: &SenderNumber,
+        network_message_id: &str,
+        typing: bool,
+    ) -> Result<(), NetworkError>;
+
     /// Every template of the sender's business account, all pages.
     ///
     /// # Errors

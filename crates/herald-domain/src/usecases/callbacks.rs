@@ -1,6 +1,6 @@
 use super::shared::new_id;
 use crate::dispatch::{InboundRecord, ParkedCallback, StatusUpdate, StoredCallback};
-use crate::ids::{EventId, MediaId, MessageId};
+use crate::ids::{EventId, InboundId, MediaId, MessageId};
 use crate::message::{EventSource, MessageStatus};
 use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport};
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
@@ -293,7 +293,7 @@ impl ProcessCallbacks {
         let media_id = matches!(inbound.content, InboundContent::Media { .. })
             .then(|| new_id(self.ids.as_ref(), MediaId::from_ulid));
         let record = InboundRecord {
-            id: new_id(self.ids.as_ref(), MessageId::from_ulid),
+            id: new_id(self.ids.as_ref(), InboundId::from_ulid),
             organization_id: sender.organization_id,
             sender_id: sender.id,
             message: inbound,

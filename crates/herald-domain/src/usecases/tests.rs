@@ -7,6 +7,7 @@ mod admin;
 mod authenticate;
 mod callbacks;
 mod dispatch;
+mod inbound;
 mod media;
 mod owner;
 mod queries;

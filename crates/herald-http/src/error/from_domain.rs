@@ -2,10 +2,11 @@
 
 use super::{ApiError, RateScope};
 use herald_domain::organization::MessageKind;
+use herald_domain::ports::NetworkError;
 use herald_domain::ports::StoreError;
 use herald_domain::ports::UploadError;
 use herald_domain::usecases::{
-    AuthError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
+    AuthError, MarkReadError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
 };
 
 impl From<StoreError> for ApiError {
@@ -146,6 +147,24 @@ impl From<QueryError> for ApiError {
             QueryError::NotFound => Self::NotFound,
             QueryError::Invalid(errors) => Self::Validation(errors),
             QueryError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<MarkReadError> for ApiError {
+    fn from(error: MarkReadError) -> Self {
+        match error {
+            MarkReadError::NotFound => Self::NotFound,
+            // For good: retrying cannot help, so the caller hears the network's reason.
+            MarkReadError::Network(NetworkError::Permanent(refusal)) => {
+                Self::NetworkRefused(format!("{} ({})", refusal.title, refusal.detail))
+            }
+            // Transient, throttled, outcome unknown, or the sender's token needing an operator: the service
+            // cannot do it now; the reason is for the log, the caller retries.
+            MarkReadError::Network(other) => {
+                Self::Unavailable(format!("marking read on the network: {other}"))
+            }
+            MarkReadError::Store(store) => store.into(),
         }
     }
 }

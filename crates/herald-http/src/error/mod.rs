@@ -129,6 +129,10 @@ pub enum ApiError {
     HeaderMediaMismatch(String),
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyKeyReused,
+    /// The network refused a request about a message for good (e.g. marking read a message it no longer
+    /// knows); the text is the network's own explanation.
+    #[error("the network refused: {0}")]
+    NetworkRefused(String),
     #[error("rate limited ({scope:?})")]
     RateLimited {
         limit: u32,

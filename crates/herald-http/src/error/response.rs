@@ -34,6 +34,7 @@ impl ApiError {
             | Self::TemplateNotApproved(_)
             | Self::TemplateMismatch(_)
             | Self::HeaderMediaMismatch(_)
+            | Self::NetworkRefused(_)
             | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::RateLimited { .. } | Self::QuotaExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -63,6 +64,7 @@ impl ApiError {
             Self::TemplateNotApproved(_) => "template_not_approved",
             Self::TemplateMismatch(_) => "template_variables_mismatch",
             Self::HeaderMediaMismatch(_) => "header_media_mismatch",
+            Self::NetworkRefused(_) => "network_refused",
             Self::IdempotencyKeyReused => "idempotency_key_reused",
             Self::RateLimited { .. } => "rate_limited",
             Self::QuotaExceeded { .. } => "quota_exceeded",
@@ -93,6 +95,7 @@ impl ApiError {
             Self::TemplateNotApproved(_) => "Template not approved",
             Self::TemplateMismatch(_) => "Template variables mismatch",
             Self::HeaderMediaMismatch(_) => "Header media mismatch",
+            Self::NetworkRefused(_) => "Network refused",
             Self::IdempotencyKeyReused => "Idempotency key reused",
             Self::RateLimited { .. } => "Rate limited",
             Self::QuotaExceeded { .. } => "Quota exceeded",
@@ -165,6 +168,7 @@ impl ApiError {
             }
             Self::TemplateMismatch(detail) => format!("The variables do not fit the template: {detail}."),
             Self::HeaderMediaMismatch(detail) => format!("{detail}."),
+            Self::NetworkRefused(detail) => format!("The network refused the request: {detail}."),
             Self::IdempotencyKeyReused => {
                 "This Idempotency-Key was already used with a different request body.".to_owned()
             }

@@ -170,3 +170,48 @@ fn problems_are_problem_json_and_omit_errors_unless_validation() {
     assert_eq!(ApiError::UnsupportedMediaType.status().as_u16(), 415);
     assert_eq!(ApiError::InvalidJson("x".into()).status().as_u16(), 400);
 }
+
+#[test]
+fn read_receipt_failures_map_by_what_the_network_said() {
+    use herald_domain::message::MessageError;
+    use herald_domain::ports::NetworkError;
+    use herald_domain::usecases::MarkReadError;
+    expect(MarkReadError::NotFound, 404, "not_found");
+    let refused = expect(
+        MarkReadError::Network(NetworkError::Permanent(MessageError {
+            code: "network_error".into(),
+            title: "Invalid parameter".into(),
+            detail: "Invalid message_id".into(),
+            network_code: Some(100),
+        })),
+        422,
+        "network_refused",
+    );
+    assert!(
+        body(&refused)["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid message_id")
+    );
+    for transient in [
+        NetworkError::Retryable {
+            code: Some(2),
+            detail: "down".into(),
+            retry_after: None,
+        },
+        NetworkError::Throttled {
+            code: 130_429,
+            detail: "slow down".into(),
+            retry_after: None,
+        },
+        NetworkError::Credentials {
+            code: Some(190),
+            detail: "token expired".into(),
+        },
+    ] {
+        let error = expect(MarkReadError::Network(transient), 503, "unavailable");
+        let response = error.to_response(None);
+        assert!(header_of(&response, header::RETRY_AFTER).is_some());
+        assert!(!body(&error)["detail"].as_str().unwrap().contains("token"));
+    }
+}

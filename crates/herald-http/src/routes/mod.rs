@@ -5,6 +5,7 @@ mod contacts;
 mod docs;
 pub(crate) mod fallback;
 mod health;
+mod inbound;
 pub(crate) mod media;
 pub(crate) mod messages;
 mod query;
@@ -25,6 +26,7 @@ fn table() -> Routes {
     use contacts::*;
     use docs::*;
     use health::*;
+    use inbound::*;
     use media::*;
     use messages::*;
     use send::*;
@@ -48,6 +50,9 @@ fn table() -> Routes {
         .add::<__path_list_messages, _, _>(list_messages)
         .add::<__path_get_message, _, _>(get_message)
         .add::<__path_message_events, _, _>(message_events)
+        .add::<__path_list_inbound, _, _>(list_inbound)
+        .add::<__path_get_inbound, _, _>(get_inbound)
+        .add::<__path_read_inbound, _, _>(read_inbound)
         .add::<__path_window, _, _>(window)
         .add::<__path_list_templates, _, _>(list_templates)
         .add::<__path_create_template, _, _>(create_template)

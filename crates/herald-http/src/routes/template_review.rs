@@ -152,6 +152,7 @@ pub(crate) async fn create_template(
         (status = 400, description = "`invalid_json`.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`, `header_media_mismatch`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,

@@ -206,6 +206,13 @@ impl World {
             get_message: GetMessage::new(messages.clone()),
             list_messages: ListMessages::new(messages.clone()),
             message_events: MessageEvents::new(messages),
+            // The inbound operations are covered end to end; here they only need to exist.
+            inbound: herald_domain::usecases::InboundMessages::new(
+                Arc::new(herald_domain::ports::MockInboundStore::new()),
+                accounts.clone(),
+                Arc::new(herald_domain::ports::MockMessagingNetwork::new()),
+                clock.clone(),
+            ),
             window_status: WindowStatus::new(accounts, windows, clock),
             send_limiter: Arc::new(NoRateLimit),
             read_limiter: Arc::new(herald_http::NoKeyLimit),

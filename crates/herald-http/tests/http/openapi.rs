@@ -35,7 +35,7 @@ fn every_route_is_documented_with_its_error_responses() {
     let problem = "#/components/schemas/Problem";
     // The statuses each operation documents, by operation id; which operations exist and where they are
     // served comes from the route table alone (its own tests hold it to the document).
-    let cases: [(&str, &[&str]); 31] = [
+    let cases: [(&str, &[&str]); 38] = [
         (
             "sendTemplate",
             &[
@@ -79,6 +79,12 @@ fn every_route_is_documented_with_its_error_responses() {
             &["200", "401", "403", "404", "429", "500", "503"],
         ),
         ("getWindow", &["200", "401", "403", "422", "429", "500", "503"]),
+        ("listInbound", &["200", "401", "403", "422", "429", "500", "503"]),
+        ("getInbound", &["200", "401", "403", "404", "429", "500", "503"]),
+        (
+            "readInbound",
+            &["202", "400", "401", "403", "404", "422", "429", "500", "503"],
+        ),
         (
             "createWebhook",
             &["201", "400", "401", "403", "415", "422", "429", "500", "503"],
@@ -142,6 +148,26 @@ fn every_route_is_documented_with_its_error_responses() {
         ),
         ("getTemplate", &["200", "401", "403", "404", "429", "500", "503"]),
         ("syncTemplates", &["200", "401", "403", "429", "500", "503"]),
+        (
+            "createTemplate",
+            &[
+                "201", "400", "401", "403", "409", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "editTemplate",
+            &[
+                "200", "400", "401", "403", "404", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "deleteTemplate",
+            &["204", "401", "403", "404", "429", "500", "503"],
+        ),
+        (
+            "deleteTemplateLanguage",
+            &["204", "401", "403", "404", "429", "500", "503"],
+        ),
         ("healthz", &["200"]),
         ("readyz", &["200", "503"]),
         ("openapi", &["200"]),

@@ -361,12 +361,15 @@ macro_rules! messages_port {
                                 .map_err(from_diesel)?;
                             match sent {
                                 Some(row) => Some(row),
-                                // Inbound messages recorded before they had `inb_` ids carry `msg_` ids.
-                                None => inbound(id.to_string())
-                                    .first(&mut *conn)
-                                    .await
-                                    .optional()
-                                    .map_err(from_diesel)?,
+                                // Inbound messages recorded before they had `inb_` ids carried `msg_` ids, and
+                                // events already delivered still name them so; the migration kept their ULIDs.
+                                None => {
+                                    inbound(herald_domain::ids::InboundId::from_ulid(id.ulid()).to_string())
+                                        .first(&mut *conn)
+                                        .await
+                                        .optional()
+                                        .map_err(from_diesel)?
+                                }
                             }
                         }
                         MessageRef::Inbound(id) => inbound(id.to_string())

@@ -27,6 +27,7 @@
 pub(crate) mod accounts;
 pub(crate) mod deliveries;
 pub(crate) mod idempotency;
+pub(crate) mod inbound;
 pub(crate) mod media;
 pub(crate) mod messages;
 pub(crate) mod outbox;
@@ -49,6 +50,7 @@ macro_rules! port_impls {
             $crate::ports::templates::templates_port!();
             $crate::ports::windows::windows_port!();
             $crate::ports::outbox::outbox_port!();
+            $crate::ports::inbound::inbound_port!();
             $crate::ports::tracking::tracking_port!();
             $crate::ports::webhooks::webhooks_port!();
             $crate::ports::deliveries::deliveries_port!();

@@ -5,12 +5,13 @@ macro_rules! tracking_port {
         mod tracking {
             use super::super::schema::{events, inbound_messages, messages, network_callbacks, senders};
             use super::super::{Conn, Db};
+            use super::inbound::resolve_wamid;
             use super::shared::{convert, insert_customer_event, insert_status_event};
             use super::windows::refresh_window;
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::customer_event;
+            use herald_domain::customer_event::{self, InboundLinks};
             use herald_domain::dispatch::{
                 InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
             };
@@ -141,6 +142,15 @@ macro_rules! tracking_port {
                             .optional()?
                             .ok_or(StoreError::NotFound)?;
                         let number = PhoneNumber::parse(&number).map_err(|e| corrupt("sender number", e))?;
+                        let context = match &inbound.context_message_id {
+                            Some(wamid) => resolve_wamid(conn, &org, wamid).await?,
+                            None => None,
+                        };
+                        let reaction = match inbound.content.reacted_to() {
+                            Some(wamid) => resolve_wamid(conn, &org, wamid).await?,
+                            None => None,
+                        };
+                        let links = InboundLinks { context, reaction };
                         let inserted = diesel::insert_into(inbound_messages::table)
                             .values((
                                 inbound_messages::id.eq(record.id.to_string()),
@@ -156,6 +166,9 @@ macro_rules! tracking_port {
                                 inbound_messages::received_at.eq(inbound.received_at),
                                 inbound_messages::recorded_at.eq(record.recorded_at),
                                 inbound_messages::media_id.eq(record.media_id.map(|id| id.to_string())),
+                                inbound_messages::context_ref.eq(context.map(|id| id.to_string())),
+                                inbound_messages::reaction_ref.eq(reaction.map(|id| id.to_string())),
+                                inbound_messages::referral.eq(&inbound.referral),
                             ))
                             .on_conflict_do_nothing()
                             .execute(conn)
@@ -172,7 +185,7 @@ macro_rules! tracking_port {
                             inbound.received_at,
                         )
                         .await?;
-                        let event = customer_event::inbound(record, &number);
+                        let event = customer_event::inbound(record, &number, links);
                         insert_customer_event(conn, &CustomerEventRow::new(&event, None)?).await?;
                         Ok(true)
                     })

@@ -5,7 +5,7 @@ use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::{ContentDto, StoredContent, TargetDto};
 use crate::event_body::event_body;
-use herald_domain::content::MessageTarget;
+use herald_domain::content::{MessageRef, MessageTarget};
 use herald_domain::customer_event::CustomerEvent;
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
 use herald_domain::message::{
@@ -223,7 +223,7 @@ impl TryFrom<CustomerEventRow> for CustomerEventRecord {
             message_id: row
                 .message_id
                 .as_deref()
-                .map(|m| parse("message id", MessageId::parse(m)))
+                .map(|m| parse("message id", MessageRef::parse(m)))
                 .transpose()?,
             sequence: to_u32("event sequence", row.sequence)?,
             payload: row.payload,

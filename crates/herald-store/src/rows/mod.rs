@@ -11,6 +11,7 @@ pub(crate) use shared::{error_json, quota_ceiling, to_i32, to_json};
 
 mod accounts;
 mod idempotency;
+mod inbound;
 mod media;
 mod messages;
 mod outbox;
@@ -22,6 +23,7 @@ mod windows;
 
 pub(crate) use accounts::*;
 pub(crate) use idempotency::*;
+pub(crate) use inbound::*;
 pub(crate) use media::*;
 pub(crate) use messages::*;
 pub(crate) use outbox::*;

@@ -16,6 +16,7 @@ pub fn ports(store: &Store) -> Ports {
         windows: store.windows(),
         outbox: store.outbox(),
         tracking: store.tracking(),
+        inbound: store.inbound(),
         webhooks: store.webhooks(),
         media: store.media(),
         events: Arc::new(StoreEvents(store.clone())),

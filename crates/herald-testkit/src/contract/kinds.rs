@@ -262,11 +262,12 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         referenced(MessageId::parse("msg_01J0000000000000000000000X").expect("id")).await,
         None
     );
-    // A received message answers its sender and customer; one recorded with a `msg_` id (before inbound
-    // messages had `inb_` ids) is found by that id too.
-    let received_id = MessageId::from_ulid(next_ulid());
+    // A received message answers its sender and customer, by its `inb_` id and by the `msg_` id inbound
+    // messages had before they had `inb_` ids (the migration kept the ULID).
+    let received_ulid = next_ulid();
+    let received_id = MessageId::from_ulid(received_ulid);
     let record = InboundRecord {
-        id: received_id,
+        id: InboundId::from_ulid(received_ulid),
         organization_id: org.id,
         sender_id: sender.id,
         media_id: None,
@@ -281,6 +282,7 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
                 body: "hi".to_owned(),
             },
             context_message_id: None,
+            referral: None,
             raw: r#"{"id":"wamid.received"}"#.to_owned(),
         },
         customer_event_id: EventId::from_ulid(next_ulid()),
@@ -307,6 +309,16 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         .await
         .expect("referenced");
     assert_eq!(foreign_view, None, "another organization does not see it");
+    let by_inbound_id = ports
+        .messages
+        .referenced(&org.id, &MessageRef::Inbound(InboundId::from_ulid(received_ulid)))
+        .await
+        .expect("referenced");
+    assert_eq!(
+        by_inbound_id,
+        referenced(received_id).await,
+        "its `inb_` id and its legacy `msg_` id agree"
+    );
 
     let unknown_inbound =
         MessageRef::Inbound(InboundId::parse("inb_01J0000000000000000000000W").expect("id"));

@@ -5,7 +5,7 @@ use super::{Ports, new_organization, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_2, at, network_ref, next_ulid, phone, sender};
 use herald_domain::Timestamp;
 use herald_domain::dispatch::InboundRecord;
-use herald_domain::ids::{EventId, MediaId, MessageId, OrganizationId, SenderId};
+use herald_domain::ids::{EventId, InboundId, MediaId, OrganizationId, SenderId};
 use herald_domain::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
 use herald_domain::message::MediaKind;
 use herald_domain::network::{InboundContent, InboundMessage};
@@ -417,7 +417,7 @@ fn inbound_record(
     media_id: Option<MediaId>,
 ) -> InboundRecord {
     InboundRecord {
-        id: MessageId::from_ulid(next_ulid()),
+        id: InboundId::from_ulid(next_ulid()),
         organization_id: sender.organization_id,
         sender_id: sender.id,
         message: InboundMessage {
@@ -429,6 +429,7 @@ fn inbound_record(
             message_type: "document".to_owned(),
             content,
             context_message_id: None,
+            referral: None,
             raw: format!(r#"{{"id":"{wamid}"}}"#),
         },
         media_id,
@@ -453,6 +454,8 @@ pub async fn media_inbound_file_is_readable_in_its_organization(ports: Ports) {
             sha256: Some("f00d".to_owned()),
             caption: Some("signed".to_owned()),
             filename: Some("contract.pdf".to_owned()),
+            voice: None,
+            animated: None,
         },
         Some(media_id),
     );
@@ -518,6 +521,8 @@ pub async fn media_inbound_file_is_readable_in_its_organization(ports: Ports) {
             sha256: None,
             caption: None,
             filename: Some("contract.pdf".to_owned()),
+            voice: None,
+            animated: None,
         },
         Some(MediaId::from_ulid(next_ulid())),
     );

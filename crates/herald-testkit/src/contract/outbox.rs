@@ -309,7 +309,10 @@ pub async fn outbox_submitted_sets_status_and_emits_one_event(ports: Ports) {
     let event = &events[0];
     assert_eq!(event.id, done.customer_event_id);
     assert_eq!(event.event_type, CustomerEventType::MessageStatus);
-    assert_eq!(event.message_id, Some(message.id));
+    assert_eq!(
+        event.message_id,
+        Some(herald_domain::content::MessageRef::Outbound(message.id))
+    );
     assert_eq!(event.sequence, 1);
     let body = payload(event);
     assert_eq!(body["type"], "message.status");
@@ -599,14 +602,16 @@ pub async fn outbox_batch_completion_records_each_under_its_own_token(ports: Por
         assert_eq!(history_len(&ports, untouched).await, 1);
     }
     let events = events_of(&ports, &org).await;
-    let mut kinds: Vec<(Option<herald_domain::ids::MessageId>, CustomerEventType)> =
-        events.iter().map(|e| (e.message_id, e.event_type)).collect();
-    kinds.sort_by_key(|(id, _)| *id);
+    let mut kinds: Vec<(Option<String>, CustomerEventType)> = events
+        .iter()
+        .map(|e| (e.message_id.map(|id| id.to_string()), e.event_type))
+        .collect();
+    kinds.sort_by_key(|(id, _)| id.clone());
     assert_eq!(
         kinds,
         [
-            (Some(messages[1].id), CustomerEventType::MessageStatus),
-            (Some(messages[2].id), CustomerEventType::MessageFailed),
+            (Some(messages[1].id.to_string()), CustomerEventType::MessageStatus),
+            (Some(messages[2].id.to_string()), CustomerEventType::MessageFailed),
         ],
         "one customer event per status change, none for the refused completions"
     );

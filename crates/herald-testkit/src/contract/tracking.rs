@@ -4,10 +4,11 @@ use super::outbox::{events_of, payload};
 use super::{Ports, accept_ok, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, network_ref, next_ulid, phone, text_message};
 use herald_domain::Timestamp;
+use herald_domain::content::MessageRef;
 use herald_domain::dispatch::{
     CustomerEventType, InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
 };
-use herald_domain::ids::{EventId, MediaId, MessageId};
+use herald_domain::ids::{EventId, InboundId, MediaId, MessageId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SenderNumber};
@@ -188,7 +189,11 @@ pub async fn tracking_reports_follow_the_status_machine(ports: Ports) {
     assert_eq!(body["data"]["previous_status"], "submitted");
     assert_eq!(body["data"]["sequence"], 2);
     assert_eq!(body["data"]["network_message_id"], "wamid.M1");
-    assert!(events.iter().all(|e| e.message_id == Some(message.id)));
+    assert!(
+        events
+            .iter()
+            .all(|e| e.message_id == Some(MessageRef::Outbound(message.id)))
+    );
 }
 
 /// A failure before delivery applies with its error and emits `message.failed`; nothing moves a failed
@@ -327,13 +332,14 @@ fn inbound(
         message_type: message_type.to_owned(),
         content,
         context_message_id: None,
+        referral: None,
         raw: format!(r#"{{"id":"{wamid}"}}"#),
     }
 }
 
 fn record(org: &Organization, sender: &SenderNumber, message: InboundMessage) -> InboundRecord {
     InboundRecord {
-        id: MessageId::from_ulid(next_ulid()),
+        id: InboundId::from_ulid(next_ulid()),
         organization_id: org.id,
         sender_id: sender.id,
         media_id: matches!(message.content, InboundContent::Media { .. })
@@ -384,7 +390,7 @@ pub async fn tracking_inbound_is_deduplicated_and_refreshes_the_window(ports: Po
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].id, first.customer_event_id);
     assert_eq!(events[0].event_type, CustomerEventType::MessageInbound);
-    assert_eq!(events[0].message_id, Some(first.id));
+    assert_eq!(events[0].message_id, Some(MessageRef::Inbound(first.id)));
     assert_eq!(events[0].sequence, 1);
 
     let mut again = record(
@@ -474,6 +480,8 @@ pub async fn tracking_inbound_events_describe_the_content(ports: Ports) {
         sha256: Some("abc".to_owned()),
         caption: Some("look".to_owned()),
         filename: None,
+        voice: None,
+        animated: None,
     };
     let mut reaction = inbound(&sender, "wamid.R", at(12), InboundContent::Other, "reaction");
     reaction.raw = r#"{"type":"reaction","reaction":{"message_id":"wamid.X","emoji":"👍"}}"#.to_owned();
@@ -511,7 +519,11 @@ pub async fn tracking_inbound_events_describe_the_content(ports: Ports) {
     );
     assert_eq!(data["type"], "text");
     assert_eq!(data["text"]["body"], "hello");
-    assert_eq!(data["context"]["message_id"], "wamid.ORIGINAL");
+    assert_eq!(
+        data["context"],
+        serde_json::json!({ "message_id": null, "network_message_id": "wamid.ORIGINAL" }),
+        "a reply to a wamid Herald does not know keeps the wamid, with no Herald id"
+    );
     assert_eq!(
         data["received_at"],
         at(10)

@@ -6,8 +6,9 @@ use super::{Ports, accept_ok, new_organization, new_organization_with_sender};
 use crate::fixtures::{accept_request, at, network_ref, next_ulid, phone, text_message, webhook_endpoint};
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
+use herald_domain::content::MessageRef;
 use herald_domain::dispatch::{ClaimToken, CustomerEventType, InboundRecord, JobOutcome, StatusUpdate};
-use herald_domain::ids::{DeliveryId, EventId, MessageId, WebhookId};
+use herald_domain::ids::{DeliveryId, EventId, InboundId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
@@ -155,7 +156,7 @@ async fn inbound_event(
     let recorded = ports
         .tracking
         .record_inbound_message(&InboundRecord {
-            id: MessageId::from_ulid(next_ulid()),
+            id: InboundId::from_ulid(next_ulid()),
             organization_id: org.id,
             sender_id: sender.id,
             media_id: None,
@@ -170,6 +171,7 @@ async fn inbound_event(
                     body: "hello".to_owned(),
                 },
                 context_message_id: None,
+                referral: None,
                 raw: format!(r#"{{"id":"{wamid}"}}"#),
             },
             customer_event_id,
@@ -1545,7 +1547,7 @@ pub async fn webhooks_trace_context_follows_the_message_to_its_deliveries(ports:
     }
 
     let deliveries = claim_deliveries(&ports, token(), at(10), 20, 20).await;
-    let events: HashMap<EventId, Option<MessageId>> = events_of(&ports, &org)
+    let events: HashMap<EventId, Option<MessageRef>> = events_of(&ports, &org)
         .await
         .into_iter()
         .map(|e| (e.id, e.message_id))
@@ -1553,7 +1555,7 @@ pub async fn webhooks_trace_context_follows_the_message_to_its_deliveries(ports:
     assert_eq!(deliveries.len(), 4, "submitted and delivered, of both messages");
     for delivery in &deliveries {
         let message = events.get(&delivery.event_id).copied().flatten();
-        let expected = (message == Some(traced.id)).then(|| context.clone());
+        let expected = (message == Some(MessageRef::Outbound(traced.id))).then(|| context.clone());
         assert_eq!(
             delivery.trace, expected,
             "a delivery carries its event's message's trace"

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::dispatch::{InboundRecord, StatusApplied, StatusUpdate, StoredCallback};
-use crate::ids::EventId;
+use crate::ids::{EventId, InboundId};
 use crate::message::{EventSource, MessageError, MessageStatus, StatusTimestamps};
 use crate::network::{
     InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
@@ -54,6 +54,7 @@ fn inbound(phone_number_id: &str) -> InboundMessage {
         message_type: "text".into(),
         content: InboundContent::Text { body: "hi".into() },
         context_message_id: None,
+        referral: None,
         raw: "{\"type\":\"text\"}".into(),
     }
 }
@@ -553,7 +554,7 @@ fn an_inbound_message_is_recorded_for_the_senders_organization() {
     assert_eq!(
         seen.lock().unwrap().clone(),
         vec![InboundRecord {
-            id: MessageId::from_ulid(generated(1)),
+            id: InboundId::from_ulid(generated(1)),
             organization_id: org_id(),
             sender_id: default.id,
             message,
@@ -583,6 +584,8 @@ fn an_inbound_file_gets_a_media_id_of_its_own() {
         sha256: None,
         caption: None,
         filename: None,
+        voice: Some(true),
+        animated: None,
     };
     let mut ports = Ports::new();
     ports
