@@ -23,4 +23,5 @@ mod kinds;
 mod limits;
 mod network;
 mod scenarios;
+mod template_review;
 mod webhooks;
