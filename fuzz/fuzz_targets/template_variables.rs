@@ -4,7 +4,7 @@
 
 use arbitrary::Arbitrary;
 use herald_domain::ids::{OrganizationId, TemplateId};
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource};
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::organization::NetworkRef;
 use herald_domain::template::{
     BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,

@@ -3,8 +3,8 @@
 
 use crate::services::Services;
 use herald_domain::api_key::ApiKey;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ids::{OrganizationId, TemplateId};
-use herald_domain::message::MediaKind;
 use herald_domain::organization::{NetworkRef, PlanName};
 use herald_domain::template::{
     BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, Template, TemplateName,

@@ -9,7 +9,7 @@ use crate::services::{Services, webhook_policy};
 use crate::workers::{WorkerSettings, Workers};
 use anyhow::Context;
 use herald_cloudapi::AppSecretAuthenticator;
-use herald_domain::ports::{MessagingNetwork, SecretSealer, TemplateReview};
+use herald_domain::ports::{MessagingNetwork, SecretSealer};
 use herald_domain::usecases::SyncTemplates;
 use herald_http::network::NetworkWebhook;
 use herald_simulator::Simulator;
@@ -52,25 +52,17 @@ impl Application {
             .map(|a| a.port());
         let own_base = port.map(|p| format!("http://{}", crate::display_addr(&settings.listen, p)));
         let app_secret = callback_secret(settings, services.secrets.as_ref(), serves_http)?;
-        let NetworkParts {
-            simulator,
-            network,
-            review,
-        } = connect_network(settings, services, &app_secret, own_base.as_deref())?;
-        let sync = Arc::new(services.sync_templates(network.clone()));
+        let parts = connect_network(settings, services, &app_secret, own_base.as_deref())?;
+        let sync = Arc::new(services.sync_templates(parts.network.clone()));
         let server = match listener {
             Some(listener) => Some(serve_http(
-                listener,
-                settings,
-                services,
-                &network,
-                review,
-                &sealer,
-                app_secret,
-                simulator.clone(),
+                listener, settings, services, &parts, &sealer, app_secret,
             )?),
             None => None,
         };
+        let NetworkParts {
+            simulator, network, ..
+        } = parts;
         let workers = match role {
             Role::Api => None,
             _ => Some(start_workers(settings, services, &network, sealer, &sync)?),
@@ -177,14 +169,16 @@ fn serve_http(
     listener: TcpListener,
     settings: &Settings,
     services: &Services,
-    network: &Arc<dyn MessagingNetwork>,
-    review: Arc<dyn TemplateReview>,
+    parts: &NetworkParts,
     sealer: &Arc<dyn SecretSealer>,
     app_secret: SecretString,
-    simulator: Option<Arc<Simulator>>,
 ) -> anyhow::Result<RunningServer> {
-    let context =
-        actix_web::web::Data::new(services.api_context(settings, network.clone(), review, sealer.clone()));
+    let context = actix_web::web::Data::new(services.api_context(
+        settings,
+        parts.network.clone(),
+        parts.review.clone(),
+        sealer.clone(),
+    ));
     let webhook = actix_web::web::Data::new(NetworkWebhook::new(
         Arc::new(services.process_callbacks()),
         Arc::new(AppSecretAuthenticator {
@@ -195,7 +189,7 @@ fn serve_http(
         (settings.max_connections as usize / 2).max(1),
     ));
     let dashboard = actix_web::web::Data::new(services.dashboard_context(settings, sealer.clone())?);
-    let mounted = simulator;
+    let mounted = parts.simulator.clone();
     let mut server = actix_web::HttpServer::new(move || {
         let webhook = webhook.clone();
         let mounted = mounted.clone();

@@ -20,6 +20,7 @@ mod template_wire;
 mod templates;
 mod wire;
 mod wire_kinds;
+mod wire_media;
 
 pub use callback::{CloudApiDecoder, ParseError, parse_callback};
 pub use client::{CloudApiClient, CloudApiConfig, META_MEDIA_HOST};

@@ -2,7 +2,8 @@
 //! submitting and editing a template send. Sample files stored in Herald go by the upload handle the network
 //! gave them just before.
 
-use herald_domain::message::{MediaKind, MessageError};
+use crate::wire_media::media_unavailable;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ports::{NetworkError, SampleHandles};
 use herald_domain::template::definition::{
     BodyDefinition, ButtonDefinition, Card, Component, ExampleText, Examples, FlowTarget, FooterDefinition,
@@ -95,12 +96,7 @@ fn media_header(
     let handle = match sample {
         MediaSample::Handle(handle) => handle.clone(),
         MediaSample::Upload(id) => samples.get(id).cloned().ok_or_else(|| {
-            NetworkError::Permanent(MessageError {
-                code: "media_unavailable".into(),
-                title: "The media file is not available".into(),
-                detail: format!("sample {id} was not uploaded to the network for review"),
-                network_code: None,
-            })
+            media_unavailable(format!("sample {id} was not uploaded to the network for review"))
         })?,
     };
     Ok(json!({

@@ -1,7 +1,7 @@
 //! Template definitions as `GET /{waba_id}/message_templates` returns them (docs/cloud-api.md §3), parsed into
 //! what a send must fill.
 
-use herald_domain::message::MediaKind;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ports::NetworkTemplate;
 use herald_domain::template::{
     BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, TemplateName, TemplateStatus,

@@ -1,13 +1,12 @@
 //! The send request body of the Cloud API (docs/cloud-api.md §1), built from a domain [`Message`].
 
-use herald_domain::message::{
-    MediaAttachment, MediaKind, MediaSource, Message, MessageContent, MessageError,
-};
+use herald_domain::message::{Message, MessageContent, MessageError};
 use herald_domain::ports::{NetworkError, NetworkMediaIds};
 use herald_domain::template::{BodyValues, ButtonKind, ButtonValue, HeaderValue, TemplateVariables};
 use serde_json::{Map, Value, json};
 
 use crate::wire_kinds;
+use crate::wire_media::media_object;
 
 /// The JSON body of `POST /{v}/{phone_number_id}/messages` for `message`.
 ///
@@ -92,38 +91,6 @@ pub(crate) fn read_body(network_message_id: &str, typing: bool) -> Value {
     body
 }
 
-/// `{"id": …}` or `{"link": …}`, plus a document's `filename` (the name the recipient sees).
-pub(crate) fn media_object(
-    attachment: &MediaAttachment,
-    media: &NetworkMediaIds,
-) -> Result<Map<String, Value>, NetworkError> {
-    let mut object = Map::new();
-    match &attachment.source {
-        MediaSource::Link(link) => {
-            object.insert("link".into(), Value::from(link.as_str()));
-        }
-        MediaSource::Stored(id) => {
-            let network_id = media.get(id).ok_or_else(|| {
-                media_unavailable(format!(
-                    "media {id} is stored in Herald but was not uploaded to the network for this sender"
-                ))
-            })?;
-            object.insert("id".into(), Value::from(network_id.as_str()));
-        }
-        MediaSource::Upload => {
-            return Err(media_unavailable(
-                "the message refers to a file of its request that was never stored".to_owned(),
-            ));
-        }
-    }
-    if attachment.kind == MediaKind::Document
-        && let Some(filename) = &attachment.filename
-    {
-        object.insert("filename".into(), Value::from(filename.as_str()));
-    }
-    Ok(object)
-}
-
 /// The network id of a reply's or a reaction's target, filled in when the message was accepted.
 fn target_network_id(network_id: Option<&str>) -> Result<&str, NetworkError> {
     network_id.ok_or_else(|| {
@@ -133,15 +100,6 @@ fn target_network_id(network_id: Option<&str>) -> Result<&str, NetworkError> {
             detail: "the target's network id was not recorded when the message was accepted".into(),
             network_code: None,
         })
-    })
-}
-
-fn media_unavailable(detail: String) -> NetworkError {
-    NetworkError::Permanent(MessageError {
-        code: "media_unavailable".into(),
-        title: "The media file is not available".into(),
-        detail,
-        network_code: None,
     })
 }
 

@@ -7,7 +7,7 @@ use herald_domain::interactive::{FlowAction, FlowRef, Interactive, InteractiveAc
 use herald_domain::ports::{NetworkError, NetworkMediaIds};
 use serde_json::{Map, Value, json};
 
-use crate::wire::media_object;
+use crate::wire_media::media_object;
 
 /// Meta's `interactive` object; stored header files go by their network media id.
 ///

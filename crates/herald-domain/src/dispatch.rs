@@ -6,8 +6,6 @@ use crate::message::{Message, MessageError};
 use crate::organization::{AccountStatus, SenderNumber};
 use crate::time::Timestamp;
 
-pub use crate::customer_event::{CustomerEventType, InboundRecord};
-pub use crate::status::{StatusApplied, StatusUpdate};
 use ulid::Ulid;
 
 /// Identifies one claim of outbox jobs; completing a job requires the claim that holds it, so a worker whose

@@ -5,7 +5,7 @@
 //! (`action.buttons[2].reply.title`). Every limit below is one Meta documents; a message Herald accepts is
 //! one the network cannot refuse for its shape. The sources, per limit, are in the constants' comments.
 
-use crate::message::MediaAttachment;
+use crate::attachment::MediaAttachment;
 
 /// Meta, "Interactive reply buttons messages": body ≤ 1,024, footer ≤ 60, text header ≤ 60, 1–3 buttons,
 /// button id ≤ 256, button title ≤ 20. The same body limit holds for CTA URL, location request and Flow

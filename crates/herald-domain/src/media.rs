@@ -13,8 +13,8 @@
 //!   nothing behind.
 //! - An uploaded file may be referenced for [`MEDIA_RETENTION_DAYS`] days after its upload.
 
+use crate::attachment::MediaKind;
 use crate::ids::{MediaId, OrganizationId, SenderId};
-use crate::message::MediaKind;
 use crate::time::{Duration, Timestamp};
 use crate::values::FileName;
 use std::fmt;

@@ -9,7 +9,7 @@ use crate::template::{TemplateRef, TemplateVariables};
 use crate::time::Timestamp;
 use crate::values::{Caption, ClientReference, MessageText, PhoneNumber};
 
-pub use crate::attachment::{AttachmentRole, MediaAttachment, MediaKind, MediaSource};
+use crate::attachment::{AttachmentRole, MediaAttachment, MediaKind};
 
 /// Where a message stands. See docs/api.md §5 for the model; [`crate::status`] for the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -438,6 +438,7 @@ pub struct StatusEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::attachment::MediaSource;
     use ulid::Ulid;
 
     #[test]

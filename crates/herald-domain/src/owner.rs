@@ -1,7 +1,7 @@
 //! The organization owner's dashboard login: owner accounts (email + Argon2id password hash) and
 //! dashboard sessions (an opaque random token held by the browser; only its SHA-256 digest is stored).
 
-use crate::dispatch::CustomerEventType;
+use crate::customer_event::CustomerEventType;
 use crate::error::InvalidValue;
 use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use crate::time::Timestamp;

@@ -2,7 +2,8 @@
 //! apply (plan limits, secret rotation, auto-disable). The ports that store and send them are in
 //! [`crate::ports`].
 
-use crate::dispatch::{ClaimToken, CustomerEventType};
+use crate::customer_event::CustomerEventType;
+use crate::dispatch::ClaimToken;
 use crate::error::InvalidValue;
 use crate::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use crate::organization::SealedSecret;

@@ -3,7 +3,8 @@
 //! OpenAPI document.
 
 use herald_domain::Timestamp;
-use herald_domain::message::{MediaSource, Message, MessageContent, MessageError, StatusEvent};
+use herald_domain::attachment::MediaSource;
+use herald_domain::message::{Message, MessageContent, MessageError, StatusEvent};
 use herald_domain::usecases::WindowView;
 use serde::Serialize;
 use std::collections::BTreeMap;

@@ -78,7 +78,7 @@ pub async fn read_form(
         Err(error) => return Outcome::Refused(ApiError::Internal(anyhow::anyhow!("{error}"))),
     };
     // The widest plan: the network's own per-kind limits are the ones under test.
-    let max_file_bytes = herald_domain::message::MediaKind::Document.max_bytes(false);
+    let max_file_bytes = herald_domain::attachment::MediaKind::Document.max_bytes(false);
     match multipart::read_form(&req, payload, files, &TEXT_PARTS, max_file_bytes).await {
         Ok(form) => {
             let fingerprint = form.fingerprint("/api/v1/media");

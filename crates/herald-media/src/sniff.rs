@@ -2,7 +2,7 @@
 
 mod matchers;
 
-use herald_domain::message::MediaKind;
+use herald_domain::attachment::MediaKind;
 use matchers::{
     is_3gpp, is_aac_adts, is_amr, is_m4a, is_mp3, is_ogg, is_ogg_opus, is_webp, webp_is_animated,
 };

@@ -1,8 +1,8 @@
 //! Streaming an upload into the staging area under its kind's size limit.
 
 use crate::sniff::{SNIFF_LEN, Sniffed, Unsupported, sniff};
+use herald_domain::attachment::MediaKind;
 use herald_domain::media::{ContentRef, Sha256Digest, StagedFile};
-use herald_domain::message::MediaKind;
 use sha2::{Digest, Sha256};
 use std::io;
 use std::path::{Path, PathBuf};

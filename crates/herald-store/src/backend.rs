@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::content::MessageRef;
-use herald_domain::dispatch::CustomerEventType;
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::ports::StoreError;
 use std::any::Any;

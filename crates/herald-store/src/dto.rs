@@ -3,9 +3,10 @@
 //! The domain has no serde, on purpose; these DTOs are the storage format. Renaming a field or a tag here
 //! changes what is on disk, so such changes need a data migration.
 
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::error::InvalidValue;
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent, MessageError};
+use herald_domain::message::{MessageContent, MessageError};
 use herald_domain::template::{
     BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,
     ParamName, TemplateName, TemplateRef, TemplateStructure, TemplateText, TemplateVariables,

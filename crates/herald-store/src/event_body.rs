@@ -4,8 +4,8 @@
 
 use chrono::SecondsFormat;
 use herald_domain::Timestamp;
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::customer_event::{CustomerEvent, EventBody, InboundBody, StatusBody};
-use herald_domain::dispatch::CustomerEventType;
 use herald_domain::network::InboundContent;
 use serde_json::{Map, Value, json};
 
@@ -213,8 +213,8 @@ fn kind_object(body: &InboundBody) -> (&'static str, Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herald_domain::customer_event::InboundRecord;
     use herald_domain::customer_event::{InboundLinks, inbound, status_changed};
-    use herald_domain::dispatch::InboundRecord;
     use herald_domain::ids::{EventId, InboundId, MediaId, MessageId, OrganizationId, SenderId};
     use herald_domain::message::{Message, MessageContent, MessageError, MessageStatus};
     use herald_domain::network::InboundMessage;

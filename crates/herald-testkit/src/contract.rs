@@ -50,7 +50,7 @@ pub use windows::*;
 use crate::fixtures::{self, SIMULATOR_SENDER_1};
 use async_trait::async_trait;
 use herald_domain::Timestamp;
-use herald_domain::dispatch::CustomerEventType;
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::message::Message;
 use herald_domain::organization::{Organization, SenderNumber};

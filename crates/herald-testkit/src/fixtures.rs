@@ -19,12 +19,11 @@
 use chrono::{DateTime, TimeDelta, Timelike};
 use herald_domain::Timestamp;
 use herald_domain::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::ids::{
     ApiKeyId, EventId, JobId, MediaId, MessageId, OrganizationId, SenderId, TemplateId,
 };
-use herald_domain::message::{
-    EventSource, MediaAttachment, MediaKind, MediaSource, Message, MessageContent, MessageStatus, StatusEvent,
-};
+use herald_domain::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
 use herald_domain::ports::{
     AcceptRequest, Clock, IdGenerator, IdempotencyHold, OutboxJob, QuotaCharge, SecretSource,

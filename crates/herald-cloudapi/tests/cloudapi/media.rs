@@ -4,8 +4,9 @@
 use crate::helpers::*;
 use futures::TryStreamExt as _;
 use herald_cloudapi::CloudApiClient;
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent, MessageError};
+use herald_domain::message::{MessageContent, MessageError};
 use herald_domain::ports::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
 use herald_domain::template::{
     BodyValues, HeaderValue, LanguageCode, TemplateName, TemplateRef, TemplateVariables,

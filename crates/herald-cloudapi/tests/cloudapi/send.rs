@@ -2,8 +2,9 @@
 
 use crate::helpers::*;
 use herald_cloudapi::CloudApiClient;
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
+use herald_domain::message::MessageContent;
 use herald_domain::ports::{MessagingNetwork, NetworkError, NetworkReceipt};
 use herald_domain::template::{
     BodyValues, ButtonKind, ButtonValue, HeaderValue, LanguageCode, ParamName, TemplateName, TemplateRef,

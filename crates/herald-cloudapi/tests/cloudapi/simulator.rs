@@ -4,8 +4,9 @@
 use crate::helpers::*;
 use base64::Engine as _;
 use herald_cloudapi::CloudApiClient;
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
+use herald_domain::message::MessageContent;
 use herald_domain::organization::{NetworkRef, SenderNumber};
 use herald_domain::ports::{MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds};
 use herald_domain::values::{Caption, FileName};

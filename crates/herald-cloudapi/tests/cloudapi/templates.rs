@@ -1,7 +1,7 @@
 //! Listing templates: query, paging, and the parsed structure.
 
 use crate::helpers::*;
-use herald_domain::message::MediaKind;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ports::{MessagingNetwork, NetworkError, NetworkTemplate};
 use herald_domain::template::{BodySpec, ButtonKind, ButtonSpec, HeaderSpec, ParamName};
 use serde_json::json;

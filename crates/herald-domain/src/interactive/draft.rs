@@ -77,7 +77,7 @@ pub struct ParametersDraft {
 }
 
 use super::{FlowAction, FlowRef, Interactive, InteractiveAction, InteractiveHeader, Text};
-use crate::message::MediaSource;
+use crate::attachment::MediaSource;
 
 fn owned(text: &Text) -> Option<String> {
     Some(text.as_str().to_owned())

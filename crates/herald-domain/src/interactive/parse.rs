@@ -3,9 +3,9 @@
 use std::collections::HashSet;
 
 use super::*;
+use crate::attachment::{MediaAttachment, MediaKind, MediaSource};
 use crate::error::{InvalidValue, ValidationErrors};
 use crate::ids::MediaId;
-use crate::message::{MediaAttachment, MediaKind, MediaSource};
 use crate::values::no_control_characters;
 
 /// Checks `value` against `1..=max` characters and control characters, recording an error under `field`.

@@ -1,6 +1,6 @@
 use super::*;
+use crate::attachment::{MediaKind, MediaSource};
 use crate::ids::MediaId;
-use crate::message::{MediaKind, MediaSource};
 
 const MEDIA: &str = "med_01HZX3N5Q2V8K4T6W9Y1B3D5F7";
 

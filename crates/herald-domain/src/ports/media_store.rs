@@ -1,7 +1,7 @@
 //! The bytes of uploaded media, content-addressed by SHA-256 (the rules are in [`crate::media`]).
 
+use crate::attachment::MediaKind;
 use crate::media::{ContentRef, Sha256Digest, StagedFile};
-use crate::message::MediaKind;
 use async_trait::async_trait;
 use std::path::PathBuf;
 

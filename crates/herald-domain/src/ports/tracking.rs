@@ -15,8 +15,8 @@ pub trait TrackingStore: Send + Sync + 'static {
     /// `None` when the message does not exist for this organization.
     async fn apply_status(
         &self,
-        update: &crate::dispatch::StatusUpdate,
-    ) -> Result<Option<crate::dispatch::StatusApplied>, StoreError>;
+        update: &crate::status::StatusUpdate,
+    ) -> Result<Option<crate::status::StatusApplied>, StoreError>;
 
     /// The organization's message with this network id.
     async fn message_by_network_id(
@@ -29,7 +29,7 @@ pub trait TrackingStore: Send + Sync + 'static {
     /// transaction. Answers `false` when that network message id was already recorded (a duplicate callback).
     async fn record_inbound_message(
         &self,
-        record: &crate::dispatch::InboundRecord,
+        record: &crate::customer_event::InboundRecord,
     ) -> Result<bool, StoreError>;
 
     /// Stores a raw network callback durably, before it is acknowledged.

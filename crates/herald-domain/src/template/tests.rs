@@ -1,5 +1,5 @@
 use super::*;
-use crate::message::MediaSource;
+use crate::attachment::MediaSource;
 use crate::values::MediaLink;
 use ulid::Ulid;
 

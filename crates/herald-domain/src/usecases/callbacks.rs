@@ -1,10 +1,12 @@
 use super::shared::new_id;
-use crate::dispatch::{InboundRecord, ParkedCallback, StatusUpdate, StoredCallback};
+use crate::customer_event::InboundRecord;
+use crate::dispatch::{ParkedCallback, StoredCallback};
 use crate::ids::{EventId, InboundId, MediaId, MessageId};
 use crate::message::{EventSource, MessageStatus};
 use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport};
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
 use crate::status::StatusReport;
+use crate::status::StatusUpdate;
 use crate::time::Duration;
 use crate::trace::{NoTraceLinks, TraceLinks, span_following};
 use std::sync::Arc;

@@ -420,7 +420,7 @@ impl DispatchMessages {
         let Some((_, attachment)) = job.message.content.attachment() else {
             return Ok(ids);
         };
-        let crate::message::MediaSource::Stored(media_id) = attachment.source else {
+        let crate::attachment::MediaSource::Stored(media_id) = attachment.source else {
             return Ok(ids);
         };
         let store_failed = |error: StoreError| NetworkError::Retryable {

@@ -1,13 +1,12 @@
 use super::media::forget_upload;
 use super::shared::new_id;
+use crate::attachment::{AttachmentRole, MediaSource};
 use crate::content::MessageRef;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
 use crate::media::{MediaFile, MediaRecord, StagedFile};
-use crate::message::{
-    AttachmentRole, EventSource, MediaSource, Message, MessageContent, MessageStatus, StatusEvent,
-};
+use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
@@ -417,7 +416,7 @@ impl SendMessage {
         match role {
             AttachmentRole::Message => {
                 media.kind = file.kind;
-                if media.filename.is_none() && file.kind == crate::message::MediaKind::Document {
+                if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
                     media.filename = file.filename;
                 }
             }
@@ -430,7 +429,7 @@ impl SendMessage {
                 )));
             }
             AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader => {
-                if media.filename.is_none() && file.kind == crate::message::MediaKind::Document {
+                if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
                     media.filename = file.filename;
                 }
             }

@@ -19,8 +19,9 @@ mod webhooks;
 
 use crate::Timestamp;
 use crate::api_key::{ApiKey, ApiKeyRecord, ApiKeyStatus};
+use crate::attachment::{MediaAttachment, MediaKind, MediaSource};
 use crate::ids::{ApiKeyId, MessageId, OrganizationId, SenderId, TemplateId};
-use crate::message::{MediaAttachment, MediaKind, MediaSource, Message, MessageContent};
+use crate::message::{Message, MessageContent};
 use crate::organization::{AccountStatus, NetworkRef, Organization, Plan, PlanName, SenderNumber};
 use crate::ports::{MockClock, MockIdGenerator};
 use crate::template::{

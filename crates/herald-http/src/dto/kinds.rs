@@ -3,9 +3,9 @@
 //! and those send bodies. Bodies are parsed by hand (`send_body`); these types write the resource and
 //! describe both in the OpenAPI document.
 
+use herald_domain::attachment::MediaSource;
 use herald_domain::content::{CardAddress, CardEntry, ContactCard, Field, Location, Reaction};
 use herald_domain::interactive::{FlowAction, FlowRef, Interactive, InteractiveAction, InteractiveHeader};
-use herald_domain::message::MediaSource;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -167,11 +167,12 @@ fn header(header: &InteractiveHeader) -> InteractiveHeaderObject {
                 ..InteractiveHeaderObject::default()
             };
             match media.kind {
-                herald_domain::message::MediaKind::Image => object.image = file,
-                herald_domain::message::MediaKind::Video => object.video = file,
-                herald_domain::message::MediaKind::Document => object.document = file,
+                herald_domain::attachment::MediaKind::Image => object.image = file,
+                herald_domain::attachment::MediaKind::Video => object.video = file,
+                herald_domain::attachment::MediaKind::Document => object.document = file,
                 // The interactive parser takes only image, video and document headers.
-                herald_domain::message::MediaKind::Audio | herald_domain::message::MediaKind::Sticker => {}
+                herald_domain::attachment::MediaKind::Audio
+                | herald_domain::attachment::MediaKind::Sticker => {}
             }
             object
         }

@@ -2,7 +2,8 @@
 
 use super::{SendOperation, draft, finish_draft};
 use crate::multipart::Form;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
+use herald_domain::message::MessageContent;
 use herald_domain::template::HeaderValue;
 use herald_domain::usecases::SendDraft;
 use herald_domain::values::{Caption, FileName, PhoneNumber};

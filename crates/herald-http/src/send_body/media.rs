@@ -1,8 +1,9 @@
 //! The file of a send: an upload named by `media_id`, or a `link`, and send-file's JSON form.
 
 use super::fields::{optional_string, present, string_at};
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
+use herald_domain::message::MessageContent;
 use herald_domain::values::{Caption, FileName, MediaLink};
 use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};

@@ -2,7 +2,8 @@
 
 use super::fields::{json_type, present, required, string_at};
 use super::media::media_source;
-use herald_domain::message::{MediaAttachment, MediaKind, MessageContent};
+use herald_domain::attachment::{MediaAttachment, MediaKind};
+use herald_domain::message::MessageContent;
 use herald_domain::template::{
     BodyValues, ButtonKind, ButtonValue, HeaderValue, LanguageCode, ParamName, TemplateName, TemplateRef,
     TemplateText, TemplateVariables,

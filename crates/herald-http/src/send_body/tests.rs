@@ -2,8 +2,9 @@
 
 use super::canonical::canonical_json;
 use super::*;
+use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::ids::MediaId;
-use herald_domain::message::{MediaAttachment, MediaKind, MediaSource, MessageType};
+use herald_domain::message::MessageType;
 use herald_domain::template::{
     BodyValues, ButtonKind, ButtonValue, HeaderValue, ParamName, TemplateText, TemplateVariables,
 };

@@ -3,7 +3,7 @@
 
 use crate::helpers::{GENERATED_SECRET, World, authed, call, now, org_id, post_json};
 use actix_web::test::{self, TestRequest};
-use herald_domain::dispatch::CustomerEventType;
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use herald_domain::organization::SealedSecret;
 use herald_domain::webhook::{

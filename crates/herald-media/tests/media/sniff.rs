@@ -1,5 +1,5 @@
 use crate::fixtures;
-use herald_domain::message::MediaKind;
+use herald_domain::attachment::MediaKind;
 use herald_media::{Sniffed, Unsupported, sniff};
 
 fn verdict(kind: MediaKind, mime: &'static str) -> Result<Sniffed, Unsupported> {

@@ -1,6 +1,6 @@
 use crate::fixtures::{self, entries, store, stored_files};
+use herald_domain::attachment::MediaKind;
 use herald_domain::media::{ContentRef, Sha256Digest, StagedFile};
-use herald_domain::message::MediaKind;
 use herald_domain::ports::{MediaStore, MediaStoreError};
 use herald_media::FsMediaStore;
 

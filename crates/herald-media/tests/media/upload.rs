@@ -1,5 +1,5 @@
 use crate::fixtures::{self, entries, store};
-use herald_domain::message::MediaKind;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ports::MediaStore;
 use herald_media::{LimitedUpload, Limits, SNIFF_LEN, UploadError};
 

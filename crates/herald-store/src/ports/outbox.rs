@@ -9,11 +9,12 @@ macro_rules! outbox_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobOutcome, StatusUpdate};
+            use herald_domain::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobOutcome};
             use herald_domain::ids::{OrganizationId, SenderId};
             use herald_domain::message::{EventSource, MessageStatus};
             use herald_domain::ports::{OutboxStore, StoreError};
             use herald_domain::status::StatusReport;
+            use herald_domain::status::StatusUpdate;
             use herald_domain::time::Timestamp;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::rows::{

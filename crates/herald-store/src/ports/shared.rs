@@ -10,7 +10,7 @@ macro_rules! shared_port {
             use super::super::{Conn, Db};
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::dispatch::CustomerEventType;
+            use herald_domain::customer_event::CustomerEventType;
             use herald_domain::ids::{EventId, OrganizationId, WebhookId};
             use herald_domain::ports::StoreError;
             use herald_domain::time::Timestamp;

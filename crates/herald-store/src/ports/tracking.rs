@@ -11,14 +11,14 @@ macro_rules! tracking_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
+            use herald_domain::customer_event::InboundRecord;
             use herald_domain::customer_event::{self, InboundLinks};
-            use herald_domain::dispatch::{
-                InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
-            };
+            use herald_domain::dispatch::{ParkedCallback, StoredCallback};
             use herald_domain::ids::{EventId, OrganizationId};
             use herald_domain::message::Message;
             use herald_domain::ports::{StoreError, TrackingStore};
             use herald_domain::status::{self, Transition};
+            use herald_domain::status::{StatusApplied, StatusUpdate};
             use herald_domain::time::Timestamp;
             use herald_domain::values::PhoneNumber;
             use $crate::dto::InboundContentDto;

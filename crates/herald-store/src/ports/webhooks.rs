@@ -12,7 +12,8 @@ macro_rules! webhooks_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::dispatch::{ClaimToken, CustomerEventType};
+            use herald_domain::customer_event::CustomerEventType;
+            use herald_domain::dispatch::ClaimToken;
             use herald_domain::ids::{DeliveryId, OrganizationId, WebhookId};
             use herald_domain::organization::SealedSecret;
             use herald_domain::ports::StoreError;

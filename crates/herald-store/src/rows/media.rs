@@ -3,9 +3,9 @@
 use super::shared::*;
 use crate::dto::InboundContentDto;
 use crate::error::corrupt;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ids::{MediaId, OrganizationId, SenderId};
 use herald_domain::media::{InboundMedia, MediaFile, Sha256Digest};
-use herald_domain::message::MediaKind;
 use herald_domain::ports::StoreError;
 use herald_domain::values::FileName;
 

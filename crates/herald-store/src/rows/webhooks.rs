@@ -2,7 +2,7 @@
 
 use super::shared::*;
 use crate::error::corrupt;
-use herald_domain::dispatch::CustomerEventType;
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{DeliveryId, EventId, OrganizationId, WebhookId};
 use herald_domain::organization::SealedSecret;
 use herald_domain::ports::StoreError;

@@ -3,10 +3,11 @@
 
 use crate::helpers::{postgres_or_skip, sqlite, test_name};
 use chrono::TimeDelta;
-use herald_domain::dispatch::{ClaimToken, StatusUpdate};
+use herald_domain::dispatch::ClaimToken;
 use herald_domain::ids::{DeliveryId, EventId};
 use herald_domain::message::{EventSource, MessageStatus};
 use herald_domain::status::StatusReport;
+use herald_domain::status::StatusUpdate;
 use herald_domain::webhook::{EventSelection, TestEvent, WebhookEndpoint};
 use herald_store::Store;
 use herald_testkit::fixtures::{

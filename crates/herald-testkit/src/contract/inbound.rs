@@ -7,7 +7,7 @@ use crate::fixtures::{
     text_message,
 };
 use herald_domain::Timestamp;
-use herald_domain::dispatch::InboundRecord;
+use herald_domain::customer_event::InboundRecord;
 use herald_domain::ids::{EventId, InboundId, OrganizationId};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::SenderNumber;

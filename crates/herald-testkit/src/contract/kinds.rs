@@ -6,7 +6,7 @@ use crate::fixtures::{at, message, network_ref, next_ulid, text_message};
 use herald_domain::content::{
     ContactCard, ContactDraft, Emoji, Location, LocationDraft, MessageRef, MessageTarget, Reaction,
 };
-use herald_domain::dispatch::InboundRecord;
+use herald_domain::customer_event::InboundRecord;
 use herald_domain::ids::EventId;
 use herald_domain::ids::{InboundId, MessageId};
 use herald_domain::interactive::{

@@ -4,10 +4,10 @@
 use super::{Ports, new_organization, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_2, at, network_ref, next_ulid, phone, sender};
 use herald_domain::Timestamp;
-use herald_domain::dispatch::InboundRecord;
+use herald_domain::attachment::MediaKind;
+use herald_domain::customer_event::InboundRecord;
 use herald_domain::ids::{EventId, InboundId, MediaId, OrganizationId, SenderId};
 use herald_domain::media::{ContentRef, InboundMedia, MediaFile, MediaRecord, NetworkUpload, Sha256Digest};
-use herald_domain::message::MediaKind;
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::MediaInsert;

@@ -7,9 +7,10 @@ use crate::fixtures::{
     text_message,
 };
 use chrono::TimeDelta;
+use herald_domain::attachment::MediaKind;
 use herald_domain::ids::MessageId;
 use herald_domain::message::{
-    MediaKind, Message, MessageContent, MessageError, MessageStatus, MessageType, StatusTimestamps,
+    Message, MessageContent, MessageError, MessageStatus, MessageType, StatusTimestamps,
 };
 use herald_domain::ports::{AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MessageQuery};
 use herald_domain::time::BillingPeriod;

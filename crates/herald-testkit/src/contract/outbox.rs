@@ -4,9 +4,8 @@ use super::{Ports, RecordedEvent, accept_ok, new_organization, new_organization_
 use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, next_ulid, sender, text_message};
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
-use herald_domain::dispatch::{
-    ClaimToken, ClaimedJob, CustomerEventType, JobCompletion, JobHistory, JobOutcome,
-};
+use herald_domain::customer_event::CustomerEventType;
+use herald_domain::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use herald_domain::ids::{EventId, JobId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::organization::{AccountStatus, Organization, SenderNumber};

@@ -5,7 +5,7 @@ use super::{Ports, new_organization, new_organization_with_sender};
 use crate::fixtures::{at, organization};
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
-use herald_domain::dispatch::CustomerEventType;
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{MessageId, OrganizationId};
 use herald_domain::message::MessageStatus;
 use herald_domain::owner::{DashboardSession, OwnerAccount, OwnerEmail, PasswordHash, SessionDigest};

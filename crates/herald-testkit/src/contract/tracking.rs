@@ -5,14 +5,14 @@ use super::{Ports, accept_ok, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_1, accept_request, at, network_ref, next_ulid, phone, text_message};
 use herald_domain::Timestamp;
 use herald_domain::content::MessageRef;
-use herald_domain::dispatch::{
-    CustomerEventType, InboundRecord, ParkedCallback, StatusApplied, StatusUpdate, StoredCallback,
-};
+use herald_domain::customer_event::{CustomerEventType, InboundRecord};
+use herald_domain::dispatch::{ParkedCallback, StoredCallback};
 use herald_domain::ids::{EventId, InboundId, MediaId, MessageId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SenderNumber};
 use herald_domain::status::{NotApplied, StatusReport, Transition};
+use herald_domain::status::{StatusApplied, StatusUpdate};
 
 /// Recording times that only increase, as Herald's clock would give them, whatever the reports' own times.
 fn next_recorded_at() -> Timestamp {

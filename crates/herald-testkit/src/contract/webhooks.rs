@@ -7,13 +7,15 @@ use crate::fixtures::{accept_request, at, network_ref, next_ulid, phone, text_me
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
 use herald_domain::content::MessageRef;
-use herald_domain::dispatch::{ClaimToken, CustomerEventType, InboundRecord, JobOutcome, StatusUpdate};
+use herald_domain::customer_event::{CustomerEventType, InboundRecord};
+use herald_domain::dispatch::{ClaimToken, JobOutcome};
 use herald_domain::ids::{DeliveryId, EventId, InboundId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
 use herald_domain::ports::StoreError;
 use herald_domain::status::StatusReport;
+use herald_domain::status::StatusUpdate;
 use herald_domain::webhook::{
     ClaimedDelivery, Delivery, DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EndpointPatch,
     EventSelection, SecretSlot, TestEvent, WebhookEndpoint, WebhookUrl,

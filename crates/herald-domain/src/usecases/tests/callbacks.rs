@@ -2,7 +2,8 @@
 //! to its organization, what is skipped and noted, and that a store failure leaves the callback unprocessed.
 
 use super::*;
-use crate::dispatch::{InboundRecord, StatusApplied, StatusUpdate, StoredCallback};
+use crate::customer_event::InboundRecord;
+use crate::dispatch::StoredCallback;
 use crate::ids::{EventId, InboundId};
 use crate::message::{EventSource, MessageError, MessageStatus, StatusTimestamps};
 use crate::network::{
@@ -10,6 +11,7 @@ use crate::network::{
 };
 use crate::ports::{MockAccountStore, MockCallbackDecoder, MockTrackingStore, StoreError};
 use crate::status::{NotApplied, StatusReport, StatusState, Transition};
+use crate::status::{StatusApplied, StatusUpdate};
 use crate::usecases::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
 use std::sync::{Arc, Mutex};
 

@@ -1002,9 +1002,10 @@ fn a_batch_answered_with_the_wrong_number_of_flags_is_recorded_one_by_one() {
 
 mod stored_media {
     use super::*;
+    use crate::attachment::{MediaAttachment, MediaKind, MediaSource};
     use crate::ids::MediaId;
     use crate::media::{ContentRef, MediaFile, MediaRecord, Sha256Digest};
-    use crate::message::{MediaAttachment, MediaKind, MediaSource, MessageContent};
+    use crate::message::MessageContent;
 
     fn media_id() -> MediaId {
         MediaId::from_ulid(ulid(900))

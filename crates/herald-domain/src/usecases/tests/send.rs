@@ -1424,9 +1424,9 @@ mod targets;
 
 mod media_sends {
     use super::*;
+    use crate::attachment::{MediaAttachment, MediaKind, MediaSource};
     use crate::ids::MediaId;
     use crate::media::{ContentRef, MediaFile, MediaRecord, Sha256Digest, StagedFile};
-    use crate::message::{MediaAttachment, MediaKind, MediaSource};
     use crate::ports::MediaStoreError;
     use crate::values::FileName;
 

@@ -3,7 +3,8 @@
 //! what an endpoint shows of a secret rotation.
 
 use super::*;
-use crate::dispatch::{ClaimToken, CustomerEventType};
+use crate::customer_event::CustomerEventType;
+use crate::dispatch::ClaimToken;
 use crate::ids::{DeliveryId, EventId, WebhookId};
 use crate::organization::SealedSecret;
 use crate::ports::{
