@@ -80,10 +80,9 @@ fn review_error(error: TemplateReviewError, reference: Option<TemplateRef>) -> A
         TemplateReviewError::SampleMismatch { id, expected, actual } => ApiError::HeaderMediaMismatch(
             format!("The sample {id} is {actual}, but its header's format is {expected}"),
         ),
-        TemplateReviewError::Network(NetworkError::Permanent(refusal)) => ApiError::field(
-            "components",
-            format!("the network refused the definition: {}", refusal.detail),
-        ),
+        TemplateReviewError::Network(NetworkError::Permanent(refusal)) => {
+            ApiError::NetworkRefused(format!("{} ({})", refusal.title, refusal.detail))
+        }
         TemplateReviewError::Network(other) => ApiError::Unavailable(format!("the network: {other}")),
         TemplateReviewError::Store(store) => ApiError::from(store),
     }
@@ -118,7 +117,7 @@ fn created(template: &Template) -> HttpResponse {
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`template_exists`: that name and language exist; edit it instead.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed` (with the path of every broken rule), `header_media_mismatch` (a sample of another kind).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed` (with the path of every broken rule), `header_media_mismatch` (a sample of another kind), `network_refused` (the network's review refused the definition).", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`: the network or the store did not answer; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         WriteResponses,
@@ -153,7 +152,7 @@ pub(crate) async fn create_template(
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed`, `header_media_mismatch`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`, `header_media_mismatch`, `network_refused`.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         WriteResponses,
@@ -214,6 +213,7 @@ fn reference((name, language): (String, String)) -> Result<TemplateRef, ApiError
         (status = 204, description = "Deleted on the network; Herald's copy is gone."),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`network_refused`: the network would not delete it (the simulator's seeded templates, say).", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         WriteResponses,
@@ -249,6 +249,7 @@ pub(crate) async fn delete_template_language(
         (status = 204, description = "Deleted on the network; Herald's copies are gone."),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no template of this name.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`network_refused`: the network would not delete it (the simulator's seeded templates, say).", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         WriteResponses,
