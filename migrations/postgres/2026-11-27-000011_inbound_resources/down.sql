@@ -1,4 +1,3 @@
-DROP INDEX messages_by_org_network_id;
 DROP INDEX inbound_messages_by_type;
 DROP INDEX inbound_messages_by_from;
 DROP INDEX inbound_messages_by_sender;

@@ -21,5 +21,5 @@ CREATE INDEX inbound_messages_by_org ON inbound_messages (organization_id, id);
 CREATE INDEX inbound_messages_by_sender ON inbound_messages (organization_id, sender_id, id);
 CREATE INDEX inbound_messages_by_from ON inbound_messages (organization_id, from_number, id);
 CREATE INDEX inbound_messages_by_type ON inbound_messages (organization_id, message_type, id);
--- Replies and reactions name the wamid of a message Herald sent: resolved within the organization.
-CREATE INDEX messages_by_org_network_id ON messages (organization_id, network_message_id);
+-- Replies and reactions name the wamid of a message Herald sent: it is resolved within the organization
+-- through messages_by_network_id (wamids are unique), so accepts maintain no second index for it.

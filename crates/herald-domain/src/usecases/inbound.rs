@@ -1,6 +1,7 @@
 //! Inbound messages as resources: the list, one message, and marking one read on the network.
 
 use super::queries::QueryError;
+use super::shared::{check_limit, page_of};
 use crate::ValidationErrors;
 use crate::ids::{InboundId, OrganizationId};
 use crate::ports::{
@@ -65,12 +66,7 @@ impl InboundMessages {
         organization: &OrganizationId,
         query: InboundQuery,
     ) -> Result<InboundPage, QueryError> {
-        if !(1..=Self::MAX_LIMIT).contains(&query.limit) {
-            return Err(QueryError::Invalid(ValidationErrors::single(
-                "limit",
-                "must be between 1 and 200",
-            )));
-        }
+        check_limit(query.limit, Self::MAX_LIMIT).map_err(QueryError::Invalid)?;
         if let (Some(since), Some(until)) = (query.since, query.until)
             && since >= until
         {
@@ -80,19 +76,12 @@ impl InboundMessages {
             )));
         }
         let limit = query.limit;
-        // One row more than asked tells whether a next page exists without a count query.
         let probe = InboundQuery {
             limit: limit + 1,
             ..query
         };
-        let mut messages = self.inbound.inbound_messages(organization, &probe).await?;
-        let has_more = messages.len() > limit as usize;
-        messages.truncate(limit as usize);
-        let next = if has_more {
-            messages.last().map(|m| m.id)
-        } else {
-            None
-        };
+        let rows = self.inbound.inbound_messages(organization, &probe).await?;
+        let (messages, next) = page_of(rows, limit, |m| m.id);
         Ok(InboundPage { messages, next })
     }
 

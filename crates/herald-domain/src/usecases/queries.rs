@@ -1,3 +1,4 @@
+use super::shared::{check_limit, page_of};
 use crate::ids::{MessageId, OrganizationId};
 use crate::message::{Message, StatusEvent};
 use crate::organization::choose_sender;
@@ -74,26 +75,14 @@ impl ListMessages {
         organization: &OrganizationId,
         query: MessageQuery,
     ) -> Result<MessagePage, QueryError> {
-        if !(1..=Self::MAX_LIMIT).contains(&query.limit) {
-            return Err(QueryError::Invalid(ValidationErrors::single(
-                "limit",
-                "must be between 1 and 200",
-            )));
-        }
+        check_limit(query.limit, Self::MAX_LIMIT).map_err(QueryError::Invalid)?;
         let limit = query.limit;
-        // One row more than asked tells whether a next page exists without a count query.
         let probe = MessageQuery {
             limit: limit + 1,
             ..query
         };
-        let mut messages = self.messages.messages(organization, &probe).await?;
-        let has_more = messages.len() > limit as usize;
-        messages.truncate(limit as usize);
-        let next = if has_more {
-            messages.last().map(|m| m.id)
-        } else {
-            None
-        };
+        let rows = self.messages.messages(organization, &probe).await?;
+        let (messages, next) = page_of(rows, limit, |m| m.id);
         Ok(MessagePage { messages, next })
     }
 }

@@ -79,3 +79,25 @@ where
     }
     futures::future::join_all(completions.iter().map(alone)).await
 }
+
+/// Checks a page size against `1..=max` ([`crate::error::ValidationErrors`] on `limit`).
+pub(crate) fn check_limit(limit: u32, max: u32) -> Result<(), crate::error::ValidationErrors> {
+    if (1..=max).contains(&limit) {
+        Ok(())
+    } else {
+        Err(crate::error::ValidationErrors::single(
+            "limit",
+            format!("must be between 1 and {max}"),
+        ))
+    }
+}
+
+/// One page out of `rows`, read with one row more than `limit`: that extra row tells whether a next page
+/// exists without a count query. Answers the page and, when there is more, the last row's id as the cursor.
+pub(crate) fn page_of<T, Id>(mut rows: Vec<T>, limit: u32, id: impl Fn(&T) -> Id) -> (Vec<T>, Option<Id>) {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let has_more = rows.len() > limit;
+    rows.truncate(limit);
+    let next = if has_more { rows.last().map(id) } else { None };
+    (rows, next)
+}

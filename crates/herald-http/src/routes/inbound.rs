@@ -6,14 +6,14 @@ use crate::cursor;
 use crate::dto::{InboundListQuery, InboundPageResource, InboundReadRequest, InboundResource};
 use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
-use crate::routes::query::query_pairs;
+use crate::routes::query::{parse_limit, parse_time, query_pairs};
 use actix_web::{HttpRequest, HttpResponse, web};
 use herald_domain::error::InvalidValue;
 use herald_domain::ids::{InboundId, MessageId};
 use herald_domain::ports::{InboundQuery, InboundView};
 use herald_domain::usecases::InboundMessages;
 use herald_domain::values::PhoneNumber;
-use herald_domain::{FieldError, Timestamp, ValidationErrors};
+use herald_domain::{FieldError, ValidationErrors};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -185,7 +185,7 @@ pub(crate) fn parse_list_query(pairs: &[(String, String)]) -> Result<InboundQuer
             "until" => query.until = errors.check(key, parse_time(value)),
             "limit" => {
                 query.limit = errors
-                    .check(key, parse_limit(value))
+                    .check(key, parse_limit(value, InboundMessages::MAX_LIMIT))
                     .unwrap_or(InboundMessages::DEFAULT_LIMIT);
             }
             _ => query.before = errors.check(key, cursor::decode_inbound(value).map_err(InvalidValue::new)),
@@ -203,20 +203,6 @@ fn parse_type(value: &str) -> Result<String, InvalidValue> {
             "must be a message type such as text, image, reaction or interactive",
         ))
     }
-}
-
-fn parse_time(value: &str) -> Result<Timestamp, InvalidValue> {
-    chrono::DateTime::parse_from_rfc3339(value)
-        .map(|t| t.with_timezone(&chrono::Utc))
-        .map_err(|_| InvalidValue::new("must be an RFC 3339 time such as 2026-11-21T10:15:30Z"))
-}
-
-fn parse_limit(value: &str) -> Result<u32, InvalidValue> {
-    value
-        .parse::<u32>()
-        .ok()
-        .filter(|n| (1..=InboundMessages::MAX_LIMIT).contains(n))
-        .ok_or_else(|| InvalidValue::new("must be an integer from 1 to 200"))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::cursor;
 use crate::dto::{EventListResource, EventResource, MessageListQuery, MessagePageResource, MessageResource};
 use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses};
-use crate::routes::query::query_pairs;
+use crate::routes::query::{parse_limit, parse_time, query_pairs};
 use actix_web::{HttpRequest, HttpResponse, web};
 use herald_domain::error::InvalidValue;
 use herald_domain::ids::MessageId;
@@ -14,7 +14,7 @@ use herald_domain::message::{MessageStatus, MessageType};
 use herald_domain::ports::MessageQuery;
 use herald_domain::usecases::ListMessages;
 use herald_domain::values::{ClientReference, PhoneNumber};
-use herald_domain::{FieldError, Timestamp, ValidationErrors};
+use herald_domain::{FieldError, ValidationErrors};
 use std::collections::HashSet;
 
 /// One message.
@@ -152,27 +152,13 @@ pub(crate) fn parse_list_query(pairs: &[(String, String)]) -> Result<MessageQuer
             "created_before" => query.created_before = errors.check(key, parse_time(value)),
             "limit" => {
                 query.limit = errors
-                    .check(key, parse_limit(value))
+                    .check(key, parse_limit(value, ListMessages::MAX_LIMIT))
                     .unwrap_or(ListMessages::DEFAULT_LIMIT);
             }
             _ => query.before = errors.check(key, cursor::decode(value).map_err(InvalidValue::new)),
         }
     }
     errors.finish(query)
-}
-
-fn parse_time(value: &str) -> Result<Timestamp, InvalidValue> {
-    chrono::DateTime::parse_from_rfc3339(value)
-        .map(|t| t.with_timezone(&chrono::Utc))
-        .map_err(|_| InvalidValue::new("must be an RFC 3339 time such as 2026-11-21T10:15:30Z"))
-}
-
-fn parse_limit(value: &str) -> Result<u32, InvalidValue> {
-    value
-        .parse::<u32>()
-        .ok()
-        .filter(|n| (1..=ListMessages::MAX_LIMIT).contains(n))
-        .ok_or_else(|| InvalidValue::new("must be an integer from 1 to 200"))
 }
 
 #[cfg(test)]
