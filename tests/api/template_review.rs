@@ -204,4 +204,21 @@ async fn edits_go_back_to_review_and_deletes_remove_the_copy(db: Db) {
     assert_problem(gone, 404, "template_not_found").await;
     let again = request(&app, reqwest::Method::DELETE, "/api/v1/templates/edited", None).await;
     assert_problem(again, 404, "not_found").await;
+
+    // The network refuses for good (the simulator keeps its seeded templates): the documented 422, and
+    // Herald's copy stays as the network lists it.
+    let refused = request(
+        &app,
+        reqwest::Method::DELETE,
+        "/api/v1/templates/hello_world/en_US",
+        None,
+    )
+    .await;
+    let problem = assert_problem(refused, 422, "network_refused").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("seeded"),
+        "{problem}"
+    );
+    let kept: Value = app.get("/api/v1/templates/hello_world/en_US").await;
+    assert_eq!(kept["status"], "APPROVED");
 }
