@@ -11,6 +11,7 @@ mod owner;
 mod queries;
 mod reseal;
 mod send;
+mod senders;
 mod shared;
 mod template_review;
 mod templates;
@@ -38,6 +39,7 @@ pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
 pub use reseal::{Reseal, ResealReport};
+pub use senders::{SenderView, Senders};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};

@@ -51,6 +51,11 @@ pub struct EventSelection {
     pub message_status: bool,
     pub message_failed: bool,
     pub message_inbound: bool,
+    pub template_status: bool,
+    pub template_quality: bool,
+    pub template_category: bool,
+    pub sender_quality: bool,
+    pub account_update: bool,
 }
 
 impl EventSelection {
@@ -59,27 +64,40 @@ impl EventSelection {
         message_status: true,
         message_failed: true,
         message_inbound: true,
+        template_status: true,
+        template_quality: true,
+        template_category: true,
+        sender_quality: true,
+        account_update: true,
+    };
+
+    /// Nothing (not a valid selection by itself: the base to build one on).
+    pub const NONE: Self = Self {
+        message_status: false,
+        message_failed: false,
+        message_inbound: false,
+        template_status: false,
+        template_quality: false,
+        template_category: false,
+        sender_quality: false,
+        account_update: false,
     };
 
     /// # Errors
     /// [`InvalidValue`] for an unknown event name or an empty list.
     pub fn parse(names: &[&str]) -> Result<Self, InvalidValue> {
-        let mut selection = Self {
-            message_status: false,
-            message_failed: false,
-            message_inbound: false,
-        };
+        let mut selection = Self::NONE;
         for name in names {
-            match *name {
-                "message.status" => selection.message_status = true,
-                "message.failed" => selection.message_failed = true,
-                "message.inbound" => selection.message_inbound = true,
-                other => {
-                    return Err(InvalidValue::new(format!(
-                        "unknown event `{other}`; use message.status, message.failed, message.inbound"
-                    )));
-                }
-            }
+            let kind = CustomerEventType::parse(name)
+                .filter(|kind| *kind != CustomerEventType::WebhookTest)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = CustomerEventType::SUBSCRIBABLE
+                        .iter()
+                        .map(|kind| kind.as_str())
+                        .collect();
+                    InvalidValue::new(format!("unknown event `{name}`; use {}", known.join(", ")))
+                })?;
+            *selection.flag(kind) = true;
         }
         if selection.names().is_empty() {
             return Err(InvalidValue::new("must name at least one event"));
@@ -87,27 +105,37 @@ impl EventSelection {
         Ok(selection)
     }
 
-    pub fn includes(&self, event: CustomerEventType) -> bool {
+    /// The flag of a subscribable kind; `webhook.test` has none (a scratch flag nobody reads).
+    fn flag(&mut self, event: CustomerEventType) -> &mut bool {
         match event {
-            CustomerEventType::MessageStatus => self.message_status,
-            CustomerEventType::MessageFailed => self.message_failed,
-            CustomerEventType::MessageInbound => self.message_inbound,
-            CustomerEventType::WebhookTest => true,
+            CustomerEventType::MessageStatus => &mut self.message_status,
+            CustomerEventType::MessageFailed => &mut self.message_failed,
+            CustomerEventType::MessageInbound => &mut self.message_inbound,
+            CustomerEventType::TemplateStatus => &mut self.template_status,
+            CustomerEventType::TemplateQuality => &mut self.template_quality,
+            CustomerEventType::TemplateCategory => &mut self.template_category,
+            CustomerEventType::SenderQuality => &mut self.sender_quality,
+            CustomerEventType::AccountUpdate | CustomerEventType::WebhookTest => &mut self.account_update,
         }
     }
 
+    pub fn includes(&self, event: CustomerEventType) -> bool {
+        match event {
+            CustomerEventType::WebhookTest => true,
+            kind => {
+                let mut copy = *self;
+                *copy.flag(kind)
+            }
+        }
+    }
+
+    /// The names of the selected kinds, in the order of [`CustomerEventType::SUBSCRIBABLE`].
     pub fn names(&self) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        if self.message_status {
-            names.push("message.status");
-        }
-        if self.message_failed {
-            names.push("message.failed");
-        }
-        if self.message_inbound {
-            names.push("message.inbound");
-        }
-        names
+        CustomerEventType::SUBSCRIBABLE
+            .into_iter()
+            .filter(|kind| self.includes(*kind))
+            .map(CustomerEventType::as_str)
+            .collect()
     }
 }
 

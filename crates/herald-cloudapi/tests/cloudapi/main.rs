@@ -16,6 +16,7 @@ mod errors;
 mod helpers;
 mod kinds;
 mod media;
+mod notices;
 mod read;
 mod send;
 mod signature;
