@@ -196,6 +196,18 @@ impl AccountStore for CachedAccounts {
         self.inner.sender_by_phone_number_id(phone_number_id).await
     }
 
+    async fn senders_of_business_account(&self, waba_id: &NetworkRef) -> Result<Vec<SenderNumber>, StoreError> {
+        self.inner.senders_of_business_account(waba_id).await
+    }
+
+    async fn sender_qualities(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<(SenderId, herald_domain::notice::SenderQuality)>, StoreError> {
+        // Not cached: a notice changes them at any time, and the resource must show the last report.
+        self.inner.sender_qualities(organization).await
+    }
+
     async fn replace_sealed_access_token(
         &self,
         organization: &OrganizationId,

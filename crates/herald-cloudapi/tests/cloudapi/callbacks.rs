@@ -103,6 +103,7 @@ fn every_case_of_every_fixture_parses() {
                 let routed = match event {
                     NetworkEvent::Status(s) => &s.phone_number_id,
                     NetworkEvent::Inbound(m) => &m.phone_number_id,
+                    NetworkEvent::Notice(n) => panic!("{label}: a message field gave a notice {n:?}"),
                 };
                 assert_eq!(routed.as_str(), "1122334455667", "{label}");
             }

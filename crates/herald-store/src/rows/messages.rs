@@ -41,8 +41,6 @@ row! {
         pub failed_at: Option<Time>,
         /// Written once, at accept; not a part of [`Message`].
         pub trace_context: Option<String>,
-        /// A notice's key (`None` for message events): an organization records one event per key.
-        pub dedupe_key: Option<String>,
     }
 }
 
