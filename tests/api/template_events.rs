@@ -75,13 +75,17 @@ async fn a_created_template_is_approved_announced_to_the_customer_and_sent(db: D
     let receiver = spawn_receiver(&[], Answer::Status(204));
     register(&app, &receiver.url, Some(&["template.status"])).await;
 
-    let created = app.post_response("/api/v1/templates", &definition("order_update")).await;
+    let created = app
+        .post_response("/api/v1/templates", &definition("order_update"))
+        .await;
     assert_eq!(created.status(), 201);
     let created: Value = created.json().await.unwrap();
     assert_eq!(created["status"], "PENDING");
 
     let requests = receiver
-        .wait_until(Duration::from_secs(15), |r| !of_type(r, "template.status").is_empty())
+        .wait_until(Duration::from_secs(15), |r| {
+            !of_type(r, "template.status").is_empty()
+        })
         .await;
     let event = of_type(&requests, "template.status")[0].json();
     let data = &event["data"];
@@ -104,12 +108,17 @@ async fn a_created_template_is_approved_announced_to_the_customer_and_sent(db: D
                     "variables": ["Asha"] }),
         )
         .await;
-    app.wait_status(message["id"].as_str().unwrap(), "delivered").await;
+    app.wait_status(message["id"].as_str().unwrap(), "delivered")
+        .await;
 
-    let rejected = app.post_response("/api/v1/templates", &definition("please_reject")).await;
+    let rejected = app
+        .post_response("/api/v1/templates", &definition("please_reject"))
+        .await;
     assert_eq!(rejected.status(), 201);
     let requests = receiver
-        .wait_until(Duration::from_secs(15), |r| of_type(r, "template.status").len() >= 2)
+        .wait_until(Duration::from_secs(15), |r| {
+            of_type(r, "template.status").len() >= 2
+        })
         .await;
     let event = of_type(&requests, "template.status")[1].json();
     assert_eq!(event["data"]["status"], "REJECTED");
@@ -154,7 +163,12 @@ async fn notices_update_templates_and_senders_and_reach_subscribers_once(db: Db)
         .wait_until(Duration::from_secs(15), |r| r.len() >= 4)
         .await;
     let kinds: Vec<String> = requests.iter().map(Recorded::event_type).collect();
-    for kind in ["template.quality", "template.category", "sender.quality", "account.update"] {
+    for kind in [
+        "template.quality",
+        "template.category",
+        "sender.quality",
+        "account.update",
+    ] {
         assert!(kinds.iter().any(|k| k == kind), "{kind} in {kinds:?}");
     }
     let quality_event = of_type(&requests, "template.quality")[0].json();
@@ -166,7 +180,10 @@ async fn notices_update_templates_and_senders_and_reach_subscribers_once(db: Db)
     assert_eq!(sender_event["data"]["quality_rating"], "RED");
     let account_event = of_type(&requests, "account.update")[0].json();
     assert_eq!(account_event["data"]["business_account_id"], "2000000001");
-    assert_eq!(account_event["data"]["details"]["violation_info"]["violation_type"], "SCAM");
+    assert_eq!(
+        account_event["data"]["details"]["violation_info"]["violation_type"],
+        "SCAM"
+    );
 
     let copy = app.get("/api/v1/templates/order_shipped/en_US").await;
     assert_eq!(copy["quality"], "YELLOW", "{copy}");
@@ -198,7 +215,9 @@ async fn notices_update_templates_and_senders_and_reach_subscribers_once(db: Db)
         assert_eq!(answer.status(), 200);
     }
     let requests = receiver
-        .wait_until(Duration::from_secs(15), |r| of_type(r, "template.quality").len() >= 2)
+        .wait_until(Duration::from_secs(15), |r| {
+            of_type(r, "template.quality").len() >= 2
+        })
         .await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
@@ -227,12 +246,18 @@ async fn senders_are_a_read_only_organization_scoped_resource(db: Db) {
     let one = app.get(&format!("/api/v1/senders/{id}")).await;
     assert_eq!(&one, sender);
     assert_problem(
-        app.get_response("/api/v1/senders/snd_01JD0000000000000000000000").await,
+        app.get_response("/api/v1/senders/snd_01JD0000000000000000000000")
+            .await,
         404,
         "not_found",
     )
     .await;
-    assert_problem(app.get_response("/api/v1/senders/not-an-id").await, 404, "not_found").await;
+    assert_problem(
+        app.get_response("/api/v1/senders/not-an-id").await,
+        404,
+        "not_found",
+    )
+    .await;
 
     let refused = app
         .post_response(

@@ -214,9 +214,7 @@ pub fn decide(
                 health: touched(&current.health),
                 ..current.clone()
             });
-            let previous_category = previous
-                .clone()
-                .or_else(|| template.map(|t| t.category.clone()));
+            let previous_category = previous.clone().or_else(|| template.map(|t| t.category.clone()));
             let body = NoticeBody::TemplateCategory {
                 template: named.clone(),
                 category: category.clone(),
@@ -233,9 +231,7 @@ pub fn decide(
         } => {
             let current = sender.cloned().unwrap_or_default();
             let next = SenderQuality {
-                quality_rating: rating_of(event)
-                    .map(str::to_owned)
-                    .or(current.quality_rating),
+                quality_rating: rating_of(event).map(str::to_owned).or(current.quality_rating),
                 messaging_limit: current_limit.clone().or(current.messaging_limit.clone()),
                 quality_updated_at: Some(notice.occurred_at),
             };

@@ -196,7 +196,10 @@ impl AccountStore for CachedAccounts {
         self.inner.sender_by_phone_number_id(phone_number_id).await
     }
 
-    async fn senders_of_business_account(&self, waba_id: &NetworkRef) -> Result<Vec<SenderNumber>, StoreError> {
+    async fn senders_of_business_account(
+        &self,
+        waba_id: &NetworkRef,
+    ) -> Result<Vec<SenderNumber>, StoreError> {
         self.inner.senders_of_business_account(waba_id).await
     }
 

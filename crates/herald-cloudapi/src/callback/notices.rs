@@ -43,10 +43,13 @@ pub(super) fn parse_notice(entry: &Value, field: &str, value: &Value) -> Result<
                 template: template(value)?,
                 status: TemplateStatus::parse(&event).map_err(|e| format!("`event` {event}: {e}"))?,
                 reason: TemplateHealth::reason(str_field(value, "reason")),
-                info: value.get("other_info").filter(|o| o.is_object()).map(|o| NoticeInfo {
-                    title: str_field(o, "title").map(str::to_owned),
-                    description: str_field(o, "description").map(str::to_owned),
-                }),
+                info: value
+                    .get("other_info")
+                    .filter(|o| o.is_object())
+                    .map(|o| NoticeInfo {
+                        title: str_field(o, "title").map(str::to_owned),
+                        description: str_field(o, "description").map(str::to_owned),
+                    }),
             }
         }
         "message_template_quality_update" => NoticeChange::TemplateQuality {

@@ -157,9 +157,24 @@ fn phone_number_updates_carry_the_number_the_event_and_the_limits() {
 #[test]
 fn account_updates_and_alerts_keep_the_network_details() {
     for (name, field, event, detail) in [
-        ("account_disabled", "account_update", "DISABLED_UPDATE", "ban_info"),
-        ("account_violation", "account_update", "ACCOUNT_VIOLATION", "violation_info"),
-        ("account_restriction", "account_update", "ACCOUNT_RESTRICTION", "restriction_info"),
+        (
+            "account_disabled",
+            "account_update",
+            "DISABLED_UPDATE",
+            "ban_info",
+        ),
+        (
+            "account_violation",
+            "account_update",
+            "ACCOUNT_VIOLATION",
+            "violation_info",
+        ),
+        (
+            "account_restriction",
+            "account_update",
+            "ACCOUNT_RESTRICTION",
+            "restriction_info",
+        ),
         (
             "account_alert",
             "account_alerts",

@@ -62,7 +62,11 @@ fn a_rejection_sets_the_status_and_the_reason_and_names_the_previous_status() {
     let next = decision.template.unwrap();
     assert_eq!(next.status.as_str(), "REJECTED");
     assert_eq!(next.health.rejected_reason.as_deref(), Some("INVALID_FORMAT"));
-    assert_eq!(next.health.updated_at, Some(at(2_000)), "the copy is stamped when recorded");
+    assert_eq!(
+        next.health.updated_at,
+        Some(at(2_000)),
+        "the copy is stamped when recorded"
+    );
     assert_eq!(next.health.quality.unwrap().as_str(), "GREEN", "quality is kept");
     assert_eq!(decision.event.event_type().as_str(), "template.status");
     assert_eq!(decision.event.dedupe_key, "k");
@@ -83,7 +87,11 @@ fn a_rejection_sets_the_status_and_the_reason_and_names_the_previous_status() {
 fn an_approval_clears_an_old_rejection_reason() {
     let mut rejected = stored("REJECTED");
     rejected.health.rejected_reason = Some("INVALID_FORMAT".into());
-    let decision = decide(&record(status_change("APPROVED", None), None), Some(&rejected), None);
+    let decision = decide(
+        &record(status_change("APPROVED", None), None),
+        Some(&rejected),
+        None,
+    );
     let next = decision.template.unwrap();
     assert_eq!(next.status.as_str(), "APPROVED");
     assert_eq!(next.health.rejected_reason, None);
@@ -175,7 +183,11 @@ fn a_flagged_number_is_rated_red_and_keeps_its_limit_until_one_is_reported() {
     };
     let decision = decide(&record(upgraded, Some(sender)), None, Some(&before));
     let next = decision.sender.unwrap();
-    assert_eq!(next.quality_rating.as_deref(), Some("GREEN"), "a limit change says nothing of the rating");
+    assert_eq!(
+        next.quality_rating.as_deref(),
+        Some("GREEN"),
+        "a limit change says nothing of the rating"
+    );
     assert_eq!(next.messaging_limit.as_deref(), Some("TIER_10K"));
     let NoticeBody::SenderQuality { previous_limit, .. } = decision.event.body else {
         panic!()

@@ -68,7 +68,10 @@ pub trait AccountStore: Send + Sync + 'static {
 
     /// Every organization's senders of business account `waba_id`, oldest first (for routing the network's
     /// notices about an account, its templates and its numbers).
-    async fn senders_of_business_account(&self, waba_id: &NetworkRef) -> Result<Vec<SenderNumber>, StoreError>;
+    async fn senders_of_business_account(
+        &self,
+        waba_id: &NetworkRef,
+    ) -> Result<Vec<SenderNumber>, StoreError>;
 
     /// The quality and messaging limit the network last reported for each of the organization's senders,
     /// by sender (senders without a report are absent).

@@ -3,7 +3,9 @@ use crate::customer_event::InboundRecord;
 use crate::dispatch::{ParkedCallback, StoredCallback};
 use crate::ids::{EventId, InboundId, MediaId, MessageId};
 use crate::message::{EventSource, MessageStatus};
-use crate::network::{AccountNotice, InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, NoticeChange};
+use crate::network::{
+    AccountNotice, InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, NoticeChange,
+};
 use crate::notice::{NoticeRecord, NoticeSender};
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
 use crate::status::StatusReport;
@@ -323,16 +325,12 @@ impl ProcessCallbacks {
         notice: AccountNotice,
         report: &mut CallbackReport,
     ) -> Result<(), StoreError> {
-        let senders = self
-            .accounts
-            .senders_of_business_account(&notice.waba_id)
-            .await?;
+        let senders = self.accounts.senders_of_business_account(&notice.waba_id).await?;
         let mut routes: Vec<(crate::ids::OrganizationId, Option<NoticeSender>)> = Vec::new();
         for sender in senders {
             let named = match &notice.change {
                 NoticeChange::SenderQuality {
-                    display_phone_number,
-                    ..
+                    display_phone_number, ..
                 } => {
                     if !same_number(sender.number.as_str(), display_phone_number) {
                         continue;

@@ -28,11 +28,19 @@ const FIELDS: [(&str, &[&str]); 6] = [
     ),
     (
         "message_template_quality_update",
-        &["new_quality_score", "message_template_name", "message_template_language"],
+        &[
+            "new_quality_score",
+            "message_template_name",
+            "message_template_language",
+        ],
     ),
     (
         "template_category_update",
-        &["new_category", "message_template_name", "message_template_language"],
+        &[
+            "new_category",
+            "message_template_name",
+            "message_template_language",
+        ],
     ),
     ("phone_number_quality_update", &["display_phone_number", "event"]),
     ("account_update", &["event"]),

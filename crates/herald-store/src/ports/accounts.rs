@@ -253,24 +253,29 @@ macro_rules! accounts_port {
                             senders::messaging_limit,
                             senders::quality_updated_at,
                         ))
-                        .load::<(String, Option<String>, Option<String>, Option<chrono::DateTime<chrono::Utc>>)>(
-                            &mut *conn,
-                        )
+                        .load::<(
+                            String,
+                            Option<String>,
+                            Option<String>,
+                            Option<chrono::DateTime<chrono::Utc>>,
+                        )>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
                     rows.into_iter()
-                        .map(|(id, quality_rating, messaging_limit, quality_updated_at)| {
-                            let id = SenderId::parse(&id)
-                                .map_err(|e| $crate::error::corrupt("sender id", e))?;
-                            Ok((
-                                id,
-                                herald_domain::notice::SenderQuality {
-                                    quality_rating,
-                                    messaging_limit,
-                                    quality_updated_at,
-                                },
-                            ))
-                        })
+                        .map(
+                            |(id, quality_rating, messaging_limit, quality_updated_at)| {
+                                let id = SenderId::parse(&id)
+                                    .map_err(|e| $crate::error::corrupt("sender id", e))?;
+                                Ok((
+                                    id,
+                                    herald_domain::notice::SenderQuality {
+                                        quality_rating,
+                                        messaging_limit,
+                                        quality_updated_at,
+                                    },
+                                ))
+                            },
+                        )
                         .collect()
                 }
 

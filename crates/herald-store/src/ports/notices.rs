@@ -63,14 +63,20 @@ macro_rules! notices_port {
                                 senders::quality_updated_at,
                             ))
                     )
-                    .first::<(Option<String>, Option<String>, Option<chrono::DateTime<chrono::Utc>>)>(conn)
+                    .first::<(
+                        Option<String>,
+                        Option<String>,
+                        Option<chrono::DateTime<chrono::Utc>>,
+                    )>(conn)
                     .await
                     .optional()?
-                    .map(|(quality_rating, messaging_limit, quality_updated_at)| SenderQuality {
-                        quality_rating,
-                        messaging_limit,
-                        quality_updated_at,
-                    }),
+                    .map(
+                        |(quality_rating, messaging_limit, quality_updated_at)| SenderQuality {
+                            quality_rating,
+                            messaging_limit,
+                            quality_updated_at,
+                        },
+                    ),
                     None => None,
                 };
                 let decision = notice::decide(record, state.as_ref(), quality.as_ref());
@@ -111,7 +117,10 @@ macro_rules! notices_port {
 
             impl Db {
                 /// `TrackingStore::record_notice`.
-                pub(super) async fn record_notice_query(&self, record: &NoticeRecord) -> Result<bool, StoreError> {
+                pub(super) async fn record_notice_query(
+                    &self,
+                    record: &NoticeRecord,
+                ) -> Result<bool, StoreError> {
                     let recorded = write_tx!(self, |conn| record_in_tx(conn, record).await)
                         .map_err(TxError::into_store)?;
                     if recorded {

@@ -5,13 +5,13 @@ use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::{ContentDto, StoredContent, TargetDto};
 use crate::event_body::{event_body, notice_body};
-use herald_domain::notice::NoticeEvent;
 use herald_domain::content::{MessageRef, MessageTarget};
 use herald_domain::customer_event::CustomerEvent;
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
 use herald_domain::message::{
     EventSource, Message, MessageContent, MessageStatus, StatusEvent, StatusTimestamps,
 };
+use herald_domain::notice::NoticeEvent;
 use herald_domain::ports::StoreError;
 use herald_domain::trace::TraceContext;
 use herald_domain::values::{ClientReference, PhoneNumber};

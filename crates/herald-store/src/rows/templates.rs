@@ -3,9 +3,9 @@
 use super::shared::*;
 use crate::dto::StructureDto;
 use herald_domain::ids::{OrganizationId, TemplateId};
+use herald_domain::network::QualityScore;
 use herald_domain::organization::NetworkRef;
 use herald_domain::ports::StoreError;
-use herald_domain::network::QualityScore;
 use herald_domain::template::{
     LanguageCode, Template, TemplateHealth, TemplateName, TemplateStatus, TemplateStructure,
 };

@@ -29,7 +29,12 @@ fn exec(conn: &mut SqliteConnection, query: &str) -> diesel::QueryResult<usize> 
     sql_query(query).execute(conn)
 }
 
-fn insert_event(conn: &mut SqliteConnection, id: &str, kind: &str, message: Option<&str>) -> diesel::QueryResult<usize> {
+fn insert_event(
+    conn: &mut SqliteConnection,
+    id: &str,
+    kind: &str,
+    message: Option<&str>,
+) -> diesel::QueryResult<usize> {
     let message = message.map_or_else(|| "NULL".to_owned(), |m| format!("'{m}'"));
     exec(
         conn,
@@ -69,7 +74,11 @@ fn sqlite_template_events_rebuild_keeps_rows_deliveries_indexes_and_foreign_keys
     insert_event(&mut conn, "evt_c", "message.status", Some("msg_1")).unwrap();
     insert_event(&mut conn, "evt_a", "message.inbound", Some("inb_1")).unwrap();
     insert_event(&mut conn, "evt_b", "webhook.test", None).unwrap();
-    exec(&mut conn, "UPDATE events SET trace_context = '00-abc-01' WHERE id = 'evt_a'").unwrap();
+    exec(
+        &mut conn,
+        "UPDATE events SET trace_context = '00-abc-01' WHERE id = 'evt_a'",
+    )
+    .unwrap();
     exec(
         &mut conn,
         "INSERT INTO webhook_endpoints (id, organization_id, url, sub_status, sub_failed, sub_inbound, \
@@ -99,19 +108,30 @@ fn sqlite_template_events_rebuild_keeps_rows_deliveries_indexes_and_foreign_keys
 
     conn.run_pending_migrations(MIGRATIONS).unwrap();
 
-    assert_eq!(lines(&mut conn, ROWS), rows, "every row, every column, in rowid order");
+    assert_eq!(
+        lines(&mut conn, ROWS),
+        rows,
+        "every row, every column, in rowid order"
+    );
     assert_eq!(lines(&mut conn, DELIVERIES), deliveries);
     let mut expected_indexes = indexes;
     expected_indexes.push("events_by_dedupe_key".to_owned());
     expected_indexes.sort();
     assert_eq!(lines(&mut conn, INDEXES), expected_indexes);
     assert_eq!(
-        lines(&mut conn, "SELECT CAST(foreign_keys AS TEXT) AS line FROM pragma_foreign_keys"),
+        lines(
+            &mut conn,
+            "SELECT CAST(foreign_keys AS TEXT) AS line FROM pragma_foreign_keys"
+        ),
         ["1"],
         "foreign keys are on again"
     );
     assert!(
-        lines(&mut conn, "SELECT \"table\" AS line FROM pragma_foreign_key_check").is_empty(),
+        lines(
+            &mut conn,
+            "SELECT \"table\" AS line FROM pragma_foreign_key_check"
+        )
+        .is_empty(),
         "no reference was broken"
     );
     assert_eq!(

@@ -13,7 +13,12 @@ use herald_domain::organization::{Organization, SenderNumber};
 use herald_domain::ports::TemplateQuery;
 use herald_domain::template::TemplateStatus;
 
-fn record(org: &Organization, key: &str, change: NoticeChange, sender: Option<&SenderNumber>) -> NoticeRecord {
+fn record(
+    org: &Organization,
+    key: &str,
+    change: NoticeChange,
+    sender: Option<&SenderNumber>,
+) -> NoticeRecord {
     NoticeRecord {
         organization_id: org.id,
         event_id: EventId::from_ulid(next_ulid()),
@@ -74,7 +79,11 @@ pub async fn notices_change_the_named_copy_once_and_record_one_event(ports: Port
         .templates(&other.id, &TemplateQuery::default())
         .await
         .expect("templates")[0];
-    assert_eq!(untouched.status.as_str(), "APPROVED", "another organization's copy is untouched");
+    assert_eq!(
+        untouched.status.as_str(),
+        "APPROVED",
+        "another organization's copy is untouched"
+    );
 
     let events = events_of(&ports, &org).await;
     assert_eq!(events.len(), 1, "one event, whatever the deliveries");
@@ -92,7 +101,13 @@ pub async fn notices_change_the_named_copy_once_and_record_one_event(ports: Port
 
     // The same key in another organization is that organization's own notice.
     let theirs = record(&other, "key-1", hello_world_paused(), None);
-    assert!(ports.tracking.record_notice(&theirs).await.expect("record_notice"));
+    assert!(
+        ports
+            .tracking
+            .record_notice(&theirs)
+            .await
+            .expect("record_notice")
+    );
 
     // A template the organization has no copy of is still an event, and creates no copy.
     let unknown = NoticeChange::TemplateQuality {
@@ -104,10 +119,21 @@ pub async fn notices_change_the_named_copy_once_and_record_one_event(ports: Port
         previous: None,
         quality: QualityScore::parse("RED").expect("valid"),
     };
-    assert!(ports.tracking.record_notice(&record(&org, "key-2", unknown, None)).await.expect("record"));
+    assert!(
+        ports
+            .tracking
+            .record_notice(&record(&org, "key-2", unknown, None))
+            .await
+            .expect("record")
+    );
     assert_eq!(events_of(&ports, &org).await.len(), 2);
     assert_eq!(
-        ports.templates.templates(&org.id, &TemplateQuery::default()).await.expect("templates").len(),
+        ports
+            .templates
+            .templates(&org.id, &TemplateQuery::default())
+            .await
+            .expect("templates")
+            .len(),
         1
     );
 }
@@ -121,7 +147,14 @@ pub async fn notices_set_the_sender_quality_in_its_organization(ports: Ports) {
         .await
         .expect("senders_of_business_account");
     assert_eq!(of_account.len(), 2, "every organization's senders of the account");
-    assert!(ports.accounts.sender_qualities(&org.id).await.expect("qualities").is_empty());
+    assert!(
+        ports
+            .accounts
+            .sender_qualities(&org.id)
+            .await
+            .expect("qualities")
+            .is_empty()
+    );
 
     let flagged = NoticeChange::SenderQuality {
         display_phone_number: sender.number.as_str().trim_start_matches('+').to_owned(),
@@ -129,18 +162,27 @@ pub async fn notices_set_the_sender_quality_in_its_organization(ports: Ports) {
         current_limit: Some("TIER_10K".into()),
         old_limit: None,
     };
-    assert!(ports
-        .tracking
-        .record_notice(&record(&org, "key-3", flagged, Some(&sender)))
-        .await
-        .expect("record_notice"));
+    assert!(
+        ports
+            .tracking
+            .record_notice(&record(&org, "key-3", flagged, Some(&sender)))
+            .await
+            .expect("record_notice")
+    );
     let qualities = ports.accounts.sender_qualities(&org.id).await.expect("qualities");
     assert_eq!(qualities.len(), 1);
     assert_eq!(qualities[0].0, sender.id);
     assert_eq!(qualities[0].1.quality_rating.as_deref(), Some("RED"));
     assert_eq!(qualities[0].1.messaging_limit.as_deref(), Some("TIER_10K"));
     assert_eq!(qualities[0].1.quality_updated_at, Some(at(400)));
-    assert!(ports.accounts.sender_qualities(&other.id).await.expect("qualities").is_empty());
+    assert!(
+        ports
+            .accounts
+            .sender_qualities(&other.id)
+            .await
+            .expect("qualities")
+            .is_empty()
+    );
     let body = payload(&events_of(&ports, &org).await[0]);
     assert_eq!(body["type"], "sender.quality");
     assert_eq!(body["data"]["sender"]["number"], sender.number.as_str());

@@ -100,11 +100,12 @@ fn a_template_notice_is_recorded_once_for_each_organization_of_the_account() {
     let (report, records) = process(quality_change(), senders, vec![true, true], None);
     assert_eq!(report.notices_recorded, 2);
     let orgs: Vec<_> = records.iter().map(|r| r.organization_id).collect();
-    assert_eq!(
-        orgs,
-        [org_id(), crate::ids::OrganizationId::from_ulid(ulid(77))]
+    assert_eq!(orgs, [org_id(), crate::ids::OrganizationId::from_ulid(ulid(77))]);
+    assert!(
+        records
+            .iter()
+            .all(|r| r.sender.is_none() && r.recorded_at == now())
     );
-    assert!(records.iter().all(|r| r.sender.is_none() && r.recorded_at == now()));
     assert_ne!(records[0].event_id, records[1].event_id);
 }
 
