@@ -332,3 +332,33 @@ pub enum SecretSlot {
     /// The secret replaced by the last rotation, signing too until its overlap ends.
     Previous,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_subscribable_kind_parses_and_lists_back_in_order() {
+        let all: Vec<&str> = CustomerEventType::SUBSCRIBABLE
+            .iter()
+            .map(|kind| kind.as_str())
+            .collect();
+        assert_eq!(EventSelection::parse(&all), Ok(EventSelection::ALL));
+        assert_eq!(EventSelection::ALL.names(), all);
+        let some = EventSelection::parse(&["account.update", "template.status"]).unwrap();
+        assert_eq!(some.names(), ["template.status", "account.update"]);
+        assert!(some.includes(CustomerEventType::TemplateStatus));
+        assert!(!some.includes(CustomerEventType::TemplateQuality));
+        assert!(!some.includes(CustomerEventType::MessageStatus));
+        assert!(some.includes(CustomerEventType::WebhookTest), "a test goes to its endpoint");
+    }
+
+    #[test]
+    fn unknown_names_webhook_test_and_an_empty_list_are_refused() {
+        for names in [&["template.deleted"][..], &["webhook.test"], &[]] {
+            assert!(EventSelection::parse(names).is_err(), "{names:?}");
+        }
+        let error = EventSelection::parse(&["nope"]).unwrap_err();
+        assert!(error.0.contains("sender.quality"), "{}", error.0);
+    }
+}

@@ -21,6 +21,7 @@ mod read;
 mod send;
 mod signature;
 mod simulator;
+mod template_health;
 mod template_review;
 mod templates;
 mod tokens;
