@@ -350,7 +350,10 @@ mod tests {
         assert!(some.includes(CustomerEventType::TemplateStatus));
         assert!(!some.includes(CustomerEventType::TemplateQuality));
         assert!(!some.includes(CustomerEventType::MessageStatus));
-        assert!(some.includes(CustomerEventType::WebhookTest), "a test goes to its endpoint");
+        assert!(
+            some.includes(CustomerEventType::WebhookTest),
+            "a test goes to its endpoint"
+        );
     }
 
     #[test]

@@ -28,10 +28,7 @@ async fn a_notice_is_delivered_signed_in_metas_envelope() {
         .await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["delivered"], true);
-    let received = sim
-        .receiver
-        .wait_until("the notice", |r| !r.is_empty())
-        .await;
+    let received = sim.receiver.wait_until("the notice", |r| !r.is_empty()).await;
     assert_eq!(
         received[0].signature.as_deref(),
         Some(expected_signature(&received[0].body).as_str())
@@ -45,7 +42,10 @@ async fn a_notice_is_delivered_signed_in_metas_envelope() {
     let change = &entry["changes"][0];
     assert_eq!(change["field"], "message_template_quality_update");
     assert_eq!(change["value"]["new_quality_score"], "RED");
-    assert_eq!(change["value"]["message_template_id"], 3_000_000_002_u64, "the seeded template's id");
+    assert_eq!(
+        change["value"]["message_template_id"], 3_000_000_002_u64,
+        "the seeded template's id"
+    );
 
     let (status, _) = sim
         .notice(&json!({ "field": "phone_number_quality_update", "waba_id": "2000000009",
@@ -60,7 +60,10 @@ async fn a_notice_is_delivered_signed_in_metas_envelope() {
 async fn malformed_notices_are_refused_and_nothing_is_sent() {
     let sim = spawn_simulator().await;
     for (body, says) in [
-        (json!({ "field": "messages", "value": {} }), "field must be one of"),
+        (
+            json!({ "field": "messages", "value": {} }),
+            "field must be one of",
+        ),
         (
             json!({ "field": "account_update", "value": { "ban_info": {} } }),
             "account_update needs `event`",

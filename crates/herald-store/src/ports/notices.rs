@@ -121,8 +121,14 @@ macro_rules! notices_port {
                     &self,
                     record: &NoticeRecord,
                 ) -> Result<bool, StoreError> {
-                    let recorded = write_tx!(self, |conn| record_in_tx(conn, record).await)
-                        .map_err(TxError::into_store)?;
+                    let recorded = match write_tx!(self, |conn| record_in_tx(conn, record).await)
+                        .map_err(TxError::into_store)
+                    {
+                        // Two processings of one callback at once (the receiving task and the backlog
+                        // sweep): the key's unique index stops the second, which wrote nothing.
+                        Err(StoreError::Conflict(detail)) if detail.contains("dedupe_key") => false,
+                        other => other?,
+                    };
                     if recorded {
                         self.webhooks_committed();
                     }

@@ -188,3 +188,34 @@ pub async fn notices_set_the_sender_quality_in_its_organization(ports: Ports) {
     assert_eq!(body["data"]["sender"]["number"], sender.number.as_str());
     assert_eq!(body["data"]["messaging_limit"], "TIER_10K");
 }
+
+pub async fn notices_recorded_concurrently_count_once(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    ports
+        .templates
+        .replace_templates(
+            &org.id,
+            &sender.waba_id,
+            &[template_hello_world(org.id, &sender.waba_id)],
+        )
+        .await
+        .expect("replace_templates");
+    // The receiving task and the backlog sweep may process one callback at the same moment.
+    let tasks = (0..8).map(|_| {
+        let tracking = std::sync::Arc::clone(&ports.tracking);
+        let record = record(&org, "key-race", hello_world_paused(), None);
+        tokio::spawn(async move { tracking.record_notice(&record).await })
+    });
+    let outcomes = futures::future::join_all(tasks).await;
+    let recorded = outcomes
+        .into_iter()
+        .map(|outcome| {
+            outcome
+                .expect("the task ran")
+                .expect("a concurrent duplicate is an answer, not an error")
+        })
+        .filter(|recorded| *recorded)
+        .count();
+    assert_eq!(recorded, 1);
+    assert_eq!(events_of(&ports, &org).await.len(), 1);
+}
