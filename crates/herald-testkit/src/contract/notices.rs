@@ -219,3 +219,52 @@ pub async fn notices_recorded_concurrently_count_once(ports: Ports) {
     assert_eq!(recorded, 1);
     assert_eq!(events_of(&ports, &org).await.len(), 1);
 }
+
+pub async fn notices_a_sync_keeps_the_last_change_time_of_an_unchanged_copy(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    // One listing's template, seen by three syncs (the network's id stays the same).
+    let listed = template_hello_world(org.id, &sender.waba_id);
+    let stamped = |at_ms: i64, status: &str| {
+        let mut copy = listed.clone();
+        copy.status = TemplateStatus::parse(status).expect("valid");
+        copy.synced_at = at(at_ms);
+        copy.health.updated_at = Some(at(at_ms));
+        copy.health.quality = Some(QualityScore::parse("GREEN").expect("valid"));
+        copy
+    };
+    let stored = |ports: &Ports| {
+        let ports = ports.clone();
+        let org = org.id;
+        async move {
+            ports
+                .templates
+                .templates(&org, &TemplateQuery::default())
+                .await
+                .expect("templates")
+                .remove(0)
+        }
+    };
+    let replace = |copy| {
+        let ports = ports.clone();
+        let (org, waba) = (org.id, sender.waba_id.clone());
+        async move {
+            ports
+                .templates
+                .replace_templates(&org, &waba, &[copy])
+                .await
+                .expect("replace_templates");
+        }
+    };
+    replace(stamped(100, "APPROVED")).await;
+    replace(stamped(200, "APPROVED")).await;
+    let copy = stored(&ports).await;
+    assert_eq!(copy.synced_at, at(200));
+    assert_eq!(copy.health.updated_at, Some(at(100)), "nothing changed since 100");
+    assert_eq!(copy.health.quality.expect("kept").as_str(), "GREEN");
+    replace(stamped(300, "PAUSED")).await;
+    assert_eq!(
+        stored(&ports).await.health.updated_at,
+        Some(at(300)),
+        "the status changed at 300"
+    );
+}
