@@ -92,6 +92,7 @@ async fn a_created_template_is_approved_announced_to_the_customer_and_sent(db: D
     assert_eq!(data["template"]["name"], "order_update");
     assert_eq!(data["template"]["language"], "en_US");
     assert!(data["template"]["network_id"].is_string(), "{event}");
+    assert_eq!(data["event"], "APPROVED");
     assert_eq!(data["status"], "APPROVED");
     assert_eq!(data["previous_status"], "PENDING");
     assert_eq!(data["reason"], Value::Null);

@@ -206,6 +206,7 @@ pub enum NoticeChange {
     /// `message_template_status_update`: the review's outcome or a later status change.
     TemplateStatus {
         template: NoticeTemplate,
+        /// The network's `event` (`APPROVED`, `REJECTED`, `PAUSED`, `REINSTATED`, …).
         status: TemplateStatus,
         /// The network's reason (`INVALID_FORMAT`, …); the network's `NONE` is no reason.
         reason: Option<String>,

@@ -67,6 +67,9 @@ pub struct NoticeEvent {
 pub enum NoticeBody {
     TemplateStatus {
         template: NoticeTemplate,
+        /// The network's event as it came (`APPROVED`, `REINSTATED`, `PAUSED`, …).
+        event: TemplateStatus,
+        /// The template's status after it (`REINSTATED` and `UNARCHIVED` leave it `APPROVED`).
         status: TemplateStatus,
         /// The status of Herald's copy before; `None` when Herald had no copy.
         previous_status: Option<TemplateStatus>,
@@ -142,6 +145,15 @@ fn rating_of(event: &str) -> Option<&'static str> {
     }
 }
 
+/// The status a template has after the network's status event: the events that give an archived or
+/// reinstated template back leave it `APPROVED`; every other event is the status it names.
+fn status_after(event: &TemplateStatus) -> TemplateStatus {
+    match event.as_str() {
+        "REINSTATED" | "UNARCHIVED" => TemplateStatus::approved(),
+        _ => event.clone(),
+    }
+}
+
 /// Decides what `record` changes, given the organization's template copy it names (`template`, `None` when
 /// Herald has none yet: the event is still sent, and the next sync brings the copy) or the current quality
 /// of its sender.
@@ -162,6 +174,8 @@ pub fn decide(
             reason,
             info,
         } => {
+            let event = status;
+            let status = &status_after(event);
             let rejected = status.as_str() == "REJECTED";
             let next = template.map(|current| TemplateState {
                 status: status.clone(),
@@ -174,6 +188,7 @@ pub fn decide(
             });
             let body = NoticeBody::TemplateStatus {
                 template: named.clone(),
+                event: event.clone(),
                 status: status.clone(),
                 previous_status: template.map(|t| t.status.clone()),
                 reason: reason.clone(),

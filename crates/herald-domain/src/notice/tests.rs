@@ -206,3 +206,17 @@ fn an_account_update_changes_nothing_stored() {
     assert_eq!((decision.template, decision.sender), (None, None));
     assert_eq!(decision.event.event_type().as_str(), "account.update");
 }
+
+#[test]
+fn a_reinstated_template_is_approved_again_and_the_event_says_reinstated() {
+    let decision = decide(
+        &record(status_change("REINSTATED", None), None),
+        Some(&stored("PAUSED")),
+        None,
+    );
+    assert_eq!(decision.template.unwrap().status.as_str(), "APPROVED");
+    let NoticeBody::TemplateStatus { event, status, .. } = decision.event.body else {
+        panic!()
+    };
+    assert_eq!((event.as_str(), status.as_str()), ("REINSTATED", "APPROVED"));
+}

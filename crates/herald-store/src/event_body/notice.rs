@@ -12,12 +12,14 @@ pub(crate) fn notice_body(event: &NoticeEvent) -> Value {
     let data = match &event.body {
         NoticeBody::TemplateStatus {
             template,
+            event: network_event,
             status,
             previous_status,
             reason,
             info,
         } => json!({
             "template": template_object(template),
+            "event": network_event.as_str(),
             "status": status.as_str(),
             "previous_status": previous_status.as_ref().map(|s| s.as_str()),
             "reason": reason,
