@@ -131,6 +131,7 @@ fn template(structure: TemplateStructure, approved: bool) -> Template {
         structure,
         network_id: None,
         synced_at: chrono::DateTime::UNIX_EPOCH,
+        health: Default::default(),
     }
 }
 

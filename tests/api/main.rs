@@ -23,5 +23,6 @@ mod kinds;
 mod limits;
 mod network;
 mod scenarios;
+mod template_events;
 mod template_review;
 mod webhooks;

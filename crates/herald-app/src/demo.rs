@@ -123,6 +123,7 @@ fn simulator_templates(services: &Services, org: &OrganizationId) -> anyhow::Res
             },
             network_id: None,
             synced_at: now,
+            health: Default::default(),
         })
     };
     let url_button = vec![ButtonSpec {

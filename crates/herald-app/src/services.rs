@@ -267,6 +267,7 @@ impl Services {
             ),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates(), store.accounts()),
+            senders: herald_domain::usecases::Senders::new(store.accounts()),
             manage_templates: ManageTemplates::new(
                 TemplateReviewPorts {
                     accounts: store.accounts(),

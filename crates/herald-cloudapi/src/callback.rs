@@ -3,6 +3,8 @@
 //! The body is walked as loose JSON rather than strict structs: one malformed item must become a note in
 //! [`ParsedCallback::skipped`], never a failure of the whole batch, and the network adds fields all the time.
 
+mod notices;
+
 use crate::errors::classify;
 use herald_domain::Timestamp;
 use herald_domain::message::MessageError;
@@ -33,8 +35,9 @@ impl CallbackDecoder for CloudApiDecoder {
     }
 }
 
-/// Parses a callback body (already verified with [`crate::verify_signature`]) into status reports and inbound
-/// messages. Items that cannot be used, and changes of fields other than `messages`, are listed in `skipped`.
+/// Parses a callback body (already verified with [`crate::verify_signature`]) into status reports, inbound
+/// messages and account notices (templates, numbers, the account). Items that cannot be used, and changes of
+/// other fields, are listed in `skipped`.
 ///
 /// # Errors
 /// [`ParseError`] only when the body is not JSON or not an envelope with an `entry` list.
@@ -53,14 +56,22 @@ pub fn parse_callback(raw_body: &[u8]) -> Result<ParsedCallback, ParseError> {
             continue;
         };
         for (c, change) in changes.iter().enumerate() {
-            parse_change(&format!("entry[{e}].changes[{c}]"), change, &mut parsed);
+            parse_change(&format!("entry[{e}].changes[{c}]"), entry, change, &mut parsed);
         }
     }
     Ok(parsed)
 }
 
-fn parse_change(at: &str, change: &Value, parsed: &mut ParsedCallback) {
+fn parse_change(at: &str, entry: &Value, change: &Value, parsed: &mut ParsedCallback) {
     let field = change.get("field").and_then(Value::as_str).unwrap_or("");
+    if notices::NOTICE_FIELDS.contains(&field) {
+        let value = change.get("value").unwrap_or(&Value::Null);
+        match notices::parse_notice(entry, field, value) {
+            Ok(notice) => parsed.events.push(NetworkEvent::Notice(notice)),
+            Err(why) => parsed.skipped.push(format!("{at}: {field}: {why}")),
+        }
+        return;
+    }
     if field != "messages" {
         parsed
             .skipped

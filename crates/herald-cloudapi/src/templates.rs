@@ -2,15 +2,17 @@
 //! what a send must fill.
 
 use herald_domain::attachment::MediaKind;
+use herald_domain::network::QualityScore;
 use herald_domain::ports::NetworkTemplate;
 use herald_domain::template::{
-    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, TemplateName, TemplateStatus,
-    TemplateStructure,
+    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, TemplateHealth, TemplateName,
+    TemplateStatus, TemplateStructure,
 };
 use serde::Deserialize;
 
 /// The fields asked for when listing templates.
-pub(crate) const FIELDS: &str = "name,status,language,category,components,id,parameter_format";
+pub(crate) const FIELDS: &str =
+    "name,status,language,category,components,id,parameter_format,quality_score,rejected_reason";
 
 /// One page of the template list.
 #[derive(Debug, Deserialize)]
@@ -48,6 +50,18 @@ struct Definition {
     parameter_format: Option<String>,
     #[serde(default)]
     components: Vec<Component>,
+    /// `{"score": "GREEN", "date": …}`; absent until the network rates the template.
+    #[serde(default)]
+    quality_score: Option<QualityField>,
+    /// `NONE` unless rejected.
+    #[serde(default)]
+    rejected_reason: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct QualityField {
+    #[serde(default)]
+    score: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -111,6 +125,15 @@ pub(crate) fn parse_template(value: serde_json::Value) -> Result<NetworkTemplate
             buttons,
         },
         network_id: definition.id,
+        health: TemplateHealth {
+            // A rating the network words differently is left out rather than failing the template.
+            quality: definition
+                .quality_score
+                .and_then(|q| q.score)
+                .and_then(|score| QualityScore::parse(&score).ok()),
+            rejected_reason: TemplateHealth::reason(definition.rejected_reason.as_deref()),
+            updated_at: None,
+        },
     })
 }
 

@@ -163,16 +163,46 @@ pub enum CustomerEventType {
     MessageFailed,
     MessageInbound,
     WebhookTest,
+    TemplateStatus,
+    TemplateQuality,
+    TemplateCategory,
+    SenderQuality,
+    AccountUpdate,
 }
 
 impl CustomerEventType {
+    /// The kinds an endpoint may subscribe to, in the order the docs list them (`webhook.test` is not one:
+    /// it goes to the endpoint it was sent to).
+    pub const SUBSCRIBABLE: [Self; 8] = [
+        Self::MessageStatus,
+        Self::MessageFailed,
+        Self::MessageInbound,
+        Self::TemplateStatus,
+        Self::TemplateQuality,
+        Self::TemplateCategory,
+        Self::SenderQuality,
+        Self::AccountUpdate,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::MessageStatus => "message.status",
             Self::MessageFailed => "message.failed",
             Self::MessageInbound => "message.inbound",
             Self::WebhookTest => "webhook.test",
+            Self::TemplateStatus => "template.status",
+            Self::TemplateQuality => "template.quality",
+            Self::TemplateCategory => "template.category",
+            Self::SenderQuality => "sender.quality",
+            Self::AccountUpdate => "account.update",
         }
+    }
+
+    /// The kind named `name` (any kind, `webhook.test` included).
+    pub fn parse(name: &str) -> Option<Self> {
+        std::iter::once(Self::WebhookTest)
+            .chain(Self::SUBSCRIBABLE)
+            .find(|kind| kind.as_str() == name)
     }
 
     /// The event a status change emits.

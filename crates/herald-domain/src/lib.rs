@@ -19,6 +19,7 @@ pub mod interactive;
 pub mod media;
 pub mod message;
 pub mod network;
+pub mod notice;
 pub mod organization;
 pub mod owner;
 pub mod ports;

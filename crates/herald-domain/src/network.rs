@@ -1,8 +1,10 @@
 //! What the network reports back (statuses and inbound messages), already translated into Herald's terms by
 //! the adapter. The network port itself is [`crate::ports::MessagingNetwork`].
 
+use crate::error::InvalidValue;
 use crate::message::{MessageError, MessageStatus};
 use crate::organization::NetworkRef;
+use crate::template::{LanguageCode, TemplateName, TemplateStatus};
 use crate::time::Timestamp;
 use crate::values::PhoneNumber;
 
@@ -161,6 +163,8 @@ pub struct InboundMessage {
 pub enum NetworkEvent {
     Status(NetworkStatusReport),
     Inbound(InboundMessage),
+    /// A change of a business account's templates, numbers or standing.
+    Notice(AccountNotice),
 }
 
 /// The outcome of parsing one callback body: every item that parsed, and a note for each that did not
@@ -169,4 +173,109 @@ pub enum NetworkEvent {
 pub struct ParsedCallback {
     pub events: Vec<NetworkEvent>,
     pub skipped: Vec<String>,
+}
+
+/// A change the network reports about a business account rather than about one message: a template's
+/// review, quality or category, a number's quality and messaging limit, or the account itself
+/// (`message_template_status_update`, `message_template_quality_update`, `template_category_update`,
+/// `phone_number_quality_update`, `account_update`, `account_alerts`; docs/cloud-api.md §4.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountNotice {
+    /// The business account (WABA) it is about: the envelope's `entry.id`.
+    pub waba_id: NetworkRef,
+    /// When the network says it happened (the entry's `time`).
+    pub occurred_at: Timestamp,
+    /// The same for every delivery of the same notice, and different for any other: the callback may be
+    /// redelivered by the network or reprocessed from its stored copy, and must record its events once.
+    pub dedupe_key: String,
+    pub change: NoticeChange,
+}
+
+/// A template a notice names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeTemplate {
+    /// The network's id of the template (`message_template_id`).
+    pub network_id: Option<String>,
+    pub name: TemplateName,
+    pub language: LanguageCode,
+}
+
+/// What a notice says changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoticeChange {
+    /// `message_template_status_update`: the review's outcome or a later status change.
+    TemplateStatus {
+        template: NoticeTemplate,
+        /// The network's `event` (`APPROVED`, `REJECTED`, `PAUSED`, `REINSTATED`, …).
+        status: TemplateStatus,
+        /// The network's reason (`INVALID_FORMAT`, …); the network's `NONE` is no reason.
+        reason: Option<String>,
+        /// `other_info` of a pause or a lock: its title and description.
+        info: Option<NoticeInfo>,
+    },
+    /// `message_template_quality_update`.
+    TemplateQuality {
+        template: NoticeTemplate,
+        previous: Option<QualityScore>,
+        quality: QualityScore,
+    },
+    /// `template_category_update`: a category changed, or is about to (`correct_category`).
+    TemplateCategory {
+        template: NoticeTemplate,
+        previous: Option<String>,
+        category: String,
+        /// The category the network will move the template to (an impending change).
+        correct: Option<String>,
+    },
+    /// `phone_number_quality_update`: a number's quality event and messaging limit.
+    SenderQuality {
+        /// The number as the network displays it (digits).
+        display_phone_number: String,
+        /// `FLAGGED`, `UNFLAGGED`, `ONBOARDING`, `THROUGHPUT_UPGRADE`, `UPGRADE`, `DOWNGRADE`, …
+        event: String,
+        current_limit: Option<String>,
+        old_limit: Option<String>,
+    },
+    /// `account_update` or `account_alerts`: about the account as a whole.
+    Account {
+        /// The webhook field: `account_update` or `account_alerts`.
+        field: String,
+        /// `DISABLED_UPDATE`, `ACCOUNT_VIOLATION`, …; an alert's `alert_type`.
+        event: String,
+        /// The network's `value` object as JSON text (ban, violation, restriction or alert details).
+        details_json: String,
+    },
+}
+
+/// A title and description the network attaches to a status change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeInfo {
+    pub title: Option<String>,
+    pub description: Option<String>,
+}
+
+/// A quality rating as the network writes it: `GREEN`, `YELLOW`, `RED`, `UNKNOWN` (kept as given when it
+/// adds another uppercase word).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct QualityScore(String);
+
+impl QualityScore {
+    /// # Errors
+    /// [`InvalidValue`] when empty or not uppercase letters and underscores.
+    pub fn parse(value: &str) -> Result<Self, InvalidValue> {
+        if !value.is_empty()
+            && value.len() <= 32
+            && value.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        {
+            Ok(Self(value.to_owned()))
+        } else {
+            Err(InvalidValue::new(
+                "a quality rating is an uppercase word such as GREEN",
+            ))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }

@@ -238,6 +238,31 @@ pub struct Template {
     /// The network's id of the template, when known.
     pub network_id: Option<String>,
     pub synced_at: Timestamp,
+    /// Quality, rejection reason and the time of the last change.
+    pub health: TemplateHealth,
+}
+
+/// What the network says of a template besides its definition: its quality rating and why it was rejected,
+/// from the listing (`quality_score.score`, `rejected_reason`) or from the template webhooks, and when
+/// Herald's copy last changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TemplateHealth {
+    /// `GREEN`, `YELLOW`, `RED` or `UNKNOWN`, when the network rated it.
+    pub quality: Option<crate::network::QualityScore>,
+    /// The network's reason for a rejection (`INVALID_FORMAT`, …); `None` when not rejected.
+    pub rejected_reason: Option<String>,
+    /// When Herald's copy last changed (a sync or a template event); `None` from the network's listing.
+    pub updated_at: Option<Timestamp>,
+}
+
+impl TemplateHealth {
+    /// The network's `NONE` (and an empty value) means there is no reason.
+    pub fn reason(value: Option<&str>) -> Option<String> {
+        value
+            .map(str::trim)
+            .filter(|r| !r.is_empty() && !r.eq_ignore_ascii_case("NONE"))
+            .map(str::to_owned)
+    }
 }
 
 /// A value filling a template variable: 1 to 1024 characters, no newline or tab, at most 4 consecutive

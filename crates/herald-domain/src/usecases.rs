@@ -11,6 +11,7 @@ mod owner;
 mod queries;
 mod reseal;
 mod send;
+mod senders;
 mod shared;
 mod template_review;
 mod templates;
@@ -39,6 +40,7 @@ pub use queries::{
 };
 pub use reseal::{Reseal, ResealReport};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+pub use senders::{SenderView, Senders};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 pub use webhooks::{DESCRIPTION_MAX_CHARS, EndpointPatch, ManageWebhooks, WebhookError, check_description};

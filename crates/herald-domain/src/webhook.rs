@@ -51,6 +51,11 @@ pub struct EventSelection {
     pub message_status: bool,
     pub message_failed: bool,
     pub message_inbound: bool,
+    pub template_status: bool,
+    pub template_quality: bool,
+    pub template_category: bool,
+    pub sender_quality: bool,
+    pub account_update: bool,
 }
 
 impl EventSelection {
@@ -59,27 +64,40 @@ impl EventSelection {
         message_status: true,
         message_failed: true,
         message_inbound: true,
+        template_status: true,
+        template_quality: true,
+        template_category: true,
+        sender_quality: true,
+        account_update: true,
+    };
+
+    /// Nothing (not a valid selection by itself: the base to build one on).
+    pub const NONE: Self = Self {
+        message_status: false,
+        message_failed: false,
+        message_inbound: false,
+        template_status: false,
+        template_quality: false,
+        template_category: false,
+        sender_quality: false,
+        account_update: false,
     };
 
     /// # Errors
     /// [`InvalidValue`] for an unknown event name or an empty list.
     pub fn parse(names: &[&str]) -> Result<Self, InvalidValue> {
-        let mut selection = Self {
-            message_status: false,
-            message_failed: false,
-            message_inbound: false,
-        };
+        let mut selection = Self::NONE;
         for name in names {
-            match *name {
-                "message.status" => selection.message_status = true,
-                "message.failed" => selection.message_failed = true,
-                "message.inbound" => selection.message_inbound = true,
-                other => {
-                    return Err(InvalidValue::new(format!(
-                        "unknown event `{other}`; use message.status, message.failed, message.inbound"
-                    )));
-                }
-            }
+            let kind = CustomerEventType::parse(name)
+                .filter(|kind| *kind != CustomerEventType::WebhookTest)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = CustomerEventType::SUBSCRIBABLE
+                        .iter()
+                        .map(|kind| kind.as_str())
+                        .collect();
+                    InvalidValue::new(format!("unknown event `{name}`; use {}", known.join(", ")))
+                })?;
+            *selection.flag(kind) = true;
         }
         if selection.names().is_empty() {
             return Err(InvalidValue::new("must name at least one event"));
@@ -87,27 +105,37 @@ impl EventSelection {
         Ok(selection)
     }
 
-    pub fn includes(&self, event: CustomerEventType) -> bool {
+    /// The flag of a subscribable kind; `webhook.test` has none (a scratch flag nobody reads).
+    fn flag(&mut self, event: CustomerEventType) -> &mut bool {
         match event {
-            CustomerEventType::MessageStatus => self.message_status,
-            CustomerEventType::MessageFailed => self.message_failed,
-            CustomerEventType::MessageInbound => self.message_inbound,
-            CustomerEventType::WebhookTest => true,
+            CustomerEventType::MessageStatus => &mut self.message_status,
+            CustomerEventType::MessageFailed => &mut self.message_failed,
+            CustomerEventType::MessageInbound => &mut self.message_inbound,
+            CustomerEventType::TemplateStatus => &mut self.template_status,
+            CustomerEventType::TemplateQuality => &mut self.template_quality,
+            CustomerEventType::TemplateCategory => &mut self.template_category,
+            CustomerEventType::SenderQuality => &mut self.sender_quality,
+            CustomerEventType::AccountUpdate | CustomerEventType::WebhookTest => &mut self.account_update,
         }
     }
 
+    pub fn includes(&self, event: CustomerEventType) -> bool {
+        match event {
+            CustomerEventType::WebhookTest => true,
+            kind => {
+                let mut copy = *self;
+                *copy.flag(kind)
+            }
+        }
+    }
+
+    /// The names of the selected kinds, in the order of [`CustomerEventType::SUBSCRIBABLE`].
     pub fn names(&self) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        if self.message_status {
-            names.push("message.status");
-        }
-        if self.message_failed {
-            names.push("message.failed");
-        }
-        if self.message_inbound {
-            names.push("message.inbound");
-        }
-        names
+        CustomerEventType::SUBSCRIBABLE
+            .into_iter()
+            .filter(|kind| self.includes(*kind))
+            .map(CustomerEventType::as_str)
+            .collect()
     }
 }
 
@@ -303,4 +331,37 @@ pub enum SecretSlot {
     Current,
     /// The secret replaced by the last rotation, signing too until its overlap ends.
     Previous,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_subscribable_kind_parses_and_lists_back_in_order() {
+        let all: Vec<&str> = CustomerEventType::SUBSCRIBABLE
+            .iter()
+            .map(|kind| kind.as_str())
+            .collect();
+        assert_eq!(EventSelection::parse(&all), Ok(EventSelection::ALL));
+        assert_eq!(EventSelection::ALL.names(), all);
+        let some = EventSelection::parse(&["account.update", "template.status"]).unwrap();
+        assert_eq!(some.names(), ["template.status", "account.update"]);
+        assert!(some.includes(CustomerEventType::TemplateStatus));
+        assert!(!some.includes(CustomerEventType::TemplateQuality));
+        assert!(!some.includes(CustomerEventType::MessageStatus));
+        assert!(
+            some.includes(CustomerEventType::WebhookTest),
+            "a test goes to its endpoint"
+        );
+    }
+
+    #[test]
+    fn unknown_names_webhook_test_and_an_empty_list_are_refused() {
+        for names in [&["template.deleted"][..], &["webhook.test"], &[]] {
+            assert!(EventSelection::parse(names).is_err(), "{names:?}");
+        }
+        let error = EventSelection::parse(&["nope"]).unwrap_err();
+        assert!(error.0.contains("sender.quality"), "{}", error.0);
+    }
 }

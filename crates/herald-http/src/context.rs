@@ -5,7 +5,7 @@ use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
     Authenticate, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks,
-    Media, MessageEvents, SendMessage, SyncTemplates, WindowStatus,
+    Media, MessageEvents, SendMessage, Senders, SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -23,6 +23,8 @@ pub struct ApiContext {
     pub sync_templates: Arc<SyncTemplates>,
     /// Templates created, edited and deleted through the network's review (docs/api.md §6.1).
     pub manage_templates: ManageTemplates,
+    /// The organization's senders with their quality (docs/api.md §6.2).
+    pub senders: Senders,
     /// Customer webhook endpoints (docs/api.md §9).
     pub webhooks: ManageWebhooks,
     /// Uploads and reading media back (docs/api.md §4.5, §9).

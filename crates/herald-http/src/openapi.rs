@@ -62,7 +62,8 @@ use utoipa::{Modify, OpenApi};
         (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (docs/api.md §4.5, §9)."),
         (name = "contacts", description = "The 24-hour service window (docs/api.md §7)."),
         (name = "templates", description = "The organization's templates as synced from the network (docs/api.md §6)."),
-        (name = "webhooks", description = "Customer webhooks: signed events about messages, delivered with retries (docs/api.md §9)."),
+        (name = "senders", description = "The organization's sender numbers with their quality and messaging limit (docs/api.md §6.2)."),
+        (name = "webhooks", description = "Customer webhooks: signed events about messages, templates, senders and the account, delivered with retries (docs/api.md §9)."),
         (name = "operations", description = "Health, readiness and this reference (docs/api.md §11)."),
     )
 )]

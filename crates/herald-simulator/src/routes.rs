@@ -8,6 +8,7 @@ mod inbound;
 mod interactive;
 mod media;
 mod messages;
+mod notices;
 mod shapes;
 mod template_review;
 mod templates;
@@ -36,6 +37,7 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>)
                     .route(web::post().to(control::inbound)),
             )
             .route("/control/sent", web::get().to(control::sent))
+            .route("/control/notice", web::post().to(notices::notice))
             .route("/control/faults", web::post().to(faults::set))
             .route("/control/faults", web::get().to(faults::current))
             .route("/media-download/{media_id}", web::get().to(media::download))

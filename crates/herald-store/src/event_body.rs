@@ -2,6 +2,10 @@
 //! [`CustomerEvent`], built in the transaction that records the event, so what a customer receives is
 //! exactly what was recorded at that moment.
 
+mod notice;
+
+pub(crate) use notice::notice_body;
+
 use chrono::SecondsFormat;
 use herald_domain::Timestamp;
 use herald_domain::customer_event::CustomerEventType;

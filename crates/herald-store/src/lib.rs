@@ -145,13 +145,22 @@ impl Store {
             + MediaCatalog
             + OwnerStore,
     {
-        let (accounts, templates): (Arc<dyn AccountStore>, Arc<dyn TemplateStore>) = match options.read_cache
-        {
-            Some(ttl) if !ttl.is_zero() => (
-                Arc::new(read_cache::CachedAccounts::new(db.clone(), ttl)),
-                Arc::new(read_cache::CachedTemplates::new(db.clone(), ttl)),
-            ),
-            _ => (db.clone(), db.clone()),
+        type Cached = (
+            Arc<dyn AccountStore>,
+            Arc<dyn TemplateStore>,
+            Arc<dyn TrackingStore>,
+        );
+        let (accounts, templates, tracking): Cached = match options.read_cache {
+            Some(ttl) if !ttl.is_zero() => {
+                let templates = Arc::new(read_cache::CachedTemplates::new(db.clone(), ttl));
+                (
+                    Arc::new(read_cache::CachedAccounts::new(db.clone(), ttl)),
+                    templates.clone(),
+                    // Notices change template copies: the cache is evicted as for a sync.
+                    Arc::new(read_cache::EvictingTracking::new(db.clone(), templates)),
+                )
+            }
+            _ => (db.clone(), db.clone(), db.clone()),
         };
         Self {
             admin: db.clone(),
@@ -160,7 +169,7 @@ impl Store {
             templates,
             windows: db.clone(),
             outbox: db.clone(),
-            tracking: db.clone(),
+            tracking,
             inbound: db.clone(),
             webhooks: db.clone(),
             media: db.clone(),

@@ -11,11 +11,16 @@
 //! - an entry lives at most `ttl` (default 500 ms) from the moment its read *began*, so a change made by
 //!   another process is seen within `ttl` plus one query;
 //! - every write through this process's store (disable a key, suspend or re-plan an organization, add a
-//!   sender, replace templates) evicts what it changes before it returns, so this process sees it at once;
+//!   sender, replace templates, record a template notice) evicts what it changes before it returns, so this
+//!   process sees it at once;
 //! - a read that began before an eviction never stores its (possibly stale) result: each eviction bumps a
 //!   generation, and a result is kept only if the generation did not move while it was read;
 //! - only hits are kept: an unknown key or template is asked of the store every time, so random tokens
 //!   cannot fill the cache, and a key created anywhere works at once.
+
+mod tracking;
+
+pub(crate) use tracking::EvictingTracking;
 
 use async_trait::async_trait;
 use herald_domain::Timestamp;
@@ -194,6 +199,21 @@ impl AccountStore for CachedAccounts {
         phone_number_id: &NetworkRef,
     ) -> Result<Option<SenderNumber>, StoreError> {
         self.inner.sender_by_phone_number_id(phone_number_id).await
+    }
+
+    async fn senders_of_business_account(
+        &self,
+        waba_id: &NetworkRef,
+    ) -> Result<Vec<SenderNumber>, StoreError> {
+        self.inner.senders_of_business_account(waba_id).await
+    }
+
+    async fn sender_qualities(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<(SenderId, herald_domain::notice::SenderQuality)>, StoreError> {
+        // Not cached: a notice changes them at any time, and the resource must show the last report.
+        self.inner.sender_qualities(organization).await
     }
 
     async fn replace_sealed_access_token(

@@ -55,6 +55,9 @@ macro_rules! define_tables {
                 is_default -> Bool,
                 throughput_per_second -> Integer,
                 created_at -> Moment,
+                quality_rating -> Nullable<Text>,
+                messaging_limit -> Nullable<Text>,
+                quality_updated_at -> Nullable<Moment>,
             }
         }
 
@@ -184,6 +187,9 @@ macro_rules! define_tables {
                 structure -> Text,
                 network_id -> Nullable<Text>,
                 synced_at -> Moment,
+                quality -> Nullable<Text>,
+                rejected_reason -> Nullable<Text>,
+                updated_at -> Nullable<Moment>,
             }
         }
 
@@ -254,6 +260,7 @@ macro_rules! define_tables {
                 occurred_at -> Moment,
                 created_at -> Moment,
                 trace_context -> Nullable<Text>,
+                dedupe_key -> Nullable<Text>,
             }
         }
 
@@ -268,6 +275,11 @@ macro_rules! define_tables {
                 sub_status -> Bool,
                 sub_failed -> Bool,
                 sub_inbound -> Bool,
+                sub_template_status -> Bool,
+                sub_template_quality -> Bool,
+                sub_template_category -> Bool,
+                sub_sender_quality -> Bool,
+                sub_account_update -> Bool,
                 description -> Nullable<Text>,
                 enabled -> Bool,
                 disabled_reason -> Nullable<Text>,

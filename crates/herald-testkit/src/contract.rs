@@ -25,6 +25,7 @@ mod kinds;
 mod media;
 mod media_store;
 mod messages;
+mod notices;
 mod outbox;
 mod owners;
 mod templates;
@@ -40,6 +41,7 @@ pub use kinds::*;
 pub use media::*;
 pub use media_store::*;
 pub use messages::*;
+pub use notices::*;
 pub use outbox::*;
 pub use owners::*;
 pub use templates::*;
@@ -175,6 +177,10 @@ pub const SCENARIOS: &[&str] = &[
     "tracking_inbound_events_describe_the_content",
     "tracking_callbacks_round_trip",
     "tracking_failing_callback_is_parked_and_requeued",
+    "notices_change_the_named_copy_once_and_record_one_event",
+    "notices_set_the_sender_quality_in_its_organization",
+    "notices_recorded_concurrently_count_once",
+    "notices_a_sync_keeps_the_last_change_time_of_an_unchanged_copy",
     "webhooks_endpoints_crud_and_isolation",
     "webhooks_creates_stop_at_the_limit_even_when_concurrent",
     "webhooks_patch_and_rotation_keep_each_others_changes",
@@ -285,6 +291,10 @@ macro_rules! contract_suite {
             tracking_inbound_events_describe_the_content,
             tracking_callbacks_round_trip,
             tracking_failing_callback_is_parked_and_requeued,
+            notices_change_the_named_copy_once_and_record_one_event,
+            notices_set_the_sender_quality_in_its_organization,
+            notices_recorded_concurrently_count_once,
+            notices_a_sync_keeps_the_last_change_time_of_an_unchanged_copy,
             webhooks_endpoints_crud_and_isolation,
             webhooks_creates_stop_at_the_limit_even_when_concurrent,
             webhooks_patch_and_rotation_keep_each_others_changes,

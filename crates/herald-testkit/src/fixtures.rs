@@ -478,6 +478,7 @@ fn template(
         structure,
         network_id: Some(digits_of(id)),
         synced_at: t0(),
+        health: Default::default(),
     }
 }
 

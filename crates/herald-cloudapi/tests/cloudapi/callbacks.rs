@@ -103,6 +103,7 @@ fn every_case_of_every_fixture_parses() {
                 let routed = match event {
                     NetworkEvent::Status(s) => &s.phone_number_id,
                     NetworkEvent::Inbound(m) => &m.phone_number_id,
+                    NetworkEvent::Notice(n) => panic!("{label}: a message field gave a notice {n:?}"),
                 };
                 assert_eq!(routed.as_str(), "1122334455667", "{label}");
             }
@@ -280,9 +281,8 @@ fn a_broken_item_never_fails_the_others() {
                           "recipient_id": "16505551234", "biz_opaque_callback_data": "msg_01J0000000000000000000000A" }
                     ]
                 } },
-                { "field": "message_template_status_update", "value": {
-                    "event": "APPROVED", "message_template_id": 12345, "message_template_name": "hello",
-                    "message_template_language": "en_US", "reason": "NONE" } }
+                { "field": "business_capability_update", "value": {
+                    "max_daily_conversation_per_phone": 250, "max_phone_numbers_per_business": 2 } }
             ] },
             { "id": "2" }
         ]
@@ -294,6 +294,7 @@ fn a_broken_item_never_fails_the_others() {
         .map(|e| match e {
             NetworkEvent::Status(s) => s.network_message_id.as_str(),
             NetworkEvent::Inbound(m) => m.network_message_id.as_str(),
+            NetworkEvent::Notice(n) => n.dedupe_key.as_str(),
         })
         .collect();
     assert_eq!(ids, ["wamid.S2", "wamid.A", "wamid.E"]);
@@ -318,7 +319,7 @@ fn a_broken_item_never_fails_the_others() {
         "messages[2]: `timestamp`",
         "messages[3]: image: no `id`",
         "messages[4]: no `id`",
-        "changes[1]: field `message_template_status_update` is not handled",
+        "changes[1]: field `business_capability_update` is not handled",
         "entry[1]: no `changes` list",
     ] {
         assert!(skipped.contains(expected), "missing `{expected}` in\n{skipped}");

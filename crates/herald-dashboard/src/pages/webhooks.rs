@@ -122,6 +122,9 @@ pub async fn create(req: HttpRequest, posted: Posted<CreateForm>) -> Result<Http
         message_status: form.ev_status.is_some(),
         message_failed: form.ev_failed.is_some(),
         message_inbound: form.ev_inbound.is_some(),
+        // The form offers the message events only; account and template events come with the API's
+        // selection (`events` omitted = all) until the form offers them.
+        ..EventSelection::NONE
     };
     if events.names().is_empty() {
         return Err(PageError::BadRequest("Events: pick at least one.".to_owned()));

@@ -66,6 +66,20 @@ pub trait AccountStore: Send + Sync + 'static {
         phone_number_id: &NetworkRef,
     ) -> Result<Option<SenderNumber>, StoreError>;
 
+    /// Every organization's senders of business account `waba_id`, oldest first (for routing the network's
+    /// notices about an account, its templates and its numbers).
+    async fn senders_of_business_account(
+        &self,
+        waba_id: &NetworkRef,
+    ) -> Result<Vec<SenderNumber>, StoreError>;
+
+    /// The quality and messaging limit the network last reported for each of the organization's senders,
+    /// by sender (senders without a report are absent).
+    async fn sender_qualities(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<(SenderId, crate::notice::SenderQuality)>, StoreError>;
+
     /// Replaces the sender's sealed access token with `new` only while it still is `expected` (compare and
     /// set): a token changed meanwhile is kept, never overwritten with one sealed from an older read.
     /// Answers whether it was replaced; `false` also for an unknown sender or one of another organization.

@@ -87,6 +87,8 @@ pub struct NetworkTemplate {
     pub category: String,
     pub structure: TemplateStructure,
     pub network_id: Option<String>,
+    /// Quality rating and rejection reason as listed (`updated_at` is `None`).
+    pub health: crate::template::TemplateHealth,
 }
 
 /// Meta's WhatsApp Cloud API, or the simulator speaking its wire format.

@@ -32,6 +32,13 @@ pub trait TrackingStore: Send + Sync + 'static {
         record: &crate::customer_event::InboundRecord,
     ) -> Result<bool, StoreError>;
 
+    /// Records a notice for one organization in one transaction: locks the template copy it names (by
+    /// business account, name and language) or its sender, calls [`crate::notice::decide`] on what it
+    /// found, writes the new state and the customer event with its fan-out. Answers `false`, writing
+    /// nothing, when the organization already has an event of the notice's `dedupe_key` (a redelivered or
+    /// reprocessed callback).
+    async fn record_notice(&self, record: &crate::notice::NoticeRecord) -> Result<bool, StoreError>;
+
     /// Stores a raw network callback durably, before it is acknowledged.
     async fn store_callback(&self, callback: &crate::dispatch::StoredCallback) -> Result<(), StoreError>;
 

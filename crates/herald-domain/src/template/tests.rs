@@ -19,6 +19,7 @@ fn template(structure: TemplateStructure) -> Template {
         structure,
         network_id: None,
         synced_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),
+        health: Default::default(),
     }
 }
 

@@ -3,7 +3,10 @@ use crate::customer_event::InboundRecord;
 use crate::dispatch::{ParkedCallback, StoredCallback};
 use crate::ids::{EventId, InboundId, MediaId, MessageId};
 use crate::message::{EventSource, MessageStatus};
-use crate::network::{InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport};
+use crate::network::{
+    AccountNotice, InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, NoticeChange,
+};
+use crate::notice::{NoticeRecord, NoticeSender};
 use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
 use crate::status::StatusReport;
 use crate::status::StatusUpdate;
@@ -17,6 +20,8 @@ pub struct CallbackReport {
     pub statuses_applied: usize,
     pub statuses_recorded_only: usize,
     pub inbound_recorded: usize,
+    /// Customer events recorded for account notices (one per organization the notice concerns).
+    pub notices_recorded: usize,
     pub duplicates: usize,
     /// Items that could not be used, with the reason (unknown number or message, unparseable item).
     pub skipped: Vec<String>,
@@ -89,8 +94,8 @@ impl ProcessCallbacks {
     }
 
     /// Applies every event of a stored callback and marks it processed. Safe to run twice: statuses go
-    /// through the status machine (a repeat changes nothing) and inbound messages are deduplicated by the
-    /// network's message id.
+    /// through the status machine (a repeat changes nothing), inbound messages are deduplicated by the
+    /// network's message id, and notices by their key within each organization.
     ///
     /// # Errors
     /// A store failure; the callback stays unprocessed and the backlog sweep retries it.
@@ -105,6 +110,7 @@ impl ProcessCallbacks {
                     match event {
                         NetworkEvent::Status(status) => self.apply_status(status, &mut report).await?,
                         NetworkEvent::Inbound(inbound) => self.record_inbound(inbound, &mut report).await?,
+                        NetworkEvent::Notice(notice) => self.record_notice(notice, &mut report).await?,
                     }
                 }
             }
@@ -310,4 +316,65 @@ impl ProcessCallbacks {
         }
         Ok(())
     }
+
+    /// Records a notice for every organization with a sender of its business account: a number's notice
+    /// for the organizations that have that number, any other for all of them. A template an
+    /// organization has no copy of yet is still reported (the next sync brings the copy).
+    async fn record_notice(
+        &self,
+        notice: AccountNotice,
+        report: &mut CallbackReport,
+    ) -> Result<(), StoreError> {
+        let senders = self.accounts.senders_of_business_account(&notice.waba_id).await?;
+        let mut routes: Vec<(crate::ids::OrganizationId, Option<NoticeSender>)> = Vec::new();
+        for sender in senders {
+            let named = match &notice.change {
+                NoticeChange::SenderQuality {
+                    display_phone_number, ..
+                } => {
+                    if !same_number(sender.number.as_str(), display_phone_number) {
+                        continue;
+                    }
+                    Some(NoticeSender {
+                        id: sender.id,
+                        number: sender.number.clone(),
+                    })
+                }
+                _ => None,
+            };
+            if !routes.iter().any(|(org, _)| *org == sender.organization_id) {
+                routes.push((sender.organization_id, named));
+            }
+        }
+        if routes.is_empty() {
+            report.skipped.push(format!(
+                "notice for unknown business account {} or number",
+                notice.waba_id
+            ));
+            return Ok(());
+        }
+        for (organization_id, sender) in routes {
+            let record = NoticeRecord {
+                organization_id,
+                event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
+                recorded_at: self.clock.now(),
+                notice: notice.clone(),
+                sender,
+            };
+            if self.tracking.record_notice(&record).await? {
+                report.notices_recorded += 1;
+            } else {
+                report.duplicates += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an E.164 number and a number as the network displays it (digits, perhaps with `+`, spaces or
+/// dashes) are the same.
+fn same_number(e164: &str, displayed: &str) -> bool {
+    let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+    let displayed = digits(displayed);
+    !displayed.is_empty() && digits(e164) == displayed
 }

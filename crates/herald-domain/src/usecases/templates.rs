@@ -4,7 +4,7 @@ use crate::ports::{
     AccountStore, Clock, IdGenerator, MessagingNetwork, NetworkError, StoreError, TemplateQuery,
     TemplateStore,
 };
-use crate::template::{LanguageCode, Template, TemplateName};
+use crate::template::{LanguageCode, Template, TemplateHealth, TemplateName};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -81,6 +81,10 @@ impl SyncTemplates {
                     structure: t.structure,
                     network_id: t.network_id,
                     synced_at: now,
+                    health: TemplateHealth {
+                        updated_at: Some(now),
+                        ..t.health
+                    },
                 })
                 .collect();
             self.templates

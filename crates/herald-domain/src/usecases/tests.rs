@@ -9,6 +9,7 @@ mod callbacks;
 mod dispatch;
 mod inbound;
 mod media;
+mod notices;
 mod owner;
 mod queries;
 mod reseal;
@@ -167,6 +168,7 @@ fn template(waba: &NetworkRef, status: &str, header: HeaderSpec, body_params: us
         },
         network_id: None,
         synced_at: now() - chrono::TimeDelta::hours(1),
+        health: Default::default(),
     }
 }
 

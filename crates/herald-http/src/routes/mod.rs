@@ -12,6 +12,7 @@ mod query;
 mod send;
 mod send_kinds;
 pub(crate) mod send_media;
+pub(crate) mod senders;
 mod table;
 pub(crate) mod template_review;
 pub(crate) mod templates;
@@ -32,6 +33,7 @@ fn table() -> Routes {
     use send::*;
     use send_kinds::*;
     use send_media::*;
+    use senders::*;
     use template_review::*;
     use templates::*;
     use webhooks::*;
@@ -61,6 +63,8 @@ fn table() -> Routes {
         .add::<__path_edit_template, _, _>(edit_template)
         .add::<__path_delete_template_language, _, _>(delete_template_language)
         .add::<__path_delete_template, _, _>(delete_template)
+        .add::<__path_list_senders, _, _>(list_senders)
+        .add::<__path_get_sender, _, _>(get_sender)
         .add::<__path_create_webhook, _, _>(create_webhook)
         .add::<__path_list_webhooks, _, _>(list_webhooks)
         .add::<__path_get_webhook, _, _>(get_webhook)

@@ -23,6 +23,13 @@ pub struct TemplateResource {
     pub body: TemplateBodyResource,
     pub buttons: Vec<TemplateButtonResource>,
     pub synced_at: String,
+    /// The network's quality rating: `GREEN`, `YELLOW`, `RED` or `UNKNOWN`; `null` until rated.
+    #[schema(example = "GREEN")]
+    pub quality: Option<String>,
+    /// Why the network rejected it (`INVALID_FORMAT`, …); `null` unless `REJECTED`.
+    pub rejected_reason: Option<String>,
+    /// When Herald's copy last changed (a sync that found it changed, or a template event).
+    pub updated_at: Option<String>,
 }
 
 /// The header's format and whether a send supplies a parameter for it.
@@ -125,6 +132,9 @@ impl From<&Template> for TemplateResource {
                 })
                 .collect(),
             synced_at: crate::dto::time(template.synced_at),
+            quality: template.health.quality.as_ref().map(|q| q.as_str().to_owned()),
+            rejected_reason: template.health.rejected_reason.clone(),
+            updated_at: template.health.updated_at.map(crate::dto::time),
         }
     }
 }

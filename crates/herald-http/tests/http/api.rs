@@ -46,6 +46,7 @@ fn hello_world() -> Template {
         },
         network_id: None,
         synced_at: now(),
+        health: Default::default(),
     }
 }
 

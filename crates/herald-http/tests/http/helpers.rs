@@ -177,6 +177,7 @@ impl World {
             media,
             files: files.clone(),
             templates: herald_domain::usecases::ListTemplates::new(templates.clone(), accounts.clone()),
+            senders: herald_domain::usecases::Senders::new(accounts.clone()),
             manage_templates: herald_domain::usecases::ManageTemplates::new(
                 herald_domain::usecases::TemplateReviewPorts {
                     accounts: accounts.clone(),

@@ -35,7 +35,7 @@ fn every_route_is_documented_with_its_error_responses() {
     let problem = "#/components/schemas/Problem";
     // The statuses each operation documents, by operation id; which operations exist and where they are
     // served comes from the route table alone (its own tests hold it to the document).
-    let cases: [(&str, &[&str]); 38] = [
+    let cases: [(&str, &[&str]); 40] = [
         (
             "sendTemplate",
             &[
@@ -168,6 +168,8 @@ fn every_route_is_documented_with_its_error_responses() {
             "deleteTemplateLanguage",
             &["204", "401", "403", "404", "422", "429", "500", "503"],
         ),
+        ("listSenders", &["200", "401", "403", "429", "500", "503"]),
+        ("getSender", &["200", "401", "403", "404", "429", "500", "503"]),
         ("healthz", &["200"]),
         ("readyz", &["200", "503"]),
         ("openapi", &["200"]),

@@ -19,5 +19,6 @@ mod interactive;
 mod media;
 mod message_kinds;
 mod messages;
+mod notices;
 mod template_review;
 mod templates;

@@ -223,6 +223,62 @@ macro_rules! accounts_port {
                     row.map(SenderNumber::try_from).transpose()
                 }
 
+                async fn senders_of_business_account(
+                    &self,
+                    waba_id: &NetworkRef,
+                ) -> Result<Vec<SenderNumber>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = senders::table
+                        .filter(senders::waba_id.eq(waba_id.as_str()))
+                        .order((senders::created_at, senders::id))
+                        .select(SenderRow::as_select())
+                        .load::<SenderRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    rows.into_iter().map(SenderNumber::try_from).collect()
+                }
+
+                async fn sender_qualities(
+                    &self,
+                    organization: &OrganizationId,
+                ) -> Result<Vec<(SenderId, herald_domain::notice::SenderQuality)>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = senders::table
+                        .filter(senders::organization_id.eq(organization.to_string()))
+                        .filter(senders::quality_updated_at.is_not_null())
+                        .order(senders::id)
+                        .select((
+                            senders::id,
+                            senders::quality_rating,
+                            senders::messaging_limit,
+                            senders::quality_updated_at,
+                        ))
+                        .load::<(
+                            String,
+                            Option<String>,
+                            Option<String>,
+                            Option<chrono::DateTime<chrono::Utc>>,
+                        )>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    rows.into_iter()
+                        .map(
+                            |(id, quality_rating, messaging_limit, quality_updated_at)| {
+                                let id = SenderId::parse(&id)
+                                    .map_err(|e| $crate::error::corrupt("sender id", e))?;
+                                Ok((
+                                    id,
+                                    herald_domain::notice::SenderQuality {
+                                        quality_rating,
+                                        messaging_limit,
+                                        quality_updated_at,
+                                    },
+                                ))
+                            },
+                        )
+                        .collect()
+                }
+
                 async fn replace_sealed_access_token(
                     &self,
                     organization: &OrganizationId,

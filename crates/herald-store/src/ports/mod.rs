@@ -30,6 +30,7 @@ pub(crate) mod idempotency;
 pub(crate) mod inbound;
 pub(crate) mod media;
 pub(crate) mod messages;
+pub(crate) mod notices;
 pub(crate) mod outbox;
 pub(crate) mod owners;
 pub(crate) mod shared;
@@ -52,6 +53,7 @@ macro_rules! port_impls {
             $crate::ports::outbox::outbox_port!();
             $crate::ports::inbound::inbound_port!();
             $crate::ports::tracking::tracking_port!();
+            $crate::ports::notices::notices_port!();
             $crate::ports::webhooks::webhooks_port!();
             $crate::ports::deliveries::deliveries_port!();
             $crate::ports::media::media_port!();

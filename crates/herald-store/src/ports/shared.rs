@@ -139,6 +139,7 @@ macro_rules! shared_port {
                         events::occurred_at.eq(event.occurred_at),
                         events::created_at.eq(event.created_at),
                         events::trace_context.eq(&event.trace_context),
+                        events::dedupe_key.eq(&event.dedupe_key),
                     ))
                     .execute(conn)
                     .await?;

@@ -33,12 +33,26 @@ macro_rules! templates_port {
                             stray.id
                         )));
                     }
-                    let rows = templates
+                    let mut rows = templates
                         .iter()
                         .map(TemplateRow::new)
                         .collect::<Result<Vec<_>, _>>()?;
                     let org = organization.to_string();
                     write_tx!(self, |conn| {
+                        // A copy the sync finds unchanged keeps the time of its last change.
+                        let before = templates::table
+                            .filter(templates::organization_id.eq(&org))
+                            .filter(templates::waba_id.eq(waba_id.as_str()))
+                            .select(TemplateRow::as_select())
+                            .load::<TemplateRow>(conn)
+                            .await?;
+                        for row in &mut rows {
+                            if let Some(old) = before.iter().find(|old| {
+                                old.name == row.name && old.language == row.language && old.same_content(row)
+                            }) {
+                                row.updated_at = old.updated_at.or(Some(old.synced_at));
+                            }
+                        }
                         diesel::delete(
                             templates::table
                                 .filter(templates::organization_id.eq(&org))
@@ -59,6 +73,9 @@ macro_rules! templates_port {
                                     templates::structure.eq(&row.structure),
                                     templates::network_id.eq(&row.network_id),
                                     templates::synced_at.eq(row.synced_at),
+                                    templates::quality.eq(&row.quality),
+                                    templates::rejected_reason.eq(&row.rejected_reason),
+                                    templates::updated_at.eq(row.updated_at),
                                 ))
                                 .execute(conn)
                                 .await?;

@@ -106,6 +106,13 @@ macro_rules! tracking_port {
                     Ok(applied)
                 }
 
+                async fn record_notice(
+                    &self,
+                    record: &herald_domain::notice::NoticeRecord,
+                ) -> Result<bool, StoreError> {
+                    self.record_notice_query(record).await
+                }
+
                 async fn message_by_network_id(
                     &self,
                     organization: &OrganizationId,

@@ -67,6 +67,11 @@ macro_rules! webhooks_port {
                                 webhook_endpoints::sub_status.eq(row.sub_status),
                                 webhook_endpoints::sub_failed.eq(row.sub_failed),
                                 webhook_endpoints::sub_inbound.eq(row.sub_inbound),
+                                webhook_endpoints::sub_template_status.eq(row.sub_template_status),
+                                webhook_endpoints::sub_template_quality.eq(row.sub_template_quality),
+                                webhook_endpoints::sub_template_category.eq(row.sub_template_category),
+                                webhook_endpoints::sub_sender_quality.eq(row.sub_sender_quality),
+                                webhook_endpoints::sub_account_update.eq(row.sub_account_update),
                                 webhook_endpoints::description.eq(&row.description),
                                 webhook_endpoints::enabled.eq(row.enabled),
                                 webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
@@ -151,6 +156,11 @@ macro_rules! webhooks_port {
                                     webhook_endpoints::sub_status.eq(events.message_status),
                                     webhook_endpoints::sub_failed.eq(events.message_failed),
                                     webhook_endpoints::sub_inbound.eq(events.message_inbound),
+                                    webhook_endpoints::sub_template_status.eq(events.template_status),
+                                    webhook_endpoints::sub_template_quality.eq(events.template_quality),
+                                    webhook_endpoints::sub_template_category.eq(events.template_category),
+                                    webhook_endpoints::sub_sender_quality.eq(events.sender_quality),
+                                    webhook_endpoints::sub_account_update.eq(events.account_update),
                                 ))
                                 .execute(conn)
                                 .await?;
@@ -290,6 +300,7 @@ macro_rules! webhooks_port {
                         occurred_at: at,
                         created_at: at,
                         trace_context: None,
+                        dedupe_key: None,
                     };
                     let recorded = write_tx!(self, |conn| {
                         // The endpoint's row is the lock concurrent tests take in turn (PostgreSQL; SQLite's

@@ -4,13 +4,14 @@ use super::shared::*;
 use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::{ContentDto, StoredContent, TargetDto};
-use crate::event_body::event_body;
+use crate::event_body::{event_body, notice_body};
 use herald_domain::content::{MessageRef, MessageTarget};
 use herald_domain::customer_event::CustomerEvent;
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
 use herald_domain::message::{
     EventSource, Message, MessageContent, MessageStatus, StatusEvent, StatusTimestamps,
 };
+use herald_domain::notice::NoticeEvent;
 use herald_domain::ports::StoreError;
 use herald_domain::trace::TraceContext;
 use herald_domain::values::{ClientReference, PhoneNumber};
@@ -192,6 +193,8 @@ row! {
         pub created_at: Time,
         /// The trace of the event's message, copied from it when the event is written.
         pub trace_context: Option<String>,
+        /// A notice's key (`None` for message events): an organization records one event per key.
+        pub dedupe_key: Option<String>,
     }
 }
 
@@ -208,6 +211,23 @@ impl CustomerEventRow {
             occurred_at: event.occurred_at,
             created_at: event.recorded_at,
             trace_context: trace.map(|t| t.as_str().to_owned()),
+            dedupe_key: None,
+        })
+    }
+
+    /// The row of a notice's event: about no message, first and only of its kind (`sequence` 1).
+    pub(crate) fn notice(event: &NoticeEvent) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: event.id.to_string(),
+            organization_id: event.organization_id.to_string(),
+            event_type: event.event_type().as_str().to_owned(),
+            message_id: None,
+            sequence: 1,
+            payload: to_json("event payload", &notice_body(event))?,
+            occurred_at: event.occurred_at,
+            created_at: event.recorded_at,
+            trace_context: None,
+            dedupe_key: Some(event.dedupe_key.clone()),
         })
     }
 }

@@ -3,9 +3,12 @@
 use super::shared::*;
 use crate::dto::StructureDto;
 use herald_domain::ids::{OrganizationId, TemplateId};
+use herald_domain::network::QualityScore;
 use herald_domain::organization::NetworkRef;
 use herald_domain::ports::StoreError;
-use herald_domain::template::{LanguageCode, Template, TemplateName, TemplateStatus, TemplateStructure};
+use herald_domain::template::{
+    LanguageCode, Template, TemplateHealth, TemplateName, TemplateStatus, TemplateStructure,
+};
 
 row! {
     #[derive(Debug)]
@@ -20,6 +23,9 @@ row! {
         pub structure: String,
         pub network_id: Option<String>,
         pub synced_at: Time,
+        pub quality: Option<String>,
+        pub rejected_reason: Option<String>,
+        pub updated_at: Option<Time>,
     }
 }
 
@@ -36,7 +42,42 @@ impl TemplateRow {
             structure: to_json("template structure", &StructureDto::from(&template.structure))?,
             network_id: template.network_id.clone(),
             synced_at: template.synced_at,
+            quality: template.health.quality.as_ref().map(|q| q.as_str().to_owned()),
+            rejected_reason: template.health.rejected_reason.clone(),
+            updated_at: template.health.updated_at,
         })
+    }
+
+    /// Quality, rejection reason and last change of the stored copy.
+    pub(crate) fn health(&self) -> Result<TemplateHealth, StoreError> {
+        Ok(TemplateHealth {
+            quality: self
+                .quality
+                .as_deref()
+                .map(|q| parse("template quality", QualityScore::parse(q)))
+                .transpose()?,
+            rejected_reason: self.rejected_reason.clone(),
+            updated_at: self.updated_at,
+        })
+    }
+
+    /// Whether the two rows say the same of a template (what a sync compares before it stamps a change).
+    pub(crate) fn same_content(&self, other: &Self) -> bool {
+        (
+            &self.status,
+            &self.category,
+            &self.structure,
+            &self.network_id,
+            &self.quality,
+            &self.rejected_reason,
+        ) == (
+            &other.status,
+            &other.category,
+            &other.structure,
+            &other.network_id,
+            &other.quality,
+            &other.rejected_reason,
+        )
     }
 }
 
@@ -45,6 +86,7 @@ impl TryFrom<TemplateRow> for Template {
 
     fn try_from(row: TemplateRow) -> Result<Self, Self::Error> {
         let structure: StructureDto = from_json("template structure", &row.structure)?;
+        let health = row.health()?;
         Ok(Self {
             id: parse("template id", TemplateId::parse(&row.id))?,
             organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
@@ -56,6 +98,7 @@ impl TryFrom<TemplateRow> for Template {
             structure: parse("template structure", TemplateStructure::try_from(&structure))?,
             network_id: row.network_id,
             synced_at: row.synced_at,
+            health,
         })
     }
 }

@@ -11,15 +11,7 @@ use herald_domain::webhook::{
 };
 
 pub(crate) fn parse_event_type(value: &str) -> Result<CustomerEventType, StoreError> {
-    [
-        CustomerEventType::MessageStatus,
-        CustomerEventType::MessageFailed,
-        CustomerEventType::MessageInbound,
-        CustomerEventType::WebhookTest,
-    ]
-    .into_iter()
-    .find(|t| t.as_str() == value)
-    .ok_or_else(|| corrupt("event type", value))
+    CustomerEventType::parse(value).ok_or_else(|| corrupt("event type", value))
 }
 
 /// The `status` of a delivery waiting for (or in) an attempt.
@@ -61,6 +53,11 @@ row! {
         pub sub_status: bool,
         pub sub_failed: bool,
         pub sub_inbound: bool,
+        pub sub_template_status: bool,
+        pub sub_template_quality: bool,
+        pub sub_template_category: bool,
+        pub sub_sender_quality: bool,
+        pub sub_account_update: bool,
         pub description: Option<String>,
         pub enabled: bool,
         pub disabled_reason: Option<String>,
@@ -82,6 +79,11 @@ impl From<&WebhookEndpoint> for WebhookEndpointRow {
             sub_status: endpoint.events.message_status,
             sub_failed: endpoint.events.message_failed,
             sub_inbound: endpoint.events.message_inbound,
+            sub_template_status: endpoint.events.template_status,
+            sub_template_quality: endpoint.events.template_quality,
+            sub_template_category: endpoint.events.template_category,
+            sub_sender_quality: endpoint.events.sender_quality,
+            sub_account_update: endpoint.events.account_update,
             description: endpoint.description.clone(),
             enabled: endpoint.enabled,
             disabled_reason: endpoint.disabled_reason.clone(),
@@ -101,6 +103,11 @@ impl WebhookEndpointRow {
             message_status: self.sub_status,
             message_failed: self.sub_failed,
             message_inbound: self.sub_inbound,
+            template_status: self.sub_template_status,
+            template_quality: self.sub_template_quality,
+            template_category: self.sub_template_category,
+            sender_quality: self.sub_sender_quality,
+            account_update: self.sub_account_update,
         }
     }
 }

@@ -14,6 +14,7 @@
 
 mod helpers;
 mod inline;
+mod migration_events;
 mod migrations;
 mod notifier;
 mod races;

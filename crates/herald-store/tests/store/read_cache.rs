@@ -142,3 +142,70 @@ async fn without_the_cache_every_read_goes_to_the_store() {
         .unwrap();
     assert_eq!(found.key.status, ApiKeyStatus::Disabled);
 }
+
+/// A template notice changes the copy outside `TemplateStore`: the cached copy must not outlive it in the
+/// process that recorded it (a send right after an approval sees `APPROVED`).
+#[tokio::test]
+async fn a_template_notice_recorded_through_the_same_store_is_seen_at_once() {
+    use herald_domain::ids::EventId;
+    use herald_domain::network::{AccountNotice, NoticeChange, NoticeTemplate};
+    use herald_domain::notice::NoticeRecord;
+    use herald_domain::template::TemplateStatus;
+
+    let (_dir, store, _) = two_stores(Some(Duration::from_secs(60))).await;
+    let org = fixtures::organization("business");
+    store.accounts().create_organization(&org).await.unwrap();
+    let sender = fixtures::sender(org.id, "+15550001111", true);
+    store.accounts().add_sender(&sender).await.unwrap();
+    let copy = fixtures::template_hello_world(org.id, &sender.waba_id);
+    store
+        .templates()
+        .replace_templates(&org.id, &sender.waba_id, std::slice::from_ref(&copy))
+        .await
+        .unwrap();
+    let read = || {
+        let templates = store.templates();
+        let (org, waba, name, language) = (
+            org.id,
+            sender.waba_id.clone(),
+            copy.name.clone(),
+            copy.language.clone(),
+        );
+        async move {
+            templates
+                .template(&org, &waba, &name, &language)
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+    assert_eq!(read().await.status.as_str(), "APPROVED");
+
+    let paused = NoticeRecord {
+        organization_id: org.id,
+        event_id: EventId::from_ulid(fixtures::next_ulid()),
+        recorded_at: fixtures::t0(),
+        notice: AccountNotice {
+            waba_id: sender.waba_id.clone(),
+            occurred_at: fixtures::t0(),
+            dedupe_key: "k".into(),
+            change: NoticeChange::TemplateStatus {
+                template: NoticeTemplate {
+                    network_id: None,
+                    name: copy.name.clone(),
+                    language: copy.language.clone(),
+                },
+                status: TemplateStatus::parse("PAUSED").unwrap(),
+                reason: None,
+                info: None,
+            },
+        },
+        sender: None,
+    };
+    assert!(store.tracking().record_notice(&paused).await.unwrap());
+    assert_eq!(
+        read().await.status.as_str(),
+        "PAUSED",
+        "the entry had a minute left to live"
+    );
+}

@@ -26,16 +26,19 @@ const ONLY_STATUS: EventSelection = EventSelection {
     message_status: true,
     message_failed: false,
     message_inbound: false,
+    ..EventSelection::NONE
 };
 const ONLY_FAILED: EventSelection = EventSelection {
     message_status: false,
     message_failed: true,
     message_inbound: false,
+    ..EventSelection::NONE
 };
 const ONLY_INBOUND: EventSelection = EventSelection {
     message_status: false,
     message_failed: false,
     message_inbound: true,
+    ..EventSelection::NONE
 };
 
 /// Creates an endpoint of `organization` created at `at(created)`.

@@ -714,6 +714,7 @@ fn a_mixed_callback_counts_each_item_and_marks_once_with_every_note() {
             statuses_applied: 1,
             statuses_recorded_only: 1,
             inbound_recorded: 1,
+            notices_recorded: 0,
             duplicates: 0,
             skipped: vec!["entry 2: no statuses or messages".into(), unknown],
             submitted_to_delivered: vec![],

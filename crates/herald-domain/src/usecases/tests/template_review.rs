@@ -53,6 +53,7 @@ fn listed(status: &str) -> NetworkTemplate {
         category: "UTILITY".into(),
         structure: definition(false).structure(),
         network_id: Some("594425479261596".into()),
+        health: Default::default(),
     }
 }
 

@@ -23,6 +23,7 @@ fn listed(name: &str, language: &str, status: &str) -> NetworkTemplate {
             buttons: Vec::new(),
         },
         network_id: Some(format!("net-{name}-{language}")),
+        health: Default::default(),
     }
 }
 
@@ -39,6 +40,11 @@ fn copy(t: &NetworkTemplate, organization: OrganizationId, waba: &NetworkRef, n:
         structure: t.structure.clone(),
         network_id: t.network_id.clone(),
         synced_at: now(),
+        // A sync stamps the copy; the store keeps the older stamp when nothing changed.
+        health: crate::template::TemplateHealth {
+            updated_at: Some(now()),
+            ..t.health.clone()
+        },
     }
 }
 

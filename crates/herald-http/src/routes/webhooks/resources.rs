@@ -47,7 +47,8 @@ pub struct WebhookListResource {
 pub struct CreateWebhookRequest {
     /// An absolute `https://` URL whose host resolves to public addresses.
     pub url: Option<String>,
-    /// `message.status`, `message.failed`, `message.inbound`; omitted means all.
+    /// `message.status`, `message.failed`, `message.inbound`, `template.status`, `template.quality`,
+    /// `template.category`, `sender.quality`, `account.update`; omitted means all.
     pub events: Option<Vec<String>>,
     /// Up to 500 characters.
     pub description: Option<String>,
