@@ -382,7 +382,7 @@ async fn every_form_checks_the_sessions_csrf_token(db: Db) {
                 "/dashboard/webhooks",
                 &[
                     ("url", "http://127.0.0.1:9/h"),
-                    ("ev_status", "on"),
+                    ("ev_message_status", "on"),
                     ("csrf", token),
                 ],
             )
@@ -633,7 +633,7 @@ async fn secrets_are_shown_only_at_creation(db: Db) {
             "/dashboard/webhooks",
             &[
                 ("url", "http://127.0.0.1:9/hook"),
-                ("ev_status", "on"),
+                ("ev_message_status", "on"),
                 ("csrf", &csrf),
             ],
         )

@@ -13,7 +13,7 @@ use herald_domain::usecases::{
     Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
     DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
     ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts,
-    SendSettings, SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
+    SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -267,7 +267,7 @@ impl Services {
             ),
             window_status: WindowStatus::new(store.accounts(), store.windows(), self.clock.clone()),
             templates: ListTemplates::new(store.templates(), store.accounts()),
-            senders: herald_domain::usecases::Senders::new(store.accounts()),
+            senders: Senders::new(store.accounts()),
             manage_templates: ManageTemplates::new(
                 TemplateReviewPorts {
                     accounts: store.accounts(),
@@ -347,6 +347,7 @@ impl Services {
             message_events: MessageEvents::new(store.messages()),
             webhooks: self.manage_webhooks(settings, sealer),
             templates: ListTemplates::new(store.templates(), store.accounts()),
+            senders: Senders::new(store.accounts()),
             sync_templates: Arc::new(self.sync_templates(network)),
             messages: store.messages(),
             clock: self.clock.clone(),

@@ -4,7 +4,8 @@ use crate::login_limits::LoginLimits;
 use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
 use herald_domain::usecases::{
-    Admin, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents, OwnerAccess, SyncTemplates,
+    Admin, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents, OwnerAccess, Senders,
+    SyncTemplates,
 };
 use std::sync::Arc;
 
@@ -19,6 +20,8 @@ pub struct DashboardContext {
     pub message_events: MessageEvents,
     pub webhooks: ManageWebhooks,
     pub templates: ListTemplates,
+    /// The account page's numbers, with the quality and messaging limit the network last reported.
+    pub senders: Senders,
     /// The templates page's "sync now" (the same sync the periodic worker runs).
     pub sync_templates: Arc<SyncTemplates>,
     /// Usage counts for the account page.

@@ -232,7 +232,7 @@ async fn the_server_logs_no_secret_of_the_dashboard() {
         "/dashboard/webhooks",
         &[
             ("url", "http://127.0.0.1:9/hook"),
-            ("ev_status", "on"),
+            ("ev_message_status", "on"),
             ("csrf", &csrf),
         ],
     )

@@ -6,11 +6,28 @@ use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::{HttpRequest, HttpResponse};
 use herald_domain::organization::AccountStatus;
-use maud::html;
+use maud::{Markup, html};
+
+/// A quality rating as the network gives it (`GREEN`, `YELLOW`, `RED`, `UNKNOWN`), coloured.
+pub fn quality_badge(rating: Option<&str>) -> Markup {
+    match rating {
+        Some(rating) => {
+            let tone = match rating {
+                "GREEN" => "ok",
+                "YELLOW" => "warn",
+                "RED" => "bad",
+                _ => "neutral",
+            };
+            view::badge(rating, tone)
+        }
+        None => html! { span.muted { "not rated" } },
+    }
+}
 
 pub async fn show(owner: Owner, req: HttpRequest) -> Result<HttpResponse, PageError> {
     let ctx = context(&req)?;
     let account = ctx.access.account(&owner.0, ctx.messages.as_ref()).await?;
+    let senders = ctx.senders.list(owner.organization_id()).await?;
     let plan = &account.plan;
     let org = &account.organization;
     let body = html! {
@@ -58,19 +75,22 @@ pub async fn show(owner: Owner, req: HttpRequest) -> Result<HttpResponse, PageEr
         }
         section.card {
             h2 { "Sender numbers" }
-            @if account.senders.is_empty() {
+            @if senders.is_empty() {
                 p.muted { "No sender numbers yet: the operator adds them." }
             } @else {
                 div.table {
                     table id="senders" {
-                        thead { tr { th { "Number" } th { "Phone number id" } th { "Business account" } th { "Throughput" } th {} } }
+                        thead { tr { th { "Number" } th { "Phone number id" } th { "Business account" } th { "Throughput" } th { "Quality" } th { "Messaging limit" } th {} } }
                         tbody {
-                            @for s in &account.senders {
+                            @for view in &senders {
+                                @let s = &view.sender;
                                 tr {
                                     td { (s.number.as_str()) }
                                     td { code { (s.phone_number_id.as_str()) } }
                                     td { code { (s.waba_id.as_str()) } }
                                     td { (s.throughput_per_second) "/s" }
+                                    td.sender-quality { (quality_badge(view.quality.quality_rating.as_deref())) }
+                                    td { @match &view.quality.messaging_limit { Some(limit) => (limit), None => span.muted { "not reported" } } }
                                     td { @if s.is_default { (view::badge("default", "ok")) } }
                                 }
                             }

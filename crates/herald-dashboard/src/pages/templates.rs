@@ -1,13 +1,16 @@
-//! Templates as Herald last synced them from the network: status, category and what a send must fill, one
-//! template's whole copy, and a button that syncs now instead of waiting for the periodic sync.
+//! Templates as Herald last synced them from the network: status (with a rejection's reason), quality,
+//! category and what a send must fill; one template's whole copy; and a button that syncs now instead of
+//! waiting for the periodic sync.
 
 use crate::auth::{Posted, context};
 use crate::error::PageError;
+use crate::pages::account::quality_badge;
 use crate::pages::keys::PlainForm;
 use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};
+use herald_domain::network::QualityScore;
 use herald_domain::ports::TemplateQuery;
 use herald_domain::template::{BodySpec, HeaderSpec, LanguageCode, Template, TemplateName, TemplateStatus};
 use herald_domain::usecases::SyncError;
@@ -98,14 +101,16 @@ fn list_body(owner: &Owner, templates: &[Template], query: &ListQuery) -> Markup
             } @else {
                 div.table {
                     table id="templates" {
-                        thead { tr { th { "Name" } th { "Language" } th { "Category" } th { "Status" } th { "Header" } th { "Body" } th { "Buttons" } th { "Synced" } } }
+                        thead { tr { th { "Name" } th { "Language" } th { "Category" } th { "Status" } th { "Quality" } th { "Header" } th { "Body" } th { "Buttons" } th { "Synced" } } }
                         tbody {
                             @for t in templates {
                                 tr data-template=(format!("{}/{}", t.name, t.language)) {
                                     td { a href=(template_path(t)) { (t.name.as_str()) } }
                                     td { (t.language.as_str()) }
                                     td { (t.category) }
-                                    td { (status_badge(&t.status)) }
+                                    td { (status_badge(&t.status))
+                                        @if let Some(reason) = &t.health.rejected_reason { br; span.muted.rejected-reason { (reason) } } }
+                                    td { (quality_badge(t.health.quality.as_ref().map(QualityScore::as_str))) }
                                     td { (header_summary(&t.structure.header)) }
                                     td { (body_summary(&t.structure.body)) }
                                     td { (t.structure.buttons.len()) }
@@ -170,6 +175,11 @@ pub async fn show(
             dl.facts {
                 dt { "Status" } dd id="template-status" { (status_badge(&t.status)) }
                 dt { "Category" } dd id="template-category" { (t.category) }
+                dt { "Quality" } dd id="template-quality" { (quality_badge(t.health.quality.as_ref().map(QualityScore::as_str))) }
+                @if let Some(reason) = &t.health.rejected_reason {
+                    dt { "Rejected because" } dd id="template-rejected-reason" { (reason) }
+                }
+                dt { "Last changed" } dd { (view::optional_time(t.health.updated_at)) }
                 dt { "Business account" } dd { code { (t.waba_id.as_str()) } }
                 dt { "Network id" } dd { @match &t.network_id { Some(id) => code { (id) }, None => span.muted { "not known" } } }
                 dt { "Synced" } dd { (view::time(t.synced_at)) }

@@ -9,11 +9,13 @@ use crate::session::Owner;
 use crate::view::{self, Section};
 use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{DeliveryId, WebhookId};
 use herald_domain::usecases::EndpointPatch;
 use herald_domain::webhook::{Delivery, DeliveryStatus, EventSelection, WebhookEndpoint, WebhookUrl};
 use maud::{Markup, html};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// Deliveries per page of an endpoint.
 const DELIVERIES_PER_PAGE: u32 = 25;
@@ -26,6 +28,11 @@ pub fn delivery_badge(status: DeliveryStatus) -> Markup {
         DeliveryStatus::Skipped => "warn",
     };
     view::badge(status.as_str(), tone)
+}
+
+/// The form field of an event's box: `ev_` and the event's name with `_` for `.`.
+fn event_field(kind: CustomerEventType) -> String {
+    format!("ev_{}", kind.as_str().replace('.', "_"))
 }
 
 fn endpoint_state(endpoint: &WebhookEndpoint) -> Markup {
@@ -50,9 +57,9 @@ fn list_body(owner: &Owner, endpoints: &[WebhookEndpoint], notice: Markup) -> Ma
                 label { "URL" input type="url" name="url" id="webhook-url" required placeholder="https://example.com/herald-events"; }
                 fieldset {
                     legend { "Events" }
-                    label.check { input type="checkbox" name="ev_status" value="on" checked; " message.status" }
-                    label.check { input type="checkbox" name="ev_failed" value="on" checked; " message.failed" }
-                    label.check { input type="checkbox" name="ev_inbound" value="on" checked; " message.inbound" }
+                    @for kind in CustomerEventType::SUBSCRIBABLE {
+                        label.check { input type="checkbox" name=(event_field(kind)) value="on" checked; " " (kind.as_str()) }
+                    }
                 }
                 label { "Description (optional)" input type="text" name="description" maxlength="500"; }
                 button type="submit" id="create-webhook" { "Add endpoint" }
@@ -100,9 +107,9 @@ pub struct CreateForm {
     csrf: String,
     #[serde(default)]
     url: String,
-    ev_status: Option<String>,
-    ev_failed: Option<String>,
-    ev_inbound: Option<String>,
+    /// The ticked event boxes (`ev_message_status=on`, …), beside the named fields.
+    #[serde(flatten)]
+    ticked: BTreeMap<String, String>,
     #[serde(default)]
     description: String,
 }
@@ -118,17 +125,16 @@ pub async fn create(req: HttpRequest, posted: Posted<CreateForm>) -> Result<Http
     let Posted { owner, form } = posted;
     let url =
         WebhookUrl::parse(form.url.trim()).map_err(|e| PageError::BadRequest(format!("URL: {}", e.0)))?;
-    let events = EventSelection {
-        message_status: form.ev_status.is_some(),
-        message_failed: form.ev_failed.is_some(),
-        message_inbound: form.ev_inbound.is_some(),
-        // The form offers the message events only; account and template events come with the API's
-        // selection (`events` omitted = all) until the form offers them.
-        ..EventSelection::NONE
-    };
-    if events.names().is_empty() {
+    let names: Vec<&str> = CustomerEventType::SUBSCRIBABLE
+        .into_iter()
+        .filter(|kind| form.ticked.contains_key(&event_field(*kind)))
+        .map(CustomerEventType::as_str)
+        .collect();
+    if names.is_empty() {
         return Err(PageError::BadRequest("Events: pick at least one.".to_owned()));
     }
+    let events =
+        EventSelection::parse(&names).map_err(|e| PageError::BadRequest(format!("Events: {}", e.0)))?;
     let description = Some(form.description.trim().to_owned()).filter(|d| !d.is_empty());
     let (endpoint, secret) = ctx
         .webhooks
