@@ -31,6 +31,7 @@ fn order_shipped() -> Template {
             kind: ButtonKind::Url,
             parameters: 1,
         }],
+        ..TemplateStructure::default()
     })
 }
 
@@ -42,7 +43,9 @@ fn full_order_variables() -> TemplateVariables {
             index: 0,
             kind: ButtonKind::Url,
             values: vec![text("track/1234")],
+            flow_action_data: None,
         }],
+        ..TemplateVariables::default()
     }
 }
 
@@ -78,6 +81,7 @@ fn body_count_is_reported_expected_vs_given() {
         header: HeaderSpec::None,
         body: BodySpec::Positional(0),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let extra = TemplateVariables::positional(vec![text("x")]);
     assert_eq!(
@@ -115,6 +119,7 @@ fn header_presence_and_kind() {
         header: HeaderSpec::Media(MediaKind::Document),
         body: BodySpec::Positional(1),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let mut vars = TemplateVariables::positional(vec![text("INV-1")]);
     assert_eq!(
@@ -125,6 +130,7 @@ fn header_presence_and_kind() {
     assert_eq!(
         check_variables(&invoice, &vars),
         Err(TemplateCheckError::HeaderMediaMismatch {
+            part: "the template header".into(),
             expected: "a document",
             got: "an image"
         })
@@ -136,6 +142,7 @@ fn header_presence_and_kind() {
         header: HeaderSpec::None,
         body: BodySpec::Positional(1),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     assert_eq!(
         mismatch(check_variables(&plain, &vars)),
@@ -152,6 +159,7 @@ fn named_bodies_match_by_name() {
             ParamName::parse("date").unwrap(),
         ]),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let p = |n: &str| ParamName::parse(n).unwrap();
     let ok = TemplateVariables::named(vec![(p("date"), text("Friday")), (p("customer"), text("Ana"))]);
@@ -172,6 +180,7 @@ fn named_bodies_match_by_name() {
         header: HeaderSpec::None,
         body: BodySpec::Positional(1),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let by_name = TemplateVariables::named(vec![(p("customer"), text("A"))]);
     assert_eq!(
@@ -192,6 +201,7 @@ fn buttons_by_index() {
         index: 1,
         kind: ButtonKind::Url,
         values: vec![text("x")],
+        flow_action_data: None,
     }];
     assert_eq!(
         mismatch(check_variables(&order_shipped(), &vars)),
@@ -201,6 +211,7 @@ fn buttons_by_index() {
         index: 0,
         kind: ButtonKind::QuickReply,
         values: vec![],
+        flow_action_data: None,
     }];
     assert_eq!(
         mismatch(check_variables(&order_shipped(), &vars)),
@@ -210,15 +221,17 @@ fn buttons_by_index() {
         index: 0,
         kind: ButtonKind::Url,
         values: vec![text("a"), text("b")],
+        flow_action_data: None,
     }];
     assert_eq!(
         mismatch(check_variables(&order_shipped(), &vars)),
-        "button 0 expects 1 parameter, got 2"
+        "button 0 (url) expects 1 parameter, got 2"
     );
     let url = ButtonValue {
         index: 0,
         kind: ButtonKind::Url,
         values: vec![text("a")],
+        flow_action_data: None,
     };
     vars.buttons = vec![url.clone(), url];
     assert_eq!(
@@ -237,6 +250,7 @@ fn quick_reply_payload_is_optional() {
             kind: ButtonKind::QuickReply,
             parameters: 0,
         }],
+        ..TemplateStructure::default()
     });
     assert_eq!(check_variables(&promo, &TemplateVariables::default()), Ok(()));
     let with_payload = TemplateVariables {
@@ -244,6 +258,7 @@ fn quick_reply_payload_is_optional() {
             index: 0,
             kind: ButtonKind::QuickReply,
             values: vec![text("STOP")],
+            flow_action_data: None,
         }],
         ..TemplateVariables::default()
     };
