@@ -24,4 +24,5 @@ mod limits;
 mod network;
 mod scenarios;
 mod template_review;
+mod template_sends;
 mod webhooks;

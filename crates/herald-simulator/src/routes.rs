@@ -10,6 +10,7 @@ mod media;
 mod messages;
 mod shapes;
 mod template_review;
+mod template_send;
 mod templates;
 
 use std::sync::Arc;

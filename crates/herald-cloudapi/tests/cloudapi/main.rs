@@ -21,5 +21,6 @@ mod send;
 mod signature;
 mod simulator;
 mod template_review;
+mod template_types;
 mod templates;
 mod tokens;

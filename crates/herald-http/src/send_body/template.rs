@@ -1,22 +1,26 @@
-//! A template send's `template` and `variables`: the full form and the body shorthands.
+//! A template send's `template` and `variables`: the full form (header, body, buttons, offer, cards) and
+//! the body shorthands (docs/api.md §4.1).
+
+mod buttons;
+mod cards;
 
 use super::fields::{json_type, present, required, string_at};
+use super::location::location_at;
 use super::media::media_source;
 use herald_domain::attachment::{MediaAttachment, MediaKind};
 use herald_domain::message::MessageContent;
 use herald_domain::template::{
-    BodyValues, ButtonKind, ButtonValue, HeaderValue, LanguageCode, ParamName, TemplateName, TemplateRef,
-    TemplateText, TemplateVariables,
+    BodyValues, HeaderValue, LanguageCode, ParamName, TemplateName, TemplateRef, TemplateText,
+    TemplateVariables,
 };
+use herald_domain::time::Timestamp;
 use herald_domain::values::FileName;
 use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};
 
-/// Keys that make a `variables` object the full form rather than the named shorthand.
-const FULL_FORM_KEYS: [&str; 3] = ["header", "body", "buttons"];
-
-/// The highest button index a template can have (the network allows 10 buttons).
-const MAX_BUTTON_INDEX: u64 = 9;
+/// Keys that make a `variables` object the full form rather than the named shorthand. A named template
+/// whose variables are called so takes its values in the full form's `body`.
+const FULL_FORM_KEYS: [&str; 5] = ["header", "body", "buttons", "offer", "cards"];
 
 pub(super) fn template_content(
     object: &Map<String, Value>,
@@ -96,41 +100,70 @@ pub(super) fn full_variables(
             None
         }
     };
-    let body = match present(map, "body") {
-        None => Some(BodyValues::Positional(Vec::new())),
-        Some(Value::Array(items)) => positional(items, "variables.body", errors).map(BodyValues::Positional),
-        Some(Value::Object(values)) => named(values, "variables.body", errors).map(BodyValues::Named),
+    let body = body_values(present(map, "body"), "variables.body", errors);
+    let buttons = buttons::buttons(present(map, "buttons"), "variables.buttons", errors);
+    let offer = match present(map, "offer") {
+        None => Some(None),
+        Some(Value::Object(offer)) => offer_expiration(offer, errors).map(Some),
         Some(other) => {
             errors.push(FieldError::new(
-                "variables.body",
-                format!("must be an array or an object, not {}", json_type(other)),
+                "variables.offer",
+                format!("must be an object with `expires_at`, not {}", json_type(other)),
             ));
             None
         }
     };
-    let buttons = match present(map, "buttons") {
-        None => Some(Vec::new()),
-        Some(Value::Array(items)) => {
-            let parsed: Vec<Option<ButtonValue>> = items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| button(item, &format!("variables.buttons[{i}]"), errors))
-                .collect();
-            parsed.into_iter().collect::<Option<Vec<_>>>()
-        }
-        Some(other) => {
-            errors.push(FieldError::new(
-                "variables.buttons",
-                format!("must be an array, not {}", json_type(other)),
-            ));
-            None
-        }
-    };
+    let cards = cards::cards(present(map, "cards"), errors);
     Some(TemplateVariables {
         header: header?,
         body: body?,
         buttons: buttons?,
+        offer: offer?,
+        cards: cards?,
     })
+}
+
+/// A body's values at `field`: an array by position, an object by name, nothing for none.
+pub(super) fn body_values(
+    value: Option<&Value>,
+    field: &str,
+    errors: &mut ValidationErrors,
+) -> Option<BodyValues> {
+    match value {
+        None => Some(BodyValues::Positional(Vec::new())),
+        Some(Value::Array(items)) => positional(items, field, errors).map(BodyValues::Positional),
+        Some(Value::Object(values)) => named(values, field, errors).map(BodyValues::Named),
+        Some(other) => {
+            errors.push(FieldError::new(
+                field,
+                format!("must be an array or an object, not {}", json_type(other)),
+            ));
+            None
+        }
+    }
+}
+
+/// `{"expires_at": "2026-12-01T18:00:00Z"}`: when a limited-time offer ends.
+fn offer_expiration(offer: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<Timestamp> {
+    const FIELD: &str = "variables.offer.expires_at";
+    if let Some(key) = offer.keys().find(|k| k.as_str() != "expires_at") {
+        errors.push(FieldError::new(
+            format!("variables.offer.{key}"),
+            "is not a field of an offer; it takes only `expires_at`",
+        ));
+        return None;
+    }
+    let text = required(offer, "expires_at", FIELD, errors).and_then(|v| string_at(v, FIELD, errors))?;
+    match chrono::DateTime::parse_from_rfc3339(text) {
+        Ok(at) => Some(at.to_utc()),
+        Err(_) => {
+            errors.push(FieldError::new(
+                FIELD,
+                "must be an RFC 3339 date and time such as 2026-12-01T18:00:00Z",
+            ));
+            None
+        }
+    }
 }
 
 pub(super) fn header_value(
@@ -140,99 +173,69 @@ pub(super) fn header_value(
     let kind = required(header, "type", "variables.header.type", errors)
         .and_then(|v| string_at(v, "variables.header.type", errors))?;
     if kind == "text" {
-        let values = required(header, "values", "variables.header.values", errors)?;
-        let Some(items) = values.as_array() else {
-            errors.push(FieldError::new(
-                "variables.header.values",
-                format!("must be an array of strings, not {}", json_type(values)),
-            ));
-            return None;
+        return match required(header, "values", "variables.header.values", errors)? {
+            Value::Array(items) => positional(items, "variables.header.values", errors).map(HeaderValue::Text),
+            Value::Object(values) => {
+                named(values, "variables.header.values", errors).map(HeaderValue::NamedText)
+            }
+            other => {
+                errors.push(FieldError::new(
+                    "variables.header.values",
+                    format!(
+                        "must be an array of strings (or an object by name), not {}",
+                        json_type(other)
+                    ),
+                ));
+                None
+            }
         };
-        return positional(items, "variables.header.values", errors).map(HeaderValue::Text);
+    }
+    if kind == "location" {
+        return location_at(header, "variables.header.", errors).map(HeaderValue::Location);
     }
     // A template's media header is a document, image or video (the network has no audio or sticker
     // header); an uploaded file of another kind meets the template check as `header_media_mismatch`.
     let Some(kind) = MediaKind::parse(kind).ok().filter(|kind| kind.fits_header()) else {
         errors.push(FieldError::new(
             "variables.header.type",
-            format!("must be text, document, image or video, not `{kind}`"),
+            format!("must be text, location, document, image or video, not `{kind}`"),
         ));
         return None;
     };
-    let source = media_source(header, "variables.header.", errors);
+    media_header(header, kind, "variables.header.", errors).map(HeaderValue::Media)
+}
+
+/// A media header's file at `prefix` (`variables.header.`, `variables.cards[1].header.`).
+pub(super) fn media_header(
+    header: &Map<String, Value>,
+    kind: MediaKind,
+    prefix: &str,
+    errors: &mut ValidationErrors,
+) -> Option<MediaAttachment> {
+    let source = media_source(header, prefix, errors);
+    let filename_field = format!("{prefix}filename");
     let filename = match present(header, "filename") {
         None => Some(None),
         Some(_) if kind != MediaKind::Document => {
             errors.push(FieldError::new(
-                "variables.header.filename",
+                filename_field.as_str(),
                 "only document headers take a filename",
             ));
             None
         }
-        Some(value) => string_at(value, "variables.header.filename", errors)
-            .and_then(|s| errors.check("variables.header.filename", FileName::parse(s)))
+        Some(value) => string_at(value, &filename_field, errors)
+            .and_then(|s| errors.check(&filename_field, FileName::parse(s)))
             .map(Some),
     };
-    Some(HeaderValue::Media(MediaAttachment {
+    Some(MediaAttachment {
         kind,
         source: source?,
         filename: filename?,
-    }))
-}
-
-fn button(item: &Value, field: &str, errors: &mut ValidationErrors) -> Option<ButtonValue> {
-    let Some(button) = item.as_object() else {
-        errors.push(FieldError::new(
-            field,
-            format!(
-                "must be an object with `index`, `sub_type` and `values`, not {}",
-                json_type(item)
-            ),
-        ));
-        return None;
-    };
-    let index_field = format!("{field}.index");
-    let index = required(button, "index", &index_field, errors).and_then(|v| {
-        match v
-            .as_u64()
-            .filter(|i| *i <= MAX_BUTTON_INDEX)
-            .and_then(|i| u8::try_from(i).ok())
-        {
-            Some(index) => Some(index),
-            None => {
-                errors.push(FieldError::new(
-                    index_field.as_str(),
-                    format!("must be an integer from 0 to {MAX_BUTTON_INDEX}"),
-                ));
-                None
-            }
-        }
-    });
-    let sub_type_field = format!("{field}.sub_type");
-    let kind = required(button, "sub_type", &sub_type_field, errors)
-        .and_then(|v| string_at(v, &sub_type_field, errors))
-        .and_then(|s| errors.check(&sub_type_field, ButtonKind::parse_sub_type(s)));
-    let values_field = format!("{field}.values");
-    let values = match present(button, "values") {
-        None => Some(Vec::new()),
-        Some(Value::Array(items)) => positional(items, &values_field, errors),
-        Some(other) => {
-            errors.push(FieldError::new(
-                values_field.as_str(),
-                format!("must be an array of strings, not {}", json_type(other)),
-            ));
-            None
-        }
-    };
-    Some(ButtonValue {
-        index: index?,
-        kind: kind?,
-        values: values?,
     })
 }
 
 /// `["Ana", "#1234"]` at `prefix`; errors at `prefix[i]`.
-fn positional(items: &[Value], prefix: &str, errors: &mut ValidationErrors) -> Option<Vec<TemplateText>> {
+pub(super) fn positional(items: &[Value], prefix: &str, errors: &mut ValidationErrors) -> Option<Vec<TemplateText>> {
     let parsed: Vec<Option<TemplateText>> = items
         .iter()
         .enumerate()
@@ -245,7 +248,7 @@ fn positional(items: &[Value], prefix: &str, errors: &mut ValidationErrors) -> O
 }
 
 /// `{"customer": "Ana"}` at `prefix`; errors at `prefix.name`.
-fn named(
+pub(super) fn named(
     map: &Map<String, Value>,
     prefix: &str,
     errors: &mut ValidationErrors,
@@ -262,3 +265,6 @@ fn named(
         .collect();
     parsed.into_iter().collect()
 }
+
+#[cfg(test)]
+mod tests;

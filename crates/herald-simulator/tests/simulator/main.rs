@@ -20,4 +20,5 @@ mod media;
 mod message_kinds;
 mod messages;
 mod template_review;
+mod template_types;
 mod templates;
