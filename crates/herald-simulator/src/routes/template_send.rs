@@ -378,7 +378,9 @@ fn check_carousel(
         .and_then(Value::as_array)
         .ok_or_else(|| GraphError::invalid_parameter("Param carousel['cards'] must be an array"))?;
     if cards.len() != expected.len() {
-        return Err(GraphError::template_params(format!(
+        // The network answers a card count other than the template's with 132012 (reported by Kapso's
+        // carousel guide), not with 132000.
+        return Err(GraphError::parameter_format(format!(
             "carousel: number of cards ({}) does not match the expected number of cards ({})",
             cards.len(),
             expected.len()

@@ -53,7 +53,7 @@ async fn carousels_need_every_card_in_shape() {
         200
     );
     let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, link())])).await;
-    assert_graph_error(status, &error, 400, 132000);
+    assert_graph_error(status, &error, 400, 132012);
     let (status, error) = send(&sim, "spring_carousel", json!([body(&["Ana"])])).await;
     assert_graph_error(status, &error, 400, 131008);
     let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, link()), card(0, link())])).await;
