@@ -139,6 +139,7 @@ fn fitting(structure: &TemplateStructure) -> Option<TemplateVariables> {
     let header = match &structure.header {
         HeaderSpec::None => None,
         HeaderSpec::Text => Some(HeaderValue::Text(vec![text()])),
+        HeaderSpec::NamedText(name) => Some(HeaderValue::NamedText(vec![(name.clone(), text())])),
         HeaderSpec::Media(kind) => Some(HeaderValue::Media(media(*kind))),
         HeaderSpec::Location => return None,
     };
@@ -156,6 +157,7 @@ fn fitting(structure: &TemplateStructure) -> Option<TemplateVariables> {
                 index: b.index,
                 kind: b.kind,
                 values: vec![text(); usize::from(b.parameters)],
+                flow_action_data: None,
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -165,6 +167,7 @@ fn fitting(structure: &TemplateStructure) -> Option<TemplateVariables> {
         header,
         body,
         buttons,
+        ..TemplateVariables::default()
     })
 }
 
@@ -201,6 +204,7 @@ fuzz_target!(|input: Input| {
                 },
             })
             .collect(),
+        ..TemplateStructure::default()
     };
     let v = &input.variables;
     let variables = TemplateVariables {
@@ -224,8 +228,10 @@ fuzz_target!(|input: Input| {
                 index: *index % 10,
                 kind: button(b),
                 values: texts(values),
+                flow_action_data: None,
             })
             .collect(),
+        ..TemplateVariables::default()
     };
     let fit = fitting(&structure);
     let template = template(structure, s.approved);

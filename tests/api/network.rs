@@ -914,6 +914,6 @@ async fn templates_are_synced_from_the_network_and_listed(db: Db) {
     assert_eq!(synced.status(), 200);
     assert_eq!(
         synced.json::<Value>().await.unwrap(),
-        json!({ "business_accounts": 1, "templates": 7 })
+        json!({ "business_accounts": 1, "templates": 15 })
     );
 }

@@ -25,7 +25,7 @@ async fn paging_walks_every_template() {
             None => break,
         }
     }
-    assert_eq!(pages, 4);
+    assert_eq!(pages, 8);
     let mut names: Vec<(&str, &str, &str)> = templates
         .iter()
         .map(|t| {
