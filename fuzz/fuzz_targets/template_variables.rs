@@ -9,8 +9,8 @@ use herald_domain::organization::NetworkRef;
 use herald_domain::template::{
     BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,
     ParamName, Template, TemplateName, TemplateStatus, TemplateStructure, TemplateText, TemplateVariables,
-    check_variables,
 };
+use herald_domain::template::check::check_variables;
 use herald_domain::values::MediaLink;
 use libfuzzer_sys::fuzz_target;
 

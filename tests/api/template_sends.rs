@@ -305,15 +305,34 @@ async fn wrong_variables_name_the_card_button_or_parameter_and_store_nothing(db:
         card("https://f.example.com/b.png", json!("pot")),
         card("https://f.example.com/c.png", json!(7)),
     ] });
-    refused_at(&app, "spring_carousel", bad_card, "variables.cards[2].buttons[0].values[0]").await;
-    let video_card = json!({ "cards": [{ "header": { "type": "audio", "link": "https://f.example.com/a.mp3" } }] });
-    refused_at(&app, "spring_carousel", video_card, "variables.cards[0].header.type").await;
+    refused_at(
+        &app,
+        "spring_carousel",
+        bad_card,
+        "variables.cards[2].buttons[0].values[0]",
+    )
+    .await;
+    let video_card =
+        json!({ "cards": [{ "header": { "type": "audio", "link": "https://f.example.com/a.mp3" } }] });
+    refused_at(
+        &app,
+        "spring_carousel",
+        video_card,
+        "variables.cards[0].header.type",
+    )
+    .await;
     let offer = json!({ "body": ["Ana", "X"], "offer": { "expires_at": "next friday" } });
     refused_at(&app, "flash_sale_offer", offer, "variables.offer.expires_at").await;
     let long_coupon = json!({ "body": ["x"], "buttons": [{ "index": 1, "sub_type": "copy_code", "values": ["A-COUPON-TOO-LONG"] }] });
     refused_at(&app, "coupon_code", long_coupon, "variables.buttons[0].values[0]").await;
     let flow_data = json!({ "buttons": [{ "index": 0, "sub_type": "flow", "flow_action_data": [1] }] });
-    refused_at(&app, "survey_flow", flow_data, "variables.buttons[0].flow_action_data").await;
+    refused_at(
+        &app,
+        "survey_flow",
+        flow_data,
+        "variables.buttons[0].flow_action_data",
+    )
+    .await;
     let far = json!({ "header": { "type": "location", "latitude": 91, "longitude": 0 }, "body": ["x"] });
     refused_at(&app, "store_location", far, "variables.header.latitude").await;
     let named_header = json!({ "header": { "type": "text", "values": { "Order": "x" } }, "body": { "customer": "Ana", "date": "Fri" } });
@@ -324,31 +343,79 @@ async fn wrong_variables_name_the_card_button_or_parameter_and_store_nothing(db:
         card("https://f.example.com/a.png", json!("aloe")),
         { "header": { "type": "image", "link": "https://f.example.com/b.png" }, "body": ["pot"] },
     ] });
-    mismatch(&app, "spring_carousel", short_card, "card 1: body expects 2 parameters, got 1").await;
+    mismatch(
+        &app,
+        "spring_carousel",
+        short_card,
+        "card 1: body expects 2 parameters, got 1",
+    )
+    .await;
     let no_url = json!({ "body": ["Ana"], "cards": [
         card("https://f.example.com/a.png", json!("aloe")),
         { "header": { "type": "image", "link": "https://f.example.com/b.png" }, "body": ["pot", "$3"] },
     ] });
-    mismatch(&app, "spring_carousel", no_url, "card 1: button 1 (url) expects 1 parameter, got none").await;
+    mismatch(
+        &app,
+        "spring_carousel",
+        no_url,
+        "card 1: button 1 (url) expects 1 parameter, got none",
+    )
+    .await;
     let one_card = json!({ "body": ["Ana"], "cards": [card("https://f.example.com/a.png", json!("aloe"))] });
-    mismatch(&app, "spring_carousel", one_card, "the carousel expects 2 cards, got 1").await;
+    mismatch(
+        &app,
+        "spring_carousel",
+        one_card,
+        "the carousel expects 2 cards, got 1",
+    )
+    .await;
     let video = json!({ "body": ["Ana"], "cards": [
         card("https://f.example.com/a.png", json!("aloe")),
         { "header": { "type": "video", "link": "https://f.example.com/b.mp4" }, "body": ["pot", "$3"],
           "buttons": [{ "index": 1, "sub_type": "url", "values": ["pot"] }] },
     ] });
     let problem = refused(&app, "spring_carousel", video, "header_media_mismatch").await;
-    assert!(problem["detail"].as_str().unwrap().contains("card 1"), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("card 1"),
+        "{problem}"
+    );
     mismatch(&app, "flash_sale_offer", json!({ "body": ["Ana", "X"], "buttons": [
         { "index": 0, "sub_type": "copy_code", "values": ["X"] }, { "index": 1, "sub_type": "url", "values": ["x"] },
     ] }), "offer.expires_at").await;
-    mismatch(&app, "coupon_code", json!({ "body": ["x"] }), "button 1 (copy_code) expects 1 parameter, got none").await;
-    mismatch(&app, "verify_code", json!({ "body": ["123456"] }), "button 0 (url) expects 1 parameter, got none").await;
-    mismatch(&app, "survey_flow", json!({ "buttons": [{ "index": 0, "sub_type": "url", "values": ["x"] }] }), "button 0 is a flow button, got url").await;
-    mismatch(&app, "store_location", json!({ "body": ["x"] }), "header expects a location").await;
+    mismatch(
+        &app,
+        "coupon_code",
+        json!({ "body": ["x"] }),
+        "button 1 (copy_code) expects 1 parameter, got none",
+    )
+    .await;
+    mismatch(
+        &app,
+        "verify_code",
+        json!({ "body": ["123456"] }),
+        "button 0 (url) expects 1 parameter, got none",
+    )
+    .await;
+    mismatch(
+        &app,
+        "survey_flow",
+        json!({ "buttons": [{ "index": 0, "sub_type": "url", "values": ["x"] }] }),
+        "button 0 is a flow button, got url",
+    )
+    .await;
+    mismatch(
+        &app,
+        "store_location",
+        json!({ "body": ["x"] }),
+        "header expects a location",
+    )
+    .await;
     mismatch(&app, "order_named", json!({ "header": { "type": "text", "values": ["x"] }, "body": { "customer": "Ana", "date": "Fri" } }), "header expects the parameter named order_id").await;
     mismatch(&app, "booking_links", json!({ "body": ["Ana"], "buttons": [
         { "index": 0, "sub_type": "url", "values": ["x"] }, { "index": 1, "sub_type": "url", "values": ["y"] },
     ] }), "button 1 is a static button, got url").await;
-    assert!(app.simulator_sent().await.is_empty(), "nothing reached the network");
+    assert!(
+        app.simulator_sent().await.is_empty(),
+        "nothing reached the network"
+    );
 }

@@ -308,25 +308,31 @@ mod tests {
             serde_json::json!({ "name": "t", "language": "en_US", "status": "APPROVED",
                 "parameter_format": format, "components": components })
         };
-        let mut auth_definition = base("POSITIONAL", serde_json::json!([
-            { "type": "BODY", "add_security_recommendation": true },
-            { "type": "BUTTONS", "buttons": [{ "type": "OTP", "otp_type": "ONE_TAP" }] },
-        ]));
+        let mut auth_definition = base(
+            "POSITIONAL",
+            serde_json::json!([
+                { "type": "BODY", "add_security_recommendation": true },
+                { "type": "BUTTONS", "buttons": [{ "type": "OTP", "otp_type": "ONE_TAP" }] },
+            ]),
+        );
         auth_definition["category"] = "AUTHENTICATION".into();
         let auth = structure(auth_definition);
         assert_eq!(auth.body, BodySpec::Positional(1));
         assert_eq!(auth.buttons, [spec(0, ButtonKind::Url, 1)]);
 
-        let offer = structure(base("POSITIONAL", serde_json::json!([
-            { "type": "LIMITED_TIME_OFFER", "limited_time_offer": { "text": "Sale", "has_expiration": true } },
-            { "type": "BUTTONS", "buttons": [
-                { "type": "COPY_CODE", "example": "X" },
-                { "type": "URL", "url": "https://e.com/{{1}}" },
-                { "type": "PHONE_NUMBER", "phone_number": "+1555" },
-                { "type": "FLOW", "flow_id": "1" },
-                { "type": "QUICK_REPLY", "text": "Hi" },
-            ] },
-        ])));
+        let offer = structure(base(
+            "POSITIONAL",
+            serde_json::json!([
+                { "type": "LIMITED_TIME_OFFER", "limited_time_offer": { "text": "Sale", "has_expiration": true } },
+                { "type": "BUTTONS", "buttons": [
+                    { "type": "COPY_CODE", "example": "X" },
+                    { "type": "URL", "url": "https://e.com/{{1}}" },
+                    { "type": "PHONE_NUMBER", "phone_number": "+1555" },
+                    { "type": "FLOW", "flow_id": "1" },
+                    { "type": "QUICK_REPLY", "text": "Hi" },
+                ] },
+            ]),
+        ));
         assert_eq!(offer.offer, Some(OfferSpec { has_expiration: true }));
         assert_eq!(
             offer.buttons,
@@ -344,10 +350,13 @@ mod tests {
             { "type": "BODY", "text": "{{1}} for {{2}}" },
             { "type": "BUTTONS", "buttons": [{ "type": "URL", "url": "https://e.com/{{1}}" }] },
         ] });
-        let carousel = structure(base("POSITIONAL", serde_json::json!([
-            { "type": "BODY", "text": "Hi {{1}}" },
-            { "type": "CAROUSEL", "cards": [card.clone(), card] },
-        ])));
+        let carousel = structure(base(
+            "POSITIONAL",
+            serde_json::json!([
+                { "type": "BODY", "text": "Hi {{1}}" },
+                { "type": "CAROUSEL", "cards": [card.clone(), card] },
+            ]),
+        ));
         assert_eq!(carousel.body, BodySpec::Positional(1));
         assert_eq!(carousel.cards.len(), 2);
         assert_eq!(
@@ -359,16 +368,28 @@ mod tests {
             }
         );
 
-        let named = structure(base("NAMED", serde_json::json!([
-            { "type": "HEADER", "format": "TEXT", "text": "Order {{order_id}}" },
-            { "type": "BODY", "text": "Hi {{customer}}" },
-        ])));
-        assert_eq!(named.header, HeaderSpec::NamedText(ParamName::parse("order_id").unwrap()));
-        let location = structure(base("POSITIONAL", serde_json::json!([{ "type": "HEADER", "format": "LOCATION" }])));
+        let named = structure(base(
+            "NAMED",
+            serde_json::json!([
+                { "type": "HEADER", "format": "TEXT", "text": "Order {{order_id}}" },
+                { "type": "BODY", "text": "Hi {{customer}}" },
+            ]),
+        ));
+        assert_eq!(
+            named.header,
+            HeaderSpec::NamedText(ParamName::parse("order_id").unwrap())
+        );
+        let location = structure(base(
+            "POSITIONAL",
+            serde_json::json!([{ "type": "HEADER", "format": "LOCATION" }]),
+        ));
         assert_eq!(location.header, HeaderSpec::Location);
-        let bad_card = base("POSITIONAL", serde_json::json!([
-            { "type": "CAROUSEL", "cards": [{ "components": [{ "type": "BODY", "text": "x" }] }] },
-        ]));
+        let bad_card = base(
+            "POSITIONAL",
+            serde_json::json!([
+                { "type": "CAROUSEL", "cards": [{ "components": [{ "type": "BODY", "text": "x" }] }] },
+            ]),
+        );
         assert!(parse_template(bad_card).unwrap_err().contains("card 0"));
     }
 }

@@ -3,7 +3,9 @@
 //! header, body and buttons. Only the parts that carry parameters are written.
 
 use herald_domain::ports::{NetworkError, NetworkMediaIds};
-use herald_domain::template::{BodyValues, ButtonKind, ButtonValue, CardValues, HeaderValue, TemplateVariables};
+use herald_domain::template::{
+    BodyValues, ButtonKind, ButtonValue, CardValues, HeaderValue, TemplateVariables,
+};
 use serde_json::{Map, Value, json};
 
 use crate::wire_kinds;

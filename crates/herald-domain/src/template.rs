@@ -2,17 +2,15 @@
 //! matcher that checks one against the other before anything is stored or sent.
 
 use crate::attachment::{MediaAttachment, MediaKind};
+use crate::content::Location;
 use crate::error::InvalidValue;
 use crate::ids::{OrganizationId, TemplateId};
 use crate::organization::NetworkRef;
-use crate::content::Location;
 use crate::time::Timestamp;
 use std::fmt;
 
-mod check;
+pub mod check;
 pub mod definition;
-
-pub use check::{TemplateCheckError, check_variables, expand_code_shorthand};
 
 /// A template's name: 1 to 512 lowercase letters, digits and underscores (the network's rule).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -3,22 +3,22 @@
 //! The domain has no serde, on purpose; these DTOs are the storage format. Renaming a field or a tag here
 //! changes what is on disk, so such changes need a data migration.
 
-use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::error::InvalidValue;
-use herald_domain::ids::MediaId;
 use herald_domain::message::{MessageContent, MessageError};
 use herald_domain::template::{LanguageCode, TemplateName, TemplateRef};
-use herald_domain::values::{Caption, FileName, MediaLink, MessageText};
+use herald_domain::values::{Caption, MessageText};
 use serde::{Deserialize, Serialize};
 
 mod inbound;
 pub(crate) use inbound::InboundContentDto;
 mod kinds;
 pub(crate) use kinds::TargetDto;
+mod media;
+use media::MediaDto;
 mod template;
+use kinds::{ContactDto, InteractiveDto, LocationDto, ReactionDto};
 pub(crate) use template::StructureDto;
 use template::VariablesDto;
-use kinds::{ContactDto, InteractiveDto, LocationDto, ReactionDto};
 
 /// The `content` column: the content, and the message it replies to, in one document. `reply_to` is left
 /// out when there is none, so the rows written before replies existed read as they are.
@@ -62,65 +62,12 @@ pub(crate) enum ContentDto {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct MediaDto {
-    kind: String,
-    source: SourceDto,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    filename: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(crate) enum SourceDto {
-    Stored(String),
-    Link(String),
-    /// [`MediaSource::Upload`]: the send use case replaces it before a message is stored, so a stored one
-    /// is a bug. It has a tag of its own so that such a bug writes a recognisable value, never a guess,
-    /// and is refused on read.
-    Upload,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct ErrorDto {
     code: String,
     title: String,
     detail: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     network_code: Option<i64>,
-}
-
-impl From<&MediaAttachment> for MediaDto {
-    fn from(media: &MediaAttachment) -> Self {
-        Self {
-            kind: media.kind.as_str().to_owned(),
-            source: match &media.source {
-                MediaSource::Stored(id) => SourceDto::Stored(id.to_string()),
-                MediaSource::Link(link) => SourceDto::Link(link.as_str().to_owned()),
-                MediaSource::Upload => SourceDto::Upload,
-            },
-            filename: media.filename.as_ref().map(|f| f.as_str().to_owned()),
-        }
-    }
-}
-
-impl TryFrom<&MediaDto> for MediaAttachment {
-    type Error = InvalidValue;
-
-    fn try_from(dto: &MediaDto) -> Result<Self, Self::Error> {
-        Ok(Self {
-            kind: MediaKind::parse(&dto.kind)?,
-            source: match &dto.source {
-                SourceDto::Stored(id) => MediaSource::Stored(MediaId::parse(id)?),
-                SourceDto::Link(link) => MediaSource::Link(MediaLink::parse(link)?),
-                SourceDto::Upload => {
-                    return Err(InvalidValue::new(
-                        "an upload in progress was stored in place of a stored file or link",
-                    ));
-                }
-            },
-            filename: dto.filename.as_deref().map(FileName::parse).transpose()?,
-        })
-    }
 }
 
 impl From<&MessageContent> for ContentDto {
@@ -212,11 +159,14 @@ impl From<ErrorDto> for MessageError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
     use herald_domain::content::{Location, LocationDraft};
+    use herald_domain::ids::MediaId;
     use herald_domain::template::{
         BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, CardSpec, CardValues, HeaderSpec,
         HeaderValue, OfferSpec, ParamName, TemplateStructure, TemplateText, TemplateVariables,
     };
+    use herald_domain::values::{FileName, MediaLink};
 
     fn round_trip_content(content: &MessageContent) -> MessageContent {
         let json = serde_json::to_string(&ContentDto::from(content)).unwrap();

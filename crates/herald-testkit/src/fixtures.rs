@@ -635,7 +635,7 @@ pub fn webhook_endpoint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herald_domain::template::check_variables;
+    use herald_domain::template::check::check_variables;
 
     #[test]
     fn seq_ids_increase_strictly_and_repeat_per_run() {

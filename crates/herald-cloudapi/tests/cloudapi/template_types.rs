@@ -115,7 +115,11 @@ async fn an_authentication_code_fills_the_body_and_the_code_button() {
 async fn a_limited_time_offer_sends_its_expiration_in_milliseconds_and_its_buttons() {
     let variables = TemplateVariables {
         body: BodyValues::Positional(vec![text("Ana")]),
-        offer: Some(chrono::DateTime::parse_from_rfc3339("2030-01-02T03:04:05.678Z").unwrap().to_utc()),
+        offer: Some(
+            chrono::DateTime::parse_from_rfc3339("2030-01-02T03:04:05.678Z")
+                .unwrap()
+                .to_utc(),
+        ),
         buttons: vec![
             button(0, ButtonKind::CopyCode, "SPRING25"),
             button(1, ButtonKind::Url, "spring"),
@@ -234,7 +238,11 @@ async fn a_card_file_without_a_network_id_never_reaches_the_network() {
         ..TemplateVariables::default()
     };
     let outcome = client(&server)
-        .send(&sender(), &message(template("spring_carousel", variables)), &no_media())
+        .send(
+            &sender(),
+            &message(template("spring_carousel", variables)),
+            &no_media(),
+        )
         .await;
     assert!(
         matches!(&outcome, Err(herald_domain::ports::NetworkError::Permanent(e)) if e.code == "media_unavailable"),

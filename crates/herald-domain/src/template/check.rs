@@ -1,4 +1,4 @@
-//! The matcher that checks a send's variables against the stored template before anything is stored or
+//! The matcher (`template::check`) that checks a send's variables against the stored template before anything is stored or
 //! sent. Each mismatch names the part that is wrong (`header`, `body`, `button 1`, `card 2: button 0`,
 //! `offer`), so a client can fix its request without reading the template.
 
@@ -289,12 +289,21 @@ fn check_buttons(specs: &[ButtonSpec], given: &[ButtonValue]) -> Result<(), Temp
 fn check_offer(spec: Option<OfferSpec>, given: Option<Timestamp>) -> Result<(), TemplateCheckError> {
     use TemplateCheckError::Mismatch;
     match (spec, given) {
-        (None, None) | (Some(OfferSpec { has_expiration: false }), None) => Ok(()),
+        (None, None)
+        | (
+            Some(OfferSpec {
+                has_expiration: false,
+            }),
+            None,
+        ) => Ok(()),
         (Some(OfferSpec { has_expiration: true }), Some(_)) => Ok(()),
-        (None, Some(_)) => Err(Mismatch(
-            "offer: the template has no limited-time offer".into(),
-        )),
-        (Some(OfferSpec { has_expiration: false }), Some(_)) => Err(Mismatch(
+        (None, Some(_)) => Err(Mismatch("offer: the template has no limited-time offer".into())),
+        (
+            Some(OfferSpec {
+                has_expiration: false,
+            }),
+            Some(_),
+        ) => Err(Mismatch(
             "offer: the template's limited-time offer has no expiration".into(),
         )),
         (Some(OfferSpec { has_expiration: true }), None) => Err(Mismatch(
@@ -307,7 +316,10 @@ fn check_cards(specs: &[CardSpec], given: &[CardValues]) -> Result<(), TemplateC
     use TemplateCheckError::{HeaderMediaMismatch, Mismatch};
     if specs.len() != given.len() {
         return Err(Mismatch(if specs.is_empty() {
-            format!("the template is not a carousel, got {}", plural(given.len(), "card"))
+            format!(
+                "the template is not a carousel, got {}",
+                plural(given.len(), "card")
+            )
         } else {
             format!(
                 "the carousel expects {}, got {}",

@@ -1,6 +1,7 @@
 use super::*;
 use crate::attachment::MediaSource;
 use crate::values::MediaLink;
+use check::{TemplateCheckError, check_variables};
 use ulid::Ulid;
 
 fn text(v: &str) -> TemplateText {

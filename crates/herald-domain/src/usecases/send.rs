@@ -13,7 +13,8 @@ use crate::ports::{
     IdempotencyHold, MediaCatalog, MediaInsert, MediaStore, MessageStore, OutboxJob, QuotaCharge,
     RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
 };
-use crate::template::{TemplateCheckError, TemplateRef, check_variables, expand_code_shorthand};
+use crate::template::TemplateRef;
+use crate::template::check::{TemplateCheckError, check_variables, expand_code_shorthand};
 use crate::time::{BillingPeriod, Duration, Timestamp};
 use crate::trace::{NoTraceLinks, TraceLinks};
 use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerprint};

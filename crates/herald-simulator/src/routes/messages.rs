@@ -5,11 +5,11 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 
+use super::template_send::{check_template, param_type};
 use super::{fields, shapes};
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
 use crate::records::{RecordKind, SentMedia, SentRecord};
-use super::template_send::{check_template, param_type};
 use crate::simulator::Simulator;
 use crate::state::{Direction, Known};
 use crate::wire;

@@ -144,7 +144,8 @@ pub(crate) async fn delete(
         .ok_or_else(|| GraphError::invalid_parameter("Param name is required"))?;
     if seed::definitions(&waba_id)
         .iter()
-        .any(|t| t.get("name").and_then(Value::as_str) == Some(name)) {
+        .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    {
         return Err(GraphError::invalid_parameter(
             "The simulator's seeded templates cannot be deleted",
         ));

@@ -245,11 +245,7 @@ fn button_index(component: &Value) -> Option<usize> {
     }
 }
 
-fn check_buttons(
-    part: &str,
-    expected: &[Button],
-    given: &[(&Value, Vec<&Value>)],
-) -> Result<(), GraphError> {
+fn check_buttons(part: &str, expected: &[Button], given: &[(&Value, Vec<&Value>)]) -> Result<(), GraphError> {
     let mut seen = Vec::new();
     for (component, params) in given {
         let index = button_index(component);
@@ -320,7 +316,9 @@ fn check_buttons(
 
 /// A Flow button's `action`: an optional `flow_token` string and an optional `flow_action_data` object.
 fn flow_action_fits(action: &Map<String, Value>) -> bool {
-    action.keys().all(|k| matches!(k.as_str(), "flow_token" | "flow_action_data"))
+    action
+        .keys()
+        .all(|k| matches!(k.as_str(), "flow_token" | "flow_action_data"))
         && action.get("flow_token").is_none_or(Value::is_string)
         && action.get("flow_action_data").is_none_or(Value::is_object)
 }

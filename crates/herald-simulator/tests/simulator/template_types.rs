@@ -14,7 +14,10 @@ async fn send(sim: &TestSim, name: &str, components: Value) -> (u16, Value) {
 }
 
 fn body(values: &[&str]) -> Value {
-    let parameters: Vec<Value> = values.iter().map(|v| json!({ "type": "text", "text": v })).collect();
+    let parameters: Vec<Value> = values
+        .iter()
+        .map(|v| json!({ "type": "text", "text": v }))
+        .collect();
     json!({ "type": "body", "parameters": parameters })
 }
 
@@ -49,25 +52,47 @@ async fn carousels_need_every_card_in_shape() {
     let link = || json!({ "link": "https://example.com/a.png" });
     let carousel = |cards: Vec<Value>| json!([body(&["Ana"]), { "type": "carousel", "cards": cards }]);
     assert_eq!(
-        send(&sim, "spring_carousel", carousel(vec![card(0, link()), card(1, link())])).await.0,
+        send(
+            &sim,
+            "spring_carousel",
+            carousel(vec![card(0, link()), card(1, link())])
+        )
+        .await
+        .0,
         200
     );
     let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, link())])).await;
     assert_graph_error(status, &error, 400, 132012);
     let (status, error) = send(&sim, "spring_carousel", json!([body(&["Ana"])])).await;
     assert_graph_error(status, &error, 400, 131008);
-    let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, link()), card(0, link())])).await;
+    let (status, error) = send(
+        &sim,
+        "spring_carousel",
+        carousel(vec![card(0, link()), card(0, link())]),
+    )
+    .await;
     assert_graph_error(status, &error, 400, 100);
     let mut video = card(1, link());
-    video["components"][0] = json!({ "type": "header", "parameters": [{ "type": "video", "video": link() }] });
+    video["components"][0] =
+        json!({ "type": "header", "parameters": [{ "type": "video", "video": link() }] });
     let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, link()), video])).await;
     assert!(assert_graph_error(status, &error, 400, 132012).contains("cards[1]"));
     let unknown = json!({ "id": "999999" });
-    let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, unknown), card(1, link())])).await;
+    let (status, error) = send(
+        &sim,
+        "spring_carousel",
+        carousel(vec![card(0, unknown), card(1, link())]),
+    )
+    .await;
     assert_graph_error(status, &error, 400, 131053);
     let mut no_suffix = card(1, link());
     no_suffix["components"].as_array_mut().unwrap().pop();
-    let (status, error) = send(&sim, "spring_carousel", carousel(vec![card(0, link()), no_suffix])).await;
+    let (status, error) = send(
+        &sim,
+        "spring_carousel",
+        carousel(vec![card(0, link()), no_suffix]),
+    )
+    .await;
     assert!(assert_graph_error(status, &error, 400, 131008).contains("cards[1]"));
 }
 
@@ -81,7 +106,11 @@ async fn limited_time_offers_need_their_expiration() {
     };
     let buttons = || {
         vec![
-            button("copy_code", "0", json!({ "type": "coupon_code", "coupon_code": "SPRING25" })),
+            button(
+                "copy_code",
+                "0",
+                json!({ "type": "coupon_code", "coupon_code": "SPRING25" }),
+            ),
             button("url", "1", json!({ "type": "text", "text": "spring" })),
         ]
     };
@@ -91,7 +120,16 @@ async fn limited_time_offers_need_their_expiration() {
         components.extend(buttons());
         Value::Array(components)
     };
-    assert_eq!(send(&sim, "flash_sale_offer", with(Some(offer(json!(1_893_553_445_000_i64))))).await.0, 200);
+    assert_eq!(
+        send(
+            &sim,
+            "flash_sale_offer",
+            with(Some(offer(json!(1_893_553_445_000_i64))))
+        )
+        .await
+        .0,
+        200
+    );
     let (status, error) = send(&sim, "flash_sale_offer", with(None)).await;
     assert_graph_error(status, &error, 400, 131008);
     let (status, error) = send(&sim, "flash_sale_offer", with(Some(offer(json!("soon"))))).await;
@@ -101,22 +139,52 @@ async fn limited_time_offers_need_their_expiration() {
 #[tokio::test]
 async fn copy_code_flow_location_named_and_phone_buttons() {
     let sim = spawn_simulator().await;
-    let coupon = |code: &str| button("copy_code", "1", json!({ "type": "coupon_code", "coupon_code": code }));
-    assert_eq!(send(&sim, "coupon_code", json!([body(&["x"]), coupon("SAVE20")])).await.0, 200);
-    let (status, error) = send(&sim, "coupon_code", json!([body(&["x"]), coupon("SAVE20-SPRING-25")])).await;
+    let coupon = |code: &str| {
+        button(
+            "copy_code",
+            "1",
+            json!({ "type": "coupon_code", "coupon_code": code }),
+        )
+    };
+    assert_eq!(
+        send(&sim, "coupon_code", json!([body(&["x"]), coupon("SAVE20")]))
+            .await
+            .0,
+        200
+    );
+    let (status, error) = send(
+        &sim,
+        "coupon_code",
+        json!([body(&["x"]), coupon("SAVE20-SPRING-25")]),
+    )
+    .await;
     assert_graph_error(status, &error, 400, 100);
     let (status, error) = send(&sim, "coupon_code", json!([body(&["x"])])).await;
     assert_graph_error(status, &error, 400, 131008);
 
     let flow = |action: Value| json!([button("flow", "0", json!({ "type": "action", "action": action }))]);
-    assert_eq!(send(&sim, "survey_flow", flow(json!({ "flow_token": "t", "flow_action_data": { "a": 1 } }))).await.0, 200);
+    assert_eq!(
+        send(
+            &sim,
+            "survey_flow",
+            flow(json!({ "flow_token": "t", "flow_action_data": { "a": 1 } }))
+        )
+        .await
+        .0,
+        200
+    );
     assert_eq!(send(&sim, "survey_flow", json!([])).await.0, 200);
     let (status, error) = send(&sim, "survey_flow", flow(json!({ "flow_action_data": "x" }))).await;
     assert_graph_error(status, &error, 400, 100);
 
     let location = json!({ "type": "header", "parameters": [{ "type": "location",
         "location": { "latitude": 37.48, "longitude": "-122.14", "name": "Shop" } }] });
-    assert_eq!(send(&sim, "store_location", json!([location, body(&["ORD-1"])])).await.0, 200);
+    assert_eq!(
+        send(&sim, "store_location", json!([location, body(&["ORD-1"])]))
+            .await
+            .0,
+        200
+    );
     let text_header = json!({ "type": "header", "parameters": [{ "type": "text", "text": "x" }] });
     let (status, error) = send(&sim, "store_location", json!([text_header, body(&["ORD-1"])])).await;
     assert_graph_error(status, &error, 400, 132012);
@@ -135,7 +203,12 @@ async fn copy_code_flow_location_named_and_phone_buttons() {
     assert_graph_error(status, &error, 400, 132000);
 
     let suffix = button("url", "0", json!({ "type": "text", "text": "BK-1" }));
-    assert_eq!(send(&sim, "booking_links", json!([body(&["Ana"]), suffix.clone()])).await.0, 200);
+    assert_eq!(
+        send(&sim, "booking_links", json!([body(&["Ana"]), suffix.clone()]))
+            .await
+            .0,
+        200
+    );
     let phone = button("url", "1", json!({ "type": "text", "text": "x" }));
     let (status, error) = send(&sim, "booking_links", json!([body(&["Ana"]), suffix, phone])).await;
     assert_graph_error(status, &error, 400, 132000);

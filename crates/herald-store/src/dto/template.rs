@@ -3,8 +3,8 @@
 //! locations, Flow data, offers, carousel cards) are optional on read, so rows written before them read as
 //! they are.
 
-use super::MediaDto;
 use super::kinds::LocationDto;
+use super::media::MediaDto;
 use herald_domain::attachment::{MediaAttachment, MediaKind};
 use herald_domain::content::Location;
 use herald_domain::error::InvalidValue;
@@ -250,7 +250,9 @@ impl TryFrom<&VariablesDto> for TemplateVariables {
             Some(HeaderValueDto::Text(values)) => Some(HeaderValue::Text(parse_texts(values)?)),
             Some(HeaderValueDto::NamedText(values)) => Some(HeaderValue::NamedText(parse_pairs(values)?)),
             Some(HeaderValueDto::Media(media)) => Some(HeaderValue::Media(media.try_into()?)),
-            Some(HeaderValueDto::Location(location)) => Some(HeaderValue::Location(Location::try_from(location)?)),
+            Some(HeaderValueDto::Location(location)) => {
+                Some(HeaderValue::Location(Location::try_from(location)?))
+            }
         };
         let offer = dto
             .offer_expires_at
@@ -297,9 +299,12 @@ impl TryFrom<&BodySpecDto> for BodySpec {
     fn try_from(dto: &BodySpecDto) -> Result<Self, Self::Error> {
         Ok(match dto {
             BodySpecDto::Positional(count) => Self::Positional(*count),
-            BodySpecDto::Named(names) => {
-                Self::Named(names.iter().map(|n| ParamName::parse(n)).collect::<Result<_, _>>()?)
-            }
+            BodySpecDto::Named(names) => Self::Named(
+                names
+                    .iter()
+                    .map(|n| ParamName::parse(n))
+                    .collect::<Result<_, _>>()?,
+            ),
         })
     }
 }

@@ -80,7 +80,10 @@ fn a_location_header_takes_a_location_and_nothing_else() {
     };
     assert_eq!(check_variables(&store, &vars), Ok(()));
     vars.header = None;
-    assert_eq!(mismatch(check_variables(&store, &vars)), "header expects a location");
+    assert_eq!(
+        mismatch(check_variables(&store, &vars)),
+        "header expects a location"
+    );
     vars.header = Some(HeaderValue::Text(vec![text("x")]));
     assert_eq!(
         mismatch(check_variables(&store, &vars)),
@@ -194,7 +197,10 @@ fn an_offer_with_an_expiration_needs_one_and_others_take_none() {
         "offer: the template's limited-time offer has no expiration"
     );
     assert_eq!(
-        mismatch(check_variables(&template("MARKETING", TemplateStructure::default()), &given)),
+        mismatch(check_variables(
+            &template("MARKETING", TemplateStructure::default()),
+            &given
+        )),
         "offer: the template has no limited-time offer"
     );
 }

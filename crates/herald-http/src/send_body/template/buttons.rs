@@ -2,7 +2,7 @@
 //! `flow_token` and `flow_action_data`, each error under the path the client wrote.
 
 use super::super::fields::{json_type, present, required, string_at};
-use super::positional;
+use super::values::positional;
 use herald_domain::template::definition::COPY_CODE_MAX;
 use herald_domain::template::{ButtonKind, ButtonValue, TemplateText};
 use herald_domain::{FieldError, ValidationErrors};

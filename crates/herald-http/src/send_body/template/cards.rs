@@ -2,7 +2,8 @@
 //! one per card of the template, in its order; errors under `variables.cards[i]…`.
 
 use super::super::fields::{json_type, present, required, string_at};
-use super::{body_values, buttons::buttons, media_header};
+use super::buttons::buttons;
+use super::values::{body_values, media_header};
 use herald_domain::attachment::MediaKind;
 use herald_domain::template::CardValues;
 use herald_domain::template::definition::CARDS_MAX;

@@ -27,7 +27,9 @@ fn fields_of(variables: Value) -> Vec<String> {
 
 #[test]
 fn location_and_named_text_headers() {
-    let vars = variables_of(json!({ "header": { "type": "location", "latitude": "1.5", "longitude": 2.5, "name": "Shop" } }));
+    let vars = variables_of(
+        json!({ "header": { "type": "location", "latitude": "1.5", "longitude": 2.5, "name": "Shop" } }),
+    );
     let Some(HeaderValue::Location(location)) = vars.header else {
         panic!("{vars:?}")
     };
@@ -62,21 +64,29 @@ fn flow_buttons_take_a_token_and_data() {
         ["variables.buttons[0].flow_action_data"]
     );
     assert_eq!(
-        fields_of(json!({ "buttons": [{ "index": 0, "sub_type": "url", "flow_token": "x", "values": ["a"] }] })),
+        fields_of(
+            json!({ "buttons": [{ "index": 0, "sub_type": "url", "flow_token": "x", "values": ["a"] }] })
+        ),
         ["variables.buttons[0].flow_token"]
     );
     assert_eq!(
-        fields_of(json!({ "buttons": [{ "index": 0, "sub_type": "flow", "flow_token": "x", "values": ["a"] }] })),
+        fields_of(
+            json!({ "buttons": [{ "index": 0, "sub_type": "flow", "flow_token": "x", "values": ["a"] }] })
+        ),
         ["variables.buttons[0].flow_token"]
     );
 }
 
 #[test]
 fn coupons_are_at_most_15_characters() {
-    let vars = variables_of(json!({ "buttons": [{ "index": 1, "sub_type": "copy_code", "values": ["SAVE20-SPRING25"] }] }));
+    let vars = variables_of(
+        json!({ "buttons": [{ "index": 1, "sub_type": "copy_code", "values": ["SAVE20-SPRING25"] }] }),
+    );
     assert_eq!(vars.buttons[0].values[0].as_str(), "SAVE20-SPRING25");
     assert_eq!(
-        fields_of(json!({ "buttons": [{ "index": 1, "sub_type": "copy_code", "values": ["SAVE20-SPRING-25"] }] })),
+        fields_of(
+            json!({ "buttons": [{ "index": 1, "sub_type": "copy_code", "values": ["SAVE20-SPRING-25"] }] })
+        ),
         ["variables.buttons[0].values[0]"]
     );
 }
@@ -85,9 +95,15 @@ fn coupons_are_at_most_15_characters() {
 fn an_offer_takes_an_rfc3339_expiration() {
     let vars = variables_of(json!({ "offer": { "expires_at": "2030-01-02T04:04:05+01:00" } }));
     assert_eq!(vars.offer.unwrap().timestamp_millis(), 1_893_553_445_000);
-    assert_eq!(fields_of(json!({ "offer": { "expires_at": "soon" } })), ["variables.offer.expires_at"]);
+    assert_eq!(
+        fields_of(json!({ "offer": { "expires_at": "soon" } })),
+        ["variables.offer.expires_at"]
+    );
     assert_eq!(fields_of(json!({ "offer": {} })), ["variables.offer.expires_at"]);
-    assert_eq!(fields_of(json!({ "offer": { "ends": "x" } })), ["variables.offer.ends"]);
+    assert_eq!(
+        fields_of(json!({ "offer": { "ends": "x" } })),
+        ["variables.offer.ends"]
+    );
     assert_eq!(fields_of(json!({ "offer": "2030" })), ["variables.offer"]);
 }
 
@@ -113,14 +129,19 @@ fn cards_take_a_file_a_body_and_buttons_each() {
         ["variables.cards[2].buttons[0].values[0]"]
     );
     assert_eq!(
-        fields_of(json!({ "cards": [{ "header": { "type": "document", "link": "https://example.com/a.pdf" } }] })),
+        fields_of(
+            json!({ "cards": [{ "header": { "type": "document", "link": "https://example.com/a.pdf" } }] })
+        ),
         ["variables.cards[0].header.type"]
     );
     assert_eq!(
         fields_of(json!({ "cards": [{ "header": { "type": "image" }, "footer": "x" }] })),
         ["variables.cards[0].footer", "variables.cards[0].header.media_id"]
     );
-    assert_eq!(fields_of(json!({ "cards": [{ "body": ["a"] }] })), ["variables.cards[0].header"]);
+    assert_eq!(
+        fields_of(json!({ "cards": [{ "body": ["a"] }] })),
+        ["variables.cards[0].header"]
+    );
     assert_eq!(fields_of(json!({ "cards": {} })), ["variables.cards"]);
     let eleven: Vec<Value> = (0..11).map(|_| card(json!("a"))).collect();
     assert_eq!(fields_of(json!({ "cards": eleven })), ["variables.cards"]);
