@@ -339,6 +339,17 @@ async fn the_owner_manages_keys_and_sees_messages_in_a_real_browser() {
     assert!(usage.starts_with("1 of "), "{usage}");
     screenshot(&browser, "account").await;
 
+    browser
+        .goto(&format!("{base}/dashboard/templates"))
+        .await
+        .unwrap();
+    let rows = browser
+        .find_all(Locator::Css("#templates tbody tr"))
+        .await
+        .unwrap();
+    assert!(rows.len() >= 5, "the seeded templates are listed");
+    screenshot(&browser, "templates").await;
+
     // Disabling the key, after a confirmation; the API (the same process) refuses it on its next request.
     browser.goto(&format!("{base}/dashboard/keys")).await.unwrap();
     let key_row = css(&browser, "#keys tbody tr").await;

@@ -145,6 +145,13 @@ impl Page {
         let end = self.body[start..].find('<')?;
         Some(self.body[start..start + end].to_owned())
     }
+
+    /// The markup of the table with `id`, tags included.
+    pub fn table_of(&self, id: &str) -> Option<String> {
+        let start = self.body.find(&format!("<table id=\"{id}\">"))?;
+        let end = self.body[start..].find("</table>")?;
+        Some(self.body[start..start + end].to_owned())
+    }
 }
 
 /// A browser without JavaScript: keeps cookies, follows no redirects.
@@ -864,6 +871,7 @@ async fn the_message_page_shows_the_new_kinds(db: Db) {
 }
 
 on_both_stores!(
+    the_templates_page_lists_filters_and_syncs,
     the_message_page_shows_the_new_kinds,
     the_log_filters_and_pages,
     login_failures_are_generic_and_attempts_are_limited,
@@ -873,3 +881,79 @@ on_both_stores!(
     logout_ends_the_session_on_the_server,
     secrets_are_shown_only_at_creation,
 );
+
+async fn the_templates_page_lists_filters_and_syncs(db: Db) {
+    use herald_domain::template::{TemplateName, TemplateStatus};
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    // Another organization's template, under a name the owner has none of.
+    let templates = d.app.services.store.templates();
+    let mut theirs = templates
+        .templates(&d.app.org, &herald_domain::ports::TemplateQuery::default())
+        .await
+        .unwrap();
+    let waba = theirs[0].waba_id.clone();
+    theirs[0].name = TemplateName::parse("their_secret_offer").unwrap();
+    theirs[0].status = TemplateStatus::parse("REJECTED").unwrap();
+    templates
+        .replace_templates(&d.app.org, &waba, &theirs)
+        .await
+        .unwrap();
+
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let page = browser.get("/dashboard/templates").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let table = page.table_of("templates").expect("the templates table");
+    for name in ["hello_world", "order_shipped", "invoice_ready", "spring_sale"] {
+        assert!(table.contains(name), "{name} listed: {table}");
+    }
+    assert!(page.body.contains("<span class=\"badge warn\">PAUSED</span>"));
+    assert!(
+        !page.body.contains("their_secret_offer"),
+        "another organization's template"
+    );
+
+    let approved = browser.get("/dashboard/templates?status=APPROVED").await;
+    let table = approved.table_of("templates").expect("the filtered table");
+    assert!(
+        table.contains("hello_world") && !table.contains("spring_sale"),
+        "{table}"
+    );
+    assert_eq!(
+        browser.get("/dashboard/templates?status=approved!").await.status,
+        StatusCode::BAD_REQUEST
+    );
+
+    let one = browser.get("/dashboard/templates/invoice_ready/en_US").await;
+    assert_eq!(one.status, StatusCode::OK);
+    assert_eq!(one.text_of("template-header").as_deref(), Some("document"));
+    for missing in [
+        "/dashboard/templates/their_secret_offer/en_US",
+        "/dashboard/templates/hello_world/xx_YY",
+        "/dashboard/templates/Not-A-Name/en_US",
+    ] {
+        assert_eq!(
+            browser.get(missing).await.status,
+            StatusCode::NOT_FOUND,
+            "{missing}"
+        );
+    }
+
+    // Sync needs the session's CSRF token, then copies the network's listing for the owner's account.
+    assert_eq!(
+        browser.post("/dashboard/templates/sync", &[]).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let csrf = browser.session_csrf().await;
+    let synced = browser
+        .post("/dashboard/templates/sync", &[("csrf", &csrf)])
+        .await;
+    assert_eq!(synced.status, StatusCode::SEE_OTHER);
+    let location = synced.location.expect("redirected to the list");
+    assert!(location.starts_with("/dashboard/templates?synced="), "{location}");
+    let after = browser.get(&location).await;
+    assert!(after.body.contains("Synced from the network"), "the flash");
+    assert!(after.table_of("templates").unwrap().contains("hello_world"));
+}

@@ -188,7 +188,11 @@ fn serve_http(
         // Half the pool at most: the API's own requests keep the rest.
         (settings.max_connections as usize / 2).max(1),
     ));
-    let dashboard = actix_web::web::Data::new(services.dashboard_context(settings, sealer.clone())?);
+    let dashboard = actix_web::web::Data::new(services.dashboard_context(
+        settings,
+        sealer.clone(),
+        parts.network.clone(),
+    )?);
     let mounted = parts.simulator.clone();
     let mut server = actix_web::HttpServer::new(move || {
         let webhook = webhook.clone();

@@ -325,6 +325,7 @@ impl Services {
         &self,
         settings: &Settings,
         sealer: Arc<dyn SecretSealer>,
+        network: Arc<dyn MessagingNetwork>,
     ) -> anyhow::Result<herald_dashboard::DashboardContext> {
         let cookie_key = match &settings.dashboard_cookie_key {
             Some(key) => dashboard_cookie_key(key.expose_secret())?,
@@ -344,6 +345,8 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
             webhooks: self.manage_webhooks(settings, sealer),
+            templates: ListTemplates::new(store.templates(), store.accounts()),
+            sync_templates: Arc::new(self.sync_templates(network)),
             messages: store.messages(),
             clock: self.clock.clone(),
             cookie_key,

@@ -3,7 +3,9 @@
 use crate::login_limits::LoginLimits;
 use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
-use herald_domain::usecases::{Admin, GetMessage, ListMessages, ManageWebhooks, MessageEvents, OwnerAccess};
+use herald_domain::usecases::{
+    Admin, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents, OwnerAccess, SyncTemplates,
+};
 use std::sync::Arc;
 
 /// Everything the dashboard's handlers use, built by the application.
@@ -16,6 +18,9 @@ pub struct DashboardContext {
     pub get_message: GetMessage,
     pub message_events: MessageEvents,
     pub webhooks: ManageWebhooks,
+    pub templates: ListTemplates,
+    /// The templates page's "sync now" (the same sync the periodic worker runs).
+    pub sync_templates: Arc<SyncTemplates>,
     /// Usage counts for the account page.
     pub messages: Arc<dyn MessageStore>,
     pub clock: Arc<dyn Clock>,

@@ -1,7 +1,7 @@
 //! The organization owner's dashboard at `/dashboard` (docs/api.md §11): owner login, API keys, the message
-//! log, webhook endpoints and deliveries, and the account. Pages are rendered on the server with maud; the
-//! only browser code is a copy button (`assets/app.js`), served from this binary, so the dashboard needs
-//! nothing from the network.
+//! log, webhook endpoints and deliveries, templates, and the account. Pages are rendered on the server with
+//! maud; the only browser code is a copy button (`assets/app.js`), served from this binary, so the dashboard
+//! needs nothing from the network.
 //!
 //! Handlers call the domain's use cases (`OwnerAccess`, `Admin`, `ListMessages`, `ManageWebhooks`, …)
 //! with the organization of the logged-in owner, which [`auth::Owner`] takes from the session: another
@@ -68,6 +68,12 @@ pub fn configure(config: &mut web::ServiceConfig, context: web::Data<DashboardCo
             .route(
                 "/webhooks/{id}/deliveries/{delivery}/redeliver",
                 web::post().to(pages::webhooks::redeliver),
+            )
+            .route("/templates", web::get().to(pages::templates::list))
+            .route("/templates/sync", web::post().to(pages::templates::sync))
+            .route(
+                "/templates/{name}/{language}",
+                web::get().to(pages::templates::show),
             )
             .route("/account", web::get().to(pages::account::show))
             .default_service(web::to(pages::not_found)),

@@ -4,6 +4,7 @@ pub mod account;
 pub mod keys;
 pub mod login;
 pub mod messages;
+pub mod templates;
 pub mod webhooks;
 
 use crate::auth::{context, signed_cookie};

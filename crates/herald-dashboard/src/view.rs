@@ -12,13 +12,15 @@ pub enum Section {
     Keys,
     Messages,
     Webhooks,
+    Templates,
     Account,
 }
 
-const SECTIONS: [(Section, &str, &str); 4] = [
+const SECTIONS: [(Section, &str, &str); 5] = [
     (Section::Keys, "/dashboard/keys", "API keys"),
     (Section::Messages, "/dashboard/messages", "Messages"),
     (Section::Webhooks, "/dashboard/webhooks", "Webhooks"),
+    (Section::Templates, "/dashboard/templates", "Templates"),
     (Section::Account, "/dashboard/account", "Account"),
 ];
 
