@@ -46,6 +46,7 @@ fn header_summary(header: &HeaderSpec) -> String {
     match header {
         HeaderSpec::None => "none".to_owned(),
         HeaderSpec::Text => "text, 1 parameter".to_owned(),
+        HeaderSpec::NamedText(name) => format!("text, parameter {}", name.as_str()),
         HeaderSpec::Media(kind) => kind.as_str().to_owned(),
         HeaderSpec::Location => "location".to_owned(),
     }
