@@ -9,8 +9,8 @@ use herald_domain::organization::NetworkRef;
 use herald_domain::template::{
     BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,
     ParamName, Template, TemplateName, TemplateStatus, TemplateStructure, TemplateText, TemplateVariables,
-    check_variables,
 };
+use herald_domain::template::check::check_variables;
 use herald_domain::values::MediaLink;
 use libfuzzer_sys::fuzz_target;
 
@@ -140,6 +140,7 @@ fn fitting(structure: &TemplateStructure) -> Option<TemplateVariables> {
     let header = match &structure.header {
         HeaderSpec::None => None,
         HeaderSpec::Text => Some(HeaderValue::Text(vec![text()])),
+        HeaderSpec::NamedText(name) => Some(HeaderValue::NamedText(vec![(name.clone(), text())])),
         HeaderSpec::Media(kind) => Some(HeaderValue::Media(media(*kind))),
         HeaderSpec::Location => return None,
     };
@@ -157,6 +158,7 @@ fn fitting(structure: &TemplateStructure) -> Option<TemplateVariables> {
                 index: b.index,
                 kind: b.kind,
                 values: vec![text(); usize::from(b.parameters)],
+                flow_action_data: None,
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -166,6 +168,7 @@ fn fitting(structure: &TemplateStructure) -> Option<TemplateVariables> {
         header,
         body,
         buttons,
+        ..TemplateVariables::default()
     })
 }
 
@@ -202,6 +205,7 @@ fuzz_target!(|input: Input| {
                 },
             })
             .collect(),
+        ..TemplateStructure::default()
     };
     let v = &input.variables;
     let variables = TemplateVariables {
@@ -225,8 +229,10 @@ fuzz_target!(|input: Input| {
                 index: *index % 10,
                 kind: button(b),
                 values: texts(values),
+                flow_action_data: None,
             })
             .collect(),
+        ..TemplateVariables::default()
     };
     let fit = fitting(&structure);
     let template = template(structure, s.approved);

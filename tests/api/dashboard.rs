@@ -929,6 +929,14 @@ async fn the_templates_page_lists_filters_and_syncs(db: Db) {
     let one = browser.get("/dashboard/templates/invoice_ready/en_US").await;
     assert_eq!(one.status, StatusCode::OK);
     assert_eq!(one.text_of("template-header").as_deref(), Some("document"));
+    let carousel = browser.get("/dashboard/templates/spring_carousel/en_US").await;
+    assert_eq!(carousel.status, StatusCode::OK);
+    assert!(
+        carousel
+            .body
+            .contains("<ol id=\"template-cards\" start=\"0\"><li>image header"),
+        "the cards are shown"
+    );
     for missing in [
         "/dashboard/templates/their_secret_offer/en_US",
         "/dashboard/templates/hello_world/xx_YY",

@@ -25,4 +25,5 @@ mod network;
 mod scenarios;
 mod template_events;
 mod template_review;
+mod template_sends;
 mod webhooks;

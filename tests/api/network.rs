@@ -861,7 +861,7 @@ async fn templates_are_synced_from_the_network_and_listed(db: Db) {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 7, "{all}");
+    assert_eq!(names.len(), 15, "{all}");
     for name in [
         "hello_world",
         "order_shipped",
@@ -870,13 +870,21 @@ async fn templates_are_synced_from_the_network_and_listed(db: Db) {
         "welcome_video",
         "appointment_named",
         "spring_sale",
+        "verify_code",
+        "spring_carousel",
+        "flash_sale_offer",
+        "coupon_code",
+        "survey_flow",
+        "store_location",
+        "order_named",
+        "booking_links",
     ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
     let approved = app.get("/api/v1/templates?status=APPROVED").await;
     assert_eq!(
         approved["data"].as_array().unwrap().len(),
-        6,
+        14,
         "spring_sale is PAUSED"
     );
 
@@ -906,6 +914,6 @@ async fn templates_are_synced_from_the_network_and_listed(db: Db) {
     assert_eq!(synced.status(), 200);
     assert_eq!(
         synced.json::<Value>().await.unwrap(),
-        json!({ "business_accounts": 1, "templates": 7 })
+        json!({ "business_accounts": 1, "templates": 15 })
     );
 }

@@ -3,13 +3,9 @@
 
 use crate::services::Services;
 use herald_domain::api_key::ApiKey;
-use herald_domain::attachment::MediaKind;
 use herald_domain::ids::{OrganizationId, TemplateId};
 use herald_domain::organization::{NetworkRef, PlanName};
-use herald_domain::template::{
-    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, Template, TemplateName,
-    TemplateStatus, TemplateStructure,
-};
+use herald_domain::template::Template;
 use herald_domain::usecases::NewSender;
 use herald_domain::values::{DisplayName, PhoneNumber};
 
@@ -103,93 +99,31 @@ pub async fn seed_templates(services: &Services, org: &OrganizationId) -> anyhow
     Ok(())
 }
 
-/// The templates the simulator knows (docs/api.md §13), as Herald's store copies.
+/// The templates the simulator knows (docs/api.md §13), as Herald's store copies: the simulator's listing
+/// read by the Cloud API client's own parser, exactly as a sync would store them.
 fn simulator_templates(services: &Services, org: &OrganizationId) -> anyhow::Result<Vec<Template>> {
     let now = services.clock.now();
     let waba = NetworkRef::parse(SIMULATOR_WABA_ID)?;
-    let make = |name: &str, language: &str, status: &str, header: HeaderSpec, body: BodySpec, buttons| {
-        Ok::<_, anyhow::Error>(Template {
-            id: TemplateId::from_ulid(services.ids.next_ulid()),
-            organization_id: *org,
-            waba_id: waba.clone(),
-            name: TemplateName::parse(name)?,
-            language: LanguageCode::parse(language)?,
-            status: TemplateStatus::parse(status)?,
-            category: "UTILITY".into(),
-            structure: TemplateStructure {
-                header,
-                body,
-                buttons,
-            },
-            network_id: None,
-            synced_at: now,
-            health: Default::default(),
+    herald_simulator::seeded_template_definitions()
+        .into_iter()
+        .map(|definition| {
+            let parsed = herald_cloudapi::parse_template_definition(definition)
+                .map_err(|reason| anyhow::anyhow!("a seeded template does not parse: {reason}"))?;
+            Ok(Template {
+                id: TemplateId::from_ulid(services.ids.next_ulid()),
+                organization_id: *org,
+                waba_id: waba.clone(),
+                name: parsed.name,
+                language: parsed.language,
+                status: parsed.status,
+                category: parsed.category,
+                structure: parsed.structure,
+                network_id: parsed.network_id,
+                synced_at: now,
+                health: parsed.health,
+            })
         })
-    };
-    let url_button = vec![ButtonSpec {
-        index: 0,
-        kind: ButtonKind::Url,
-        parameters: 1,
-    }];
-    let named = BodySpec::Named(vec![ParamName::parse("customer")?, ParamName::parse("date")?]);
-    Ok(vec![
-        make(
-            "hello_world",
-            "en_US",
-            "APPROVED",
-            HeaderSpec::None,
-            BodySpec::Positional(0),
-            vec![],
-        )?,
-        make(
-            "order_shipped",
-            "en_US",
-            "APPROVED",
-            HeaderSpec::Text,
-            BodySpec::Positional(3),
-            url_button,
-        )?,
-        make(
-            "invoice_ready",
-            "en_US",
-            "APPROVED",
-            HeaderSpec::Media(MediaKind::Document),
-            BodySpec::Positional(1),
-            vec![],
-        )?,
-        make(
-            "promo_image",
-            "en_US",
-            "APPROVED",
-            HeaderSpec::Media(MediaKind::Image),
-            BodySpec::Positional(1),
-            vec![],
-        )?,
-        make(
-            "welcome_video",
-            "pt_BR",
-            "APPROVED",
-            HeaderSpec::Media(MediaKind::Video),
-            BodySpec::Positional(0),
-            vec![],
-        )?,
-        make(
-            "appointment_named",
-            "en_US",
-            "APPROVED",
-            HeaderSpec::None,
-            named,
-            vec![],
-        )?,
-        make(
-            "spring_sale",
-            "en_US",
-            "PAUSED",
-            HeaderSpec::None,
-            BodySpec::Positional(0),
-            vec![],
-        )?,
-    ])
+        .collect()
 }
 
 /// The banner printed after seeding: the key (this once) and a `curl` that answers 202.

@@ -21,8 +21,19 @@ mod templates;
 mod wire;
 mod wire_kinds;
 mod wire_media;
+mod wire_template;
 
 pub use callback::{CloudApiDecoder, ParseError, parse_callback};
 pub use client::{CloudApiClient, CloudApiConfig, META_MEDIA_HOST};
 pub use errors::{ErrorClass, Reaction, classify};
 pub use signature::{AppSecretAuthenticator, SignatureError, verify_signature};
+
+/// Parses one template definition as `GET /{waba_id}/message_templates` lists it into what a send must fill.
+///
+/// # Errors
+/// A human-readable reason when the definition cannot be used.
+pub fn parse_template_definition(
+    definition: serde_json::Value,
+) -> Result<herald_domain::ports::NetworkTemplate, String> {
+    templates::parse_template(definition)
+}

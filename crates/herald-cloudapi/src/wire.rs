@@ -2,11 +2,11 @@
 
 use herald_domain::message::{Message, MessageContent, MessageError};
 use herald_domain::ports::{NetworkError, NetworkMediaIds};
-use herald_domain::template::{BodyValues, ButtonKind, ButtonValue, HeaderValue, TemplateVariables};
 use serde_json::{Map, Value, json};
 
 use crate::wire_kinds;
 use crate::wire_media::media_object;
+use crate::wire_template::components;
 
 /// The JSON body of `POST /{v}/{phone_number_id}/messages` for `message`.
 ///
@@ -101,72 +101,4 @@ fn target_network_id(network_id: Option<&str>) -> Result<&str, NetworkError> {
             network_code: None,
         })
     })
-}
-
-fn text_parameter(text: &str) -> Value {
-    json!({ "type": "text", "text": text })
-}
-
-fn components(variables: &TemplateVariables, media: &NetworkMediaIds) -> Result<Vec<Value>, NetworkError> {
-    let mut components = Vec::new();
-    match &variables.header {
-        Some(HeaderValue::Text(values)) if !values.is_empty() => {
-            let parameters: Vec<Value> = values.iter().map(|v| text_parameter(v.as_str())).collect();
-            components.push(json!({ "type": "header", "parameters": parameters }));
-        }
-        Some(HeaderValue::Media(attachment)) => {
-            let kind = attachment.kind.as_str();
-            let mut parameter = Map::new();
-            parameter.insert("type".into(), Value::from(kind));
-            parameter.insert(kind.into(), Value::Object(media_object(attachment, media)?));
-            components.push(json!({ "type": "header", "parameters": [parameter] }));
-        }
-        Some(HeaderValue::Text(_)) | None => {}
-    }
-    let body: Vec<Value> = match &variables.body {
-        BodyValues::Positional(values) => values.iter().map(|v| text_parameter(v.as_str())).collect(),
-        BodyValues::Named(values) => values
-            .iter()
-            .map(|(name, value)| {
-                json!({ "type": "text", "text": value.as_str(), "parameter_name": name.as_str() })
-            })
-            .collect(),
-    };
-    if !body.is_empty() {
-        components.push(json!({ "type": "body", "parameters": body }));
-    }
-    for button in &variables.buttons {
-        if let Some(component) = button_component(button) {
-            components.push(component);
-        }
-    }
-    Ok(components)
-}
-
-/// A button component, or `None` when the button takes nothing at send time.
-fn button_component(button: &ButtonValue) -> Option<Value> {
-    let parameters: Vec<Value> = button
-        .values
-        .iter()
-        .filter_map(|value| {
-            let value = value.as_str();
-            match button.kind {
-                ButtonKind::Url => Some(text_parameter(value)),
-                ButtonKind::QuickReply => Some(json!({ "type": "payload", "payload": value })),
-                ButtonKind::CopyCode => Some(json!({ "type": "coupon_code", "coupon_code": value })),
-                ButtonKind::Flow => Some(json!({ "type": "action", "action": { "flow_token": value } })),
-                ButtonKind::Static => None,
-            }
-        })
-        .collect();
-    if parameters.is_empty() {
-        return None;
-    }
-    Some(json!({
-        "type": "button",
-        "sub_type": button.kind.sub_type(),
-        // Meta's own examples send the index as a string; integers are only reported to work.
-        "index": button.index.to_string(),
-        "parameters": parameters,
-    }))
 }

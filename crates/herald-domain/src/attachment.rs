@@ -119,15 +119,18 @@ pub enum AttachmentRole {
     TemplateHeader,
     /// The file is an interactive message's header.
     InteractiveHeader,
+    /// The file is the media header of a carousel template's card (zero-based).
+    TemplateCard(usize),
 }
 
 impl AttachmentRole {
     /// The request field that names a stored file in this role (docs/api.md §4.1, §4.3).
-    pub fn media_id_field(self) -> &'static str {
+    pub fn media_id_field(self) -> String {
         match self {
-            Self::Message => "media_id",
-            Self::TemplateHeader => "variables.header.media_id",
-            Self::InteractiveHeader => "interactive.header.media_id",
+            Self::Message => "media_id".to_owned(),
+            Self::TemplateHeader => "variables.header.media_id".to_owned(),
+            Self::InteractiveHeader => "interactive.header.media_id".to_owned(),
+            Self::TemplateCard(index) => format!("variables.cards[{index}].header.media_id"),
         }
     }
 }

@@ -161,6 +161,40 @@ impl MessageContent {
         }
     }
 
+    /// Every file this content carries: [`MessageContent::attachment`], then a carousel's card headers.
+    pub fn attachments(&self) -> Vec<(AttachmentRole, &MediaAttachment)> {
+        let mut all: Vec<_> = self.attachment().into_iter().collect();
+        if let Self::Template { variables, .. } = self {
+            all.extend(
+                variables
+                    .cards
+                    .iter()
+                    .enumerate()
+                    .map(|(i, card)| (AttachmentRole::TemplateCard(i), &card.header)),
+            );
+        }
+        all
+    }
+
+    /// [`MessageContent::attachments`], to change them (the send use case fills in what stored files say).
+    pub fn attachments_mut(&mut self) -> Vec<(AttachmentRole, &mut MediaAttachment)> {
+        if let Self::Template { variables, .. } = self {
+            let header = match &mut variables.header {
+                Some(crate::template::HeaderValue::Media(media)) => {
+                    Some((AttachmentRole::TemplateHeader, media))
+                }
+                _ => None,
+            };
+            let cards = variables
+                .cards
+                .iter_mut()
+                .enumerate()
+                .map(|(i, card)| (AttachmentRole::TemplateCard(i), &mut card.header));
+            return header.into_iter().chain(cards).collect();
+        }
+        self.attachment_mut().into_iter().collect()
+    }
+
     /// [`MessageContent::attachment`], to change it (the send use case fills in what the stored file says).
     pub fn attachment_mut(&mut self) -> Option<(AttachmentRole, &mut MediaAttachment)> {
         match self {

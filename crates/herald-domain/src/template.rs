@@ -2,13 +2,14 @@
 //! matcher that checks one against the other before anything is stored or sent.
 
 use crate::attachment::{MediaAttachment, MediaKind};
+use crate::content::Location;
 use crate::error::InvalidValue;
 use crate::ids::{OrganizationId, TemplateId};
 use crate::organization::NetworkRef;
 use crate::time::Timestamp;
-use std::collections::BTreeSet;
 use std::fmt;
 
+pub mod check;
 pub mod definition;
 
 /// A template's name: 1 to 512 lowercase letters, digits and underscores (the network's rule).
@@ -151,11 +152,13 @@ impl ParamName {
 pub enum HeaderSpec {
     /// No header, or a header with no variable.
     None,
-    /// A text header with one variable.
+    /// A text header with one variable, `{{1}}`.
     Text,
+    /// A text header with one named variable, `{{order_id}}`.
+    NamedText(ParamName),
     /// A document, image or video header: the send supplies the file.
     Media(MediaKind),
-    /// A location header, which Herald cannot fill.
+    /// A location header: the send supplies the coordinates (and optionally a name and an address).
     Location,
 }
 
@@ -215,12 +218,43 @@ pub struct ButtonSpec {
     pub parameters: u8,
 }
 
+/// A limited-time offer component: whether the send gives the offer's expiration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OfferSpec {
+    pub has_expiration: bool,
+}
+
+/// One card of a media-card carousel: its media header, its body's variables and its buttons.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardSpec {
+    pub header: MediaKind,
+    pub body: BodySpec,
+    pub buttons: Vec<ButtonSpec>,
+}
+
 /// The parsed structure of a template: exactly what a send must fill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateStructure {
     pub header: HeaderSpec,
     pub body: BodySpec,
     pub buttons: Vec<ButtonSpec>,
+    /// Limited-time offer templates only.
+    pub offer: Option<OfferSpec>,
+    /// Media-card carousels only: one entry per card, in the template's order (2 to 10).
+    pub cards: Vec<CardSpec>,
+}
+
+impl Default for TemplateStructure {
+    /// A template that takes nothing at send time.
+    fn default() -> Self {
+        Self {
+            header: HeaderSpec::None,
+            body: BodySpec::Positional(0),
+            buttons: Vec::new(),
+            offer: None,
+            cards: Vec::new(),
+        }
+    }
 }
 
 /// Herald's copy of a template, as last synced from the network.
@@ -303,7 +337,10 @@ impl TemplateText {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HeaderValue {
     Text(Vec<TemplateText>),
+    /// `{"order_id": "ORD-1"}` for a header with a named variable.
+    NamedText(Vec<(ParamName, TemplateText)>),
     Media(MediaAttachment),
+    Location(Location),
 }
 
 /// The body part of a send's variables.
@@ -319,6 +356,29 @@ pub struct ButtonValue {
     pub index: u8,
     pub kind: ButtonKind,
     pub values: Vec<TemplateText>,
+    /// Flow buttons only: the data the Flow's first screen opens with (a JSON object, kept as the client
+    /// wrote it, like an interactive Flow's).
+    pub flow_action_data: Option<String>,
+}
+
+impl ButtonValue {
+    /// A button filled with `values` and nothing else.
+    pub fn new(index: u8, kind: ButtonKind, values: Vec<TemplateText>) -> Self {
+        Self {
+            index,
+            kind,
+            values,
+            flow_action_data: None,
+        }
+    }
+}
+
+/// Values for one card of a media-card carousel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardValues {
+    pub header: MediaAttachment,
+    pub body: BodyValues,
+    pub buttons: Vec<ButtonValue>,
 }
 
 /// Everything a template send supplies. The full form of docs/api.md §4.1 maps onto this directly; the two
@@ -328,6 +388,10 @@ pub struct TemplateVariables {
     pub header: Option<HeaderValue>,
     pub body: BodyValues,
     pub buttons: Vec<ButtonValue>,
+    /// A limited-time offer's expiration.
+    pub offer: Option<Timestamp>,
+    /// A carousel's cards, in the template's order.
+    pub cards: Vec<CardValues>,
 }
 
 impl Default for TemplateVariables {
@@ -336,6 +400,8 @@ impl Default for TemplateVariables {
             header: None,
             body: BodyValues::Positional(Vec::new()),
             buttons: Vec::new(),
+            offer: None,
+            cards: Vec::new(),
         }
     }
 }
@@ -356,196 +422,6 @@ impl TemplateVariables {
             ..Self::default()
         }
     }
-}
-
-/// Why a send's variables do not fit its template.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TemplateCheckError {
-    /// The template exists but is not `APPROVED`.
-    #[error("template is {0}, not APPROVED")]
-    NotApproved(String),
-    /// Counts, names or presence differ; the text says expected vs given.
-    #[error("{0}")]
-    Mismatch(String),
-    /// A file of one kind for a header of another.
-    #[error("the template header expects {expected}, got {got}")]
-    HeaderMediaMismatch {
-        expected: &'static str,
-        got: &'static str,
-    },
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("{n} {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
-fn a_kind(kind: MediaKind) -> &'static str {
-    match kind {
-        MediaKind::Document => "a document",
-        MediaKind::Image => "an image",
-        MediaKind::Video => "a video",
-        MediaKind::Audio => "an audio file",
-        MediaKind::Sticker => "a sticker",
-    }
-}
-
-/// Checks that `variables` fill `template` exactly. Nothing is sent unless this passes.
-///
-/// # Errors
-/// [`TemplateCheckError`] naming the first difference found (status, then header, body, buttons).
-pub fn check_variables(template: &Template, variables: &TemplateVariables) -> Result<(), TemplateCheckError> {
-    if !template.status.is_approved() {
-        return Err(TemplateCheckError::NotApproved(
-            template.status.as_str().to_owned(),
-        ));
-    }
-    check_header(&template.structure.header, variables.header.as_ref())?;
-    check_body(&template.structure.body, &variables.body)?;
-    check_buttons(&template.structure.buttons, &variables.buttons)
-}
-
-fn check_header(spec: &HeaderSpec, given: Option<&HeaderValue>) -> Result<(), TemplateCheckError> {
-    use TemplateCheckError::{HeaderMediaMismatch, Mismatch};
-    match (spec, given) {
-        (HeaderSpec::None, None) => Ok(()),
-        (HeaderSpec::None, Some(_)) => Err(Mismatch("the template's header takes no parameter".into())),
-        (HeaderSpec::Text, Some(HeaderValue::Text(values))) if values.len() == 1 => Ok(()),
-        (HeaderSpec::Text, Some(HeaderValue::Text(values))) => Err(Mismatch(format!(
-            "header expects 1 parameter, got {}",
-            values.len()
-        ))),
-        (HeaderSpec::Text, None) => Err(Mismatch("header expects 1 parameter, got 0".into())),
-        (HeaderSpec::Text, Some(HeaderValue::Media(media))) => Err(Mismatch(format!(
-            "header expects text, got {}",
-            a_kind(media.kind)
-        ))),
-        (HeaderSpec::Media(kind), Some(HeaderValue::Media(media))) if media.kind == *kind => Ok(()),
-        (HeaderSpec::Media(kind), Some(HeaderValue::Media(media))) => Err(HeaderMediaMismatch {
-            expected: a_kind(*kind),
-            got: a_kind(media.kind),
-        }),
-        (HeaderSpec::Media(kind), _) => Err(Mismatch(format!("header expects {}", a_kind(*kind)))),
-        (HeaderSpec::Location, _) => Err(Mismatch(
-            "templates with a location header are not supported".into(),
-        )),
-    }
-}
-
-fn check_body(spec: &BodySpec, given: &BodyValues) -> Result<(), TemplateCheckError> {
-    use TemplateCheckError::Mismatch;
-    match (spec, given) {
-        (BodySpec::Positional(expected), BodyValues::Positional(values)) => {
-            if values.len() == *expected {
-                Ok(())
-            } else {
-                Err(Mismatch(format!(
-                    "body expects {}, got {}",
-                    plural(*expected, "parameter"),
-                    values.len()
-                )))
-            }
-        }
-        (BodySpec::Positional(expected), BodyValues::Named(values)) => Err(Mismatch(format!(
-            "body expects {} by position, got {} by name",
-            plural(*expected, "parameter"),
-            values.len()
-        ))),
-        (BodySpec::Named(names), BodyValues::Positional(values)) => {
-            if names.is_empty() && values.is_empty() {
-                Ok(())
-            } else {
-                Err(Mismatch(format!(
-                    "body expects named parameters ({}), got {} by position",
-                    join(names.iter().map(ParamName::as_str)),
-                    values.len()
-                )))
-            }
-        }
-        (BodySpec::Named(names), BodyValues::Named(values)) => {
-            let expected: BTreeSet<&str> = names.iter().map(ParamName::as_str).collect();
-            let mut given = BTreeSet::new();
-            for (name, _) in values {
-                if !given.insert(name.as_str()) {
-                    return Err(Mismatch(format!(
-                        "body parameter `{}` is given twice",
-                        name.as_str()
-                    )));
-                }
-            }
-            let missing: Vec<&str> = expected.difference(&given).copied().collect();
-            let unknown: Vec<&str> = given.difference(&expected).copied().collect();
-            if missing.is_empty() && unknown.is_empty() {
-                return Ok(());
-            }
-            let mut detail = format!("body expects parameters named {}", join(expected.iter().copied()));
-            if !missing.is_empty() {
-                detail.push_str(&format!("; missing {}", join(missing.into_iter())));
-            }
-            if !unknown.is_empty() {
-                detail.push_str(&format!("; unknown {}", join(unknown.into_iter())));
-            }
-            Err(Mismatch(detail))
-        }
-    }
-}
-
-fn check_buttons(specs: &[ButtonSpec], given: &[ButtonValue]) -> Result<(), TemplateCheckError> {
-    use TemplateCheckError::Mismatch;
-    let mut seen = BTreeSet::new();
-    for button in given {
-        if !seen.insert(button.index) {
-            return Err(Mismatch(format!("button {} is given twice", button.index)));
-        }
-        let spec = specs
-            .iter()
-            .find(|s| s.index == button.index)
-            .ok_or_else(|| Mismatch(format!("the template has no button at index {}", button.index)))?;
-        if spec.kind != button.kind {
-            return Err(Mismatch(format!(
-                "button {} is a {} button, got {}",
-                button.index,
-                spec.kind.sub_type(),
-                button.kind.sub_type()
-            )));
-        }
-        let count = button.values.len();
-        let fits = if spec.kind == ButtonKind::QuickReply {
-            count <= 1
-        } else {
-            count == usize::from(spec.parameters)
-        };
-        if !fits {
-            return Err(Mismatch(format!(
-                "button {} expects {}, got {}",
-                button.index,
-                plural(
-                    usize::from(spec.parameters.max(u8::from(spec.kind == ButtonKind::QuickReply))),
-                    "parameter"
-                ),
-                count
-            )));
-        }
-    }
-    if let Some(missing) = specs
-        .iter()
-        .find(|s| s.parameters > 0 && !seen.contains(&s.index))
-    {
-        return Err(Mismatch(format!(
-            "button {} ({}) expects {}, got none",
-            missing.index,
-            missing.kind.sub_type(),
-            plural(usize::from(missing.parameters), "parameter")
-        )));
-    }
-    Ok(())
-}
-
-fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    items.collect::<Vec<_>>().join(", ")
 }
 
 #[cfg(test)]

@@ -118,6 +118,28 @@ impl GraphError {
         Self::new(StatusCode::BAD_REQUEST, 131053, "Media upload error", details)
     }
 
+    /// 131008: a parameter the template needs is missing (a dynamic button's value, an offer's
+    /// expiration, a carousel).
+    pub(crate) fn missing_parameter(details: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            131008,
+            "Required parameter is missing",
+            details,
+        )
+    }
+
+    /// 132012: a parameter of another format than the template's (text for a location header, a video for
+    /// an image card).
+    pub(crate) fn parameter_format(details: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            132012,
+            "Parameter format does not match format in the created template",
+            details,
+        )
+    }
+
     /// 132000: parameters that do not fit the template.
     pub(crate) fn template_params(details: impl Into<String>) -> Self {
         Self::new(

@@ -10,6 +10,7 @@
 
 mod callbacks;
 mod error;
+mod expected;
 mod faults;
 mod records;
 mod review;
@@ -27,6 +28,12 @@ pub use records::{RecordKind, SentMedia, SentRecord};
 pub use seed::{
     ExtraSender, MAX_EXTRA_SENDERS, SIMULATOR_WABA_ID, SeededSender, extra_senders, seeded_senders,
 };
+
+/// The seeded business account's templates as the listing shows them (docs/api.md §13), for a Herald
+/// store seeded without a sync (`herald serve --demo`, tests).
+pub fn seeded_template_definitions() -> Vec<serde_json::Value> {
+    seed::definitions(SIMULATOR_WABA_ID)
+}
 pub use simulator::{DEFAULT_ACCESS_TOKEN, PINNED_GRAPH_VERSION, Simulator, SimulatorConfig};
 
 /// Mounts every route under `/simulator` (Cloud API paths AND control API).

@@ -11,6 +11,7 @@ mod messages;
 mod notices;
 mod shapes;
 mod template_review;
+mod template_send;
 mod templates;
 
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 
 use serde_json::{Value, json};
 
+mod examples;
+
 /// The seeded WhatsApp Business Account id.
 pub const SIMULATOR_WABA_ID: &str = "2000000001";
 
@@ -241,19 +243,23 @@ const TEMPLATES: [Template; 7] = [
     },
 ];
 
-/// The templates of a business account, in listing order.
-pub(crate) fn templates_of(waba_id: &str) -> &'static [Template] {
-    if waba_id == SIMULATOR_WABA_ID {
-        &TEMPLATES
-    } else {
-        &[]
+/// The templates of a business account, in listing order: the first seeded ones, then one example of each
+/// richer type ([`examples::examples`]), each as the listing shows it.
+pub(crate) fn definitions(waba_id: &str) -> Vec<Value> {
+    if waba_id != SIMULATOR_WABA_ID {
+        return Vec::new();
     }
+    let mut all: Vec<Value> = TEMPLATES.iter().map(Template::definition).collect();
+    all.extend(examples::examples());
+    all
 }
 
-pub(crate) fn template(waba_id: &str, name: &str, language: &str) -> Option<&'static Template> {
-    templates_of(waba_id)
-        .iter()
-        .find(|t| t.name == name && t.language == language)
+/// A seeded template's definition by name and language.
+pub(crate) fn definition(waba_id: &str, name: &str, language: &str) -> Option<Value> {
+    definitions(waba_id).into_iter().find(|t| {
+        t.get("name").and_then(Value::as_str) == Some(name)
+            && t.get("language").and_then(Value::as_str) == Some(language)
+    })
 }
 
 impl Template {

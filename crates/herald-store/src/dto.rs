@@ -3,22 +3,22 @@
 //! The domain has no serde, on purpose; these DTOs are the storage format. Renaming a field or a tag here
 //! changes what is on disk, so such changes need a data migration.
 
-use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
 use herald_domain::error::InvalidValue;
-use herald_domain::ids::MediaId;
 use herald_domain::message::{MessageContent, MessageError};
-use herald_domain::template::{
-    BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, HeaderSpec, HeaderValue, LanguageCode,
-    ParamName, TemplateName, TemplateRef, TemplateStructure, TemplateText, TemplateVariables,
-};
-use herald_domain::values::{Caption, FileName, MediaLink, MessageText};
+use herald_domain::template::{LanguageCode, TemplateName, TemplateRef};
+use herald_domain::values::{Caption, MessageText};
 use serde::{Deserialize, Serialize};
 
 mod inbound;
 pub(crate) use inbound::InboundContentDto;
 mod kinds;
 pub(crate) use kinds::TargetDto;
+mod media;
+use media::MediaDto;
+mod template;
 use kinds::{ContactDto, InteractiveDto, LocationDto, ReactionDto};
+pub(crate) use template::StructureDto;
+use template::VariablesDto;
 
 /// The `content` column: the content, and the message it replies to, in one document. `reply_to` is left
 /// out when there is none, so the rows written before replies existed read as they are.
@@ -62,236 +62,12 @@ pub(crate) enum ContentDto {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct MediaDto {
-    kind: String,
-    source: SourceDto,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    filename: Option<String>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(crate) enum SourceDto {
-    Stored(String),
-    Link(String),
-    /// [`MediaSource::Upload`]: the send use case replaces it before a message is stored, so a stored one
-    /// is a bug. It has a tag of its own so that such a bug writes a recognisable value, never a guess,
-    /// and is refused on read.
-    Upload,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct VariablesDto {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    header: Option<HeaderValueDto>,
-    body: BodyValuesDto,
-    #[serde(default)]
-    buttons: Vec<ButtonValueDto>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(crate) enum HeaderValueDto {
-    Text(Vec<String>),
-    Media(MediaDto),
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(crate) enum BodyValuesDto {
-    Positional(Vec<String>),
-    Named(Vec<(String, String)>),
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct ButtonValueDto {
-    index: u8,
-    kind: ButtonKindDto,
-    values: Vec<String>,
-}
-
-/// All button kinds, `static` included (the domain's `parse_sub_type` refuses it because a send cannot
-/// name it, but a stored template can have one).
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum ButtonKindDto {
-    QuickReply,
-    Url,
-    CopyCode,
-    Flow,
-    Static,
-}
-
-impl From<ButtonKind> for ButtonKindDto {
-    fn from(kind: ButtonKind) -> Self {
-        match kind {
-            ButtonKind::QuickReply => Self::QuickReply,
-            ButtonKind::Url => Self::Url,
-            ButtonKind::CopyCode => Self::CopyCode,
-            ButtonKind::Flow => Self::Flow,
-            ButtonKind::Static => Self::Static,
-        }
-    }
-}
-
-impl From<ButtonKindDto> for ButtonKind {
-    fn from(kind: ButtonKindDto) -> Self {
-        match kind {
-            ButtonKindDto::QuickReply => Self::QuickReply,
-            ButtonKindDto::Url => Self::Url,
-            ButtonKindDto::CopyCode => Self::CopyCode,
-            ButtonKindDto::Flow => Self::Flow,
-            ButtonKindDto::Static => Self::Static,
-        }
-    }
-}
-
-#[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct ErrorDto {
     code: String,
     title: String,
     detail: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     network_code: Option<i64>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct StructureDto {
-    header: HeaderSpecDto,
-    body: BodySpecDto,
-    #[serde(default)]
-    buttons: Vec<ButtonSpecDto>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(crate) enum HeaderSpecDto {
-    None,
-    Text,
-    Media(String),
-    Location,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "type", content = "value", rename_all = "snake_case")]
-pub(crate) enum BodySpecDto {
-    Positional(usize),
-    Named(Vec<String>),
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct ButtonSpecDto {
-    index: u8,
-    kind: ButtonKindDto,
-    parameters: u8,
-}
-
-fn texts(values: &[TemplateText]) -> Vec<String> {
-    values.iter().map(|v| v.as_str().to_owned()).collect()
-}
-
-fn parse_texts(values: &[String]) -> Result<Vec<TemplateText>, InvalidValue> {
-    values.iter().map(|v| TemplateText::parse(v)).collect()
-}
-
-impl From<&MediaAttachment> for MediaDto {
-    fn from(media: &MediaAttachment) -> Self {
-        Self {
-            kind: media.kind.as_str().to_owned(),
-            source: match &media.source {
-                MediaSource::Stored(id) => SourceDto::Stored(id.to_string()),
-                MediaSource::Link(link) => SourceDto::Link(link.as_str().to_owned()),
-                MediaSource::Upload => SourceDto::Upload,
-            },
-            filename: media.filename.as_ref().map(|f| f.as_str().to_owned()),
-        }
-    }
-}
-
-impl TryFrom<&MediaDto> for MediaAttachment {
-    type Error = InvalidValue;
-
-    fn try_from(dto: &MediaDto) -> Result<Self, Self::Error> {
-        Ok(Self {
-            kind: MediaKind::parse(&dto.kind)?,
-            source: match &dto.source {
-                SourceDto::Stored(id) => MediaSource::Stored(MediaId::parse(id)?),
-                SourceDto::Link(link) => MediaSource::Link(MediaLink::parse(link)?),
-                SourceDto::Upload => {
-                    return Err(InvalidValue::new(
-                        "an upload in progress was stored in place of a stored file or link",
-                    ));
-                }
-            },
-            filename: dto.filename.as_deref().map(FileName::parse).transpose()?,
-        })
-    }
-}
-
-impl From<&TemplateVariables> for VariablesDto {
-    fn from(variables: &TemplateVariables) -> Self {
-        Self {
-            header: variables.header.as_ref().map(|header| match header {
-                HeaderValue::Text(values) => HeaderValueDto::Text(texts(values)),
-                HeaderValue::Media(media) => HeaderValueDto::Media(media.into()),
-            }),
-            body: match &variables.body {
-                BodyValues::Positional(values) => BodyValuesDto::Positional(texts(values)),
-                BodyValues::Named(pairs) => BodyValuesDto::Named(
-                    pairs
-                        .iter()
-                        .map(|(name, value)| (name.as_str().to_owned(), value.as_str().to_owned()))
-                        .collect(),
-                ),
-            },
-            buttons: variables
-                .buttons
-                .iter()
-                .map(|button| ButtonValueDto {
-                    index: button.index,
-                    kind: button.kind.into(),
-                    values: texts(&button.values),
-                })
-                .collect(),
-        }
-    }
-}
-
-impl TryFrom<&VariablesDto> for TemplateVariables {
-    type Error = InvalidValue;
-
-    fn try_from(dto: &VariablesDto) -> Result<Self, Self::Error> {
-        let header = match &dto.header {
-            None => None,
-            Some(HeaderValueDto::Text(values)) => Some(HeaderValue::Text(parse_texts(values)?)),
-            Some(HeaderValueDto::Media(media)) => Some(HeaderValue::Media(media.try_into()?)),
-        };
-        let body = match &dto.body {
-            BodyValuesDto::Positional(values) => BodyValues::Positional(parse_texts(values)?),
-            BodyValuesDto::Named(pairs) => BodyValues::Named(
-                pairs
-                    .iter()
-                    .map(|(name, value)| Ok((ParamName::parse(name)?, TemplateText::parse(value)?)))
-                    .collect::<Result<_, InvalidValue>>()?,
-            ),
-        };
-        let buttons = dto
-            .buttons
-            .iter()
-            .map(|button| {
-                Ok(ButtonValue {
-                    index: button.index,
-                    kind: button.kind.into(),
-                    values: parse_texts(&button.values)?,
-                })
-            })
-            .collect::<Result<_, InvalidValue>>()?;
-        Ok(Self {
-            header,
-            body,
-            buttons,
-        })
-    }
 }
 
 impl From<&MessageContent> for ContentDto {
@@ -380,70 +156,17 @@ impl From<ErrorDto> for MessageError {
     }
 }
 
-impl From<&TemplateStructure> for StructureDto {
-    fn from(structure: &TemplateStructure) -> Self {
-        Self {
-            header: match &structure.header {
-                HeaderSpec::None => HeaderSpecDto::None,
-                HeaderSpec::Text => HeaderSpecDto::Text,
-                HeaderSpec::Media(kind) => HeaderSpecDto::Media(kind.as_str().to_owned()),
-                HeaderSpec::Location => HeaderSpecDto::Location,
-            },
-            body: match &structure.body {
-                BodySpec::Positional(count) => BodySpecDto::Positional(*count),
-                BodySpec::Named(names) => {
-                    BodySpecDto::Named(names.iter().map(|n| n.as_str().to_owned()).collect())
-                }
-            },
-            buttons: structure
-                .buttons
-                .iter()
-                .map(|button| ButtonSpecDto {
-                    index: button.index,
-                    kind: button.kind.into(),
-                    parameters: button.parameters,
-                })
-                .collect(),
-        }
-    }
-}
-
-impl TryFrom<&StructureDto> for TemplateStructure {
-    type Error = InvalidValue;
-
-    fn try_from(dto: &StructureDto) -> Result<Self, Self::Error> {
-        Ok(Self {
-            header: match &dto.header {
-                HeaderSpecDto::None => HeaderSpec::None,
-                HeaderSpecDto::Text => HeaderSpec::Text,
-                HeaderSpecDto::Media(kind) => HeaderSpec::Media(MediaKind::parse(kind)?),
-                HeaderSpecDto::Location => HeaderSpec::Location,
-            },
-            body: match &dto.body {
-                BodySpecDto::Positional(count) => BodySpec::Positional(*count),
-                BodySpecDto::Named(names) => BodySpec::Named(
-                    names
-                        .iter()
-                        .map(|n| ParamName::parse(n))
-                        .collect::<Result<_, _>>()?,
-                ),
-            },
-            buttons: dto
-                .buttons
-                .iter()
-                .map(|button| ButtonSpec {
-                    index: button.index,
-                    kind: button.kind.into(),
-                    parameters: button.parameters,
-                })
-                .collect(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
+    use herald_domain::content::{Location, LocationDraft};
+    use herald_domain::ids::MediaId;
+    use herald_domain::template::{
+        BodySpec, BodyValues, ButtonKind, ButtonSpec, ButtonValue, CardSpec, CardValues, HeaderSpec,
+        HeaderValue, OfferSpec, ParamName, TemplateStructure, TemplateText, TemplateVariables,
+    };
+    use herald_domain::values::{FileName, MediaLink};
 
     fn round_trip_content(content: &MessageContent) -> MessageContent {
         let json = serde_json::to_string(&ContentDto::from(content)).unwrap();
@@ -486,13 +209,56 @@ mod tests {
                     language: LanguageCode::parse("en_US").unwrap(),
                 },
                 variables: TemplateVariables {
-                    header: Some(HeaderValue::Media(stored)),
+                    header: Some(HeaderValue::Media(stored.clone())),
                     body: BodyValues::Named(vec![(ParamName::parse("customer").unwrap(), text("Ana"))]),
                     buttons: vec![ButtonValue {
                         index: 0,
                         kind: ButtonKind::Url,
                         values: vec![text("track/1")],
+                        flow_action_data: None,
                     }],
+                    ..TemplateVariables::default()
+                },
+            },
+            MessageContent::Template {
+                template: TemplateRef {
+                    name: TemplateName::parse("spring_carousel").unwrap(),
+                    language: LanguageCode::parse("en_US").unwrap(),
+                },
+                variables: TemplateVariables {
+                    header: Some(HeaderValue::Location(
+                        Location::parse(&LocationDraft {
+                            latitude: Some("1.25".into()),
+                            longitude: Some("-2.5".into()),
+                            name: Some("Shop".into()),
+                            address: None,
+                        })
+                        .unwrap(),
+                    )),
+                    body: BodyValues::Positional(vec![text("Ana")]),
+                    buttons: vec![ButtonValue {
+                        flow_action_data: Some(r#"{"a":1}"#.into()),
+                        ..ButtonValue::new(0, ButtonKind::Flow, vec![text("tok")])
+                    }],
+                    offer: Some(chrono::DateTime::from_timestamp_millis(1_900_000_000_123).unwrap()),
+                    cards: vec![CardValues {
+                        header: stored.clone(),
+                        body: BodyValues::Named(vec![(ParamName::parse("plant").unwrap(), text("aloe"))]),
+                        buttons: vec![ButtonValue::new(1, ButtonKind::QuickReply, vec![text("more")])],
+                    }],
+                },
+            },
+            MessageContent::Template {
+                template: TemplateRef {
+                    name: TemplateName::parse("order_named").unwrap(),
+                    language: LanguageCode::parse("en_US").unwrap(),
+                },
+                variables: TemplateVariables {
+                    header: Some(HeaderValue::NamedText(vec![(
+                        ParamName::parse("order_id").unwrap(),
+                        text("ORD-1"),
+                    )])),
+                    ..TemplateVariables::default()
                 },
             },
             MessageContent::Template {
@@ -528,10 +294,30 @@ mod tests {
                     parameters: 1,
                 },
             ],
+            ..TemplateStructure::default()
         };
         let json = serde_json::to_string(&StructureDto::from(&structure)).unwrap();
         let dto: StructureDto = serde_json::from_str(&json).unwrap();
         assert_eq!(TemplateStructure::try_from(&dto).unwrap(), structure);
+
+        let richer = TemplateStructure {
+            header: HeaderSpec::NamedText(ParamName::parse("order_id").unwrap()),
+            body: BodySpec::Positional(1),
+            buttons: vec![],
+            offer: Some(OfferSpec { has_expiration: true }),
+            cards: vec![CardSpec {
+                header: MediaKind::Video,
+                body: BodySpec::Positional(2),
+                buttons: vec![ButtonSpec {
+                    index: 0,
+                    kind: ButtonKind::Url,
+                    parameters: 1,
+                }],
+            }],
+        };
+        let json = serde_json::to_string(&StructureDto::from(&richer)).unwrap();
+        let dto: StructureDto = serde_json::from_str(&json).unwrap();
+        assert_eq!(TemplateStructure::try_from(&dto).unwrap(), richer);
     }
 
     #[test]

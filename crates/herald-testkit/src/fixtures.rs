@@ -378,7 +378,9 @@ pub fn order_shipped_content() -> MessageContent {
                 index: 0,
                 kind: ButtonKind::Url,
                 values: vec![template_text("1234")],
+                flow_action_data: None,
             }],
+            ..TemplateVariables::default()
         },
     }
 }
@@ -414,6 +416,7 @@ pub fn invoice_ready_content() -> MessageContent {
             })),
             body: BodyValues::Positional(vec![template_text("INV-42")]),
             buttons: Vec::new(),
+            ..TemplateVariables::default()
         },
     }
 }
@@ -487,6 +490,7 @@ fn no_buttons(header: HeaderSpec, body: BodySpec) -> TemplateStructure {
         header,
         body,
         buttons: Vec::new(),
+        ..TemplateStructure::default()
     }
 }
 
@@ -519,6 +523,7 @@ pub fn template_order_shipped(organization: OrganizationId, waba: &NetworkRef) -
                 kind: ButtonKind::Url,
                 parameters: 1,
             }],
+            ..TemplateStructure::default()
         },
     )
 }
@@ -631,7 +636,7 @@ pub fn webhook_endpoint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use herald_domain::template::check_variables;
+    use herald_domain::template::check::check_variables;
 
     #[test]
     fn seq_ids_increase_strictly_and_repeat_per_run() {

@@ -23,5 +23,6 @@ mod signature;
 mod simulator;
 mod template_health;
 mod template_review;
+mod template_types;
 mod templates;
 mod tokens;

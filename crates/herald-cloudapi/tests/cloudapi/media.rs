@@ -121,6 +121,7 @@ async fn template_headers_name_stored_files_by_id_without_a_caption() {
             header: Some(HeaderValue::Media(header)),
             body: BodyValues::Positional(vec![text("Asha")]),
             buttons: vec![],
+            ..TemplateVariables::default()
         },
     };
     let object = sent_object(

@@ -175,7 +175,9 @@ async fn template_with_text_header_positional_body_and_url_button() {
             index: 0,
             kind: ButtonKind::Url,
             values: vec![text("ORD-9271")],
+            flow_action_data: None,
         }],
+        ..TemplateVariables::default()
     };
     assert_body(
         template("order_shipped", variables),
@@ -212,19 +214,23 @@ async fn named_template_carries_parameter_names_and_other_buttons() {
                 index: 1,
                 kind: ButtonKind::QuickReply,
                 values: vec![text("STOP_PROMOS")],
+                flow_action_data: None,
             },
             ButtonValue {
                 index: 2,
                 kind: ButtonKind::CopyCode,
                 values: vec![text("SAVE20")],
+                flow_action_data: None,
             },
             // A quick reply without a payload takes nothing, so it is left out.
             ButtonValue {
                 index: 3,
                 kind: ButtonKind::QuickReply,
                 values: vec![],
+                flow_action_data: None,
             },
         ],
+        ..TemplateVariables::default()
     };
     assert_body(
         template("appointment_reminder", variables),
@@ -257,6 +263,7 @@ async fn media_header_templates_send_the_link() {
         })),
         body: BodyValues::Positional(vec![text("Asha")]),
         buttons: vec![],
+        ..TemplateVariables::default()
     };
     assert_body(
         template("invoice_ready", variables),

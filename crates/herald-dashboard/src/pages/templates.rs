@@ -49,6 +49,7 @@ fn header_summary(header: &HeaderSpec) -> String {
     match header {
         HeaderSpec::None => "none".to_owned(),
         HeaderSpec::Text => "text, 1 parameter".to_owned(),
+        HeaderSpec::NamedText(name) => format!("text, parameter {}", name.as_str()),
         HeaderSpec::Media(kind) => kind.as_str().to_owned(),
         HeaderSpec::Location => "location".to_owned(),
     }
@@ -190,6 +191,18 @@ pub async fn show(
             dl.facts {
                 dt { "Header" } dd id="template-header" { (header_summary(&t.structure.header)) }
                 dt { "Body" } dd id="template-body" { (body_summary(&t.structure.body)) }
+                @if let Some(offer) = &t.structure.offer {
+                    dt { "Limited-time offer" } dd id="template-offer" { @if offer.has_expiration { "expiration time" } @else { "no expiration" } }
+                }
+                @if !t.structure.cards.is_empty() {
+                    dt { "Carousel" } dd {
+                        ol id="template-cards" start="0" {
+                            @for card in &t.structure.cards {
+                                li { (card.header.as_str()) " header · body " (body_summary(&card.body)) " · " (card.buttons.len()) " buttons" }
+                            }
+                        }
+                    }
+                }
                 dt { "Buttons" } dd {
                     @if t.structure.buttons.is_empty() {
                         span.muted { "none" }

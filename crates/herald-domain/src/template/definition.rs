@@ -18,7 +18,8 @@ mod tests;
 pub use node::Node;
 
 use super::{
-    BodySpec, ButtonKind, ButtonSpec, HeaderSpec, LanguageCode, ParamName, TemplateName, TemplateStructure,
+    BodySpec, ButtonKind, ButtonSpec, CardSpec, HeaderSpec, LanguageCode, OfferSpec, ParamName, TemplateName,
+    TemplateStructure,
 };
 use crate::attachment::MediaKind;
 use crate::ids::MediaId;
@@ -260,45 +261,62 @@ pub struct TemplateDefinition {
 impl TemplateDefinition {
     /// What a send of this template must fill, for the copy Herald keeps while the network reviews it.
     pub fn structure(&self) -> TemplateStructure {
-        let mut structure = TemplateStructure {
-            header: HeaderSpec::None,
-            body: BodySpec::Positional(0),
-            buttons: Vec::new(),
-        };
+        let mut structure = TemplateStructure::default();
         for component in &self.components {
             match component {
-                Component::Header(HeaderDefinition::Text(text)) => {
-                    if !matches!(text.examples, Examples::None) {
-                        structure.header = HeaderSpec::Text;
+                Component::Header(HeaderDefinition::Text(text)) => match &text.examples {
+                    Examples::None => {}
+                    Examples::Named(pairs) => {
+                        if let Some((name, _)) = pairs.first() {
+                            structure.header = HeaderSpec::NamedText(name.clone());
+                        }
                     }
-                }
+                    Examples::Positional(_) => structure.header = HeaderSpec::Text,
+                },
                 Component::Header(HeaderDefinition::Media { kind, .. }) => {
                     structure.header = HeaderSpec::Media(*kind);
                 }
                 Component::Header(HeaderDefinition::Location) => structure.header = HeaderSpec::Location,
-                Component::Body(BodyDefinition::Text(text)) => {
-                    structure.body = match &text.examples {
-                        Examples::None => BodySpec::Positional(0),
-                        Examples::Positional(values) => BodySpec::Positional(values.len()),
-                        Examples::Named(pairs) => {
-                            BodySpec::Named(pairs.iter().map(|(name, _)| name.clone()).collect())
-                        }
-                    };
-                }
+                Component::Body(BodyDefinition::Text(text)) => structure.body = body_spec(&text.examples),
                 Component::Body(BodyDefinition::Authentication { .. }) => {
                     // "{{1}} is your verification code.": the code fills the one body variable.
                     structure.body = BodySpec::Positional(1);
                 }
-                Component::Buttons(buttons) => {
-                    structure.buttons = buttons
+                Component::Buttons(buttons) => structure.buttons = button_specs(buttons),
+                Component::Carousel(cards) => {
+                    structure.cards = cards
                         .iter()
-                        .enumerate()
-                        .filter_map(|(i, b)| u8::try_from(i).ok().map(|i| b.spec(i)))
+                        .map(|card| CardSpec {
+                            header: card.header.0,
+                            body: body_spec(&card.body.examples),
+                            buttons: button_specs(&card.buttons),
+                        })
                         .collect();
                 }
-                Component::Footer(_) | Component::Carousel(_) | Component::LimitedTimeOffer { .. } => {}
+                Component::LimitedTimeOffer { has_expiration, .. } => {
+                    structure.offer = Some(OfferSpec {
+                        has_expiration: *has_expiration,
+                    });
+                }
+                Component::Footer(_) => {}
             }
         }
         structure
     }
+}
+
+fn body_spec(examples: &Examples) -> BodySpec {
+    match examples {
+        Examples::None => BodySpec::Positional(0),
+        Examples::Positional(values) => BodySpec::Positional(values.len()),
+        Examples::Named(pairs) => BodySpec::Named(pairs.iter().map(|(name, _)| name.clone()).collect()),
+    }
+}
+
+fn button_specs(buttons: &[ButtonDefinition]) -> Vec<ButtonSpec> {
+    buttons
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| u8::try_from(i).ok().map(|i| b.spec(i)))
+        .collect()
 }

@@ -1,6 +1,7 @@
 use super::*;
 use crate::attachment::MediaSource;
 use crate::values::MediaLink;
+use check::{TemplateCheckError, check_variables};
 use ulid::Ulid;
 
 fn text(v: &str) -> TemplateText {
@@ -32,6 +33,7 @@ fn order_shipped() -> Template {
             kind: ButtonKind::Url,
             parameters: 1,
         }],
+        ..TemplateStructure::default()
     })
 }
 
@@ -43,7 +45,9 @@ fn full_order_variables() -> TemplateVariables {
             index: 0,
             kind: ButtonKind::Url,
             values: vec![text("track/1234")],
+            flow_action_data: None,
         }],
+        ..TemplateVariables::default()
     }
 }
 
@@ -79,6 +83,7 @@ fn body_count_is_reported_expected_vs_given() {
         header: HeaderSpec::None,
         body: BodySpec::Positional(0),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let extra = TemplateVariables::positional(vec![text("x")]);
     assert_eq!(
@@ -116,6 +121,7 @@ fn header_presence_and_kind() {
         header: HeaderSpec::Media(MediaKind::Document),
         body: BodySpec::Positional(1),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let mut vars = TemplateVariables::positional(vec![text("INV-1")]);
     assert_eq!(
@@ -126,6 +132,7 @@ fn header_presence_and_kind() {
     assert_eq!(
         check_variables(&invoice, &vars),
         Err(TemplateCheckError::HeaderMediaMismatch {
+            part: "the template header".into(),
             expected: "a document",
             got: "an image"
         })
@@ -137,6 +144,7 @@ fn header_presence_and_kind() {
         header: HeaderSpec::None,
         body: BodySpec::Positional(1),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     assert_eq!(
         mismatch(check_variables(&plain, &vars)),
@@ -153,6 +161,7 @@ fn named_bodies_match_by_name() {
             ParamName::parse("date").unwrap(),
         ]),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let p = |n: &str| ParamName::parse(n).unwrap();
     let ok = TemplateVariables::named(vec![(p("date"), text("Friday")), (p("customer"), text("Ana"))]);
@@ -173,6 +182,7 @@ fn named_bodies_match_by_name() {
         header: HeaderSpec::None,
         body: BodySpec::Positional(1),
         buttons: vec![],
+        ..TemplateStructure::default()
     });
     let by_name = TemplateVariables::named(vec![(p("customer"), text("A"))]);
     assert_eq!(
@@ -193,6 +203,7 @@ fn buttons_by_index() {
         index: 1,
         kind: ButtonKind::Url,
         values: vec![text("x")],
+        flow_action_data: None,
     }];
     assert_eq!(
         mismatch(check_variables(&order_shipped(), &vars)),
@@ -202,6 +213,7 @@ fn buttons_by_index() {
         index: 0,
         kind: ButtonKind::QuickReply,
         values: vec![],
+        flow_action_data: None,
     }];
     assert_eq!(
         mismatch(check_variables(&order_shipped(), &vars)),
@@ -211,15 +223,17 @@ fn buttons_by_index() {
         index: 0,
         kind: ButtonKind::Url,
         values: vec![text("a"), text("b")],
+        flow_action_data: None,
     }];
     assert_eq!(
         mismatch(check_variables(&order_shipped(), &vars)),
-        "button 0 expects 1 parameter, got 2"
+        "button 0 (url) expects 1 parameter, got 2"
     );
     let url = ButtonValue {
         index: 0,
         kind: ButtonKind::Url,
         values: vec![text("a")],
+        flow_action_data: None,
     };
     vars.buttons = vec![url.clone(), url];
     assert_eq!(
@@ -238,6 +252,7 @@ fn quick_reply_payload_is_optional() {
             kind: ButtonKind::QuickReply,
             parameters: 0,
         }],
+        ..TemplateStructure::default()
     });
     assert_eq!(check_variables(&promo, &TemplateVariables::default()), Ok(()));
     let with_payload = TemplateVariables {
@@ -245,6 +260,7 @@ fn quick_reply_payload_is_optional() {
             index: 0,
             kind: ButtonKind::QuickReply,
             values: vec![text("STOP")],
+            flow_action_data: None,
         }],
         ..TemplateVariables::default()
     };

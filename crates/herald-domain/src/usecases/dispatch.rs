@@ -407,22 +407,34 @@ impl DispatchMessages {
         }
     }
 
-    /// The network's id of the message's stored file, if it has one: an earlier upload of the same bytes
-    /// for this sender while the network still keeps it, or a fresh upload. Errors are classified as a
-    /// send's, except that an upload's unknown outcome is simply retried (no callback will ever settle
-    /// it, and a second upload only costs bandwidth).
+    /// The network's ids of the message's stored files (a file message's, a template header's, a
+    /// carousel's card headers'): an earlier upload of the same bytes for this sender while the network
+    /// still keeps it, or a fresh upload. Errors are classified as a send's, except that an upload's
+    /// unknown outcome is simply retried (no callback will ever settle it, and a second upload only costs
+    /// bandwidth).
     async fn network_media(
         &self,
         job: &crate::dispatch::ClaimedJob,
         now: Timestamp,
     ) -> Result<NetworkMediaIds, NetworkError> {
         let mut ids = NetworkMediaIds::new();
-        let Some((_, attachment)) = job.message.content.attachment() else {
-            return Ok(ids);
-        };
-        let crate::attachment::MediaSource::Stored(media_id) = attachment.source else {
-            return Ok(ids);
-        };
+        for (_, attachment) in job.message.content.attachments() {
+            if let crate::attachment::MediaSource::Stored(media_id) = attachment.source
+                && !ids.contains_key(&media_id)
+            {
+                let network_id = self.network_upload_of(job, media_id, now).await?;
+                ids.insert(media_id, network_id);
+            }
+        }
+        Ok(ids)
+    }
+
+    async fn network_upload_of(
+        &self,
+        job: &crate::dispatch::ClaimedJob,
+        media_id: MediaId,
+        now: Timestamp,
+    ) -> Result<String, NetworkError> {
         let store_failed = |error: StoreError| NetworkError::Retryable {
             code: None,
             detail: format!("media store: {error}"),
@@ -445,8 +457,7 @@ impl DispatchMessages {
             .await
             .map_err(store_failed)?
         {
-            ids.insert(media_id, network_id);
-            return Ok(ids);
+            return Ok(network_id);
         }
         let handle = self
             .ports
@@ -487,8 +498,7 @@ impl DispatchMessages {
             // The send can still go; the next one of these bytes just uploads them again.
             tracing::warn!(%error, media = %media_id, "could not remember a network upload");
         }
-        ids.insert(media_id, network_id);
-        Ok(ids)
+        Ok(network_id)
     }
 
     /// Exponential backoff with ±20 % jitter, so retries of many messages do not arrive together.

@@ -13,7 +13,8 @@ use crate::ports::{
     IdempotencyHold, MediaCatalog, MediaInsert, MediaStore, MessageStore, OutboxJob, QuotaCharge,
     RateDecision, RateLimiter, StoreError, TemplateStore, WindowStore,
 };
-use crate::template::{TemplateCheckError, TemplateRef, check_variables};
+use crate::template::TemplateRef;
+use crate::template::check::{TemplateCheckError, check_variables, expand_code_shorthand};
 use crate::time::{BillingPeriod, Duration, Timestamp};
 use crate::trace::{NoTraceLinks, TraceLinks};
 use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerprint};
@@ -313,7 +314,7 @@ impl SendMessage {
             .file_field_errors()
             .finish(())
             .map_err(SendError::Invalid)?;
-        self.check_content(&organization, sender, &draft, now).await?;
+        self.check_content(&organization, sender, &mut draft, now).await?;
         let upload = match upload {
             Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),
             None => None,
@@ -383,18 +384,28 @@ impl SendMessage {
         }
     }
 
-    /// Checks a `media_id` reference (JSON sends) against the organization's uploads. A media message
+    /// Checks every `media_id` reference (JSON sends) against the organization's uploads. A media message
     /// takes its kind (and, for a document, its default file name) from the stored file; a template
-    /// header's declared kind must be the file's.
+    /// header's or card's declared kind must be the file's.
     async fn resolve_stored_media(
         &self,
         organization: &Organization,
         content: &mut MessageContent,
         now: Timestamp,
     ) -> Result<(), SendError> {
-        let Some((role, media)) = content.attachment_mut() else {
-            return Ok(());
-        };
+        for (role, media) in content.attachments_mut() {
+            self.resolve_one(organization, role, media, now).await?;
+        }
+        Ok(())
+    }
+
+    async fn resolve_one(
+        &self,
+        organization: &Organization,
+        role: AttachmentRole,
+        media: &mut crate::attachment::MediaAttachment,
+        now: Timestamp,
+    ) -> Result<(), SendError> {
         let MediaSource::Stored(id) = media.source else {
             return Ok(());
         };
@@ -403,7 +414,7 @@ impl SendMessage {
             _ => {
                 let field = match role {
                     AttachmentRole::InteractiveHeader => format!("header.{}.media_id", media.kind.as_str()),
-                    _ => role.media_id_field().to_owned(),
+                    _ => role.media_id_field(),
                 };
                 return Err(SendError::Invalid(ValidationErrors::single(
                     field,
@@ -420,15 +431,25 @@ impl SendMessage {
                     media.filename = file.filename;
                 }
             }
-            AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader if media.kind != file.kind => {
+            AttachmentRole::TemplateHeader
+            | AttachmentRole::InteractiveHeader
+            | AttachmentRole::TemplateCard(_)
+                if media.kind != file.kind =>
+            {
+                let part = match role {
+                    AttachmentRole::TemplateCard(index) => format!("card {index}'s header"),
+                    _ => "the header".to_owned(),
+                };
                 return Err(SendError::HeaderMediaMismatch(format!(
-                    "the header declares {} but {id} is {} ({})",
+                    "{part} declares {} but {id} is {} ({})",
                     media.kind.as_str(),
                     file.kind.as_str(),
                     file.mime_type
                 )));
             }
-            AttachmentRole::TemplateHeader | AttachmentRole::InteractiveHeader => {
+            AttachmentRole::TemplateHeader
+            | AttachmentRole::InteractiveHeader
+            | AttachmentRole::TemplateCard(_) => {
                 if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
                     media.filename = file.filename;
                 }
@@ -517,10 +538,10 @@ impl SendMessage {
         &self,
         organization: &Organization,
         sender: &SenderNumber,
-        draft: &SendDraft,
+        draft: &mut SendDraft,
         now: Timestamp,
     ) -> Result<(), SendError> {
-        match &draft.content {
+        match &mut draft.content {
             MessageContent::Template {
                 template: reference,
                 variables,
@@ -535,6 +556,7 @@ impl SendMessage {
                     )
                     .await?
                     .ok_or_else(|| SendError::TemplateNotFound(reference.clone()))?;
+                expand_code_shorthand(&template, variables);
                 check_variables(&template, variables).map_err(|error| match error {
                     TemplateCheckError::NotApproved(status) => SendError::TemplateNotApproved(status),
                     TemplateCheckError::Mismatch(detail) => SendError::TemplateMismatch(detail),

@@ -165,6 +165,7 @@ fn template(waba: &NetworkRef, status: &str, header: HeaderSpec, body_params: us
             header,
             body: BodySpec::Positional(body_params),
             buttons: Vec::new(),
+            ..TemplateStructure::default()
         },
         network_id: None,
         synced_at: now() - chrono::TimeDelta::hours(1),

@@ -90,7 +90,8 @@ impl From<&Template> for TemplateResource {
                 format: "none".into(),
                 parameters: 0,
             },
-            HeaderSpec::Text => TemplateHeaderResource {
+            // The variable's name is in the definition; the resource says only that one text value is due.
+            HeaderSpec::Text | HeaderSpec::NamedText(_) => TemplateHeaderResource {
                 format: "text".into(),
                 parameters: 1,
             },

@@ -1,22 +1,23 @@
-//! A template send's `template` and `variables`: the full form and the body shorthands.
+//! A template send's `template` and `variables`: the full form (header, body, buttons, offer, cards) and
+//! the body shorthands (docs/api.md §4.1).
+
+mod buttons;
+mod cards;
+mod values;
 
 use super::fields::{json_type, present, required, string_at};
-use super::media::media_source;
-use herald_domain::attachment::{MediaAttachment, MediaKind};
+use super::location::location_at;
+use herald_domain::attachment::MediaKind;
 use herald_domain::message::MessageContent;
-use herald_domain::template::{
-    BodyValues, ButtonKind, ButtonValue, HeaderValue, LanguageCode, ParamName, TemplateName, TemplateRef,
-    TemplateText, TemplateVariables,
-};
-use herald_domain::values::FileName;
+use herald_domain::template::{HeaderValue, LanguageCode, TemplateName, TemplateRef, TemplateVariables};
+use herald_domain::time::Timestamp;
 use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};
+use values::{body_values, media_header, named, positional};
 
-/// Keys that make a `variables` object the full form rather than the named shorthand.
-const FULL_FORM_KEYS: [&str; 3] = ["header", "body", "buttons"];
-
-/// The highest button index a template can have (the network allows 10 buttons).
-const MAX_BUTTON_INDEX: u64 = 9;
+/// Keys that make a `variables` object the full form rather than the named shorthand. A named template
+/// whose variables are called so takes its values in the full form's `body`.
+const FULL_FORM_KEYS: [&str; 5] = ["header", "body", "buttons", "offer", "cards"];
 
 pub(super) fn template_content(
     object: &Map<String, Value>,
@@ -96,41 +97,50 @@ pub(super) fn full_variables(
             None
         }
     };
-    let body = match present(map, "body") {
-        None => Some(BodyValues::Positional(Vec::new())),
-        Some(Value::Array(items)) => positional(items, "variables.body", errors).map(BodyValues::Positional),
-        Some(Value::Object(values)) => named(values, "variables.body", errors).map(BodyValues::Named),
+    let body = body_values(present(map, "body"), "variables.body", errors);
+    let buttons = buttons::buttons(present(map, "buttons"), "variables.buttons", errors);
+    let offer = match present(map, "offer") {
+        None => Some(None),
+        Some(Value::Object(offer)) => offer_expiration(offer, errors).map(Some),
         Some(other) => {
             errors.push(FieldError::new(
-                "variables.body",
-                format!("must be an array or an object, not {}", json_type(other)),
+                "variables.offer",
+                format!("must be an object with `expires_at`, not {}", json_type(other)),
             ));
             None
         }
     };
-    let buttons = match present(map, "buttons") {
-        None => Some(Vec::new()),
-        Some(Value::Array(items)) => {
-            let parsed: Vec<Option<ButtonValue>> = items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| button(item, &format!("variables.buttons[{i}]"), errors))
-                .collect();
-            parsed.into_iter().collect::<Option<Vec<_>>>()
-        }
-        Some(other) => {
-            errors.push(FieldError::new(
-                "variables.buttons",
-                format!("must be an array, not {}", json_type(other)),
-            ));
-            None
-        }
-    };
+    let cards = cards::cards(present(map, "cards"), errors);
     Some(TemplateVariables {
         header: header?,
         body: body?,
         buttons: buttons?,
+        offer: offer?,
+        cards: cards?,
     })
+}
+
+/// `{"expires_at": "2026-12-01T18:00:00Z"}`: when a limited-time offer ends.
+fn offer_expiration(offer: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<Timestamp> {
+    const FIELD: &str = "variables.offer.expires_at";
+    if let Some(key) = offer.keys().find(|k| k.as_str() != "expires_at") {
+        errors.push(FieldError::new(
+            format!("variables.offer.{key}"),
+            "is not a field of an offer; it takes only `expires_at`",
+        ));
+        return None;
+    }
+    let text = required(offer, "expires_at", FIELD, errors).and_then(|v| string_at(v, FIELD, errors))?;
+    match chrono::DateTime::parse_from_rfc3339(text) {
+        Ok(at) => Some(at.to_utc()),
+        Err(_) => {
+            errors.push(FieldError::new(
+                FIELD,
+                "must be an RFC 3339 date and time such as 2026-12-01T18:00:00Z",
+            ));
+            None
+        }
+    }
 }
 
 pub(super) fn header_value(
@@ -140,125 +150,39 @@ pub(super) fn header_value(
     let kind = required(header, "type", "variables.header.type", errors)
         .and_then(|v| string_at(v, "variables.header.type", errors))?;
     if kind == "text" {
-        let values = required(header, "values", "variables.header.values", errors)?;
-        let Some(items) = values.as_array() else {
-            errors.push(FieldError::new(
-                "variables.header.values",
-                format!("must be an array of strings, not {}", json_type(values)),
-            ));
-            return None;
+        return match required(header, "values", "variables.header.values", errors)? {
+            Value::Array(items) => {
+                positional(items, "variables.header.values", errors).map(HeaderValue::Text)
+            }
+            Value::Object(values) => {
+                named(values, "variables.header.values", errors).map(HeaderValue::NamedText)
+            }
+            other => {
+                errors.push(FieldError::new(
+                    "variables.header.values",
+                    format!(
+                        "must be an array of strings (or an object by name), not {}",
+                        json_type(other)
+                    ),
+                ));
+                None
+            }
         };
-        return positional(items, "variables.header.values", errors).map(HeaderValue::Text);
+    }
+    if kind == "location" {
+        return location_at(header, "variables.header.", errors).map(HeaderValue::Location);
     }
     // A template's media header is a document, image or video (the network has no audio or sticker
     // header); an uploaded file of another kind meets the template check as `header_media_mismatch`.
     let Some(kind) = MediaKind::parse(kind).ok().filter(|kind| kind.fits_header()) else {
         errors.push(FieldError::new(
             "variables.header.type",
-            format!("must be text, document, image or video, not `{kind}`"),
+            format!("must be text, location, document, image or video, not `{kind}`"),
         ));
         return None;
     };
-    let source = media_source(header, "variables.header.", errors);
-    let filename = match present(header, "filename") {
-        None => Some(None),
-        Some(_) if kind != MediaKind::Document => {
-            errors.push(FieldError::new(
-                "variables.header.filename",
-                "only document headers take a filename",
-            ));
-            None
-        }
-        Some(value) => string_at(value, "variables.header.filename", errors)
-            .and_then(|s| errors.check("variables.header.filename", FileName::parse(s)))
-            .map(Some),
-    };
-    Some(HeaderValue::Media(MediaAttachment {
-        kind,
-        source: source?,
-        filename: filename?,
-    }))
+    media_header(header, kind, "variables.header.", errors).map(HeaderValue::Media)
 }
 
-fn button(item: &Value, field: &str, errors: &mut ValidationErrors) -> Option<ButtonValue> {
-    let Some(button) = item.as_object() else {
-        errors.push(FieldError::new(
-            field,
-            format!(
-                "must be an object with `index`, `sub_type` and `values`, not {}",
-                json_type(item)
-            ),
-        ));
-        return None;
-    };
-    let index_field = format!("{field}.index");
-    let index = required(button, "index", &index_field, errors).and_then(|v| {
-        match v
-            .as_u64()
-            .filter(|i| *i <= MAX_BUTTON_INDEX)
-            .and_then(|i| u8::try_from(i).ok())
-        {
-            Some(index) => Some(index),
-            None => {
-                errors.push(FieldError::new(
-                    index_field.as_str(),
-                    format!("must be an integer from 0 to {MAX_BUTTON_INDEX}"),
-                ));
-                None
-            }
-        }
-    });
-    let sub_type_field = format!("{field}.sub_type");
-    let kind = required(button, "sub_type", &sub_type_field, errors)
-        .and_then(|v| string_at(v, &sub_type_field, errors))
-        .and_then(|s| errors.check(&sub_type_field, ButtonKind::parse_sub_type(s)));
-    let values_field = format!("{field}.values");
-    let values = match present(button, "values") {
-        None => Some(Vec::new()),
-        Some(Value::Array(items)) => positional(items, &values_field, errors),
-        Some(other) => {
-            errors.push(FieldError::new(
-                values_field.as_str(),
-                format!("must be an array of strings, not {}", json_type(other)),
-            ));
-            None
-        }
-    };
-    Some(ButtonValue {
-        index: index?,
-        kind: kind?,
-        values: values?,
-    })
-}
-
-/// `["Ana", "#1234"]` at `prefix`; errors at `prefix[i]`.
-fn positional(items: &[Value], prefix: &str, errors: &mut ValidationErrors) -> Option<Vec<TemplateText>> {
-    let parsed: Vec<Option<TemplateText>> = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let field = format!("{prefix}[{i}]");
-            string_at(item, &field, errors).and_then(|s| errors.check(&field, TemplateText::parse(s)))
-        })
-        .collect();
-    parsed.into_iter().collect()
-}
-
-/// `{"customer": "Ana"}` at `prefix`; errors at `prefix.name`.
-fn named(
-    map: &Map<String, Value>,
-    prefix: &str,
-    errors: &mut ValidationErrors,
-) -> Option<Vec<(ParamName, TemplateText)>> {
-    let parsed: Vec<Option<(ParamName, TemplateText)>> = map
-        .iter()
-        .map(|(key, item)| {
-            let field = format!("{prefix}.{key}");
-            let name = errors.check(&field, ParamName::parse(key));
-            let value =
-                string_at(item, &field, errors).and_then(|s| errors.check(&field, TemplateText::parse(s)));
-            Some((name?, value?))
-        })
-        .collect();
-    parsed.into_iter().collect()
-}
+#[cfg(test)]
+mod tests;

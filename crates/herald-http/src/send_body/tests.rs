@@ -119,8 +119,10 @@ fn the_full_template_form() {
             buttons: vec![ButtonValue {
                 index: 0,
                 kind: ButtonKind::Url,
-                values: texts(&["track/1234"])
+                values: texts(&["track/1234"]),
+                flow_action_data: None,
             }],
+            ..TemplateVariables::default()
         }
     );
 }

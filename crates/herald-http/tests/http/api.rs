@@ -43,6 +43,7 @@ fn hello_world() -> Template {
             header: HeaderSpec::None,
             body: BodySpec::Positional(0),
             buttons: vec![],
+            ..TemplateStructure::default()
         },
         network_id: None,
         synced_at: now(),

@@ -5,12 +5,11 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 
+use super::template_send::{check_template, param_type};
 use super::{fields, shapes};
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
 use crate::records::{RecordKind, SentMedia, SentRecord};
-use crate::review::{BodyParams, Expected};
-use crate::seed::{self, Header};
 use crate::simulator::Simulator;
 use crate::state::{Direction, Known};
 use crate::wire;
@@ -67,6 +66,7 @@ pub(crate) async fn send(
         Some(check_template(
             &simulator,
             sender.waba_id,
+            &phone_number_id,
             fields.get("template"),
         )?)
     } else {
@@ -330,208 +330,4 @@ fn fits(kind: &str, mime_type: &str) -> bool {
         "audio" => mime_type.starts_with("audio/"),
         _ => true,
     }
-}
-
-/// What a send of this template must give: a seeded template, or one created through the simulator.
-fn expected(simulator: &Simulator, waba_id: &str, name: &str, language: &str) -> Option<Expected> {
-    if let Some(seeded) = seed::template(waba_id, name, language) {
-        return Some(Expected {
-            status: seeded.status.to_owned(),
-            category: seeded.category.to_owned(),
-            header: seeded.header,
-            body: seeded.body.into(),
-            url_button: seeded.url_button,
-        });
-    }
-    let now = chrono::Utc::now();
-    simulator
-        .state()
-        .created
-        .iter()
-        .find(|t| t.waba_id == waba_id && t.name == name && t.language == language)
-        .map(|t| t.expected(now))
-}
-
-/// Finds the approved template and checks the send-time components against its definition.
-fn check_template(
-    simulator: &Simulator,
-    waba_id: &str,
-    object: Option<&Value>,
-) -> Result<Expected, GraphError> {
-    let object = object.and_then(Value::as_object);
-    let name = object
-        .and_then(|o| o.get("name"))
-        .and_then(Value::as_str)
-        .ok_or_else(|| GraphError::invalid_parameter("Param template['name'] is required"))?;
-    let language = object
-        .and_then(|o| o.get("language"))
-        .and_then(|l| l.get("code"))
-        .and_then(Value::as_str)
-        .ok_or_else(|| GraphError::invalid_parameter("Param template['language']['code'] is required"))?;
-    let template = expected(simulator, waba_id, name, language)
-        .ok_or_else(|| GraphError::template_missing(name, language))?;
-    match template.status.as_str() {
-        "APPROVED" => {}
-        "PAUSED" => return Err(GraphError::template_paused(name)),
-        _ => return Err(GraphError::template_missing(name, language)),
-    }
-
-    let components = match object.and_then(|o| o.get("components")) {
-        None => Vec::new(),
-        Some(Value::Array(items)) => items.iter().collect(),
-        Some(_) => {
-            return Err(GraphError::invalid_parameter(
-                "Param template['components'] must be an array",
-            ));
-        }
-    };
-    let mut header = Vec::new();
-    let mut body = Vec::new();
-    let mut buttons = Vec::new();
-    for component in components {
-        let kind = component
-            .get("type")
-            .and_then(Value::as_str)
-            .map(str::to_ascii_lowercase);
-        let parameters = parameters(component)?;
-        match kind.as_deref() {
-            Some("header") => header.extend(parameters),
-            Some("body") => body.extend(parameters),
-            Some("button") => buttons.push((component, parameters)),
-            _ => {
-                return Err(GraphError::invalid_parameter(
-                    "Each template component needs a type of header, body or button",
-                ));
-            }
-        }
-    }
-    check_header(template.header, &header)?;
-    check_body(&template.body, &body)?;
-    check_buttons(template.url_button, &buttons)?;
-    Ok(template)
-}
-
-fn parameters(component: &Value) -> Result<Vec<&Value>, GraphError> {
-    match component.get("parameters") {
-        None => Ok(Vec::new()),
-        Some(Value::Array(items)) => Ok(items.iter().collect()),
-        Some(_) => Err(GraphError::invalid_parameter(
-            "Param components[]['parameters'] must be an array",
-        )),
-    }
-}
-
-fn count_mismatch(part: &str, received: usize, expected: usize) -> GraphError {
-    GraphError::template_params(format!(
-        "{part}: number of localizable_params ({received}) does not match the expected number of \
-         params ({expected})"
-    ))
-}
-
-fn param_type(param: &Value) -> &str {
-    param.get("type").and_then(Value::as_str).unwrap_or("")
-}
-
-fn check_header(expected: Header, params: &[&Value]) -> Result<(), GraphError> {
-    match expected {
-        Header::None if params.is_empty() => Ok(()),
-        Header::None => Err(count_mismatch("header", params.len(), 0)),
-        Header::Text => match params {
-            [param] if param_type(param) == "text" && param.get("text").is_some_and(Value::is_string) => {
-                Ok(())
-            }
-            [param] => Err(GraphError::template_params(format!(
-                "header: Format mismatch, expected TEXT, received {}",
-                param_type(param).to_ascii_uppercase()
-            ))),
-            _ => Err(count_mismatch("header", params.len(), 1)),
-        },
-        Header::Media(kind) => match params {
-            [param] if param_type(param) == kind => {
-                let media = param.get(kind);
-                let has = |key: &str| media.and_then(|m| m.get(key)).is_some_and(Value::is_string);
-                if has("id") || has("link") {
-                    Ok(())
-                } else {
-                    Err(GraphError::template_params(format!(
-                        "header: the {kind} parameter needs an id or a link"
-                    )))
-                }
-            }
-            [param] => Err(GraphError::template_params(format!(
-                "header: Format mismatch, expected {}, received {}",
-                kind.to_ascii_uppercase(),
-                param_type(param).to_ascii_uppercase()
-            ))),
-            _ => Err(count_mismatch("header", params.len(), 1)),
-        },
-    }
-}
-
-fn check_body(expected: &BodyParams, params: &[&Value]) -> Result<(), GraphError> {
-    for param in params {
-        match param_type(param) {
-            "text" if param.get("text").is_some_and(Value::is_string) => {}
-            "currency" | "date_time" => {}
-            other => {
-                return Err(GraphError::invalid_parameter(format!(
-                    "body: unsupported or incomplete parameter of type '{other}'"
-                )));
-            }
-        }
-    }
-    match expected {
-        BodyParams::Positional(n) if params.len() == *n => Ok(()),
-        BodyParams::Positional(n) => Err(count_mismatch("body", params.len(), *n)),
-        BodyParams::Named(names) => {
-            let mut received: Vec<&str> = params
-                .iter()
-                .filter_map(|p| p.get("parameter_name").and_then(Value::as_str))
-                .collect();
-            let mut wanted: Vec<&str> = names.iter().map(String::as_str).collect();
-            received.sort_unstable();
-            wanted.sort_unstable();
-            if received.len() == params.len() && received == wanted {
-                Ok(())
-            } else {
-                Err(GraphError::template_params(format!(
-                    "body: parameter names {received:?} do not match the expected names {wanted:?}"
-                )))
-            }
-        }
-    }
-}
-
-fn check_buttons(url_button: bool, buttons: &[(&Value, Vec<&Value>)]) -> Result<(), GraphError> {
-    let mut found_url = false;
-    for (component, params) in buttons {
-        let index = match component.get("index") {
-            Some(Value::String(s)) => s.parse::<u64>().ok(),
-            Some(Value::Number(n)) => n.as_u64(),
-            _ => None,
-        };
-        let sub_type = component
-            .get("sub_type")
-            .and_then(Value::as_str)
-            .map(str::to_ascii_lowercase);
-        if !(url_button && index == Some(0) && sub_type.as_deref() == Some("url")) {
-            return Err(GraphError::template_params(format!(
-                "buttons: the template has no {} button at index {}",
-                sub_type.as_deref().unwrap_or("unknown"),
-                index.map_or_else(|| "?".to_owned(), |i| i.to_string())
-            )));
-        }
-        match params.as_slice() {
-            [param] if param_type(param) == "text" && param.get("text").is_some_and(Value::is_string) => {
-                found_url = true;
-            }
-            _ => return Err(count_mismatch("buttons", params.len(), 1)),
-        }
-    }
-    if url_button && !found_url {
-        return Err(GraphError::template_params(
-            "buttons: Button at index 0 of type Url requires a parameter",
-        ));
-    }
-    Ok(())
 }

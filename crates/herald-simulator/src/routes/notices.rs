@@ -7,7 +7,7 @@ use actix_web::{HttpResponse, web};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::seed::{SIMULATOR_WABA_ID, templates_of};
+use crate::seed::{SIMULATOR_WABA_ID, definition};
 use crate::simulator::Simulator;
 
 /// The body: Meta's webhook `field` and its `value` object, for the business account `waba_id` (default
@@ -105,10 +105,8 @@ fn template_id(simulator: &Simulator, waba_id: &str, name: &str, language: &str)
         .map(|t| t.id.clone());
     created
         .or_else(|| {
-            templates_of(waba_id)
-                .iter()
-                .find(|t| t.name == name && t.language == language)
-                .map(|t| t.id.to_owned())
+            definition(waba_id, name, language)
+                .and_then(|t| t.get("id").and_then(Value::as_str).map(str::to_owned))
         })
         .and_then(|id| id.parse().ok())
 }

@@ -94,7 +94,7 @@ pub(crate) async fn create(
     let review_ms = simulator.config.template_review_ms;
     let created = {
         let mut state = simulator.state();
-        let exists = seed::template(&waba_id, name, language).is_some()
+        let exists = seed::definition(&waba_id, name, language).is_some()
             || state
                 .created
                 .iter()
@@ -142,7 +142,10 @@ pub(crate) async fn delete(
         .name
         .as_deref()
         .ok_or_else(|| GraphError::invalid_parameter("Param name is required"))?;
-    if seed::templates_of(&waba_id).iter().any(|t| t.name == name) {
+    if seed::definitions(&waba_id)
+        .iter()
+        .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    {
         return Err(GraphError::invalid_parameter(
             "The simulator's seeded templates cannot be deleted",
         ));

@@ -51,10 +51,7 @@ pub(crate) async fn list(
     };
     // The seeded templates, then those created through the simulator, each as the listing shows it now.
     let now = chrono::Utc::now();
-    let mut all: Vec<Value> = seed::templates_of(&waba_id)
-        .iter()
-        .map(seed::Template::definition)
-        .collect();
+    let mut all: Vec<Value> = seed::definitions(&waba_id);
     all.extend(
         simulator
             .state()

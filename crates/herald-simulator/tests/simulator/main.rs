@@ -21,4 +21,5 @@ mod message_kinds;
 mod messages;
 mod notices;
 mod template_review;
+mod template_types;
 mod templates;

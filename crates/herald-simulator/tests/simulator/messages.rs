@@ -155,9 +155,9 @@ async fn template_parameters_are_checked_against_the_definition() {
     assert_graph_error(status, &error, 400, 132000);
     let wrong_header = Some(json!({ "type": "image", "image": { "link": "https://x/y.jpg" } }));
     let (status, error) = send(order_shipped(wrong_header, 3, button())).await;
-    assert_graph_error(status, &error, 400, 132000);
+    assert_graph_error(status, &error, 400, 132012);
     let (status, error) = send(order_shipped(header(), 3, None)).await;
-    let details = assert_graph_error(status, &error, 400, 132000);
+    let details = assert_graph_error(status, &error, 400, 131008);
     assert!(details.contains("index 0"), "{details}");
 
     // Integer button indexes are accepted like the string form.
@@ -185,7 +185,7 @@ async fn media_headers_must_have_the_templates_kind() {
     };
     assert_eq!(send(with_header("document")).await.0, 200);
     let (status, error) = send(with_header("image")).await;
-    assert_graph_error(status, &error, 400, 132000);
+    assert_graph_error(status, &error, 400, 132012);
     let no_header = json!([{ "type": "body", "parameters": [{ "type": "text", "text": "INV-1" }] }]);
     let (status, error) = send(no_header).await;
     assert_graph_error(status, &error, 400, 132000);

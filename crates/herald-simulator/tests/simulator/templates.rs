@@ -25,7 +25,7 @@ async fn paging_walks_every_template() {
             None => break,
         }
     }
-    assert_eq!(pages, 4);
+    assert_eq!(pages, 8);
     let mut names: Vec<(&str, &str, &str)> = templates
         .iter()
         .map(|t| {
@@ -41,11 +41,19 @@ async fn paging_walks_every_template() {
         names,
         [
             ("appointment_named", "en_US", "APPROVED"),
+            ("booking_links", "en_US", "APPROVED"),
+            ("coupon_code", "en_US", "APPROVED"),
+            ("flash_sale_offer", "en_US", "APPROVED"),
             ("hello_world", "en_US", "APPROVED"),
             ("invoice_ready", "en_US", "APPROVED"),
+            ("order_named", "en_US", "APPROVED"),
             ("order_shipped", "en_US", "APPROVED"),
             ("promo_image", "en_US", "APPROVED"),
+            ("spring_carousel", "en_US", "APPROVED"),
             ("spring_sale", "en_US", "PAUSED"),
+            ("store_location", "en_US", "APPROVED"),
+            ("survey_flow", "en_US", "APPROVED"),
+            ("verify_code", "en_US", "APPROVED"),
             ("welcome_video", "pt_BR", "APPROVED"),
         ]
     );
@@ -96,7 +104,7 @@ async fn filters_the_default_page_and_errors() {
     let sim = spawn_simulator().await;
     let (status, page) = sim.get(&format!("/v23.0/{WABA}/message_templates")).await;
     assert_eq!(status, 200);
-    assert_eq!(page["data"].as_array().unwrap().len(), 7);
+    assert_eq!(page["data"].as_array().unwrap().len(), 15);
     assert!(page["paging"].get("next").is_none());
 
     let (status, page) = sim

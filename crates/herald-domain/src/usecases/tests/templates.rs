@@ -21,6 +21,7 @@ fn listed(name: &str, language: &str, status: &str) -> NetworkTemplate {
             header: HeaderSpec::Text,
             body: BodySpec::Positional(2),
             buttons: Vec::new(),
+            ..TemplateStructure::default()
         },
         network_id: Some(format!("net-{name}-{language}")),
         health: Default::default(),
