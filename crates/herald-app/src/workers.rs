@@ -1,6 +1,7 @@
 //! The background loops of the `worker` role: dispatch, customer webhook delivery, the callback backlog
 //! sweep, template sync.
 
+use herald_domain::ports::{Clock, RetentionReport, RetentionStore};
 use herald_domain::usecases::{
     BacklogReport, DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates,
 };
@@ -211,6 +212,27 @@ impl Workers {
         });
     }
 
+    /// Adds the retention sweep (issue 18): every `interval`, rows older than their organization's plan's
+    /// retention are removed, `batch` messages (with their rows) per transaction and a `pause` between
+    /// transactions, so the sweep never holds locks long nor competes with sends for the database.
+    pub fn spawn_retention(
+        &mut self,
+        store: Arc<dyn RetentionStore>,
+        clock: Arc<dyn Clock>,
+        settings: RetentionSettings,
+    ) {
+        self.supervise("retention", move |stop| {
+            let (store, clock) = (store.clone(), clock.clone());
+            let stopped = stop.clone();
+            every(settings.interval, stop, move || {
+                let (store, clock, stopped) = (store.clone(), clock.clone(), stopped.clone());
+                async move {
+                    sweep_retention(&*store, &*clock, settings, &stopped).await;
+                }
+            })
+        });
+    }
+
     /// Asks every loop to stop after its current round and waits for them, at most `grace`.
     pub async fn stop(self, grace: Duration) {
         let _ = self.stop.send(true);
@@ -412,6 +434,72 @@ where
             () = tokio::time::sleep(delay) => {}
             _ = stop.changed() => return,
         }
+    }
+}
+
+/// How the retention sweep runs.
+#[derive(Debug, Clone, Copy)]
+pub struct RetentionSettings {
+    /// How often a sweep starts.
+    pub interval: Duration,
+    /// Messages (and separately inbound messages and callbacks) removed per transaction, with their rows.
+    pub batch: u32,
+    /// The pause between two transactions of one sweep.
+    pub pause: Duration,
+}
+
+/// One sweep: batches until one comes back short (nothing more is due), the workers stop, or a batch fails
+/// (the next sweep tries again).
+pub async fn sweep_retention(
+    store: &dyn RetentionStore,
+    clock: &dyn Clock,
+    settings: RetentionSettings,
+    stop: &watch::Receiver<bool>,
+) -> RetentionReport {
+    let mut swept = RetentionReport::default();
+    while !*stop.borrow() {
+        match store.purge_expired(clock.now(), settings.batch).await {
+            Ok(report) => {
+                for (table, rows) in report.by_table() {
+                    if rows > 0 {
+                        metrics::counter!("herald_retention_deleted_rows_total", "table" => table)
+                            .increment(rows);
+                    }
+                }
+                swept = add(swept, report);
+                if report.roots() < u64::from(settings.batch) {
+                    break;
+                }
+            }
+            Err(error) => {
+                metrics::counter!("herald_retention_failures_total").increment(1);
+                tracing::warn!(%error, "a retention batch failed");
+                break;
+            }
+        }
+        tokio::time::sleep(settings.pause).await;
+    }
+    if swept.total() > 0 {
+        tracing::info!(
+            messages = swept.messages,
+            inbound = swept.inbound,
+            callbacks = swept.callbacks,
+            rows = swept.total(),
+            "removed rows past their retention"
+        );
+    }
+    swept
+}
+
+fn add(a: RetentionReport, b: RetentionReport) -> RetentionReport {
+    RetentionReport {
+        messages: a.messages + b.messages,
+        inbound: a.inbound + b.inbound,
+        status_events: a.status_events + b.status_events,
+        customer_events: a.customer_events + b.customer_events,
+        jobs: a.jobs + b.jobs,
+        deliveries: a.deliveries + b.deliveries,
+        callbacks: a.callbacks + b.callbacks,
     }
 }
 
