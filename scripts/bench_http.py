@@ -32,6 +32,8 @@ CLIENTS = int(os.environ.get("HERALD_BENCH_CLIENTS", "32"))
 # (8 × 1,250 = 10,000/s for 8 s), well above what the store takes, so P1 measures Herald and not the plan.
 ORGS = 8
 ADMIN_URL = os.environ.get("HERALD_TEST_DATABASE_URL", "")
+# `HERALD_BENCH_P1_ONLY=1`: the baseline and P1 on PostgreSQL alone (a quick check of the P1 figures).
+P1_ONLY = os.environ.get("HERALD_BENCH_P1_ONLY") == "1"
 SEND_BODY = json.dumps({"to": "+15551234567", "template": {"name": "hello_world", "language": "en_US"}})
 verdicts = []
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -456,94 +458,96 @@ def main():
                 f"| P1 PostgreSQL: Herald ÷ HTTP baseline | {statistics.median(on) / statistics.median(base):.3f}× | | |"
             )
 
-            # P2: a constant offered rate of half P1's peak, latency-corrected (no coordinated omission).
-            rate = max(ORGS, int(p1_pg / 2))
-            p50, p99, p999, got, p2_costs = [], [], [], [], []
-            for run in range(RUNS):
-                server, seeded, _ = p1_herald(db.url, True)
-                try:
-                    meter = CpuMeter(server.proc.pid)
-                    procs = [
-                        oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
-                            str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
-                            key=key, body=SEND_BODY)
-                        for _, _, key in seeded
-                    ]
-                    results = collect(procs)
-                    cpu = meter.stop()
-                finally:
-                    server.stop()
-                    db.drop()
-                    db = PgDatabase(db.name)
-                accepted = sum(ok_count(r, 202) for r in results)
-                p2_costs.append({"herald": us_per(cpu["herald"], accepted), "pg": us_per(cpu["pg"], accepted),
-                                 "idle": cpu["idle"] * 100})
-                # Each generator reports its own percentiles; the worst of them is reported (conservative).
-                pct = [r["latencyPercentiles"] for r in results]
-                p50.append(max(p["p50"] for p in pct) * 1000)
-                p99.append(max(p["p99"] for p in pct) * 1000)
-                p999.append(max(p["p99.9"] for p in pct) * 1000)
-                got.append(sum(ok_count(r, 202) for r in results) / max(r["summary"]["total"] for r in results))
-                log(f"P2 run {run}: p99 {p99[-1]:.1f} ms")
-            med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
-            lines.append(f"| P2 PostgreSQL: offered rate (50 % of P1), accepted/s | {fmt(got)} |")
-            lines.append(f"| P2 PostgreSQL: p50 | {med(p50)} |")
-            lines.append(f"| P2 PostgreSQL: p99 (target ≤ 10 ms) | {med(p99)} |")
-            verdict("P2 p99 at 50 % of P1", f"{statistics.median(p99):.1f} ms", "≤ 10 ms", statistics.median(p99) <= 10)
-            lines.append(f"| P2 PostgreSQL: p99.9 | {med(p999)} |")
-            lines.append(f"| P2 PostgreSQL: Herald CPU per accept, µs | {fmt(col(p2_costs, 'herald'))} |")
-            lines.append(f"| P2 PostgreSQL: PostgreSQL CPU per accept, µs | {fmt(col(p2_costs, 'pg'))} |")
-            lines.append(f"| P2 PostgreSQL: machine idle, % | {fmt(col(p2_costs, 'idle'))} |")
+            if not P1_ONLY:
+                # P2: a constant offered rate of half P1's peak, latency-corrected (no coordinated omission).
+                rate = max(ORGS, int(p1_pg / 2))
+                p50, p99, p999, got, p2_costs = [], [], [], [], []
+                for run in range(RUNS):
+                    server, seeded, _ = p1_herald(db.url, True)
+                    try:
+                        meter = CpuMeter(server.proc.pid)
+                        procs = [
+                            oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
+                                str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
+                                key=key, body=SEND_BODY)
+                            for _, _, key in seeded
+                        ]
+                        results = collect(procs)
+                        cpu = meter.stop()
+                    finally:
+                        server.stop()
+                        db.drop()
+                        db = PgDatabase(db.name)
+                    accepted = sum(ok_count(r, 202) for r in results)
+                    p2_costs.append({"herald": us_per(cpu["herald"], accepted), "pg": us_per(cpu["pg"], accepted),
+                                     "idle": cpu["idle"] * 100})
+                    # Each generator reports its own percentiles; the worst of them is reported (conservative).
+                    pct = [r["latencyPercentiles"] for r in results]
+                    p50.append(max(p["p50"] for p in pct) * 1000)
+                    p99.append(max(p["p99"] for p in pct) * 1000)
+                    p999.append(max(p["p99.9"] for p in pct) * 1000)
+                    got.append(sum(ok_count(r, 202) for r in results) / max(r["summary"]["total"] for r in results))
+                    log(f"P2 run {run}: p99 {p99[-1]:.1f} ms")
+                med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
+                lines.append(f"| P2 PostgreSQL: offered rate (50 % of P1), accepted/s | {fmt(got)} |")
+                lines.append(f"| P2 PostgreSQL: p50 | {med(p50)} |")
+                lines.append(f"| P2 PostgreSQL: p99 (target ≤ 10 ms) | {med(p99)} |")
+                verdict("P2 p99 at 50 % of P1", f"{statistics.median(p99):.1f} ms", "≤ 10 ms", statistics.median(p99) <= 10)
+                lines.append(f"| P2 PostgreSQL: p99.9 | {med(p999)} |")
+                lines.append(f"| P2 PostgreSQL: Herald CPU per accept, µs | {fmt(col(p2_costs, 'herald'))} |")
+                lines.append(f"| P2 PostgreSQL: PostgreSQL CPU per accept, µs | {fmt(col(p2_costs, 'pg'))} |")
+                lines.append(f"| P2 PostgreSQL: machine idle, % | {fmt(col(p2_costs, 'idle'))} |")
 
-            # P5: RSS of the whole process (API and workers) idle, then holding 1,000 keep-alive connections.
-            idle, busy = [], []
-            for run in range(RUNS):
-                env = herald_env(db.url)
-                seed(env)
-                server = Server(env, role="all")
-                try:
-                    time.sleep(2)
-                    idle.append(server.rss_kib() / 1024)
-                    proc = oha(f"{server.base}/healthz", "-z", f"{SECONDS}s", "-c", "1000", "-q", "500")
-                    peak = 0
-                    while proc.poll() is None:
-                        peak = max(peak, server.rss_kib())
-                        time.sleep(0.2)
-                    proc.communicate()
-                    busy.append(peak / 1024)
-                finally:
-                    server.stop()
-                    db.drop()
-                    db = PgDatabase(db.name)
-            lines.append(f"| P5 RSS idle, `herald serve` (API and workers) on PostgreSQL, MiB | {fmt(idle)} |")
-            lines.append(f"| P5 RSS peak with 1,000 open keep-alive connections, MiB (target ≤ 150) | {fmt(busy)} |")
-            verdict("P5 RSS with 1,000 connections", f"{statistics.median(busy):.0f} MiB", "≤ 150 MiB",
-                    statistics.median(busy) <= 150)
+                # P5: RSS of the whole process (API and workers) idle, then holding 1,000 keep-alive connections.
+                idle, busy = [], []
+                for run in range(RUNS):
+                    env = herald_env(db.url)
+                    seed(env)
+                    server = Server(env, role="all")
+                    try:
+                        time.sleep(2)
+                        idle.append(server.rss_kib() / 1024)
+                        proc = oha(f"{server.base}/healthz", "-z", f"{SECONDS}s", "-c", "1000", "-q", "500")
+                        peak = 0
+                        while proc.poll() is None:
+                            peak = max(peak, server.rss_kib())
+                            time.sleep(0.2)
+                        proc.communicate()
+                        busy.append(peak / 1024)
+                    finally:
+                        server.stop()
+                        db.drop()
+                        db = PgDatabase(db.name)
+                lines.append(f"| P5 RSS idle, `herald serve` (API and workers) on PostgreSQL, MiB | {fmt(idle)} |")
+                lines.append(f"| P5 RSS peak with 1,000 open keep-alive connections, MiB (target ≤ 150) | {fmt(busy)} |")
+                verdict("P5 RSS with 1,000 connections", f"{statistics.median(busy):.0f} MiB", "≤ 150 MiB",
+                        statistics.median(busy) <= 150)
         finally:
             db.drop()
 
-    log("P1 sqlite")
-    rates = {label: [] for label, *_ in P1_CONFIGS}
-    for run in range(RUNS):
-        for label, group_commit, cache_ms, metrics, writers in P1_CONFIGS:
-            with tempfile.TemporaryDirectory() as data:
-                server, seeded, _ = p1_herald(f"sqlite://{data}/herald.db", group_commit, cache_ms, metrics, writers)
-                try:
-                    rate = accepts_per_second(server, seeded)
-                finally:
-                    server.stop()
-            rates[label].append(rate)
-            log(f"P1 sqlite {label}, run {run}: {rate:.0f}/s")
-    medians = [statistics.median(rates[label]) for label, *_ in P1_CONFIGS]
-    for label, *_ in P1_CONFIGS:
-        lines.append(f"| P1 SQLite: Herald accepts/s, {label} | {fmt(rates[label])} |")
-    verdict("P1 SQLite accepts/s (target ≥ 2,000)", f"{medians[DEFAULTS]:,.0f}/s", "≥ 2,000/s",
-            medians[DEFAULTS] >= 2000)
-    lines.append(
-        f"| P1 SQLite: group commit ÷ one transaction per accept (both uncached) | {medians[1] / medians[0]:.2f}× | | |"
-    )
-    lines.append(f"| P1 SQLite: read cache ÷ uncached reads (both group commit) | {medians[DEFAULTS] / medians[1]:.2f}× | | |")
-    lines.append(f"| P1 SQLite: metrics on ÷ metrics off (the defaults) | {medians[METRICS_ON] / medians[DEFAULTS]:.3f}× | | |")
+    if not P1_ONLY:
+        log("P1 sqlite")
+        rates = {label: [] for label, *_ in P1_CONFIGS}
+        for run in range(RUNS):
+            for label, group_commit, cache_ms, metrics, writers in P1_CONFIGS:
+                with tempfile.TemporaryDirectory() as data:
+                    server, seeded, _ = p1_herald(f"sqlite://{data}/herald.db", group_commit, cache_ms, metrics, writers)
+                    try:
+                        rate = accepts_per_second(server, seeded)
+                    finally:
+                        server.stop()
+                rates[label].append(rate)
+                log(f"P1 sqlite {label}, run {run}: {rate:.0f}/s")
+        medians = [statistics.median(rates[label]) for label, *_ in P1_CONFIGS]
+        for label, *_ in P1_CONFIGS:
+            lines.append(f"| P1 SQLite: Herald accepts/s, {label} | {fmt(rates[label])} |")
+        verdict("P1 SQLite accepts/s (target ≥ 2,000)", f"{medians[DEFAULTS]:,.0f}/s", "≥ 2,000/s",
+                medians[DEFAULTS] >= 2000)
+        lines.append(
+            f"| P1 SQLite: group commit ÷ one transaction per accept (both uncached) | {medians[1] / medians[0]:.2f}× | | |"
+        )
+        lines.append(f"| P1 SQLite: read cache ÷ uncached reads (both group commit) | {medians[DEFAULTS] / medians[1]:.2f}× | | |")
+        lines.append(f"| P1 SQLite: metrics on ÷ metrics off (the defaults) | {medians[METRICS_ON] / medians[DEFAULTS]:.3f}× | | |")
     lines.append("")
     lines.append("Commands run (each run):")
     lines.append("")
