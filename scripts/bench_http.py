@@ -20,7 +20,7 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HERALD = os.path.join(ROOT, "target/release/herald")
+HERALD = os.environ.get("HERALD_BIN", os.path.join(ROOT, "target/release/herald"))
 BASELINE = os.path.join(ROOT, "target/release/examples/http_baseline")
 OHA = os.environ.get("OHA", os.path.join(ROOT, ".tools/bin/oha"))
 RUNS = int(os.environ.get("HERALD_BENCH_RUNS", "3"))
@@ -32,7 +32,8 @@ CLIENTS = int(os.environ.get("HERALD_BENCH_CLIENTS", "32"))
 # (8 × 1,250 = 10,000/s for 8 s), well above what the store takes, so P1 measures Herald and not the plan.
 ORGS = 8
 ADMIN_URL = os.environ.get("HERALD_TEST_DATABASE_URL", "")
-# `HERALD_BENCH_P1_ONLY=1`: the baseline and P1 on PostgreSQL alone (a quick check of the P1 figures).
+# `HERALD_BENCH_P1_ONLY=1`: P1 on PostgreSQL alone (a quick check of the P1 figures); `HERALD_BIN` another
+# `herald` binary (a build before a change, for a before/after on the same machine at the same moment).
 P1_ONLY = os.environ.get("HERALD_BENCH_P1_ONLY") == "1"
 SEND_BODY = json.dumps({"to": "+15551234567", "template": {"name": "hello_world", "language": "en_US"}})
 verdicts = []
@@ -375,11 +376,13 @@ def main():
     )
     lines.append("")
 
-    log("baseline")
-    base = baseline_rps()
     lines.append("| figure | median | min | max |")
     lines.append("|---|---|---|---|")
-    lines.append(f"| HTTP baseline: empty actix handler, requests/s ({CLIENTS} connections) | {fmt(base)} |")
+    base = None
+    if not P1_ONLY:
+        log("baseline")
+        base = baseline_rps()
+        lines.append(f"| HTTP baseline: empty actix handler, requests/s ({CLIENTS} connections) | {fmt(base)} |")
 
     p1_pg = None
     if ADMIN_URL and shutil.which("pgbench"):
@@ -454,9 +457,10 @@ def main():
                 f"| P1 PostgreSQL: metrics on ÷ metrics off (the defaults) | "
                 f"{medians[METRICS_ON] / medians[DEFAULTS]:.3f}× | | |"
             )
-            lines.append(
-                f"| P1 PostgreSQL: Herald ÷ HTTP baseline | {statistics.median(on) / statistics.median(base):.3f}× | | |"
-            )
+            if base:
+                lines.append(
+                    f"| P1 PostgreSQL: Herald ÷ HTTP baseline | {statistics.median(on) / statistics.median(base):.3f}× | | |"
+                )
 
             if not P1_ONLY:
                 # P2: a constant offered rate of half P1's peak, latency-corrected (no coordinated omission).
