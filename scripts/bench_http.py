@@ -56,11 +56,11 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-def postgres_cpu():
-    """CPU seconds used so far by the local PostgreSQL server: every live `postgres` process, plus what the
-    postmaster has reaped from backends already gone (its children's times), so connections that open and
-    close during a run (pgbench's) are counted too."""
-    total = 0
+def postgres_cpu(database=None):
+    """CPU seconds used so far by the local PostgreSQL server: with `database`, by the live backends
+    connected to it (their process title names it) as {pid: seconds}; without, by every live `postgres`
+    process plus what the postmaster has reaped from backends already gone (its children's times)."""
+    total, backends = 0, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
@@ -68,10 +68,18 @@ def postgres_cpu():
             with open(f"/proc/{pid}/comm") as f:
                 if f.read().strip() != "postgres":
                     continue
+            if database is not None:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if f" {database} ".encode() not in f.read().replace(b"\0", b" "):
+                        continue
             fields = proc_stat(pid)
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
+        used = int(fields[11]) + int(fields[12])
+        if database is not None:
+            backends[pid] = used / CLK_TCK
+            continue
+        total += used
         try:
             with open(f"/proc/{fields[1]}/comm") as f:
                 parent_is_postgres = f.read().strip() == "postgres"
@@ -79,7 +87,7 @@ def postgres_cpu():
             parent_is_postgres = False
         if not parent_is_postgres:
             total += int(fields[13]) + int(fields[14])
-    return total / CLK_TCK
+    return backends if database is not None else total / CLK_TCK
 
 
 def machine_times():
@@ -92,22 +100,46 @@ def machine_times():
 class CpuMeter:
     """CPU seconds of Herald (a pid), of PostgreSQL and of this script's waited-for children (pgbench)
     between start and stop, and the machine's idle share meanwhile. Robust to a busy machine where
-    throughput is not: a cost per operation, not a rate."""
+    throughput is not: a cost per operation, not a rate. PostgreSQL's share is that of the backends of the
+    bench's own database (sampled every 0.2 s, so backends that come and go, pgbench's, are counted up to
+    their last sample): other users of a shared server are left out, and so is the server's own background
+    work (WAL writer, checkpointer)."""
 
-    def __init__(self, herald_pid=None):
+    def __init__(self, herald_pid=None, database=None):
         self.herald_pid = herald_pid
+        self.database = database or os.environ.get("HERALD_BENCH_DATABASE")
         self.herald = proc_cpu(herald_pid) if herald_pid else 0.0
         self.pg = postgres_cpu()
+        self.first = postgres_cpu(self.database) if self.database else {}
+        self.last = dict(self.first)
+        self.sampling = True
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.children = usage.ru_utime + usage.ru_stime
         self.idle, self.all = machine_times()
+        if self.database:
+            import threading
+
+            self.thread = threading.Thread(target=self.sample, daemon=True)
+            self.thread.start()
+
+    def sample(self):
+        while self.sampling:
+            self.last.update(postgres_cpu(self.database))
+            time.sleep(0.2)
 
     def stop(self):
         idle, total = machine_times()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if self.database:
+            self.sampling = False
+            self.thread.join()
+            self.last.update(postgres_cpu(self.database))
+            pg = sum(v - self.first.get(pid, 0.0) for pid, v in self.last.items())
+        else:
+            pg = postgres_cpu() - self.pg
         return {
             "herald": (proc_cpu(self.herald_pid) - self.herald) if self.herald_pid else 0.0,
-            "pg": postgres_cpu() - self.pg,
+            "pg": pg,
             "children": usage.ru_utime + usage.ru_stime - self.children,
             "idle": (idle - self.idle) / max(1, total - self.all),
         }
@@ -149,6 +181,9 @@ class Server:
     """A `herald serve` process."""
 
     def __init__(self, env, role="api"):
+        url = env.get("HERALD_DATABASE_URL", "")
+        # The PostgreSQL database it uses (its backends' CPU is Herald's share of the server's).
+        self.database = url.rsplit("/", 1)[1] if url.startswith("postgres") else None
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         env = dict(env, HERALD_LISTEN=f"127.0.0.1:{self.port}")
@@ -237,7 +272,7 @@ def accepts_per_second(server, seeded, clients=CLIENTS, costs=None):
     """Closed-loop load over every organization; 202s per second. With `costs` (a list), appends the run's
     CPU cost: Herald's and PostgreSQL's µs per accept and the machine's idle share."""
     per = max(1, clients // len(seeded))
-    meter = CpuMeter(server.proc.pid)
+    meter = CpuMeter(server.proc.pid, server.database)
     procs = [
         oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c", str(per), key=key,
             body=SEND_BODY)
@@ -272,7 +307,7 @@ COMMIT;
     script.close()
     cmd = ["pgbench", "-n", "-c", str(clients), "-j", "2", "-T", str(SECONDS), "-M", "prepared", "-f",
            script.name, db_url]
-    meter = CpuMeter()
+    meter = CpuMeter(database=db_url.rsplit("/", 1)[1])
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     cpu = meter.stop()
     os.unlink(script.name)
@@ -469,7 +504,7 @@ def main():
                 for run in range(RUNS):
                     server, seeded, _ = p1_herald(db.url, True)
                     try:
-                        meter = CpuMeter(server.proc.pid)
+                        meter = CpuMeter(server.proc.pid, server.database)
                         procs = [
                             oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
                                 str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
