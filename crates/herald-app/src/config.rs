@@ -55,8 +55,8 @@ pub struct Settings {
     /// Commit the accepts that arrive together in one transaction (group commit); `false` only to
     /// measure the difference.
     pub accept_group_commit: bool,
-    /// Accept batches in flight at once per process (issue 18); 0 picks a quarter of `max_connections`,
-    /// from 1 to 4. SQLite always writes one.
+    /// Accept batches in flight at once per process on PostgreSQL (issue 18); 0 picks one. SQLite always
+    /// writes one.
     pub accept_writers: usize,
     /// Milliseconds a process may reuse a key's credential, an organization's senders and a template
     /// it read on the send path; 0 turns the cache off. At most 1,000: another process's key disable or

@@ -42,15 +42,14 @@ const DELIVERY_CLAIM_LOCK: i64 = 0x4865_7261_6c64_5744;
 
 type Conn = AsyncPgConnection;
 
-/// Accept batches in flight at once per process: as configured, else a quarter of the pool, from 1 to 4,
-/// so reads, dispatch and webhooks keep connections. More would add commits (WAL flushes) without adding
-/// overlap on a small server.
+/// Accept batches in flight at once per process: as configured, else one. Several overlap commits, but on
+/// the 2-core bench machine they measured worse than one (issue 18, docs/benchmarks-notes.md): smaller
+/// batches each pay the per-organization quota upsert and the commit, and parallel batches of one
+/// organization wait on its counter row anyway. Raise it where the database, not the CPU, is the wait.
 fn accept_writers(options: &StoreOptions) -> usize {
     match options.accept_writers {
-        0 => usize::try_from(options.max_connections / 4)
-            .unwrap_or(1)
-            .clamp(1, 4),
-        n => n,
+        0 => 1,
+        n => n.min(usize::try_from(options.max_connections).unwrap_or(1).max(1)),
     }
 }
 
