@@ -1,7 +1,8 @@
 //! The background loops of the `worker` role: dispatch, customer webhook delivery, the callback backlog
 //! sweep, template sync.
 
-use herald_domain::ports::{Clock, RetentionReport, RetentionStore};
+use crate::retention::{RetentionSettings, sweep_retention};
+use herald_domain::ports::{Clock, RetentionStore};
 use herald_domain::usecases::{
     BacklogReport, DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates,
 };
@@ -434,72 +435,6 @@ where
             () = tokio::time::sleep(delay) => {}
             _ = stop.changed() => return,
         }
-    }
-}
-
-/// How the retention sweep runs.
-#[derive(Debug, Clone, Copy)]
-pub struct RetentionSettings {
-    /// How often a sweep starts.
-    pub interval: Duration,
-    /// Messages (and separately inbound messages and callbacks) removed per transaction, with their rows.
-    pub batch: u32,
-    /// The pause between two transactions of one sweep.
-    pub pause: Duration,
-}
-
-/// One sweep: batches until one comes back short (nothing more is due), the workers stop, or a batch fails
-/// (the next sweep tries again).
-pub async fn sweep_retention(
-    store: &dyn RetentionStore,
-    clock: &dyn Clock,
-    settings: RetentionSettings,
-    stop: &watch::Receiver<bool>,
-) -> RetentionReport {
-    let mut swept = RetentionReport::default();
-    while !*stop.borrow() {
-        match store.purge_expired(clock.now(), settings.batch).await {
-            Ok(report) => {
-                for (table, rows) in report.by_table() {
-                    if rows > 0 {
-                        metrics::counter!("herald_retention_deleted_rows_total", "table" => table)
-                            .increment(rows);
-                    }
-                }
-                swept = add(swept, report);
-                if report.roots() < u64::from(settings.batch) {
-                    break;
-                }
-            }
-            Err(error) => {
-                metrics::counter!("herald_retention_failures_total").increment(1);
-                tracing::warn!(%error, "a retention batch failed");
-                break;
-            }
-        }
-        tokio::time::sleep(settings.pause).await;
-    }
-    if swept.total() > 0 {
-        tracing::info!(
-            messages = swept.messages,
-            inbound = swept.inbound,
-            callbacks = swept.callbacks,
-            rows = swept.total(),
-            "removed rows past their retention"
-        );
-    }
-    swept
-}
-
-fn add(a: RetentionReport, b: RetentionReport) -> RetentionReport {
-    RetentionReport {
-        messages: a.messages + b.messages,
-        inbound: a.inbound + b.inbound,
-        status_events: a.status_events + b.status_events,
-        customer_events: a.customer_events + b.customer_events,
-        jobs: a.jobs + b.jobs,
-        deliveries: a.deliveries + b.deliveries,
-        callbacks: a.callbacks + b.callbacks,
     }
 }
 
