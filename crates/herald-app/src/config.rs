@@ -55,6 +55,9 @@ pub struct Settings {
     /// Commit the accepts that arrive together in one transaction (group commit); `false` only to
     /// measure the difference.
     pub accept_group_commit: bool,
+    /// Accept batches in flight at once per process on PostgreSQL (issue 18); 0 picks one. SQLite always
+    /// writes one.
+    pub accept_writers: usize,
     /// Milliseconds a process may reuse a key's credential, an organization's senders and a template
     /// it read on the send path; 0 turns the cache off. At most 1,000: another process's key disable or
     /// suspension must take effect within a second (docs/api.md §1); this process's own take effect at once.
@@ -165,6 +168,12 @@ pub struct Settings {
     pub media_dir: Option<String>,
     /// How often expired uploads (30 days) are deleted, seconds.
     pub media_cleanup_interval_seconds: u64,
+    /// How often a worker removes rows past their plan's retention (issue 18), seconds; 0 never.
+    pub retention_interval_seconds: u64,
+    /// Messages removed (with their rows) per retention transaction.
+    pub retention_batch: u32,
+    /// The pause between two retention transactions, milliseconds.
+    pub retention_pause_ms: u64,
 
     // ---- The owner's dashboard (issue 7) ----
     /// Signs the dashboard's cookies: base64 of at least 32 random bytes, the same in every API process.
@@ -222,6 +231,7 @@ impl Default for Settings {
             migrate_on_start: true,
             http_workers: 0,
             accept_group_commit: true,
+            accept_writers: 0,
             read_cache_ms: 500,
             shutdown_timeout_seconds: 10,
             http_keep_alive_seconds: 120,
@@ -269,6 +279,9 @@ impl Default for Settings {
             webhook_timeout_seconds: 15,
             media_dir: None,
             media_cleanup_interval_seconds: 3_600,
+            retention_interval_seconds: 3_600,
+            retention_batch: 1_000,
+            retention_pause_ms: 200,
             dashboard_cookie_key: None,
             dashboard_session_idle_minutes: 30,
             dashboard_session_absolute_hours: 12,

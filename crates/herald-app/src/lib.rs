@@ -10,6 +10,7 @@ mod keys;
 pub mod metrics;
 mod network;
 mod redact;
+pub mod retention;
 mod server;
 mod services;
 pub mod telemetry;

@@ -254,6 +254,17 @@ fn start_workers(
         services.files.clone(),
         std::time::Duration::from_secs(settings.media_cleanup_interval_seconds.max(1)),
     );
+    if settings.retention_interval_seconds > 0 {
+        workers.spawn_retention(
+            services.store.retention(),
+            services.clock.clone(),
+            crate::retention::RetentionSettings {
+                interval: std::time::Duration::from_secs(settings.retention_interval_seconds),
+                batch: settings.retention_batch.max(1),
+                pause: std::time::Duration::from_millis(settings.retention_pause_ms),
+            },
+        );
+    }
     Ok(workers)
 }
 

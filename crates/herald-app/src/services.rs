@@ -54,6 +54,7 @@ impl Services {
         let options = StoreOptions {
             max_connections: settings.max_connections,
             group_commit: settings.accept_group_commit,
+            accept_writers: settings.accept_writers,
             read_cache: (settings.read_cache_ms > 0)
                 .then(|| std::time::Duration::from_millis(settings.read_cache_ms)),
             ..StoreOptions::default()

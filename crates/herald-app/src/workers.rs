@@ -1,6 +1,8 @@
 //! The background loops of the `worker` role: dispatch, customer webhook delivery, the callback backlog
 //! sweep, template sync.
 
+use crate::retention::{RetentionSettings, sweep_retention};
+use herald_domain::ports::{Clock, RetentionStore};
 use herald_domain::usecases::{
     BacklogReport, DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates,
 };
@@ -206,6 +208,27 @@ impl Workers {
                         Ok(n) => tracing::info!(files = n, "removed stale staged uploads"),
                         Err(error) => tracing::warn!(%error, "sweeping the media staging area failed"),
                     }
+                }
+            })
+        });
+    }
+
+    /// Adds the retention sweep (issue 18): every `interval`, rows older than their organization's plan's
+    /// retention are removed, `batch` messages (with their rows) per transaction and a `pause` between
+    /// transactions, so the sweep never holds locks long nor competes with sends for the database.
+    pub fn spawn_retention(
+        &mut self,
+        store: Arc<dyn RetentionStore>,
+        clock: Arc<dyn Clock>,
+        settings: RetentionSettings,
+    ) {
+        self.supervise("retention", move |stop| {
+            let (store, clock) = (store.clone(), clock.clone());
+            let stopped = stop.clone();
+            every(settings.interval, stop, move || {
+                let (store, clock, stopped) = (store.clone(), clock.clone(), stopped.clone());
+                async move {
+                    sweep_retention(&*store, &*clock, settings, &stopped).await;
                 }
             })
         });

@@ -33,6 +33,9 @@ pub struct StoreOptions {
     /// Commit concurrent accepts of this process together, in one transaction (see `group_commit`).
     /// Off: one transaction per accept (kept for the benchmark's before/after comparison).
     pub group_commit: bool,
+    /// Group-commit batches in flight at once on PostgreSQL (SQLite writes one); 0 picks one (see
+    /// `pg::accept_writers`), at most `max_connections`.
+    pub accept_writers: usize,
     /// How long credentials, senders and templates read on the send path may be reused in this process
     /// (`read_cache`); `None` reads the store every time. At most 1 s (docs/api.md §1).
     pub read_cache: Option<Duration>,
@@ -44,6 +47,7 @@ impl Default for StoreOptions {
             max_connections: 10,
             connect_timeout: Duration::from_secs(5),
             group_commit: true,
+            accept_writers: 0,
             read_cache: Some(Duration::from_millis(500)),
         }
     }

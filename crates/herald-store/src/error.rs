@@ -61,6 +61,9 @@ pub(crate) fn corrupt(what: &str, error: impl Display) -> StoreError {
 #[derive(Debug)]
 pub(crate) enum TxError {
     Store(StoreError),
+    /// A group commit's quota, charged last, did not fit whole: the batch rolls back and is written again
+    /// with the quota charged first, item by item (see `write_batch`).
+    QuotaTight,
 }
 
 impl From<DieselError> for TxError {
@@ -79,6 +82,8 @@ impl TxError {
     pub(crate) fn into_store(self) -> StoreError {
         match self {
             Self::Store(error) => error,
+            // Answered by a second transaction, never returned; a bug if it is.
+            Self::QuotaTight => StoreError::Unknown(anyhow::anyhow!("a batch's quota was not charged")),
         }
     }
 }

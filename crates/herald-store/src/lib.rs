@@ -25,8 +25,8 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, InboundStore, MessageStore, OutboxStore, OwnerStore, StoreError, TemplateStore,
-    TrackingStore, WindowStore,
+    AccountStore, InboundStore, MessageStore, OutboxStore, OwnerStore, RetentionStore, StoreError,
+    TemplateStore, TrackingStore, WindowStore,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -49,6 +49,7 @@ pub struct Store {
     webhooks: Arc<dyn WebhookStore>,
     media: Arc<dyn MediaCatalog>,
     owners: Arc<dyn OwnerStore>,
+    retention: Arc<dyn RetentionStore>,
 }
 
 impl fmt::Debug for Store {
@@ -143,7 +144,8 @@ impl Store {
             + InboundStore
             + WebhookStore
             + MediaCatalog
-            + OwnerStore,
+            + OwnerStore
+            + RetentionStore,
     {
         type Cached = (
             Arc<dyn AccountStore>,
@@ -173,7 +175,8 @@ impl Store {
             inbound: db.clone(),
             webhooks: db.clone(),
             media: db.clone(),
-            owners: db,
+            owners: db.clone(),
+            retention: db,
         }
     }
 
@@ -255,6 +258,11 @@ impl Store {
     /// Owner accounts and dashboard sessions (the owner's dashboard).
     pub fn owners(&self) -> Arc<dyn OwnerStore> {
         self.owners.clone()
+    }
+
+    /// Removal of rows older than their plan's retention (issue 18).
+    pub fn retention(&self) -> Arc<dyn RetentionStore> {
+        self.retention.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

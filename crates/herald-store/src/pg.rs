@@ -1,5 +1,6 @@
 //! PostgreSQL: `AsyncPgConnection` pooled by bb8.
 
+mod prepared;
 pub(crate) mod schema;
 
 use crate::backend::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, pooled};
@@ -40,6 +41,17 @@ const WEBHOOK_CHANNEL: &str = "herald_webhooks";
 const DELIVERY_CLAIM_LOCK: i64 = 0x4865_7261_6c64_5744;
 
 type Conn = AsyncPgConnection;
+
+/// Accept batches in flight at once per process: as configured, else one. Several overlap commits, but on
+/// the 2-core bench machine they measured worse than one (issue 18, docs/benchmarks-notes.md): smaller
+/// batches each pay the per-organization quota upsert and the commit, and parallel batches of one
+/// organization wait on its counter row anyway. Raise it where the database, not the CPU, is the wait.
+fn accept_writers(options: &StoreOptions) -> usize {
+    match options.accept_writers {
+        0 => 1,
+        n => n.min(usize::try_from(options.max_connections).unwrap_or(1).max(1)),
+    }
+}
 
 /// The PostgreSQL store. One pool serves reads and writes; PostgreSQL handles concurrent writers.
 pub(crate) struct Db {
@@ -91,7 +103,7 @@ impl Db {
             webhook_notifier: WorkNotifier::new(),
             listener: OnceLock::new(),
             _keepalive: keepalive,
-            accepts: crate::group_commit::GroupCommit::default(),
+            accepts: crate::group_commit::GroupCommit::new(accept_writers(options)),
             this: std::sync::OnceLock::new(),
         })
     }
@@ -272,7 +284,9 @@ async fn claim_due(
 
 /// Inside `accept`'s transaction: delivered to every listener when (and only if) it commits.
 async fn announce_work(conn: &mut Conn) -> Result<(), TxError> {
-    diesel::sql_query(format!("SELECT pg_notify('{WORK_CHANNEL}', '')"))
+    // Constant text, so it stays prepared like the inserts around it.
+    prepared::fixed("SELECT pg_notify($1, '')")
+        .bind::<Text, _>(WORK_CHANNEL)
         .execute(conn)
         .await?;
     Ok(())
@@ -471,7 +485,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     let mt = |f: fn(&PreparedAccept) -> DateTime<Utc>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
     let mto =
         |f: fn(&PreparedAccept) -> Option<DateTime<Utc>>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
-    diesel::sql_query(
+    prepared::fixed(
         "INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, \
          client_reference, status, network_message_id, error, created_at, updated_at, accepted_at, submitted_at, \
          sent_at, delivered_at, read_at, failed_at, trace_context) \
@@ -502,7 +516,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.trace_context.clone()))
     .execute(conn)
     .await?;
-    diesel::sql_query(
+    prepared::fixed(
         "INSERT INTO message_events (id, organization_id, message_id, status, previous_status, applied, source, \
          error, occurred_at, recorded_at) \
          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], \
@@ -520,7 +534,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Timestamptz>, _>(mt(|i| i.event.recorded_at))
     .execute(conn)
     .await?;
-    diesel::sql_query(
+    prepared::fixed(
         "INSERT INTO outbox (id, organization_id, message_id, sender_id, state, available_at, deadline, attempts, \
          created_at, updated_at) \
          SELECT j.id, j.org, j.message_id, j.sender_id, $5, j.available_at, j.deadline, 0, j.created_at, \
@@ -540,7 +554,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .await?;
     let keyed: Vec<&&PreparedAccept> = items.iter().filter(|i| i.idempotency_key.is_some()).collect();
     if !keyed.is_empty() {
-        diesel::sql_query(
+        prepared::fixed(
             "UPDATE idempotency_keys AS k SET state = $4, message_id = u.message_id, completed_at = u.at \
              FROM UNNEST($1::text[], $2::text[], $3::text[], $5::timestamptz[], $6::text[]) \
              AS u(org, key, message_id, at, token) \

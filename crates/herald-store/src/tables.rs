@@ -23,6 +23,8 @@ macro_rules! define_tables {
                 max_file_bytes -> BigInt,
                 webhook_endpoints -> Integer,
                 media_storage_bytes -> Nullable<BigInt>,
+                /// Days a final message and its rows are kept (issue 18); read by the retention worker only.
+                retention_days -> Integer,
             }
         }
 

@@ -51,6 +51,8 @@ fn test_options() -> StoreOptions {
     StoreOptions {
         max_connections: 8,
         connect_timeout: Duration::from_secs(10),
+        // Two group-commit batches in flight on PostgreSQL, so the contract runs them overlapping.
+        accept_writers: 2,
         ..StoreOptions::default()
     }
 }

@@ -26,6 +26,53 @@ macro_rules! messages_port {
 
             // ---- Group commit of accepts (see `crate::group_commit`) ----
 
+            /// When a batch charges its quota.
+            #[derive(Clone, Copy, PartialEq, Eq)]
+            enum Charge {
+                /// Quota first, item by item when a run does not fit whole: always right, but the counter
+                /// row stays locked while the rows are written, so batches of one organization in flight
+                /// at once wait for each other's whole transaction.
+                First,
+                /// Rows first, then one conditional increment per organization and period just before the
+                /// commit, so the counter row is locked for the commit alone; a run that does not fit whole
+                /// fails the transaction with `TxError::QuotaTight`, to be written again with `First`.
+                Last,
+            }
+
+            /// Charges a whole run (one organization and period) with one statement; `false` when it does
+            /// not fit under the lowest ceiling of its items. The row is locked until the commit and the
+            /// condition is checked on the latest count, so the limit holds.
+            async fn charge_run(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<bool, TxError> {
+                let Some(first) = items.first() else {
+                    return Ok(true);
+                };
+                let run = i64::try_from(items.len()).unwrap_or(i64::MAX);
+                let ceiling = items.iter().map(|i| i.ceiling).min().unwrap_or(i64::MAX);
+                if run > ceiling {
+                    return Ok(false);
+                }
+                let upsert = diesel::insert_into(usage_counters::table)
+                    .values((
+                        usage_counters::organization_id.eq(&first.message.organization_id),
+                        usage_counters::period.eq(&first.period),
+                        usage_counters::count.eq(run),
+                    ))
+                    .on_conflict((usage_counters::organization_id, usage_counters::period))
+                    .do_update()
+                    .set(
+                        usage_counters::count
+                            .eq(usage_counters::count + diesel::upsert::excluded(usage_counters::count)),
+                    );
+                // `ON CONFLICT … DO UPDATE … WHERE`: the upsert's own filter, not `QueryDsl::filter`.
+                let counted = diesel::query_dsl::methods::FilterDsl::filter(
+                    upsert,
+                    usage_counters::count.le(ceiling - run),
+                )
+                .execute(conn)
+                .await?;
+                Ok(counted == 1)
+            }
+
             /// Charges the quota of a run of accepts of one organization and period, in order, and answers
             /// each: when the whole run fits, one conditional increment; near the limit, one per item. A
             /// refusal is an item's answer and does not end the transaction.
@@ -83,11 +130,13 @@ macro_rules! messages_port {
             }
 
             /// Writes a batch of accepts (sorted by organization and period) inside the caller's
-            /// transaction: each run's quota, then the accepted items' message, event, outbox job and
-            /// idempotency record (`insert_accepted`: one statement per table on PostgreSQL).
+            /// transaction: each run's quota and the accepted items' message, event, outbox job and
+            /// idempotency record (`insert_accepted`: one statement per table on PostgreSQL), the quota
+            /// before or after the rows as `charge` says.
             async fn write_batch(
                 conn: &mut Conn,
                 all: &[&PreparedAccept],
+                charge: Charge,
             ) -> Result<Vec<AcceptOutcome>, TxError> {
                 // An item whose idempotency claim another request took over writes nothing; the others go on.
                 let mut held = Vec::with_capacity(all.len());
@@ -100,10 +149,39 @@ macro_rules! messages_port {
                     .filter(|(_, held)| **held)
                     .map(|(item, _)| *item)
                     .collect();
+                let runs = || {
+                    items.chunk_by(|a, b| {
+                        a.message.organization_id == b.message.organization_id && a.period == b.period
+                    })
+                };
+                if charge == Charge::Last {
+                    let ceilings = |run: &[&PreparedAccept]| run.iter().map(|i| i.ceiling).min();
+                    if runs().any(|run| ceilings(run) < Some(i64::try_from(run.len()).unwrap_or(i64::MAX))) {
+                        return Err(TxError::QuotaTight);
+                    }
+                    if !items.is_empty() {
+                        super::super::insert_accepted(conn, &items).await?;
+                        super::super::announce_work(conn).await?;
+                    }
+                    // In the batch's (sorted) order, so two batches never wait for each other in a circle.
+                    for run in runs() {
+                        if !charge_run(conn, run).await? {
+                            return Err(TxError::QuotaTight);
+                        }
+                    }
+                    return Ok(held
+                        .into_iter()
+                        .map(|held| {
+                            if held {
+                                AcceptOutcome::Accepted
+                            } else {
+                                AcceptOutcome::IdempotencyClaimLost
+                            }
+                        })
+                        .collect());
+                }
                 let mut outcomes = Vec::with_capacity(items.len());
-                for run in items.chunk_by(|a, b| {
-                    a.message.organization_id == b.message.organization_id && a.period == b.period
-                }) {
+                for run in runs() {
                     outcomes.extend(charge_quota(conn, run).await?);
                 }
                 let accepted: Vec<&PreparedAccept> = items
@@ -206,7 +284,7 @@ macro_rules! messages_port {
             impl Db {
                 /// One accept in its own transaction.
                 async fn accept_alone(&self, item: &PreparedAccept) -> Result<AcceptOutcome, StoreError> {
-                    let outcomes = write_tx!(self, |conn| write_batch(conn, &[item]).await)
+                    let outcomes = write_tx!(self, |conn| write_batch(conn, &[item], Charge::First).await)
                         .map_err(TxError::into_store)?;
                     // One item in, one outcome out; anything else is a bug, not the client's quota.
                     let outcome = outcomes
@@ -229,7 +307,12 @@ macro_rules! messages_port {
                             .cmp(&(&b.item.message.organization_id, &b.item.period))
                     });
                     let items: Vec<&PreparedAccept> = batch.iter().map(|pending| &pending.item).collect();
-                    let written = write_tx!(self, |conn| write_batch(conn, &items).await);
+                    let mut written = write_tx!(self, |conn| write_batch(conn, &items, Charge::Last).await);
+                    if matches!(written, Err(TxError::QuotaTight)) {
+                        // Near an organization's limit: charge item by item, before writing.
+                        metrics::counter!("herald_group_commit_quota_retries_total").increment(1);
+                        written = write_tx!(self, |conn| write_batch(conn, &items, Charge::First).await);
+                    }
                     match written {
                         Ok(outcomes) => {
                             if outcomes.contains(&AcceptOutcome::Accepted) {

@@ -19,6 +19,7 @@ mod migrations;
 mod notifier;
 mod races;
 mod read_cache;
+mod retention;
 mod webhooks;
 
 use helpers::{ports, postgres_or_skip, sqlite};

@@ -1,0 +1,186 @@
+//! Data retention (issue 18): rows past their organization's plan's retention go, in bounded batches;
+//! newer rows and messages still in flight stay.
+
+use crate::helpers::{postgres_or_skip, sqlite, test_name};
+use chrono::TimeDelta;
+use herald_domain::Timestamp;
+use herald_domain::dispatch::{ClaimToken, JobCompletion, JobOutcome, StoredCallback};
+use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::message::{Message, MessageError};
+use herald_domain::organization::SenderNumber;
+use herald_domain::ports::RetentionReport;
+use herald_store::Store;
+use herald_testkit::fixtures::{accept_request, next_ulid, organization, sender, t0, text_message};
+use ulid::Ulid;
+
+/// A text message made at `at`, its id made at the same instant (as the send path makes them).
+fn message_at(org: OrganizationId, from: &SenderNumber, at: Timestamp) -> Message {
+    let millis = u64::try_from(at.timestamp_millis()).unwrap();
+    Message {
+        id: MessageId::from_ulid(Ulid::from_parts(millis, next_ulid().random())),
+        ..text_message(org, from, "+15551234567", at)
+    }
+}
+
+/// Accepts a message made at `at` and, when `finish`, sends it to a final failure, as dispatch would.
+async fn sent_message(
+    store: &Store,
+    org: OrganizationId,
+    from: &SenderNumber,
+    at: Timestamp,
+    finish: bool,
+) -> Message {
+    let message = message_at(org, from, at);
+    store
+        .messages()
+        .accept(&accept_request(&message, None, None))
+        .await
+        .expect("accept");
+    if finish {
+        let token = ClaimToken(next_ulid());
+        let claimed = store
+            .outbox()
+            .claim_jobs(&token, at, at + TimeDelta::minutes(5), 10)
+            .await
+            .expect("claim");
+        let job = claimed
+            .iter()
+            .find(|j| j.message.id == message.id)
+            .expect("the job is due");
+        let completion = JobCompletion {
+            job_id: job.job_id,
+            organization_id: org,
+            message_id: message.id,
+            token,
+            outcome: JobOutcome::Failed {
+                error: MessageError {
+                    code: "recipient_unreachable".to_owned(),
+                    title: "Recipient unreachable".to_owned(),
+                    detail: "the number is not on the network".to_owned(),
+                    network_code: Some(131_026),
+                },
+            },
+            at,
+            event_id: EventId::from_ulid(next_ulid()),
+            customer_event_id: EventId::from_ulid(next_ulid()),
+        };
+        assert!(store.outbox().complete_job(&completion).await.expect("complete"));
+    }
+    message
+}
+
+async fn exists(store: &Store, org: OrganizationId, message: &Message) -> bool {
+    store
+        .messages()
+        .message(&org, &message.id)
+        .await
+        .expect("read")
+        .is_some()
+}
+
+async fn old_final_rows_go_newer_and_in_flight_stay(store: Store) {
+    // The trial plan keeps 30 days.
+    let org = organization("trial");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let from = sender(org.id, "+15550001111", true);
+    store.accounts().add_sender(&from).await.expect("sender");
+    let now = t0() + TimeDelta::days(100);
+    let mut old = Vec::new();
+    for i in 0..3 {
+        old.push(sent_message(&store, org.id, &from, t0() + TimeDelta::seconds(i), true).await);
+    }
+    let in_flight = sent_message(&store, org.id, &from, t0() + TimeDelta::seconds(10), false).await;
+    let recent = sent_message(&store, org.id, &from, now - TimeDelta::days(29), true).await;
+    let callback = |id: Ulid, days: i64| StoredCallback {
+        id: EventId::from_ulid(id),
+        received_at: now - TimeDelta::days(days),
+        body: b"{}".to_vec(),
+    };
+    let (old_callback, new_callback) = (callback(next_ulid(), 31), callback(next_ulid(), 1));
+    for stored in [&old_callback, &new_callback] {
+        store.tracking().store_callback(stored).await.expect("callback");
+        store
+            .tracking()
+            .mark_callback_processed(&stored.id, stored.received_at, None)
+            .await
+            .expect("processed");
+    }
+    let retention = store.retention();
+
+    // The batch bound holds: two messages per call, then the third, then nothing.
+    let first = retention.purge_expired(now, 2).await.expect("purge");
+    assert_eq!(first.messages, 2, "{first:?}");
+    assert_eq!(first.jobs, 2, "each message's outbox job goes with it: {first:?}");
+    assert!(
+        first.status_events >= 4,
+        "accepted and failed, for each: {first:?}"
+    );
+    assert_eq!(first.callbacks, 1, "{first:?}");
+    let second = retention.purge_expired(now, 2).await.expect("purge");
+    assert_eq!((second.messages, second.callbacks), (1, 0), "{second:?}");
+    let third = retention.purge_expired(now, 2).await.expect("purge");
+    assert_eq!(third, RetentionReport::default(), "nothing more is due");
+
+    for message in &old {
+        assert!(
+            !exists(&store, org.id, message).await,
+            "a final message past retention goes"
+        );
+        assert_eq!(
+            store
+                .messages()
+                .status_history(&org.id, &message.id)
+                .await
+                .expect("history"),
+            None
+        );
+    }
+    assert!(
+        exists(&store, org.id, &in_flight).await,
+        "a message still in flight stays"
+    );
+    assert!(
+        exists(&store, org.id, &recent).await,
+        "a message within retention stays"
+    );
+    let history = store
+        .messages()
+        .status_history(&org.id, &recent.id)
+        .await
+        .expect("history")
+        .expect("kept");
+    assert_eq!(history.len(), 2, "its history stays whole");
+    let events = store.customer_events(&org.id).await.expect("events");
+    assert!(
+        events
+            .iter()
+            .all(|e| e.message_id.as_ref().map(|m| m.to_string()) == Some(recent.id.to_string())),
+        "only the recent message's customer events are left: {events:?}"
+    );
+
+    // Once its retention has passed too, the recent message goes; the one in flight still stays.
+    let later = retention
+        .purge_expired(now + TimeDelta::days(2), 10)
+        .await
+        .expect("purge");
+    assert_eq!((later.messages, later.callbacks), (1, 0), "{later:?}");
+    assert!(!exists(&store, org.id, &recent).await);
+    assert!(exists(&store, org.id, &in_flight).await);
+}
+
+#[tokio::test]
+async fn sqlite_retention_removes_old_final_rows_in_bounded_batches() {
+    old_final_rows_go_newer_and_in_flight_stay(sqlite().await).await;
+}
+
+#[tokio::test]
+async fn postgres_retention_removes_old_final_rows_in_bounded_batches() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    old_final_rows_go_newer_and_in_flight_stay(store).await;
+}

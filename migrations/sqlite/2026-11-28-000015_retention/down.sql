@@ -1,0 +1,2 @@
+DROP INDEX network_callbacks_processed;
+ALTER TABLE plans DROP COLUMN retention_days;

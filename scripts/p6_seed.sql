@@ -1,0 +1,114 @@
+-- P6 (issue 18): fills a migrated Herald PostgreSQL database with :messages outbound messages spread over
+-- :orgs organizations and the last :days days, each with its status history (accepted, sent, delivered),
+-- its outbox job (done), two customer events (sent, delivered) and one webhook delivery (succeeded), all
+-- with ids in Herald's own format (prefix and ULID made at the row's time), so the API reads them too.
+-- Set-based (INSERT … SELECT generate_series), no round trip per row.
+--
+--   psql -v messages=10000000 -v orgs=100 -v days=90 -f scripts/p6_seed.sql postgres://…/db
+--
+-- Run by scripts/bench_p6.py (`BENCH_P6=1 make bench`); 10 million messages take minutes.
+\set ON_ERROR_STOP on
+\if :{?messages}
+\else
+  \set messages 10000000
+\endif
+\if :{?orgs}
+\else
+  \set orgs 100
+\endif
+\if :{?days}
+\else
+  \set days 90
+\endif
+
+SET synchronous_commit = off;
+SET maintenance_work_mem = '256MB';
+
+-- A ULID in Crockford base32 from a time in ms (48 bits, 10 characters) and a number (the low 64 of the
+-- random part's 80 bits, 16 characters).
+CREATE OR REPLACE FUNCTION pg_temp.p6_ulid(ms bigint, r bigint) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT string_agg(substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ',
+               (CASE WHEN i < 10 THEN (ms >> (5 * (9 - i))) & 31
+                     WHEN 5 * (25 - i) >= 64 THEN 0
+                     ELSE (r >> (5 * (25 - i))) & 31 END)::int + 1, 1), '' ORDER BY i)
+    FROM generate_series(0, 25) AS i
+$$;
+
+-- The organizations (business and enterprise alternately), one sender and one webhook endpoint each.
+INSERT INTO organizations (id, name, status, plan, created_at)
+SELECT 'org_' || pg_temp.p6_ulid(1700000000000 + o, o), 'P6 ' || o, 'active',
+       CASE WHEN o % 2 = 0 THEN 'business' ELSE 'enterprise' END, now() - interval '400 days'
+FROM generate_series(1, :orgs) AS o;
+
+CREATE TEMP TABLE p6_orgs AS
+SELECT row_number() OVER (ORDER BY id) - 1 AS n, id FROM organizations WHERE name LIKE 'P6 %';
+
+INSERT INTO senders (id, organization_id, number, phone_number_id, waba_id, is_default, throughput_per_second,
+                     created_at)
+SELECT 'snd_' || pg_temp.p6_ulid(1700000000000 + n, n), id, '+1555' || lpad(n::text, 7, '0'), '9' || n,
+       '2000000001', TRUE, 80, now() - interval '400 days'
+FROM p6_orgs;
+
+INSERT INTO webhook_endpoints (id, organization_id, url, sub_status, sub_failed, sub_inbound, enabled, secret,
+                               created_at, updated_at)
+SELECT 'whe_' || pg_temp.p6_ulid(1700000000000 + n, n), id, 'https://example.invalid/hook', TRUE, TRUE, TRUE,
+       TRUE, '\x00', now() - interval '400 days', now() - interval '400 days'
+FROM p6_orgs;
+
+-- One row per message: its organization, time (oldest first, so ids grow with time) and ids.
+CREATE TEMP TABLE p6_m AS
+SELECT g, org, sender, endpoint, t,
+       'msg_' || pg_temp.p6_ulid(ms, g * 8) AS mid,
+       pg_temp.p6_ulid(ms, g * 8 + 1) AS u1,
+       pg_temp.p6_ulid(ms + 1, g * 8 + 2) AS u2,
+       pg_temp.p6_ulid(ms + 2, g * 8 + 3) AS u3,
+       pg_temp.p6_ulid(ms + 3, g * 8 + 4) AS u4,
+       pg_temp.p6_ulid(ms + 4, g * 8 + 5) AS u5
+FROM (
+    SELECT g, o.id AS org, s.id AS sender, w.id AS endpoint, t, (extract(epoch FROM t) * 1000)::bigint AS ms
+    FROM (
+        SELECT g, now() - (:days * interval '1 day') * (1 - g::float8 / :messages) - interval '1 hour' AS t
+        FROM generate_series(1, :messages) AS g
+    ) AS m
+    JOIN p6_orgs AS o ON o.n = m.g % :orgs
+    JOIN senders AS s ON s.organization_id = o.id
+    JOIN webhook_endpoints AS w ON w.organization_id = o.id
+) AS m;
+
+INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content,
+                      client_reference, status, network_message_id, created_at, updated_at, accepted_at,
+                      submitted_at, sent_at, delivered_at)
+SELECT mid, org, sender, '+15550000000', '+1555' || lpad((g % 200000)::text, 7, '0'), 'template',
+       '{"content":{"kind":"template","name":"hello_world","language":"en_US"}}',
+       CASE WHEN g % 10 = 0 THEN 'ref-' || g END, 'delivered', 'wamid.P6' || g, t, t + interval '3 seconds', t,
+       t + interval '1 second', t + interval '2 seconds', t + interval '3 seconds'
+FROM p6_m;
+
+-- The status history: accepted, sent, delivered.
+INSERT INTO message_events (id, organization_id, message_id, status, previous_status, applied, source,
+                            occurred_at, recorded_at)
+SELECT 'evt_' || (ARRAY[u1, u2, u3])[k], org, mid, (ARRAY['accepted', 'sent', 'delivered'])[k],
+       (ARRAY[NULL, 'submitted', 'sent'])[k], TRUE, CASE WHEN k = 1 THEN 'herald' ELSE 'network' END,
+       t + k * interval '1 second', t + k * interval '1 second'
+FROM p6_m CROSS JOIN generate_series(1, 3) AS k;
+
+INSERT INTO outbox (id, organization_id, message_id, sender_id, state, available_at, deadline, attempts,
+                    created_at, updated_at)
+SELECT 'job_' || u1, org, mid, sender, 'done', t, t + interval '1 day', 1, t, t + interval '1 second'
+FROM p6_m;
+
+-- Two customer events (sent, delivered); the second one delivered to the organization's endpoint.
+INSERT INTO events (id, organization_id, event_type, message_id, sequence, payload, occurred_at, created_at)
+SELECT 'evt_' || (ARRAY[u4, u5])[k], org, 'message.status', mid, k, '{}', t + (k + 1) * interval '1 second',
+       t + (k + 1) * interval '1 second'
+FROM p6_m CROSS JOIN generate_series(1, 2) AS k;
+
+INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, status, attempts,
+                                created_at, updated_at)
+SELECT 'whd_' || u5, org, endpoint, 'evt_' || u5, 'message.status', 'succeeded', 1, t + interval '3 seconds',
+       t + interval '4 seconds'
+FROM p6_m;
+
+DROP TABLE p6_m;
+ANALYZE;
