@@ -197,8 +197,9 @@ fuzz_target!(|input: Input| {
             .map(|(index, b, parameters)| ButtonSpec {
                 index: *index % 10,
                 kind: button(b),
-                // The network's quick replies carry at most one payload.
-                parameters: if matches!(b, Button::QuickReply) {
+                // A quick reply's payload and a Flow's token are one optional value at most: the
+                // network's template definitions never declare more for them.
+                parameters: if matches!(b, Button::QuickReply | Button::Flow) {
                     *parameters % 2
                 } else {
                     *parameters % 3

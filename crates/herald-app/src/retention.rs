@@ -9,7 +9,8 @@ use tokio::sync::watch;
 pub struct RetentionSettings {
     /// How often a sweep starts.
     pub interval: Duration,
-    /// Messages (and separately inbound messages and callbacks) removed per transaction, with their rows.
+    /// Messages (and separately inbound messages, organization events and callbacks) removed per transaction,
+    /// with their rows.
     pub batch: u32,
     /// The pause between two transactions of one sweep.
     pub pause: Duration,
@@ -64,6 +65,7 @@ fn add(a: RetentionReport, b: RetentionReport) -> RetentionReport {
         inbound: a.inbound + b.inbound,
         status_events: a.status_events + b.status_events,
         customer_events: a.customer_events + b.customer_events,
+        account_events: a.account_events + b.account_events,
         jobs: a.jobs + b.jobs,
         deliveries: a.deliveries + b.deliveries,
         callbacks: a.callbacks + b.callbacks,

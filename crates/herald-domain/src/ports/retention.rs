@@ -13,8 +13,11 @@ pub struct RetentionReport {
     pub inbound: u64,
     /// Status history entries (`message_events`).
     pub status_events: u64,
-    /// Customer events (`events`).
+    /// Customer events (`events`), of messages and of the organization itself.
     pub customer_events: u64,
+    /// Of `customer_events`, those that belong to no message (template, number and account news, webhook
+    /// tests): removed by age on their own, so they count toward the batch bound.
+    pub account_events: u64,
     /// Outbox jobs.
     pub jobs: u64,
     /// Webhook deliveries and their recorded attempts.
@@ -35,9 +38,9 @@ impl RetentionReport {
             + self.callbacks
     }
 
-    /// The messages and callbacks removed: what the batch bound counts.
+    /// The messages, callbacks and organization events removed: what the batch bound counts.
     pub fn roots(&self) -> u64 {
-        self.messages + self.inbound + self.callbacks
+        self.messages + self.inbound + self.callbacks + self.account_events
     }
 
     /// Each table's count with its name, for metrics and logs.
@@ -57,10 +60,11 @@ impl RetentionReport {
 /// Removes rows older than their organization's plan's retention (`plans.retention_days`).
 #[async_trait]
 pub trait RetentionStore: Send + Sync + 'static {
-    /// In ONE transaction, removes up to `limit` outbound messages, up to `limit` inbound messages and up
-    /// to `limit` stored network callbacks older than the retention at `now`, with every row that belongs
-    /// to them: a message's status history, its outbox job, its customer events and their webhook
-    /// deliveries. An outbound message is old when it was created before `now` minus its organization's
+    /// In ONE transaction, removes up to `limit` outbound messages, up to `limit` inbound messages, up to
+    /// `limit` customer events that belong to no message, and up to `limit` stored network callbacks older
+    /// than the retention at `now`, with every row that belongs to them: a message's status history, its
+    /// outbox job, its customer events and their webhook deliveries (an event still waiting for its
+    /// delivery stays). An outbound message is old when it was created before `now` minus its organization's
     /// retention; it stays while its job is pending or in flight, or while one of its events still waits
     /// for a webhook delivery. A callback goes once processed or parked, after the shortest retention of
     /// any plan (callbacks belong to no organization). Answers what was removed; a report whose

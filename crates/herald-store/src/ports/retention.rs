@@ -17,7 +17,7 @@ macro_rules! retention_port {
             use chrono::TimeDelta;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::ids::{InboundId, MessageId};
+            use herald_domain::ids::{EventId, InboundId, MessageId};
             use herald_domain::ports::{RetentionReport, RetentionStore, StoreError};
             use herald_domain::time::Timestamp;
             use $crate::error::TxError;
@@ -54,11 +54,17 @@ macro_rules! retention_port {
                     .select(events::id)
                     .load(conn)
                     .await?;
+                remove_event_ids(conn, &event_ids).await
+            }
+
+            /// Removes the customer events `event_ids` and their webhook deliveries with their attempts;
+            /// answers (events, deliveries) removed.
+            async fn remove_event_ids(conn: &mut Conn, event_ids: &[String]) -> Result<(u64, u64), TxError> {
                 if event_ids.is_empty() {
                     return Ok((0, 0));
                 }
                 let delivery_ids: Vec<String> = webhook_deliveries::table
-                    .filter(webhook_deliveries::event_id.eq_any(&event_ids))
+                    .filter(webhook_deliveries::event_id.eq_any(event_ids))
                     .select(webhook_deliveries::id)
                     .load(conn)
                     .await?;
@@ -75,7 +81,7 @@ macro_rules! retention_port {
                     .execute(conn)
                     .await?;
                 }
-                let removed = diesel::delete(events::table.filter(events::id.eq_any(&event_ids)))
+                let removed = diesel::delete(events::table.filter(events::id.eq_any(event_ids)))
                     .execute(conn)
                     .await?;
                 Ok((count(removed), count(deliveries)))
@@ -169,6 +175,43 @@ macro_rules! retention_port {
                 Ok(())
             }
 
+            /// Up to `limit` of `organization`'s events that belong to no message (template, number and
+            /// account news, webhook tests) made before `cutoff`, none still waiting for a delivery.
+            async fn purge_account_events(
+                conn: &mut Conn,
+                organization: &str,
+                cutoff: Timestamp,
+                limit: i64,
+                report: &mut RetentionReport,
+            ) -> Result<(), TxError> {
+                let before = EventId::from_ulid(first_ulid_at(cutoff)).to_string();
+                let mut ids: Vec<String> = events::table
+                    .filter(events::organization_id.eq(organization))
+                    .filter(events::id.lt(&before))
+                    .filter(events::created_at.lt(cutoff))
+                    .filter(events::message_id.is_null())
+                    .order(events::id)
+                    .limit(limit)
+                    .select(events::id)
+                    .load(conn)
+                    .await?;
+                if ids.is_empty() {
+                    return Ok(());
+                }
+                let waiting: Vec<String> = webhook_deliveries::table
+                    .filter(webhook_deliveries::event_id.eq_any(&ids))
+                    .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
+                    .select(webhook_deliveries::event_id)
+                    .load(conn)
+                    .await?;
+                ids.retain(|id| !waiting.contains(id));
+                let (customer_events, deliveries) = remove_event_ids(conn, &ids).await?;
+                report.account_events += customer_events;
+                report.customer_events += customer_events;
+                report.deliveries += deliveries;
+                Ok(())
+            }
+
             /// Up to `limit` stored callbacks received before `cutoff` and done with (processed or parked).
             async fn purge_callbacks(
                 conn: &mut Conn,
@@ -238,6 +281,14 @@ macro_rules! retention_port {
                                 break;
                             }
                             purge_inbound(conn, organization, cutoff(*days), room, &mut report).await?;
+                        }
+                        for (organization, days) in &organizations {
+                            let room = limit - i64::try_from(report.account_events).unwrap_or(limit);
+                            if room <= 0 {
+                                break;
+                            }
+                            purge_account_events(conn, organization, cutoff(*days), room, &mut report)
+                                .await?;
                         }
                         // Callbacks belong to no organization: the shortest retention of any plan.
                         let shortest: Option<i32> = plans::table

@@ -7,10 +7,14 @@ use herald_domain::Timestamp;
 use herald_domain::dispatch::{ClaimToken, JobCompletion, JobOutcome, StoredCallback};
 use herald_domain::ids::{EventId, MessageId, OrganizationId};
 use herald_domain::message::{Message, MessageError};
+use herald_domain::network::{AccountNotice, NoticeChange};
+use herald_domain::notice::NoticeRecord;
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::RetentionReport;
 use herald_store::Store;
-use herald_testkit::fixtures::{accept_request, next_ulid, organization, sender, t0, text_message};
+use herald_testkit::fixtures::{
+    SIMULATOR_WABA, accept_request, network_ref, next_ulid, organization, sender, t0, text_message,
+};
 use ulid::Ulid;
 
 /// A text message made at `at`, its id made at the same instant (as the send path makes them).
@@ -170,6 +174,79 @@ async fn old_final_rows_go_newer_and_in_flight_stay(store: Store) {
     assert_eq!((later.messages, later.callbacks), (1, 0), "{later:?}");
     assert!(!exists(&store, org.id, &recent).await);
     assert!(exists(&store, org.id, &in_flight).await);
+}
+
+/// An account notice's event, made at `at` with an id made at the same instant.
+async fn account_event_at(store: &Store, org: OrganizationId, at: Timestamp, key: &str) -> EventId {
+    let millis = u64::try_from(at.timestamp_millis()).unwrap();
+    let event_id = EventId::from_ulid(Ulid::from_parts(millis, next_ulid().random()));
+    let record = NoticeRecord {
+        organization_id: org,
+        event_id,
+        recorded_at: at,
+        notice: AccountNotice {
+            waba_id: network_ref(SIMULATOR_WABA),
+            occurred_at: at,
+            dedupe_key: key.to_owned(),
+            change: NoticeChange::Account {
+                field: "account_update".to_owned(),
+                event: "ACCOUNT_VIOLATION".to_owned(),
+                details_json: "{}".to_owned(),
+            },
+        },
+        sender: None,
+    };
+    assert!(store.tracking().record_notice(&record).await.expect("notice"));
+    event_id
+}
+
+async fn old_organization_events_go_in_bounded_batches(store: Store) {
+    // The trial plan keeps 30 days.
+    let org = organization("trial");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let now = t0() + TimeDelta::days(100);
+    for i in 0..3 {
+        account_event_at(&store, org.id, t0() + TimeDelta::seconds(i), &format!("old-{i}")).await;
+    }
+    let recent = account_event_at(&store, org.id, now - TimeDelta::days(29), "recent").await;
+    let retention = store.retention();
+
+    let first = retention.purge_expired(now, 2).await.expect("purge");
+    assert_eq!(
+        (first.account_events, first.customer_events),
+        (2, 2),
+        "two per call: {first:?}"
+    );
+    assert_eq!(first.roots(), 2, "they count toward the batch bound");
+    let second = retention.purge_expired(now, 2).await.expect("purge");
+    assert_eq!(second.account_events, 1, "{second:?}");
+    let third = retention.purge_expired(now, 2).await.expect("purge");
+    assert_eq!(third, RetentionReport::default(), "nothing more is due");
+    let left: Vec<EventId> = store
+        .customer_events(&org.id)
+        .await
+        .expect("events")
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(left, vec![recent], "only the event within retention stays");
+}
+
+#[tokio::test]
+async fn sqlite_retention_removes_old_organization_events() {
+    old_organization_events_go_in_bounded_batches(sqlite().await).await;
+}
+
+#[tokio::test]
+async fn postgres_retention_removes_old_organization_events() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    old_organization_events_go_in_bounded_batches(store).await;
 }
 
 #[tokio::test]
