@@ -139,7 +139,7 @@ async fn opt_outs_refuse_marketing_templates_only_and_are_announced(db: Db) {
         .wait_until(Duration::from_secs(15), |r| r.len() >= 3)
         .await;
     let bodies: Vec<Value> = requests.iter().map(|r| r.json()).collect();
-    let seen: Vec<(&str, &str)> = bodies
+    let mut seen: Vec<(&str, &str)> = bodies
         .iter()
         .map(|b| {
             assert_eq!(b["type"], "contact.preferences", "{b}");
@@ -150,9 +150,11 @@ async fn opt_outs_refuse_marketing_templates_only_and_are_announced(db: Db) {
             )
         })
         .collect();
+    // Deliveries of different events may overtake each other; each change arrives once.
+    seen.sort_unstable();
     assert_eq!(
         seen,
-        [("stopped", "network"), ("allowed", "api"), ("stopped", "api")]
+        [("allowed", "api"), ("stopped", "api"), ("stopped", "network")]
     );
 }
 
