@@ -16,6 +16,7 @@
 mod helpers;
 mod audio_stickers;
 mod browser;
+mod contacts;
 mod dashboard;
 mod files;
 mod inbound;

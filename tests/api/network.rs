@@ -603,6 +603,14 @@ impl herald_domain::ports::MessagingNetwork for CountingNetwork {
     ) -> Result<(), herald_domain::ports::NetworkError> {
         unreachable!("nothing is marked read")
     }
+    async fn block_users(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+        _: &[herald_domain::contact::Recipient],
+        _: bool,
+    ) -> Result<Vec<herald_domain::ports::BlockFailure>, herald_domain::ports::NetworkError> {
+        unreachable!("nobody is blocked")
+    }
     async fn templates(
         &self,
         _: &herald_domain::organization::SenderNumber,

@@ -10,10 +10,11 @@ use herald_domain::ports::{
 };
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
-    Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
-    DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
-    ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts,
-    SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
+    Admin, Authenticate, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings, DispatchMessages,
+    DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates,
+    ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks,
+    RecipientChecks, SendMessage, SendPorts, SendSettings, Senders, SessionSettings, SyncTemplates,
+    TemplateReviewPorts, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -178,6 +179,7 @@ impl Services {
             self.ids.clone(),
         )
         .with_trace_links(crate::telemetry::trace_links())
+        .with_contacts(self.store.contacts())
     }
 
     /// Endpoint management, checking URLs with the configured destination rules.
@@ -256,7 +258,16 @@ impl Services {
                     ..SendSettings::default()
                 },
             )
-            .with_trace_links(crate::telemetry::trace_links()),
+            .with_trace_links(crate::telemetry::trace_links())
+            .with_recipient_checks(RecipientChecks::new(store.contacts())),
+            contacts: Contacts::new(ContactPorts {
+                accounts: store.accounts(),
+                contacts: store.contacts(),
+                windows: store.windows(),
+                network: network.clone(),
+                clock: self.clock.clone(),
+                ids: self.ids.clone(),
+            }),
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),

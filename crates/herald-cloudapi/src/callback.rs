@@ -4,9 +4,11 @@
 //! [`ParsedCallback::skipped`], never a failure of the whole batch, and the network adds fields all the time.
 
 mod notices;
+mod preferences;
 
 use crate::errors::classify;
 use herald_domain::Timestamp;
+use herald_domain::contact::UserId;
 use herald_domain::message::MessageError;
 use herald_domain::network::{
     InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
@@ -69,6 +71,16 @@ fn parse_change(at: &str, entry: &Value, change: &Value, parsed: &mut ParsedCall
         match notices::parse_notice(entry, field, value) {
             Ok(notice) => parsed.events.push(NetworkEvent::Notice(notice)),
             Err(why) => parsed.skipped.push(format!("{at}: {field}: {why}")),
+        }
+        return;
+    }
+    if field == preferences::FIELD {
+        let value = change.get("value").unwrap_or(&Value::Null);
+        for item in preferences::parse_preferences(value) {
+            match item {
+                Ok(preference) => parsed.events.push(NetworkEvent::Preference(preference)),
+                Err(why) => parsed.skipped.push(format!("{at}.value.{why}")),
+            }
         }
         return;
     }
@@ -349,17 +361,42 @@ fn parse_message(
     message: &Value,
 ) -> Result<InboundMessage, String> {
     let network_message_id = required(message, "id")?.to_owned();
-    let from_digits = required(message, "from")?;
+    let from_user_id = str_field(message, "from_user_id")
+        .filter(|id| !id.is_empty())
+        .map(|id| UserId::parse(id).map_err(|e| format!("`from_user_id` {id}: {e}")))
+        .transpose()?;
+    let from_digits = match (
+        str_field(message, "from").filter(|f| !f.is_empty()),
+        &from_user_id,
+    ) {
+        (Some(digits), _) => digits,
+        // A user who hides their number behind a username: the message names them by user id only.
+        // Inbound resources are kept by number, so such a message is not recorded yet.
+        (None, Some(user_id)) => {
+            return Err(format!(
+                "a message from user id {user_id} without a phone number is not recorded (inbound by user id only is not supported yet)"
+            ));
+        }
+        (None, None) => return Err("no `from`".to_owned()),
+    };
     let from = PhoneNumber::from_digits(from_digits).map_err(|e| format!("`from` {from_digits}: {e}"))?;
     let received_at = timestamp(message)?;
     let message_type = required(message, "type")?.to_owned();
     let content = inbound_content(&message_type, message)?;
-    let from_name = contacts
+    let contact = contacts
         .iter()
-        .find(|c| str_field(c, "wa_id") == Some(from_digits))
+        .find(|c| str_field(c, "wa_id") == Some(from_digits));
+    let from_name = contact
         .and_then(|c| c.get("profile"))
         .and_then(|p| str_field(p, "name"))
         .map(str::to_owned);
+    // The user id is on the message (`from_user_id`) or on its contact (`user_id`); a malformed one on
+    // the contact is dropped rather than losing the message.
+    let from_user_id = from_user_id.or_else(|| {
+        contact
+            .and_then(|c| str_field(c, "user_id"))
+            .and_then(|id| UserId::parse(id).ok())
+    });
     let context_message_id = message
         .get("context")
         .and_then(|c| str_field(c, "id"))
@@ -368,6 +405,7 @@ fn parse_message(
         phone_number_id: phone_number_id.clone(),
         network_message_id,
         from,
+        from_user_id,
         from_name,
         received_at,
         message_type,

@@ -334,6 +334,15 @@ impl MessagingNetwork for CloudApiClient {
         }
     }
 
+    async fn block_users(
+        &self,
+        sender: &SenderNumber,
+        users: &[herald_domain::contact::Recipient],
+        block: bool,
+    ) -> Result<Vec<herald_domain::ports::BlockFailure>, NetworkError> {
+        self.block_users_batches(sender, users, block).await
+    }
+
     async fn mark_read(
         &self,
         sender: &SenderNumber,
@@ -559,6 +568,7 @@ impl MessagingNetwork for CloudApiClient {
     }
 }
 
+mod block;
 mod failures;
 mod review;
 use failures::{

@@ -103,6 +103,11 @@ fn lookup(code: i64) -> Option<(ErrorClass, &'static str, &'static str)> {
             "recipient_unreachable",
             "The message could not be delivered to the recipient",
         ),
+        130403 => (
+            Permanent,
+            "recipient_blocked",
+            "The business has blocked the recipient",
+        ),
         131047 => (
             Permanent,
             "service_window_closed",
@@ -235,6 +240,7 @@ mod tests {
         }
         let expected = [
             (131026, "recipient_unreachable"),
+            (130403, "recipient_blocked"),
             (131047, "service_window_closed"),
             (131021, "recipient_is_sender"),
             (131049, "marketing_limited"),

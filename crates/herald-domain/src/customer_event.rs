@@ -168,12 +168,13 @@ pub enum CustomerEventType {
     TemplateCategory,
     SenderQuality,
     AccountUpdate,
+    ContactPreferences,
 }
 
 impl CustomerEventType {
     /// The kinds an endpoint may subscribe to, in the order the docs list them (`webhook.test` is not one:
     /// it goes to the endpoint it was sent to).
-    pub const SUBSCRIBABLE: [Self; 8] = [
+    pub const SUBSCRIBABLE: [Self; 9] = [
         Self::MessageStatus,
         Self::MessageFailed,
         Self::MessageInbound,
@@ -182,6 +183,7 @@ impl CustomerEventType {
         Self::TemplateCategory,
         Self::SenderQuality,
         Self::AccountUpdate,
+        Self::ContactPreferences,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -195,6 +197,7 @@ impl CustomerEventType {
             Self::TemplateCategory => "template.category",
             Self::SenderQuality => "sender.quality",
             Self::AccountUpdate => "account.update",
+            Self::ContactPreferences => "contact.preferences",
         }
     }
 

@@ -10,6 +10,7 @@
 pub mod api_key;
 pub mod attachment;
 pub mod client_address;
+pub mod contact;
 pub mod content;
 pub mod customer_event;
 pub mod dispatch;

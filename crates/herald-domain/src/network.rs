@@ -144,6 +144,9 @@ pub struct InboundMessage {
     pub phone_number_id: NetworkRef,
     pub network_message_id: String,
     pub from: PhoneNumber,
+    /// The user's business-scoped user id, when the network sent it (`from_user_id`, or the contact's
+    /// `user_id`).
+    pub from_user_id: Option<crate::contact::UserId>,
     /// The user's profile name, when the envelope carries one.
     pub from_name: Option<String>,
     pub received_at: Timestamp,
@@ -165,6 +168,26 @@ pub enum NetworkEvent {
     Inbound(InboundMessage),
     /// A change of a business account's templates, numbers or standing.
     Notice(AccountNotice),
+    /// A user stopped or resumed marketing messages (`user_preferences`).
+    Preference(UserPreference),
+}
+
+/// Meta's `user_preferences` webhook item: a WhatsApp user stopped or resumed the business's marketing
+/// messages (docs/cloud-api.md §4.5). The user is named by number, by business-scoped user id, or both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserPreference {
+    /// Which business number the user stopped or resumed.
+    pub phone_number_id: NetworkRef,
+    /// The user's number, when the item carries one (`wa_id`).
+    pub number: Option<PhoneNumber>,
+    /// The user's business-scoped id, when the item carries one (`user_id`).
+    pub user_id: Option<crate::contact::UserId>,
+    pub preference: crate::contact::MarketingPreference,
+    /// The item's `timestamp`.
+    pub occurred_at: Timestamp,
+    /// The same for every delivery of this item: the SHA-256 of the business number, the user and the
+    /// item's value and time, so a redelivered or reprocessed callback records it once.
+    pub dedupe_key: String,
 }
 
 /// The outcome of parsing one callback body: every item that parsed, and a note for each that did not

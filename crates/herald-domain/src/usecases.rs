@@ -3,12 +3,14 @@
 mod admin;
 mod authenticate;
 mod callbacks;
+mod contacts;
 mod deliver_webhooks;
 mod dispatch;
 mod inbound;
 mod media;
 mod owner;
 mod queries;
+mod recipients;
 mod reseal;
 mod send;
 mod senders;
@@ -22,6 +24,7 @@ mod webhooks;
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
 pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
+pub use contacts::{ContactError, ContactPorts, ContactView, ContactWindow, Contacts};
 pub use deliver_webhooks::{DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings};
 pub use dispatch::{
     DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
@@ -38,6 +41,7 @@ pub use owner::{
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
+pub use recipients::{RecipientCheckError, RecipientChecks};
 pub use reseal::{Reseal, ResealReport};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use senders::{SenderView, Senders};

@@ -56,6 +56,7 @@ pub struct EventSelection {
     pub template_category: bool,
     pub sender_quality: bool,
     pub account_update: bool,
+    pub contact_preferences: bool,
 }
 
 impl EventSelection {
@@ -69,6 +70,7 @@ impl EventSelection {
         template_category: true,
         sender_quality: true,
         account_update: true,
+        contact_preferences: true,
     };
 
     /// Nothing (not a valid selection by itself: the base to build one on).
@@ -81,6 +83,7 @@ impl EventSelection {
         template_category: false,
         sender_quality: false,
         account_update: false,
+        contact_preferences: false,
     };
 
     /// # Errors
@@ -115,6 +118,7 @@ impl EventSelection {
             CustomerEventType::TemplateQuality => &mut self.template_quality,
             CustomerEventType::TemplateCategory => &mut self.template_category,
             CustomerEventType::SenderQuality => &mut self.sender_quality,
+            CustomerEventType::ContactPreferences => &mut self.contact_preferences,
             CustomerEventType::AccountUpdate | CustomerEventType::WebhookTest => &mut self.account_update,
         }
     }

@@ -4,8 +4,8 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks,
-    Media, MessageEvents, SendMessage, Senders, SyncTemplates, WindowStatus,
+    Authenticate, Contacts, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
+    ManageWebhooks, Media, MessageEvents, SendMessage, Senders, SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -19,6 +19,8 @@ pub struct ApiContext {
     /// Inbound messages as resources, and read receipts (docs/api.md §5.1).
     pub inbound: InboundMessages,
     pub window_status: WindowStatus,
+    /// Contacts: opt-outs, blocks, the STOP keyword rule (docs/api.md §7.1).
+    pub contacts: Contacts,
     pub templates: ListTemplates,
     pub sync_templates: Arc<SyncTemplates>,
     /// Templates created, edited and deleted through the network's review (docs/api.md §6.1).

@@ -10,6 +10,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
 
+mod contact;
+pub use contact::{ContactResource, KeywordRuleResource};
 mod inbound;
 pub use inbound::{
     InboundContextResource, InboundListQuery, InboundPageResource, InboundReadRequest, InboundResource,

@@ -60,7 +60,7 @@ use utoipa::{Modify, OpenApi};
         (name = "messages", description = "Send messages and follow their status (docs/api.md §4, §5)."),
         (name = "inbound", description = "What customers sent: every inbound kind as a resource, and read receipts (docs/api.md §5.1)."),
         (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (docs/api.md §4.5, §9)."),
-        (name = "contacts", description = "The 24-hour service window (docs/api.md §7)."),
+        (name = "contacts", description = "The 24-hour service window, opt-outs, blocks and the STOP keyword rule (docs/api.md §7, §7.1)."),
         (name = "templates", description = "The organization's templates as synced from the network (docs/api.md §6)."),
         (name = "senders", description = "The organization's sender numbers with their quality and messaging limit (docs/api.md §6.2)."),
         (name = "webhooks", description = "Customer webhooks: signed events about messages, templates, senders and the account, delivered with retries (docs/api.md §9)."),

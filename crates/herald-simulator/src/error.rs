@@ -113,6 +113,16 @@ impl GraphError {
         )
     }
 
+    /// 130403: a message to a user on the sender's block list.
+    pub(crate) fn recipient_blocked() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            130403,
+            "Recipient blocked",
+            "Unable to deliver the message. This business has blocked the end user on WhatsApp.",
+        )
+    }
+
     /// 131053: a media id the sender cannot use (unknown, another number's, or of the wrong kind).
     pub(crate) fn media_unusable(details: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, 131053, "Media upload error", details)

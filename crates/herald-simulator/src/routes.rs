@@ -1,5 +1,6 @@
 //! The HTTP surface under `/simulator`: Cloud API paths and the control API.
 
+mod block;
 mod control;
 mod faults;
 mod fields;
@@ -39,12 +40,21 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>)
             )
             .route("/control/sent", web::get().to(control::sent))
             .route("/control/notice", web::post().to(notices::notice))
+            .route(
+                "/control/user-preferences",
+                web::post().to(control::user_preferences),
+            )
             .route("/control/faults", web::post().to(faults::set))
             .route("/control/faults", web::get().to(faults::current))
             .route("/media-download/{media_id}", web::get().to(media::download))
             .service(
                 web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/messages")
                     .route(web::post().to(messages::send)),
+            )
+            .service(
+                web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/block_users")
+                    .route(web::post().to(block::block))
+                    .route(web::delete().to(block::unblock)),
             )
             .service(
                 web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/media")

@@ -48,6 +48,8 @@ pub(crate) struct State {
     next_template: u64,
     /// Open resumable upload sessions (`upload:…`) and the handles of finished ones.
     pub(crate) upload_sessions: Vec<String>,
+    /// Each number's block list: (phone number id, the user's wa_id or user id).
+    blocked: std::collections::HashSet<(String, String)>,
 }
 
 /// Which way a message known to the simulator went.
@@ -83,6 +85,7 @@ impl State {
             created: Vec::new(),
             next_template: 0,
             upload_sessions: Vec::new(),
+            blocked: std::collections::HashSet::new(),
         }
     }
 
@@ -110,6 +113,20 @@ impl State {
     pub(crate) fn open_window(&mut self, phone_number_id: &str, wa_id: &str, at: DateTime<Utc>) {
         self.windows
             .insert((phone_number_id.to_owned(), wa_id.to_owned()), at);
+    }
+
+    pub(crate) fn block(&mut self, phone_number_id: &str, user: &str) {
+        self.blocked.insert((phone_number_id.to_owned(), user.to_owned()));
+    }
+
+    pub(crate) fn unblock(&mut self, phone_number_id: &str, user: &str) {
+        self.blocked
+            .remove(&(phone_number_id.to_owned(), user.to_owned()));
+    }
+
+    pub(crate) fn is_blocked(&self, phone_number_id: &str, user: &str) -> bool {
+        self.blocked
+            .contains(&(phone_number_id.to_owned(), user.to_owned()))
     }
 
     pub(crate) fn window_open(&self, phone_number_id: &str, wa_id: &str, now: DateTime<Utc>) -> bool {

@@ -2,8 +2,10 @@
 //! [`CustomerEvent`], built in the transaction that records the event, so what a customer receives is
 //! exactly what was recorded at that moment.
 
+mod contact;
 mod notice;
 
+pub(crate) use contact::preference_body;
 pub(crate) use notice::notice_body;
 
 use chrono::SecondsFormat;
@@ -281,6 +283,7 @@ mod tests {
                 phone_number_id: NetworkRef::parse("123").unwrap(),
                 network_message_id: "wamid.A".into(),
                 from: PhoneNumber::parse("+15551234567").unwrap(),
+                from_user_id: None,
                 from_name: None,
                 received_at: at(1_700_000_000_000_000),
                 message_type: "reaction".into(),
@@ -319,6 +322,7 @@ mod tests {
                 phone_number_id: NetworkRef::parse("123").unwrap(),
                 network_message_id: "wamid.A".into(),
                 from: PhoneNumber::parse("+15551234567").unwrap(),
+                from_user_id: None,
                 from_name: None,
                 received_at: at(1_700_000_000_000_000),
                 message_type: "document".into(),

@@ -25,8 +25,8 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, InboundStore, MessageStore, OutboxStore, OwnerStore, RetentionStore, StoreError,
-    TemplateStore, TrackingStore, WindowStore,
+    AccountStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore, RetentionStore,
+    StoreError, TemplateStore, TrackingStore, WindowStore,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -43,6 +43,7 @@ pub struct Store {
     messages: Arc<dyn MessageStore>,
     templates: Arc<dyn TemplateStore>,
     windows: Arc<dyn WindowStore>,
+    contacts: Arc<dyn ContactStore>,
     outbox: Arc<dyn OutboxStore>,
     tracking: Arc<dyn TrackingStore>,
     inbound: Arc<dyn InboundStore>,
@@ -139,6 +140,7 @@ impl Store {
             + MessageStore
             + TemplateStore
             + WindowStore
+            + ContactStore
             + OutboxStore
             + TrackingStore
             + InboundStore
@@ -170,6 +172,7 @@ impl Store {
             messages: db.clone(),
             templates,
             windows: db.clone(),
+            contacts: db.clone(),
             outbox: db.clone(),
             tracking,
             inbound: db.clone(),
@@ -227,6 +230,11 @@ impl Store {
     /// Service windows.
     pub fn windows(&self) -> Arc<dyn WindowStore> {
         self.windows.clone()
+    }
+
+    /// Contacts: marketing preferences, blocks, user ids and the STOP keyword rule (issue 20).
+    pub fn contacts(&self) -> Arc<dyn ContactStore> {
+        self.contacts.clone()
     }
 
     /// The outbox, as the dispatch workers use it.

@@ -282,6 +282,7 @@ macro_rules! define_tables {
                 sub_template_category -> Bool,
                 sub_sender_quality -> Bool,
                 sub_account_update -> Bool,
+                sub_contact_preferences -> Bool,
                 description -> Nullable<Text>,
                 enabled -> Bool,
                 disabled_reason -> Nullable<Text>,
@@ -360,6 +361,36 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            contacts (organization_id, contact_key) {
+                organization_id -> Text,
+                contact_key -> Text,
+                number -> Nullable<Text>,
+                user_id -> Nullable<Text>,
+                marketing -> Text,
+                marketing_changed_at -> Nullable<Moment>,
+                marketing_source -> Nullable<Text>,
+                blocked -> Bool,
+                blocked_at -> Nullable<Moment>,
+                updated_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            contact_keyword_rules (organization_id) {
+                organization_id -> Text,
+                stop_keywords -> Text,
+                resume_keywords -> Text,
+                updated_at -> Moment,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
         diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
@@ -385,6 +416,8 @@ macro_rules! define_tables {
             webhook_attempts,
             media_files,
             network_media_uploads,
+            contacts,
+            contact_keyword_rules,
         );
     };
 }

@@ -18,6 +18,7 @@
 )]
 
 mod accounts;
+mod contacts;
 mod idempotency;
 mod inbound;
 mod isolation;
@@ -34,6 +35,7 @@ mod webhooks;
 mod windows;
 
 pub use accounts::*;
+pub use contacts::*;
 pub use idempotency::*;
 pub use inbound::*;
 pub use isolation::*;
@@ -75,6 +77,8 @@ pub struct Ports {
     pub templates: Arc<dyn TemplateStore>,
     /// Service windows.
     pub windows: Arc<dyn WindowStore>,
+    /// Contacts: preferences, blocks, user ids, the keyword rule.
+    pub contacts: Arc<dyn herald_domain::ports::ContactStore>,
     /// The dispatch outbox.
     pub outbox: Arc<dyn OutboxStore>,
     /// Status reports, inbound messages, stored network callbacks.
@@ -216,6 +220,9 @@ pub const SCENARIOS: &[&str] = &[
     "inbound_replies_and_reactions_resolve_to_herald_ids",
     "inbound_list_filters_and_pages",
     "inbound_get_and_read_are_scoped",
+    "contacts_preferences_record_one_event_and_only_move_forward",
+    "contacts_are_found_by_number_or_user_id_and_paired",
+    "contacts_block_and_keyword_rule_round_trip",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -330,6 +337,9 @@ macro_rules! contract_suite {
             inbound_replies_and_reactions_resolve_to_herald_ids,
             inbound_list_filters_and_pages,
             inbound_get_and_read_are_scoped,
+            contacts_preferences_record_one_event_and_only_move_forward,
+            contacts_are_found_by_number_or_user_id_and_paired,
+            contacts_block_and_keyword_rule_round_trip,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

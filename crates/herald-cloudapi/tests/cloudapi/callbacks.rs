@@ -104,6 +104,7 @@ fn every_case_of_every_fixture_parses() {
                     NetworkEvent::Status(s) => &s.phone_number_id,
                     NetworkEvent::Inbound(m) => &m.phone_number_id,
                     NetworkEvent::Notice(n) => panic!("{label}: a message field gave a notice {n:?}"),
+                    NetworkEvent::Preference(p) => panic!("{label}: a message field gave a preference {p:?}"),
                 };
                 assert_eq!(routed.as_str(), "1122334455667", "{label}");
             }
@@ -295,6 +296,7 @@ fn a_broken_item_never_fails_the_others() {
             NetworkEvent::Status(s) => s.network_message_id.as_str(),
             NetworkEvent::Inbound(m) => m.network_message_id.as_str(),
             NetworkEvent::Notice(n) => n.dedupe_key.as_str(),
+            NetworkEvent::Preference(p) => p.dedupe_key.as_str(),
         })
         .collect();
     assert_eq!(ids, ["wamid.S2", "wamid.A", "wamid.E"]);

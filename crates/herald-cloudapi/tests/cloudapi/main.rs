@@ -10,6 +10,7 @@
     reason = "test code: failing loudly is the point"
 )]
 
+mod block;
 mod callback_kinds;
 mod callbacks;
 mod errors;
@@ -17,6 +18,7 @@ mod helpers;
 mod kinds;
 mod media;
 mod notices;
+mod preferences;
 mod read;
 mod send;
 mod signature;

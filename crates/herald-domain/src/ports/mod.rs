@@ -7,6 +7,7 @@
 //! of another organization is, to the caller, a row that does not exist.
 
 pub mod accounts;
+pub mod contacts;
 pub mod delivery;
 pub mod error;
 pub mod idempotency;
@@ -29,6 +30,7 @@ pub mod webhooks;
 pub mod windows;
 
 pub use accounts::*;
+pub use contacts::*;
 pub use delivery::*;
 pub use error::*;
 pub use idempotency::*;

@@ -91,6 +91,15 @@ pub struct NetworkTemplate {
     pub health: crate::template::TemplateHealth,
 }
 
+/// A user the network would not block or unblock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockFailure {
+    /// The user as the request named them (a number's digits, or a user id).
+    pub user: String,
+    /// The network's reason.
+    pub reason: String,
+}
+
 /// Meta's WhatsApp Cloud API, or the simulator speaking its wire format.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
@@ -140,6 +149,19 @@ pub trait MessagingNetwork: Send + Sync + 'static {
         network_message_id: &str,
         typing: bool,
     ) -> Result<(), NetworkError>;
+
+    /// Adds users to (`block`) or removes them from the sender's block list (docs/cloud-api.md §2.4: only
+    /// users who wrote in the last 24 hours can be blocked; the adapter sends at most 1,000 per request).
+    /// Answers the users the network refused, each with its reason; every other one was done.
+    ///
+    /// # Errors
+    /// A [`NetworkError`] when the request as a whole failed, classified as for a send.
+    async fn block_users(
+        &self,
+        sender: &SenderNumber,
+        users: &[crate::contact::Recipient],
+        block: bool,
+    ) -> Result<Vec<BlockFailure>, NetworkError>;
 
     /// Every template of the sender's business account, all pages.
     ///

@@ -1,13 +1,17 @@
 use super::shared::new_id;
+use crate::contact::{PreferenceChange, PreferenceSource};
 use crate::customer_event::InboundRecord;
 use crate::dispatch::{ParkedCallback, StoredCallback};
 use crate::ids::{EventId, InboundId, MediaId, MessageId};
 use crate::message::{EventSource, MessageStatus};
 use crate::network::{
     AccountNotice, InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, NoticeChange,
+    UserPreference,
 };
 use crate::notice::{NoticeRecord, NoticeSender};
-use crate::ports::{AccountStore, CallbackDecoder, Clock, IdGenerator, StoreError, TrackingStore};
+use crate::ports::{
+    AccountStore, CallbackDecoder, Clock, ContactStore, IdGenerator, StoreError, TrackingStore,
+};
 use crate::status::StatusReport;
 use crate::status::StatusUpdate;
 use crate::time::Duration;
@@ -22,6 +26,9 @@ pub struct CallbackReport {
     pub inbound_recorded: usize,
     /// Customer events recorded for account notices (one per organization the notice concerns).
     pub notices_recorded: usize,
+    /// Marketing preferences recorded: the network's `user_preferences`, and inbound texts that matched
+    /// an organization's STOP keyword rule.
+    pub preferences_recorded: usize,
     pub duplicates: usize,
     /// Items that could not be used, with the reason (unknown number or message, unparseable item).
     pub skipped: Vec<String>,
@@ -51,6 +58,8 @@ pub struct ProcessCallbacks {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     traces: Arc<dyn TraceLinks>,
+    /// Where preferences, keyword opt-outs and user ids go; without it they are skipped with a note.
+    contacts: Option<Arc<dyn ContactStore>>,
 }
 
 impl ProcessCallbacks {
@@ -68,7 +77,16 @@ impl ProcessCallbacks {
             clock,
             ids,
             traces: Arc::new(NoTraceLinks),
+            contacts: None,
         }
+    }
+
+    /// Records the network's marketing preferences, the organizations' STOP keyword rules on inbound
+    /// texts, and the user ids inbound messages carry (docs/api.md §7.1).
+    #[must_use]
+    pub fn with_contacts(mut self, contacts: Arc<dyn ContactStore>) -> Self {
+        self.contacts = Some(contacts);
+        self
     }
 
     /// Marks each applied status in the trace of the request that accepted its message.
@@ -111,6 +129,9 @@ impl ProcessCallbacks {
                         NetworkEvent::Status(status) => self.apply_status(status, &mut report).await?,
                         NetworkEvent::Inbound(inbound) => self.record_inbound(inbound, &mut report).await?,
                         NetworkEvent::Notice(notice) => self.record_notice(notice, &mut report).await?,
+                        NetworkEvent::Preference(preference) => {
+                            self.record_preference(preference, &mut report).await?;
+                        }
                     }
                 }
             }
@@ -311,6 +332,92 @@ impl ProcessCallbacks {
         };
         if self.tracking.record_inbound_message(&record).await? {
             report.inbound_recorded += 1;
+        } else {
+            report.duplicates += 1;
+        }
+        // Also for a duplicate: the first processing may have failed after recording the message, and
+        // both steps are idempotent (a pairing known changes nothing; a keyword's change has its key).
+        self.inbound_contact(&record, report).await
+    }
+
+    /// What an inbound message tells about its sender's contact: the user id paired with the number, and
+    /// a STOP (or resume) keyword under the organization's rule.
+    async fn inbound_contact(
+        &self,
+        record: &InboundRecord,
+        report: &mut CallbackReport,
+    ) -> Result<(), StoreError> {
+        let Some(contacts) = &self.contacts else {
+            return Ok(());
+        };
+        let org = record.organization_id;
+        let message = &record.message;
+        if let Some(user_id) = &message.from_user_id {
+            contacts
+                .pair_user_id(&org, &message.from, user_id, record.recorded_at)
+                .await?;
+        }
+        let InboundContent::Text { body } = &message.content else {
+            return Ok(());
+        };
+        let Some(preference) = contacts.keyword_rule(&org).await?.match_text(body) else {
+            return Ok(());
+        };
+        let change = PreferenceChange {
+            organization_id: org,
+            number: Some(message.from.clone()),
+            user_id: message.from_user_id.clone(),
+            preference,
+            source: PreferenceSource::Keyword,
+            occurred_at: message.received_at,
+            recorded_at: self.clock.now(),
+            event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
+            dedupe_key: Some(format!("keyword:{}", message.network_message_id)),
+        };
+        if contacts.record_preference(&change).await? {
+            report.preferences_recorded += 1;
+        } else {
+            report.duplicates += 1;
+        }
+        Ok(())
+    }
+
+    /// Records a user's stop or resume of marketing messages for the organization of the business number.
+    async fn record_preference(
+        &self,
+        preference: UserPreference,
+        report: &mut CallbackReport,
+    ) -> Result<(), StoreError> {
+        let Some(contacts) = &self.contacts else {
+            report
+                .skipped
+                .push("user_preferences: contacts are not kept by this process".to_owned());
+            return Ok(());
+        };
+        let Some(sender) = self
+            .accounts
+            .sender_by_phone_number_id(&preference.phone_number_id)
+            .await?
+        else {
+            report.skipped.push(format!(
+                "user_preferences for unknown phone_number_id {}",
+                preference.phone_number_id
+            ));
+            return Ok(());
+        };
+        let change = PreferenceChange {
+            organization_id: sender.organization_id,
+            number: preference.number,
+            user_id: preference.user_id,
+            preference: preference.preference,
+            source: PreferenceSource::Network,
+            occurred_at: preference.occurred_at,
+            recorded_at: self.clock.now(),
+            event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
+            dedupe_key: Some(preference.dedupe_key),
+        };
+        if contacts.record_preference(&change).await? {
+            report.preferences_recorded += 1;
         } else {
             report.duplicates += 1;
         }

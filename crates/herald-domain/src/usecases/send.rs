@@ -1,6 +1,8 @@
 use super::media::forget_upload;
+use super::recipients::{RecipientCheckError, RecipientChecks};
 use super::shared::new_id;
 use crate::attachment::{AttachmentRole, MediaSource};
+use crate::contact::{Recipient, SendPurpose};
 use crate::content::MessageRef;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
@@ -85,6 +87,12 @@ pub enum SendError {
     StorageFull(super::media::StorageFull),
     #[error("the service window with {to} is closed")]
     WindowClosed { to: PhoneNumber },
+    /// The recipient is blocked, or stopped marketing messages (docs/api.md §7.1).
+    #[error("{refusal}: {to}")]
+    Recipient {
+        refusal: crate::contact::RecipientRefusal,
+        to: PhoneNumber,
+    },
     #[error("the monthly quota of {limit} messages is used up")]
     QuotaExceeded { limit: u64, retry_after_seconds: u64 },
     #[error("a request with this Idempotency-Key is still in flight")]
@@ -107,6 +115,7 @@ pub struct SendMessage {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     traces: Arc<dyn TraceLinks>,
+    recipients: RecipientChecks,
     settings: SendSettings,
 }
 
@@ -159,6 +168,7 @@ impl SendMessage {
             clock: ports.clock,
             ids: ports.ids,
             traces: Arc::new(NoTraceLinks),
+            recipients: RecipientChecks::allow_all(),
             settings,
         }
     }
@@ -168,6 +178,14 @@ impl SendMessage {
     #[must_use]
     pub fn with_trace_links(mut self, traces: Arc<dyn TraceLinks>) -> Self {
         self.traces = traces;
+        self
+    }
+
+    /// Refuses sends to blocked recipients, and marketing templates to recipients who stopped them (off
+    /// until set: the checks then refuse nothing).
+    #[must_use]
+    pub fn with_recipient_checks(mut self, recipients: RecipientChecks) -> Self {
+        self.recipients = recipients;
         self
     }
 
@@ -314,7 +332,17 @@ impl SendMessage {
             .file_field_errors()
             .finish(())
             .map_err(SendError::Invalid)?;
-        self.check_content(&organization, sender, &mut draft, now).await?;
+        let purpose = self.check_content(&organization, sender, &mut draft, now).await?;
+        self.recipients
+            .check(&organization.id, &Recipient::Number(draft.to.clone()), purpose)
+            .await
+            .map_err(|error| match error {
+                RecipientCheckError::Refused(refusal) => SendError::Recipient {
+                    refusal,
+                    to: draft.to.clone(),
+                },
+                RecipientCheckError::Store(store) => SendError::Store(store),
+            })?;
         let upload = match upload {
             Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),
             None => None,
@@ -533,14 +561,15 @@ impl SendMessage {
         forget_upload(self.catalog.as_ref(), self.files.as_ref(), file).await;
     }
 
-    /// Template and window checks: the ones that need the store.
+    /// Template and window checks: the ones that need the store. Answers what the send is for, which the
+    /// recipient checks need.
     async fn check_content(
         &self,
         organization: &Organization,
         sender: &SenderNumber,
         draft: &mut SendDraft,
         now: Timestamp,
-    ) -> Result<(), SendError> {
+    ) -> Result<SendPurpose, SendError> {
         match &mut draft.content {
             MessageContent::Template {
                 template: reference,
@@ -563,7 +592,8 @@ impl SendMessage {
                     mismatch @ TemplateCheckError::HeaderMediaMismatch { .. } => {
                         SendError::HeaderMediaMismatch(mismatch.to_string())
                     }
-                })
+                })?;
+                Ok(SendPurpose::of_template_category(&template.category))
             }
             _ => {
                 let window = self
@@ -571,7 +601,7 @@ impl SendMessage {
                     .window(&organization.id, &sender.id, &draft.to)
                     .await?;
                 if free_form_allowed(window.as_ref(), now) {
-                    Ok(())
+                    Ok(SendPurpose::Other)
                 } else {
                     Err(SendError::WindowClosed { to: draft.to.clone() })
                 }

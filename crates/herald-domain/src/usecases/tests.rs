@@ -6,6 +6,7 @@
 mod admin;
 mod authenticate;
 mod callbacks;
+mod contacts;
 mod dispatch;
 mod inbound;
 mod media;

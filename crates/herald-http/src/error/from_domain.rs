@@ -1,12 +1,14 @@
 //! The domain's errors, each mapped to the [`ApiError`] it answers as.
 
 use super::{ApiError, RateScope};
+use herald_domain::contact::RecipientRefusal;
 use herald_domain::organization::MessageKind;
 use herald_domain::ports::NetworkError;
 use herald_domain::ports::StoreError;
 use herald_domain::ports::UploadError;
 use herald_domain::usecases::{
-    AuthError, MarkReadError, MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
+    AuthError, ContactError, MarkReadError, MediaContentError, QueryError, SendError, StorageFull,
+    UploadMediaError,
 };
 
 impl From<StoreError> for ApiError {
@@ -32,6 +34,14 @@ impl From<AuthError> for ApiError {
 impl From<SendError> for ApiError {
     fn from(error: SendError) -> Self {
         match error {
+            SendError::Recipient {
+                refusal: RecipientRefusal::Blocked,
+                to,
+            } => Self::RecipientBlocked(to.to_string()),
+            SendError::Recipient {
+                refusal: RecipientRefusal::OptedOut,
+                to,
+            } => Self::RecipientOptedOut(to.to_string()),
             SendError::AccountInactive => Self::AccountInactive,
             SendError::PlanForbids(kind) => Self::PlanForbids(kind),
             SendError::RateLimited {
@@ -147,6 +157,22 @@ impl From<QueryError> for ApiError {
             QueryError::NotFound => Self::NotFound,
             QueryError::Invalid(errors) => Self::Validation(errors),
             QueryError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<ContactError> for ApiError {
+    fn from(error: ContactError) -> Self {
+        match error {
+            ContactError::Invalid(errors) => Self::Validation(errors),
+            ContactError::WindowClosed { recipient, from } => Self::BlockWindowClosed {
+                recipient: recipient.to_string(),
+                from,
+            },
+            ContactError::NetworkRefused(detail) => Self::NetworkRefused(detail),
+            // Transient, throttled, outcome unknown, or the sender's token: the caller retries later.
+            ContactError::Network(other) => Self::Unavailable(format!("the network's block list: {other}")),
+            ContactError::Store(store) => store.into(),
         }
     }
 }

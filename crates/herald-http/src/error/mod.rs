@@ -121,6 +121,15 @@ pub enum ApiError {
     Validation(ValidationErrors),
     #[error("the service window with {0} is closed")]
     WindowClosed(PhoneNumber),
+    /// Blocking someone who has not written to the sender in the last 24 hours (the network's rule).
+    #[error("{recipient} has not written to {from} in the last 24 hours")]
+    BlockWindowClosed { recipient: String, from: PhoneNumber },
+    /// A marketing template to someone who stopped marketing messages.
+    #[error("{0} stopped marketing messages")]
+    RecipientOptedOut(String),
+    /// A send to someone the organization blocked.
+    #[error("{0} is blocked")]
+    RecipientBlocked(String),
     #[error("the template is {0}, not APPROVED")]
     TemplateNotApproved(String),
     #[error("{0}")]

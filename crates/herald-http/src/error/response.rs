@@ -31,6 +31,9 @@ impl ApiError {
             Self::InvalidJson(_) | Self::InvalidForm(_) => StatusCode::BAD_REQUEST,
             Self::Validation(_)
             | Self::WindowClosed(_)
+            | Self::BlockWindowClosed { .. }
+            | Self::RecipientOptedOut(_)
+            | Self::RecipientBlocked(_)
             | Self::TemplateNotApproved(_)
             | Self::TemplateMismatch(_)
             | Self::HeaderMediaMismatch(_)
@@ -60,7 +63,9 @@ impl ApiError {
             Self::UnsupportedFileType(_) => "unsupported_file_type",
             Self::InvalidJson(_) | Self::InvalidForm(_) => "invalid_json",
             Self::Validation(_) => "validation_failed",
-            Self::WindowClosed(_) => "service_window_closed",
+            Self::WindowClosed(_) | Self::BlockWindowClosed { .. } => "service_window_closed",
+            Self::RecipientOptedOut(_) => "recipient_opted_out",
+            Self::RecipientBlocked(_) => "recipient_blocked",
             Self::TemplateNotApproved(_) => "template_not_approved",
             Self::TemplateMismatch(_) => "template_variables_mismatch",
             Self::HeaderMediaMismatch(_) => "header_media_mismatch",
@@ -91,7 +96,9 @@ impl ApiError {
             Self::InvalidJson(_) => "Invalid JSON",
             Self::InvalidForm(_) => "Invalid form",
             Self::Validation(_) => "Validation failed",
-            Self::WindowClosed(_) => "Service window closed",
+            Self::WindowClosed(_) | Self::BlockWindowClosed { .. } => "Service window closed",
+            Self::RecipientOptedOut(_) => "Recipient opted out",
+            Self::RecipientBlocked(_) => "Recipient blocked",
             Self::TemplateNotApproved(_) => "Template not approved",
             Self::TemplateMismatch(_) => "Template variables mismatch",
             Self::HeaderMediaMismatch(_) => "Header media mismatch",
@@ -163,6 +170,15 @@ impl ApiError {
             Self::WindowClosed(to) => format!(
                 "Free-form messages to {to} need an inbound message from that number in the last 24 hours; send a template instead."
             ),
+            Self::BlockWindowClosed { recipient, from } => format!(
+                "{recipient} can be blocked only within 24 hours of their last message to {from} (the network's rule)."
+            ),
+            Self::RecipientOptedOut(to) => format!(
+                "{to} stopped marketing messages from this organization; marketing templates are refused until they resume (utility and authentication templates still go)."
+            ),
+            Self::RecipientBlocked(to) => {
+                format!("{to} is blocked by this organization; unblock them to send.")
+            }
             Self::TemplateNotApproved(status) => {
                 format!("The template is {status}, not APPROVED, so it cannot be sent.")
             }

@@ -56,6 +56,14 @@ fn table() -> Routes {
         .add::<__path_get_inbound, _, _>(get_inbound)
         .add::<__path_read_inbound, _, _>(read_inbound)
         .add::<__path_window, _, _>(window)
+        // The keyword rule before `/contacts/{recipient}`, whose segment it would otherwise be.
+        .add::<__path_get_keyword_rule, _, _>(get_keyword_rule)
+        .add::<__path_set_keyword_rule, _, _>(set_keyword_rule)
+        .add::<__path_get_contact, _, _>(get_contact)
+        .add::<__path_opt_out, _, _>(opt_out)
+        .add::<__path_opt_in, _, _>(opt_in)
+        .add::<__path_block, _, _>(block)
+        .add::<__path_unblock, _, _>(unblock)
         .add::<__path_list_templates, _, _>(list_templates)
         .add::<__path_create_template, _, _>(create_template)
         .add::<__path_sync_templates, _, _>(sync_templates)
@@ -231,14 +239,24 @@ mod tests {
                 "{method} {path}: {status}"
             );
         }
-        for path in served()
-            .into_iter()
-            .map(|(path, _)| path)
+        let served = served();
+        for path in served
+            .iter()
+            .map(|(path, _)| path.clone())
             .collect::<BTreeSet<_>>()
         {
-            let request = TestRequest::put().uri(&concrete(&path)).to_request();
-            let response = call_service(&app, request).await;
-            assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED, "PUT {path}");
+            // A method the path does not serve: PUT, or DELETE where PUT is served (the keyword rule).
+            let (method, request) = if served.contains(&(path.clone(), "PUT")) {
+                ("DELETE", TestRequest::delete())
+            } else {
+                ("PUT", TestRequest::put())
+            };
+            let response = call_service(&app, request.uri(&concrete(&path)).to_request()).await;
+            assert_eq!(
+                response.status(),
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {path}"
+            );
         }
         let response = call_service(&app, TestRequest::get().uri("/api/v1/nothing").to_request()).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND);

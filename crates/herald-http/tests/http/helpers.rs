@@ -214,6 +214,15 @@ impl World {
                 Arc::new(herald_domain::ports::MockMessagingNetwork::new()),
                 clock.clone(),
             ),
+            // The contact operations are covered end to end; here they only need to exist.
+            contacts: herald_domain::usecases::Contacts::new(herald_domain::usecases::ContactPorts {
+                accounts: accounts.clone(),
+                contacts: Arc::new(herald_domain::ports::MockContactStore::new()),
+                windows: windows.clone(),
+                network: Arc::new(herald_domain::ports::MockMessagingNetwork::new()),
+                clock: clock.clone(),
+                ids: Arc::new(herald_domain::ports::MockIdGenerator::new()),
+            }),
             window_status: WindowStatus::new(accounts, windows, clock),
             send_limiter: Arc::new(NoRateLimit),
             read_limiter: Arc::new(herald_http::NoKeyLimit),

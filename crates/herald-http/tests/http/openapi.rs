@@ -35,7 +35,7 @@ fn every_route_is_documented_with_its_error_responses() {
     let problem = "#/components/schemas/Problem";
     // The statuses each operation documents, by operation id; which operations exist and where they are
     // served comes from the route table alone (its own tests hold it to the document).
-    let cases: [(&str, &[&str]); 40] = [
+    let cases: [(&str, &[&str]); 47] = [
         (
             "sendTemplate",
             &[
@@ -79,6 +79,24 @@ fn every_route_is_documented_with_its_error_responses() {
             &["200", "401", "403", "404", "429", "500", "503"],
         ),
         ("getWindow", &["200", "401", "403", "422", "429", "500", "503"]),
+        ("getContact", &["200", "401", "403", "422", "429", "500", "503"]),
+        (
+            "optOutContact",
+            &["200", "401", "403", "422", "429", "500", "503"],
+        ),
+        ("optInContact", &["200", "401", "403", "422", "429", "500", "503"]),
+        ("blockContact", &["200", "401", "403", "422", "429", "500", "503"]),
+        (
+            "unblockContact",
+            &["200", "401", "403", "422", "429", "500", "503"],
+        ),
+        ("getKeywordRule", &["200", "401", "403", "429", "500", "503"]),
+        (
+            "setKeywordRule",
+            &[
+                "200", "400", "401", "403", "413", "415", "422", "429", "500", "503",
+            ],
+        ),
         ("listInbound", &["200", "401", "403", "422", "429", "500", "503"]),
         ("getInbound", &["200", "401", "403", "404", "429", "500", "503"]),
         (

@@ -24,6 +24,10 @@ pub(crate) struct Inbound {
     media: Option<InboundMedia>,
     /// The sender's profile name; a fixed one when absent.
     name: Option<String>,
+    /// The sender's business-scoped user id (`US.…`): sent as the contact's `user_id` and the message's
+    /// `from_user_id`, as Meta's webhooks carry it; the user's window opens under it too, so the business
+    /// can block them by it.
+    user_id: Option<String>,
     #[serde(flatten)]
     extras: Extras,
 }
@@ -96,13 +100,27 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
     if let Err(message) = body.extras.decorate(&mut fields, &from, sender.digits(), &known) {
         return problem(StatusCode::BAD_REQUEST, &message);
     }
+    if body
+        .user_id
+        .as_deref()
+        .is_some_and(|id| !super::block::is_user_id(id))
+    {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "user_id must be a business-scoped user id (US.…)",
+        );
+    }
     let wamid = wire::wamid(&from);
     {
         let mut state = simulator.state();
-        state.open_window(sender.phone_number_id, &from, chrono::Utc::now());
+        let now = chrono::Utc::now();
+        state.open_window(sender.phone_number_id, &from, now);
+        if let Some(user_id) = &body.user_id {
+            state.open_window(sender.phone_number_id, user_id, now);
+        }
         state.remember(sender.phone_number_id, &wamid, Direction::Inbound, &from);
     }
-    let envelope = inbound_envelope(
+    let mut envelope = inbound_envelope(
         sender.waba_id,
         sender.digits(),
         sender.phone_number_id,
@@ -112,6 +130,9 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
         kind,
         fields,
     );
+    if let Some(user_id) = &body.user_id {
+        with_user_id(&mut envelope, user_id);
+    }
     // Delivered before answering, so a caller knows the callback has reached its receiver.
     if !simulator.dispatcher.inbound(envelope).await {
         tracing::warn!(%wamid, "simulator: the inbound callback was not accepted");
@@ -120,6 +141,112 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
         Some(media_id) => HttpResponse::Ok().json(json!({ "id": wamid, "media_id": media_id })),
         None => HttpResponse::Ok().json(json!({ "id": wamid })),
     }
+}
+
+/// Puts the user id where Meta's webhooks carry it: the contact's `user_id` and the message's
+/// `from_user_id`.
+fn with_user_id(envelope: &mut Value, user_id: &str) {
+    let value = envelope
+        .pointer_mut("/entry/0/changes/0/value")
+        .and_then(Value::as_object_mut);
+    if let Some(value) = value {
+        if let Some(Value::Object(contact)) = value.get_mut("contacts").and_then(|c| c.get_mut(0)) {
+            contact.insert("user_id".to_owned(), json!(user_id));
+        }
+        if let Some(Value::Object(message)) = value.get_mut("messages").and_then(|m| m.get_mut(0)) {
+            message.insert("from_user_id".to_owned(), json!(user_id));
+        }
+    }
+}
+
+/// `POST /simulator/control/user-preferences` body: the user (`from`, a number, and/or `user_id`) stops or
+/// resumes (`value`) marketing messages from the business number `to`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct UserPreferences {
+    to: String,
+    from: Option<String>,
+    user_id: Option<String>,
+    /// `stop` or `resume`.
+    value: String,
+}
+
+/// Sends Meta's `user_preferences` webhook (docs/cloud-api.md §4.5) for one user, delivered before the
+/// answer.
+pub(crate) async fn user_preferences(
+    simulator: web::Data<Simulator>,
+    body: web::Json<UserPreferences>,
+) -> HttpResponse {
+    let body = body.into_inner();
+    let Some(sender) = wire::wa_id(&body.to).and_then(|to| simulator.sender_by_number(&to)) else {
+        return problem(
+            StatusCode::NOT_FOUND,
+            "to is not a business number of the simulator",
+        );
+    };
+    let detail = match body.value.as_str() {
+        "stop" => "User requested to stop marketing messages",
+        "resume" => "User requested to resume marketing messages",
+        _ => return problem(StatusCode::BAD_REQUEST, "value must be stop or resume"),
+    };
+    let from = match body.from.as_deref().map(wire::wa_id) {
+        None => None,
+        Some(Some(digits)) => Some(digits),
+        Some(None) => return problem(StatusCode::BAD_REQUEST, "from must be a phone number"),
+    };
+    if body
+        .user_id
+        .as_deref()
+        .is_some_and(|id| !super::block::is_user_id(id))
+    {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "user_id must be a business-scoped user id (US.…)",
+        );
+    }
+    if from.is_none() && body.user_id.is_none() {
+        return problem(StatusCode::BAD_REQUEST, "give from, user_id or both");
+    }
+    let mut item = json!({
+        "detail": detail,
+        "category": "marketing_messages",
+        "value": body.value,
+        "timestamp": chrono::Utc::now().timestamp(),
+    });
+    let mut contact = json!({});
+    if let (Some(item), Some(contact)) = (item.as_object_mut(), contact.as_object_mut()) {
+        if let Some(digits) = &from {
+            item.insert("wa_id".to_owned(), json!(digits));
+            contact.insert("wa_id".to_owned(), json!(digits));
+        }
+        if let Some(user_id) = &body.user_id {
+            item.insert("user_id".to_owned(), json!(user_id));
+            contact.insert("user_id".to_owned(), json!(user_id));
+        }
+    }
+    let envelope = json!({
+        "object": "whatsapp_business_account",
+        "entry": [{
+            "id": sender.waba_id,
+            "changes": [{
+                "field": "user_preferences",
+                "value": {
+                    "messaging_product": "whatsapp",
+                    "metadata": {
+                        "display_phone_number": sender.digits(),
+                        "phone_number_id": sender.phone_number_id,
+                    },
+                    "contacts": [contact],
+                    "user_preferences": [item],
+                },
+            }],
+        }],
+    });
+    let delivered = simulator.dispatcher.inbound(envelope.clone()).await;
+    if !delivered {
+        tracing::warn!("simulator: the user_preferences callback was not accepted");
+    }
+    HttpResponse::Ok().json(json!({ "delivered": delivered, "envelope": envelope }))
 }
 
 /// Checks an inbound file and builds its webhook object (without the id, given once stored) in the shape

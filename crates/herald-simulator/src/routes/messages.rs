@@ -59,6 +59,9 @@ pub(crate) async fn send(
     if recipient == sender.digits() {
         return Err(GraphError::recipient_is_sender());
     }
+    if simulator.state().is_blocked(&phone_number_id, &recipient) {
+        return Err(GraphError::recipient_blocked());
+    }
     check_references(&simulator, &phone_number_id, &recipient, kind, fields)?;
 
     let now = chrono::Utc::now();

@@ -10,6 +10,7 @@
     reason = "test code: failing loudly is the point"
 )]
 
+mod block;
 mod callbacks;
 mod control;
 mod extra_senders;

@@ -25,6 +25,7 @@
 //! ids come from the caller; multi-row inserts are written row by row (diesel_async#277).
 
 pub(crate) mod accounts;
+pub(crate) mod contacts;
 pub(crate) mod deliveries;
 pub(crate) mod idempotency;
 pub(crate) mod inbound;
@@ -51,6 +52,7 @@ macro_rules! port_impls {
             $crate::ports::messages::messages_port!();
             $crate::ports::templates::templates_port!();
             $crate::ports::windows::windows_port!();
+            $crate::ports::contacts::contacts_port!();
             $crate::ports::outbox::outbox_port!();
             $crate::ports::inbound::inbound_port!();
             $crate::ports::tracking::tracking_port!();

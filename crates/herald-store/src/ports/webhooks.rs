@@ -72,6 +72,7 @@ macro_rules! webhooks_port {
                                 webhook_endpoints::sub_template_category.eq(row.sub_template_category),
                                 webhook_endpoints::sub_sender_quality.eq(row.sub_sender_quality),
                                 webhook_endpoints::sub_account_update.eq(row.sub_account_update),
+                                webhook_endpoints::sub_contact_preferences.eq(row.sub_contact_preferences),
                                 webhook_endpoints::description.eq(&row.description),
                                 webhook_endpoints::enabled.eq(row.enabled),
                                 webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
@@ -161,6 +162,7 @@ macro_rules! webhooks_port {
                                     webhook_endpoints::sub_template_category.eq(events.template_category),
                                     webhook_endpoints::sub_sender_quality.eq(events.sender_quality),
                                     webhook_endpoints::sub_account_update.eq(events.account_update),
+                                    webhook_endpoints::sub_contact_preferences.eq(events.contact_preferences),
                                 ))
                                 .execute(conn)
                                 .await?;

@@ -4,9 +4,10 @@ use super::shared::*;
 use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::{ContentDto, StoredContent, TargetDto};
-use crate::event_body::{event_body, notice_body};
+use crate::event_body::{event_body, notice_body, preference_body};
+use herald_domain::contact::PreferenceChange;
 use herald_domain::content::{MessageRef, MessageTarget};
-use herald_domain::customer_event::CustomerEvent;
+use herald_domain::customer_event::{CustomerEvent, CustomerEventType};
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
 use herald_domain::message::{
     EventSource, Message, MessageContent, MessageStatus, StatusEvent, StatusTimestamps,
@@ -228,6 +229,24 @@ impl CustomerEventRow {
             created_at: event.recorded_at,
             trace_context: None,
             dedupe_key: Some(event.dedupe_key.clone()),
+        })
+    }
+}
+
+impl CustomerEventRow {
+    /// The `contact.preferences` event of a preference change (no message: `sequence` 1).
+    pub(crate) fn preference(change: &PreferenceChange) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: change.event_id.to_string(),
+            organization_id: change.organization_id.to_string(),
+            event_type: CustomerEventType::ContactPreferences.as_str().to_owned(),
+            message_id: None,
+            sequence: 1,
+            payload: to_json("event payload", &preference_body(change))?,
+            occurred_at: change.occurred_at,
+            created_at: change.recorded_at,
+            trace_context: None,
+            dedupe_key: change.dedupe_key.clone(),
         })
     }
 }

@@ -10,6 +10,7 @@ mod shared;
 pub(crate) use shared::{error_json, quota_ceiling, to_i32, to_json};
 
 mod accounts;
+mod contacts;
 mod idempotency;
 mod inbound;
 mod media;
@@ -22,6 +23,7 @@ mod webhooks;
 mod windows;
 
 pub(crate) use accounts::*;
+pub(crate) use contacts::*;
 pub(crate) use idempotency::*;
 pub(crate) use inbound::*;
 pub(crate) use media::*;

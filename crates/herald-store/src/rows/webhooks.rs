@@ -58,6 +58,7 @@ row! {
         pub sub_template_category: bool,
         pub sub_sender_quality: bool,
         pub sub_account_update: bool,
+        pub sub_contact_preferences: bool,
         pub description: Option<String>,
         pub enabled: bool,
         pub disabled_reason: Option<String>,
@@ -84,6 +85,7 @@ impl From<&WebhookEndpoint> for WebhookEndpointRow {
             sub_template_category: endpoint.events.template_category,
             sub_sender_quality: endpoint.events.sender_quality,
             sub_account_update: endpoint.events.account_update,
+            sub_contact_preferences: endpoint.events.contact_preferences,
             description: endpoint.description.clone(),
             enabled: endpoint.enabled,
             disabled_reason: endpoint.disabled_reason.clone(),
@@ -108,6 +110,7 @@ impl WebhookEndpointRow {
             template_category: self.sub_template_category,
             sender_quality: self.sub_sender_quality,
             account_update: self.sub_account_update,
+            contact_preferences: self.sub_contact_preferences,
         }
     }
 }

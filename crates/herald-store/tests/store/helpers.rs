@@ -14,6 +14,7 @@ pub fn ports(store: &Store) -> Ports {
         messages: store.messages(),
         templates: store.templates(),
         windows: store.windows(),
+        contacts: store.contacts(),
         outbox: store.outbox(),
         tracking: store.tracking(),
         inbound: store.inbound(),

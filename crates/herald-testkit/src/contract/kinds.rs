@@ -275,6 +275,7 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
             phone_number_id: network_ref(sender.phone_number_id.as_str()),
             network_message_id: "wamid.received".to_owned(),
             from: PhoneNumber::parse("+15550002222").expect("number"),
+            from_user_id: None,
             from_name: None,
             received_at: at(4),
             message_type: "text".to_owned(),

@@ -424,6 +424,7 @@ fn inbound_record(
             phone_number_id: network_ref(sender.phone_number_id.as_str()),
             network_message_id: wamid.to_owned(),
             from: phone("+15557654321"),
+            from_user_id: None,
             from_name: None,
             received_at: at(10),
             message_type: "document".to_owned(),

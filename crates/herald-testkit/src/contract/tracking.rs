@@ -327,6 +327,7 @@ fn inbound(
         phone_number_id: network_ref(sender.phone_number_id.as_str()),
         network_message_id: wamid.to_owned(),
         from: phone("+15557654321"),
+        from_user_id: None,
         from_name: Some("Ana".to_owned()),
         received_at,
         message_type: message_type.to_owned(),

@@ -169,6 +169,7 @@ async fn inbound_event(
                 phone_number_id: network_ref(sender.phone_number_id.as_str()),
                 network_message_id: wamid.clone(),
                 from: phone("+15557654321"),
+                from_user_id: None,
                 from_name: None,
                 received_at: recorded_at - TimeDelta::seconds(1),
                 message_type: "text".to_owned(),

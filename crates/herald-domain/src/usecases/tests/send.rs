@@ -1,18 +1,21 @@
 //! `SendMessage`: every refusal, the order of the checks (docs/api.md §8), the exact accept, idempotency.
 
 use super::*;
+use crate::contact::{Contact, MarketingPreference, Recipient, RecipientRefusal};
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
 use crate::organization::MessageKind;
 use crate::ports::{
     AcceptOutcome, AcceptRequest, IdempotencyBegin, IdempotencyClaim, MediaInsert, MockAccountStore,
-    MockMediaCatalog, MockMediaStore, MockMessageStore, MockRateLimiter, MockTemplateStore, MockWindowStore,
-    OutboxJob, QuotaCharge, RateDecision, StoreError,
+    MockContactStore, MockMediaCatalog, MockMediaStore, MockMessageStore, MockRateLimiter, MockTemplateStore,
+    MockWindowStore, OutboxJob, QuotaCharge, RateDecision, StoreError,
 };
 use crate::template::{HeaderValue, TemplateVariables};
 use crate::time::BillingPeriod;
-use crate::usecases::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+use crate::usecases::{
+    RecipientChecks, SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings,
+};
 use crate::values::{ClientReference, IdempotencyKey, RequestFingerprint};
 use crate::window::ServiceWindow;
 use std::sync::{Arc, Mutex};
@@ -1894,4 +1897,136 @@ mod media_sends {
             );
         }
     }
+}
+
+// ---- recipient checks (docs/api.md §7.1) ----
+
+fn contact(marketing: MarketingPreference, blocked: bool) -> Contact {
+    let mut contact = Contact::unknown(org_id(), &Recipient::Number(phone(RECIPIENT)), now());
+    contact.marketing = marketing;
+    contact.blocked = blocked;
+    contact
+}
+
+/// The use case with recipient checks that find `found` for the recipient (asked exactly once).
+fn build_with_contact(ports: Ports, found: Option<Contact>) -> SendMessage {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_contact()
+        .withf(|org, recipient| *org == org_id() && *recipient == Recipient::Number(phone(RECIPIENT)))
+        .times(1)
+        .returning(move |_, _| Ok(found.clone()));
+    ports
+        .build()
+        .with_recipient_checks(RecipientChecks::new(Arc::new(contacts)))
+}
+
+fn marketing_template(waba: &NetworkRef) -> Template {
+    Template {
+        category: "MARKETING".into(),
+        ..template(waba, "APPROVED", HeaderSpec::None, 1)
+    }
+}
+
+#[test]
+fn a_marketing_template_to_someone_who_stopped_is_refused_before_the_accept() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(waba.clone(), Some(marketing_template(&waba)))
+        .never_accept()
+        .never_release();
+    let send = build_with_contact(ports, Some(contact(MarketingPreference::Stopped, false)));
+
+    let result = run(send.execute(template_command(one_variable())));
+
+    assert!(
+        matches!(
+            result,
+            Err(SendError::Recipient { refusal: RecipientRefusal::OptedOut, ref to }) if *to == phone(RECIPIENT)
+        ),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_utility_template_still_goes_to_someone_who_stopped_marketing() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(
+            waba.clone(),
+            Some(template(&waba, "APPROVED", HeaderSpec::None, 1)),
+        )
+        .never_release();
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let send = build_with_contact(ports, Some(contact(MarketingPreference::Stopped, false)));
+
+    let result = run(send.execute(template_command(one_variable())));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert!(accepted.lock().unwrap().is_some());
+}
+
+#[test]
+fn every_kind_to_a_blocked_recipient_is_refused_and_blocked_comes_first() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        )
+        .never_accept();
+    let send = build_with_contact(ports, Some(contact(MarketingPreference::Allowed, true)));
+    let result = run(send.execute(text_command()));
+    assert!(
+        matches!(
+            result,
+            Err(SendError::Recipient {
+                refusal: RecipientRefusal::Blocked,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(waba.clone(), Some(marketing_template(&waba)))
+        .never_accept();
+    let send = build_with_contact(ports, Some(contact(MarketingPreference::Stopped, true)));
+    let result = run(send.execute(template_command(one_variable())));
+    assert!(
+        matches!(
+            result,
+            Err(SendError::Recipient {
+                refusal: RecipientRefusal::Blocked,
+                ..
+            })
+        ),
+        "blocked is checked before opted out: {result:?}"
+    );
+}
+
+#[test]
+fn a_recipient_nothing_is_recorded_about_is_sent_to() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .template(waba.clone(), Some(marketing_template(&waba)));
+    ports.accept(AcceptOutcome::Accepted);
+    let send = build_with_contact(ports, None);
+    let result = run(send.execute(template_command(one_variable())));
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
 }

@@ -1,0 +1,73 @@
+//! The recipient checks every send meets (blocked, opted out), in one place so that the send and its
+//! dry run ask the same question the same way.
+
+use crate::contact::{Recipient, RecipientRefusal, SendPurpose};
+use crate::ids::OrganizationId;
+use crate::ports::{ContactStore, StoreError};
+use std::sync::Arc;
+
+/// Why [`RecipientChecks::check`] did not pass.
+#[derive(Debug, thiserror::Error)]
+pub enum RecipientCheckError {
+    #[error(transparent)]
+    Refused(RecipientRefusal),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Whether a recipient may be sent a message of some purpose (docs/api.md §7.1).
+#[derive(Clone)]
+pub struct RecipientChecks {
+    /// `None`: nothing is refused (a use case built without contacts, as in unit tests of other rules).
+    contacts: Option<Arc<dyn ContactStore>>,
+}
+
+impl RecipientChecks {
+    pub fn new(contacts: Arc<dyn ContactStore>) -> Self {
+        Self {
+            contacts: Some(contacts),
+        }
+    }
+
+    /// Checks that refuse nothing.
+    pub fn allow_all() -> Self {
+        Self { contacts: None }
+    }
+
+    /// Every refusal a send of `purpose` to `recipient` would meet, in the order they are checked
+    /// (blocked, then opted out); empty when it may go.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn refusals(
+        &self,
+        organization: &OrganizationId,
+        recipient: &Recipient,
+        purpose: SendPurpose,
+    ) -> Result<Vec<RecipientRefusal>, StoreError> {
+        let Some(contacts) = &self.contacts else {
+            return Ok(Vec::new());
+        };
+        Ok(contacts
+            .contact(organization, recipient)
+            .await?
+            .map(|contact| RecipientRefusal::all_for(&contact, purpose))
+            .unwrap_or_default())
+    }
+
+    /// The first refusal a send of `purpose` to `recipient` meets.
+    ///
+    /// # Errors
+    /// [`RecipientCheckError::Refused`] with it, or a store failure.
+    pub async fn check(
+        &self,
+        organization: &OrganizationId,
+        recipient: &Recipient,
+        purpose: SendPurpose,
+    ) -> Result<(), RecipientCheckError> {
+        match self.refusals(organization, recipient, purpose).await?.first() {
+            Some(refusal) => Err(RecipientCheckError::Refused(*refusal)),
+            None => Ok(()),
+        }
+    }
+}

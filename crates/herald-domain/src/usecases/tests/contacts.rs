@@ -1,0 +1,382 @@
+//! `Contacts` (docs/api.md §7.1): reading a contact with its window, the organization's own opt-outs, blocks
+//! through the network (its 24-hour rule checked first, its refusals reported, nothing recorded on any
+//! failure); and `ProcessCallbacks` recording the network's `user_preferences`, user-id pairings and the
+//! STOP keyword rule.
+
+use super::*;
+use crate::contact::{
+    Contact, KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient, UserId,
+};
+use crate::dispatch::StoredCallback;
+use crate::ids::EventId;
+use crate::message::MessageError;
+use crate::network::{InboundContent, InboundMessage, NetworkEvent, ParsedCallback, UserPreference};
+use crate::ports::{
+    BlockFailure, MockAccountStore, MockCallbackDecoder, MockContactStore, MockMessagingNetwork,
+    MockTrackingStore, MockWindowStore, NetworkError,
+};
+use crate::usecases::{ContactError, ContactPorts, Contacts, ProcessCallbacks};
+use crate::window::ServiceWindow;
+use std::sync::{Arc, Mutex};
+
+const USER: &str = "US.13491208655302741918";
+
+fn recipient() -> Recipient {
+    Recipient::Number(phone(RECIPIENT))
+}
+
+fn open_window() -> ServiceWindow {
+    ServiceWindow {
+        organization_id: org_id(),
+        sender_id: sender(1, DEFAULT_NUMBER, true).id,
+        recipient: phone(RECIPIENT),
+        last_inbound_at: now() - chrono::TimeDelta::hours(1),
+    }
+}
+
+struct Ports {
+    accounts: MockAccountStore,
+    contacts: MockContactStore,
+    windows: MockWindowStore,
+    network: MockMessagingNetwork,
+}
+
+impl Ports {
+    fn new() -> Self {
+        let mut accounts = MockAccountStore::new();
+        accounts.expect_senders().returning(|_| Ok(two_senders()));
+        Self {
+            accounts,
+            contacts: MockContactStore::new(),
+            windows: MockWindowStore::new(),
+            network: MockMessagingNetwork::new(),
+        }
+    }
+
+    fn window(&mut self, window: Option<ServiceWindow>) -> &mut Self {
+        self.windows
+            .expect_window()
+            .returning(move |_, _, _| Ok(window.clone()));
+        self
+    }
+
+    fn known(&mut self, contact: Option<Contact>) -> &mut Self {
+        self.contacts
+            .expect_contact()
+            .returning(move |_, _| Ok(contact.clone()));
+        self
+    }
+
+    fn build(self) -> Contacts {
+        Contacts::new(ContactPorts {
+            accounts: Arc::new(self.accounts),
+            contacts: Arc::new(self.contacts),
+            windows: Arc::new(self.windows),
+            network: Arc::new(self.network),
+            clock: Arc::new(clock_at(now())),
+            ids: Arc::new(sequential_ids()),
+        })
+    }
+}
+
+#[test]
+fn a_person_nothing_is_known_about_reads_as_allowed_and_not_blocked_with_the_window() {
+    let mut ports = Ports::new();
+    ports.known(None).window(Some(open_window()));
+    let view = run(ports.build().get(&org_id(), &recipient(), None)).unwrap();
+    assert_eq!(view.contact.marketing, MarketingPreference::Allowed);
+    assert!(!view.contact.blocked);
+    let window = view.window.unwrap();
+    assert!(window.open);
+    assert_eq!(window.from, phone(DEFAULT_NUMBER));
+}
+
+#[test]
+fn an_unknown_from_is_a_validation_error() {
+    let ports = Ports::new();
+    let result = run(ports
+        .build()
+        .get(&org_id(), &recipient(), Some(phone("+19999999999"))));
+    assert!(matches!(result, Err(ContactError::Invalid(_))), "{result:?}");
+}
+
+#[test]
+fn an_opt_out_is_recorded_as_an_api_change_with_its_event_id() {
+    let mut ports = Ports::new();
+    let seen = Arc::new(Mutex::new(Vec::<PreferenceChange>::new()));
+    let keep = Arc::clone(&seen);
+    ports
+        .contacts
+        .expect_record_preference()
+        .times(1)
+        .returning(move |change| {
+            keep.lock().unwrap().push(change.clone());
+            Ok(true)
+        });
+    let mut stopped = Contact::unknown(org_id(), &recipient(), now());
+    stopped.marketing = MarketingPreference::Stopped;
+    ports.known(Some(stopped)).window(None);
+    let view = run(ports
+        .build()
+        .set_marketing(&org_id(), &recipient(), MarketingPreference::Stopped))
+    .unwrap();
+    assert_eq!(view.contact.marketing, MarketingPreference::Stopped);
+    let change = seen.lock().unwrap()[0].clone();
+    assert_eq!(change.source, PreferenceSource::Api);
+    assert_eq!(change.number, Some(phone(RECIPIENT)));
+    assert_eq!(change.dedupe_key, None);
+    assert_eq!(change.occurred_at, now());
+}
+
+#[test]
+fn blocking_someone_whose_window_is_closed_asks_nothing_of_the_network() {
+    let mut ports = Ports::new();
+    ports.known(None).window(None);
+    ports.network.expect_block_users().times(0);
+    ports.contacts.expect_set_blocked().times(0);
+    let result = run(ports.build().set_blocked(&org_id(), &recipient(), None, true));
+    assert!(
+        matches!(result, Err(ContactError::WindowClosed { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_block_goes_to_the_network_of_the_sender_then_is_recorded() {
+    let mut ports = Ports::new();
+    ports.known(None).window(Some(open_window()));
+    ports
+        .network
+        .expect_block_users()
+        .withf(|sender, users, block| {
+            sender.number == phone(DEFAULT_NUMBER) && users == [recipient()] && *block
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(Vec::new()));
+    ports
+        .contacts
+        .expect_set_blocked()
+        .withf(|org, r, blocked, at| *org == org_id() && *r == recipient() && *blocked && *at == now())
+        .times(1)
+        .returning(|_, r, _, at| {
+            let mut contact = Contact::unknown(org_id(), r, at);
+            contact.blocked = true;
+            contact.blocked_at = Some(at);
+            Ok(contact)
+        });
+    let view = run(ports.build().set_blocked(&org_id(), &recipient(), None, true)).unwrap();
+    assert!(view.contact.blocked);
+}
+
+#[test]
+fn network_refusals_and_failures_record_nothing() {
+    for (answer, refused) in [
+        (
+            Ok(vec![BlockFailure {
+                user: "15551234567".into(),
+                reason: "User has not messaged in the last 24 hours (error 131047)".into(),
+            }]),
+            true,
+        ),
+        (
+            Err(NetworkError::Permanent(MessageError {
+                code: "invalid_parameter".into(),
+                title: "Invalid parameter".into(),
+                detail: "bad user".into(),
+                network_code: Some(100),
+            })),
+            true,
+        ),
+        (
+            Err(NetworkError::Retryable {
+                code: Some(2),
+                detail: "down".into(),
+                retry_after: None,
+            }),
+            false,
+        ),
+    ] {
+        let mut ports = Ports::new();
+        ports.known(None).window(Some(open_window()));
+        ports
+            .network
+            .expect_block_users()
+            .times(1)
+            .returning(move |_, _, _| answer.clone());
+        ports.contacts.expect_set_blocked().times(0);
+        let result = run(ports.build().set_blocked(&org_id(), &recipient(), None, true));
+        if refused {
+            assert!(
+                matches!(result, Err(ContactError::NetworkRefused(_))),
+                "{result:?}"
+            );
+        } else {
+            assert!(matches!(result, Err(ContactError::Network(_))), "{result:?}");
+        }
+    }
+}
+
+#[test]
+fn unblocking_has_no_window_rule() {
+    let mut ports = Ports::new();
+    ports.known(None);
+    // Read once, by the answer's view after the unblock; never as a precondition.
+    ports
+        .windows
+        .expect_window()
+        .times(1)
+        .returning(|_, _, _| Ok(None));
+    ports
+        .network
+        .expect_block_users()
+        .withf(|_, _, block| !*block)
+        .times(1)
+        .returning(|_, _, _| Ok(Vec::new()));
+    ports
+        .contacts
+        .expect_set_blocked()
+        .times(1)
+        .returning(|_, r, _, at| Ok(Contact::unknown(org_id(), r, at)));
+    let view = run(ports.build().set_blocked(&org_id(), &recipient(), None, false)).unwrap();
+    assert!(!view.contact.blocked);
+}
+
+// ---- ProcessCallbacks ----
+
+fn stored() -> StoredCallback {
+    StoredCallback {
+        id: EventId::from_ulid(ulid(990)),
+        received_at: now(),
+        body: b"{}".to_vec(),
+    }
+}
+
+fn callbacks(events: Vec<NetworkEvent>, contacts: MockContactStore) -> ProcessCallbacks {
+    let mut decoder = MockCallbackDecoder::new();
+    decoder.expect_decode().returning(move |_| {
+        Ok(ParsedCallback {
+            events: events.clone(),
+            skipped: Vec::new(),
+        })
+    });
+    let mut accounts = MockAccountStore::new();
+    accounts.expect_sender_by_phone_number_id().returning(|id| {
+        let known = sender(1, DEFAULT_NUMBER, true);
+        Ok((*id == known.phone_number_id).then_some(known))
+    });
+    let mut tracking = MockTrackingStore::new();
+    tracking
+        .expect_mark_callback_processed()
+        .returning(|_, _, _| Ok(()));
+    tracking.expect_record_inbound_message().returning(|_| Ok(true));
+    ProcessCallbacks::new(
+        Arc::new(accounts),
+        Arc::new(tracking),
+        Arc::new(decoder),
+        Arc::new(clock_at(now())),
+        Arc::new(sequential_ids()),
+    )
+    .with_contacts(Arc::new(contacts))
+}
+
+#[test]
+fn a_user_preference_is_recorded_for_the_organization_of_its_number_once_per_key() {
+    let preference = UserPreference {
+        phone_number_id: sender(1, DEFAULT_NUMBER, true).phone_number_id,
+        number: None,
+        user_id: Some(UserId::parse(USER).unwrap()),
+        preference: MarketingPreference::Stopped,
+        occurred_at: now() - seconds(5),
+        dedupe_key: "key".into(),
+    };
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_record_preference()
+        .withf(|change| {
+            change.organization_id == org_id()
+                && change.user_id.as_ref().map(UserId::as_str) == Some(USER)
+                && change.number.is_none()
+                && change.source == PreferenceSource::Network
+                && change.dedupe_key.as_deref() == Some("key")
+        })
+        .times(2)
+        .returning({
+            let first = Arc::new(Mutex::new(true));
+            move |_| Ok(std::mem::replace(&mut *first.lock().unwrap(), false))
+        });
+    let unknown = UserPreference {
+        phone_number_id: network_ref("199999999"),
+        ..preference.clone()
+    };
+    let report = run(callbacks(
+        vec![
+            NetworkEvent::Preference(preference.clone()),
+            NetworkEvent::Preference(preference),
+            NetworkEvent::Preference(unknown),
+        ],
+        contacts,
+    )
+    .process(&stored()))
+    .unwrap();
+    assert_eq!(report.preferences_recorded, 1);
+    assert_eq!(report.duplicates, 1);
+    assert_eq!(report.skipped.len(), 1, "{:?}", report.skipped);
+}
+
+fn inbound_text(body: &str, user_id: Option<&str>) -> InboundMessage {
+    InboundMessage {
+        phone_number_id: sender(1, DEFAULT_NUMBER, true).phone_number_id,
+        network_message_id: "wamid.KEYWORD".into(),
+        from: phone(RECIPIENT),
+        from_user_id: user_id.map(|id| UserId::parse(id).unwrap()),
+        from_name: None,
+        received_at: now() - seconds(3),
+        message_type: "text".into(),
+        content: InboundContent::Text { body: body.into() },
+        context_message_id: None,
+        referral: None,
+        raw: "{}".into(),
+    }
+}
+
+#[test]
+fn an_inbound_user_id_is_paired_and_a_keyword_records_a_preference_under_the_rule() {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_pair_user_id()
+        .withf(|org, number, user, _| {
+            *org == org_id() && *number == phone(RECIPIENT) && user.as_str() == USER
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    contacts
+        .expect_keyword_rule()
+        .returning(|_| Ok(KeywordRule::new(vec!["STOP".into()], vec!["START".into()]).unwrap()));
+    contacts
+        .expect_record_preference()
+        .withf(|change| {
+            change.preference == MarketingPreference::Stopped
+                && change.source == PreferenceSource::Keyword
+                && change.dedupe_key.as_deref() == Some("keyword:wamid.KEYWORD")
+        })
+        .times(1)
+        .returning(|_| Ok(true));
+    let report = run(callbacks(
+        vec![NetworkEvent::Inbound(inbound_text(" stop ", Some(USER)))],
+        contacts,
+    )
+    .process(&stored()))
+    .unwrap();
+    assert_eq!(report.preferences_recorded, 1);
+
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_keyword_rule()
+        .returning(|_| Ok(KeywordRule::default()));
+    contacts.expect_record_preference().times(0);
+    contacts.expect_pair_user_id().times(0);
+    let report =
+        run(callbacks(vec![NetworkEvent::Inbound(inbound_text("STOP", None))], contacts).process(&stored()))
+            .unwrap();
+    assert_eq!(report.preferences_recorded, 0, "the rule is off by default");
+}

@@ -1,0 +1,321 @@
+//! Contacts end to end (docs/api.md §7.1): the simulator's `user_preferences` webhook and the API's own
+//! opt-outs refuse marketing templates (and only them) with `recipient_opted_out` and reach a subscribed
+//! receiver as `contact.preferences`; blocks go through the simulator's block list (its 24-hour rule, its
+//! refusal of messages to a blocked user) and refuse every send with `recipient_blocked`; business-scoped
+//! user ids from inbound webhooks pair with numbers; the STOP keyword rule — on both stores.
+
+use crate::helpers::{Db, assert_problem};
+use crate::network::{NetApp, spawn};
+use crate::webhooks::{Answer, spawn_receiver};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+on_both_stores!(
+    opt_outs_refuse_marketing_templates_only_and_are_announced,
+    blocks_go_through_the_network_and_refuse_every_send,
+    the_stop_keyword_rule_is_off_until_set,
+    contact_paths_take_numbers_and_user_ids_only,
+);
+
+const SENDER: &str = "+15550001111";
+const USER_ID: &str = "US.13491208655302741918";
+
+async fn app(db: Db) -> NetApp {
+    spawn(
+        db,
+        |settings| {
+            settings.allow_insecure_webhooks = true;
+            settings.allow_private_webhook_targets = true;
+            settings.webhook_timeout_seconds = 5;
+        },
+        80,
+    )
+    .await
+}
+
+fn path(number: &str) -> String {
+    format!("/api/v1/contacts/{}", number.replace('+', "%2B"))
+}
+
+/// Polls the contact until `done` holds (the network's webhooks are processed in the background).
+async fn wait_contact(app: &NetApp, recipient: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let contact = app.get(&path(recipient)).await;
+        if done(&contact) {
+            return contact;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the contact never got there: {contact}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn simulator(app: &NetApp, control: &str, body: Value) -> Value {
+    let answer = app
+        .http
+        .post(format!("{}/simulator/control/{control}", app.base))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200, "{control}");
+    answer.json().await.unwrap()
+}
+
+fn promo(to: &str) -> Value {
+    json!({ "to": to, "template": { "name": "promo_image", "language": "en_US" },
+            "variables": { "header": { "type": "image", "link": "https://files.example.com/promo.png" },
+                           "body": ["20%"] } })
+}
+
+fn hello(to: &str) -> Value {
+    json!({ "to": to, "template": { "name": "hello_world", "language": "en_US" } })
+}
+
+async fn message_count(app: &NetApp) -> usize {
+    app.get("/api/v1/messages").await["data"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
+async fn opt_outs_refuse_marketing_templates_only_and_are_announced(db: Db) {
+    let app = app(db).await;
+    let receiver = spawn_receiver(&[], Answer::Status(204));
+    let created = app
+        .post_response(
+            "/api/v1/webhooks",
+            &json!({ "url": receiver.url, "events": ["contact.preferences"] }),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let to = "+15551234567";
+    let fresh = app.get(&path(to)).await;
+    assert_eq!(fresh["marketing"], "allowed");
+    assert_eq!(fresh["blocked"], false);
+    assert_eq!(fresh["window"]["open"], false);
+
+    let answer = simulator(
+        &app,
+        "user-preferences",
+        json!({ "to": SENDER, "from": to, "value": "stop" }),
+    )
+    .await;
+    assert_eq!(answer["delivered"], true, "{answer}");
+    let stopped = wait_contact(&app, to, |c| c["marketing"] == "stopped").await;
+    assert_eq!(stopped["marketing_source"], "network");
+
+    let refused = app
+        .post_response("/api/v1/messages/send-template", &promo(to))
+        .await;
+    let problem = assert_problem(refused, 422, "recipient_opted_out").await;
+    assert!(problem["detail"].as_str().unwrap().contains(to), "{problem}");
+    assert_eq!(message_count(&app).await, 0, "a refused send stores nothing");
+    let utility = app.send("/api/v1/messages/send-template", hello(to)).await;
+    app.wait_status(utility["id"].as_str().unwrap(), "delivered")
+        .await;
+
+    let opted_in = app
+        .post_response(&format!("{}/opt-in", path(to)), &json!({}))
+        .await;
+    assert_eq!(opted_in.status(), 200);
+    let opted_in: Value = opted_in.json().await.unwrap();
+    assert_eq!(opted_in["marketing"], "allowed");
+    assert_eq!(opted_in["marketing_source"], "api");
+    app.send("/api/v1/messages/send-template", promo(to)).await;
+
+    let opted_out = app
+        .post_response(&format!("{}/opt-out", path(to)), &json!({}))
+        .await;
+    assert_eq!(opted_out.status(), 200);
+    let refused = app
+        .post_response("/api/v1/messages/send-template", &promo(to))
+        .await;
+    assert_problem(refused, 422, "recipient_opted_out").await;
+
+    let requests = receiver
+        .wait_until(Duration::from_secs(15), |r| r.len() >= 3)
+        .await;
+    let bodies: Vec<Value> = requests.iter().map(|r| r.json()).collect();
+    let mut seen: Vec<(&str, &str)> = bodies
+        .iter()
+        .map(|b| {
+            assert_eq!(b["type"], "contact.preferences", "{b}");
+            assert_eq!(b["data"]["contact"]["number"], to, "{b}");
+            (
+                b["data"]["marketing"].as_str().unwrap(),
+                b["data"]["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // Deliveries of different events may overtake each other; each change arrives once.
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        [("allowed", "api"), ("stopped", "api"), ("stopped", "network")]
+    );
+}
+
+async fn blocks_go_through_the_network_and_refuse_every_send(db: Db) {
+    let app = app(db).await;
+    let to = "+15557654321";
+    // The network blocks only people who wrote in the last 24 hours.
+    let early = app
+        .post_response(&format!("{}/block", path(to)), &json!({}))
+        .await;
+    assert_problem(early, 422, "service_window_closed").await;
+    assert_eq!(app.get(&path(to)).await["blocked"], false);
+
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": to, "to": SENDER, "text": "hi", "user_id": USER_ID }),
+    )
+    .await;
+    wait_contact(&app, to, |c| {
+        c["window"]["open"] == true && c["user_id"] == USER_ID
+    })
+    .await;
+    let by_user_id = app.get(&format!("/api/v1/contacts/{USER_ID}")).await;
+    assert_eq!(
+        by_user_id["number"], to,
+        "the user id was paired with the number: {by_user_id}"
+    );
+
+    let blocked = app
+        .post_response(&format!("{}/block", path(to)), &json!({}))
+        .await;
+    assert_eq!(blocked.status(), 200);
+    let blocked: Value = blocked.json().await.unwrap();
+    assert_eq!(blocked["blocked"], true);
+    assert!(blocked["blocked_at"].is_string());
+    assert_eq!(
+        app.get(&format!("/api/v1/contacts/{USER_ID}")).await["blocked"],
+        true
+    );
+
+    for (operation, body) in [
+        ("send-text", json!({ "to": to, "message": "hello" })),
+        ("send-template", hello(to)),
+    ] {
+        let refused = app
+            .post_response(&format!("/api/v1/messages/{operation}"), &body)
+            .await;
+        assert_problem(refused, 422, "recipient_blocked").await;
+    }
+    assert_eq!(message_count(&app).await, 0, "refused sends store nothing");
+
+    // The simulator's own list refuses a message to the blocked user, with Meta's error.
+    let direct = app
+        .http
+        .post(format!("{}/simulator/v23.0/1000000001/messages", app.base))
+        .bearer_auth("simulator-token")
+        .json(&json!({ "messaging_product": "whatsapp", "to": to, "type": "text", "text": { "body": "x" } }))
+        .send()
+        .await
+        .unwrap();
+    let direct: Value = direct.json().await.unwrap();
+    assert_eq!(direct["error"]["code"], 130403, "{direct}");
+
+    let unblocked = app
+        .post_response(&format!("{}/unblock", path(to)), &json!({}))
+        .await;
+    assert_eq!(unblocked.status(), 200);
+    assert_eq!(unblocked.json::<Value>().await.unwrap()["blocked"], false);
+    let message = app
+        .send(
+            "/api/v1/messages/send-text",
+            json!({ "to": to, "message": "welcome back" }),
+        )
+        .await;
+    app.wait_status(message["id"].as_str().unwrap(), "delivered")
+        .await;
+}
+
+async fn the_stop_keyword_rule_is_off_until_set(db: Db) {
+    let app = app(db).await;
+    let to = "+15551112222";
+    let rule = app.get("/api/v1/contacts/keyword-rule").await;
+    assert_eq!(rule, json!({ "stop": [], "resume": [] }));
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": to, "to": SENDER, "text": "STOP" }),
+    )
+    .await;
+    wait_contact(&app, to, |c| c["window"]["open"] == true).await;
+    assert_eq!(
+        app.get(&path(to)).await["marketing"],
+        "allowed",
+        "the rule is off by default"
+    );
+
+    let set = app
+        .http
+        .put(format!("{}/api/v1/contacts/keyword-rule", app.base))
+        .bearer_auth(&app.key)
+        .json(&json!({ "stop": ["stop", "Unsubscribe"], "resume": ["start"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(set.status(), 200);
+    assert_eq!(
+        set.json::<Value>().await.unwrap(),
+        json!({ "stop": ["STOP", "UNSUBSCRIBE"], "resume": ["START"] })
+    );
+    let bad = app
+        .http
+        .put(format!("{}/api/v1/contacts/keyword-rule", app.base))
+        .bearer_auth(&app.key)
+        .json(&json!({ "stop": ["STOP"], "resume": ["stop"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_problem(bad, 422, "validation_failed").await;
+
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": to, "to": SENDER, "text": " unsubscribe " }),
+    )
+    .await;
+    let stopped = wait_contact(&app, to, |c| c["marketing"] == "stopped").await;
+    assert_eq!(stopped["marketing_source"], "keyword");
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": to, "to": SENDER, "text": "please stop the spam" }),
+    )
+    .await;
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": to, "to": SENDER, "text": "Start" }),
+    )
+    .await;
+    wait_contact(&app, to, |c| c["marketing"] == "allowed").await;
+}
+
+async fn contact_paths_take_numbers_and_user_ids_only(db: Db) {
+    let app = app(db).await;
+    for bad in ["15551234567", "alice", "US", "%2B1555"] {
+        let refused = app.get_response(&format!("/api/v1/contacts/{bad}")).await;
+        let problem = assert_problem(refused, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], "recipient", "{problem}");
+    }
+    let unknown = app.get(&format!("/api/v1/contacts/{USER_ID}")).await;
+    assert_eq!(unknown["user_id"], USER_ID);
+    assert_eq!(unknown["number"], Value::Null);
+    assert_eq!(unknown["marketing"], "allowed");
+    let refused = app
+        .get_response(&format!("{}?from=%2B19999999999", path("+15551234567")))
+        .await;
+    assert_problem(refused, 422, "validation_failed").await;
+    let opted_out = app
+        .post_response(&format!("/api/v1/contacts/{USER_ID}/opt-out"), &json!({}))
+        .await;
+    assert_eq!(opted_out.status(), 200);
+    assert_eq!(opted_out.json::<Value>().await.unwrap()["marketing"], "stopped");
+}
