@@ -22,6 +22,7 @@ mod inbound;
 mod kinds;
 mod limits;
 mod network;
+mod pricing;
 mod scenarios;
 mod template_events;
 mod template_review;

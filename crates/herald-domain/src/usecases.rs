@@ -8,6 +8,7 @@ mod dispatch;
 mod inbound;
 mod media;
 mod owner;
+mod pricing;
 mod queries;
 mod reseal;
 mod send;
@@ -35,11 +36,14 @@ pub use owner::{
     AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
     OwnerScope, SessionError, SessionSettings,
 };
+pub use pricing::{CategoryUsage, DayUsage, RateCards, RateError, Usage, UsageReport};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
 pub use reseal::{Reseal, ResealReport};
-pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+pub use send::{
+    DryRun, SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings, WindowState,
+};
 pub use senders::{SenderView, Senders};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};

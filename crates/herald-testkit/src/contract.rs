@@ -28,6 +28,7 @@ mod messages;
 mod notices;
 mod outbox;
 mod owners;
+mod pricing;
 mod templates;
 mod tracking;
 mod webhooks;
@@ -44,6 +45,7 @@ pub use messages::*;
 pub use notices::*;
 pub use outbox::*;
 pub use owners::*;
+pub use pricing::*;
 pub use templates::*;
 pub use tracking::*;
 pub use webhooks::*;
@@ -89,6 +91,8 @@ pub struct Ports {
     pub events: Arc<dyn EventLog>,
     /// Owner accounts and dashboard sessions.
     pub owners: Arc<dyn herald_domain::ports::OwnerStore>,
+    /// Rate cards and usage counts.
+    pub pricing: Arc<dyn herald_domain::ports::PricingStore>,
 }
 
 /// A customer event (docs/api.md §9) as a store wrote it.
@@ -216,6 +220,9 @@ pub const SCENARIOS: &[&str] = &[
     "inbound_replies_and_reactions_resolve_to_herald_ids",
     "inbound_list_filters_and_pages",
     "inbound_get_and_read_are_scoped",
+    "pricing_of_the_furthest_report_is_kept_and_sent_in_events",
+    "pricing_rate_cards_round_trip_per_organization",
+    "pricing_usage_counts_by_day_and_category",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -330,6 +337,9 @@ macro_rules! contract_suite {
             inbound_replies_and_reactions_resolve_to_herald_ids,
             inbound_list_filters_and_pages,
             inbound_get_and_read_are_scoped,
+            pricing_of_the_furthest_report_is_kept_and_sent_in_events,
+            pricing_rate_cards_round_trip_per_organization,
+            pricing_usage_counts_by_day_and_category,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -17,6 +17,7 @@ mod helpers;
 mod kinds;
 mod media;
 mod notices;
+mod pricing;
 mod read;
 mod send;
 mod signature;

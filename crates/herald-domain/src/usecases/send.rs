@@ -21,7 +21,11 @@ use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerp
 use crate::window::free_form_allowed;
 use std::sync::Arc;
 
+mod dry_run;
+mod recipient;
 mod targets;
+
+pub use dry_run::{DryRun, WindowState};
 
 /// A send request whose fields passed their own rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -315,6 +319,7 @@ impl SendMessage {
             .finish(())
             .map_err(SendError::Invalid)?;
         self.check_content(&organization, sender, &mut draft, now).await?;
+        self.check_recipient(&organization, sender, &draft).await?;
         let upload = match upload {
             Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),
             None => None,
