@@ -23,6 +23,7 @@ mod inbound;
 mod kinds;
 mod limits;
 mod network;
+mod pricing;
 mod scenarios;
 mod template_events;
 mod template_review;

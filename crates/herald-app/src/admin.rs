@@ -1,7 +1,8 @@
 //! `herald admin …`: the operator's commands, printing text or `--json`.
 
 use crate::cli::{
-    AdminArgs, AdminCommand, CallbacksCommand, KeyCommand, OrgCommand, OwnerCommand, SenderCommand,
+    AdminArgs, AdminCommand, CallbacksCommand, KeyCommand, OrgCommand, OwnerCommand, RateCommand,
+    SenderCommand,
 };
 use crate::services::Services;
 use anyhow::Context;
@@ -9,7 +10,8 @@ use herald_domain::api_key::ApiKeyRecord;
 use herald_domain::ids::{ApiKeyId, OrganizationId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
 use herald_domain::owner::OwnerEmail;
-use herald_domain::usecases::{NewSender, Reseal};
+use herald_domain::pricing::{Cost, Rate};
+use herald_domain::usecases::{NewSender, RateError, Reseal};
 use herald_domain::values::{DisplayName, PhoneNumber};
 use serde_json::{Value, json};
 
@@ -126,6 +128,7 @@ pub async fn run_with(
                 (Value::Array(senders.iter().map(sender_json).collect()), text)
             }
         },
+        AdminCommand::Rate(command) => rate(services, command).await?,
         AdminCommand::Key(command) => match command {
             KeyCommand::Create { org, name } => {
                 let name = name
@@ -240,6 +243,82 @@ pub async fn run_with(
         }
     };
     render(json, &value, text)
+}
+
+/// `admin rate …`: the organization's rate card.
+async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Value, String)> {
+    let cards = services.rate_cards();
+    Ok(match command {
+        RateCommand::Set {
+            org,
+            category,
+            amount,
+            currency,
+        } => {
+            let org = parse_org(&org)?;
+            let rate = cards
+                .set(&org, &category, &amount, &currency)
+                .await
+                .map_err(rate_error)?;
+            let text = format!(
+                "{org}: {} costs {} {}",
+                rate.category,
+                cost(&rate).amount(),
+                rate.currency.as_str()
+            );
+            (rate_json(&rate), text)
+        }
+        RateCommand::Remove { org, category } => {
+            let org = parse_org(&org)?;
+            let removed = cards.remove(&org, &category).await.map_err(rate_error)?;
+            anyhow::ensure!(removed, "{org} has no rate for {category}");
+            (
+                json!({ "organization_id": org.to_string(), "category": category, "removed": true }),
+                format!("{org}: the rate of {category} is removed"),
+            )
+        }
+        RateCommand::List { org } => {
+            let card = cards.card(&parse_org(&org)?).await?;
+            let text = card
+                .rates
+                .iter()
+                .map(|r| format!("{:<30} {} {}", r.category, cost(r).amount(), r.currency.as_str()))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (Value::Array(card.rates.iter().map(rate_json).collect()), text)
+        }
+    })
+}
+
+fn cost(rate: &Rate) -> Cost {
+    Cost {
+        micros: rate.micros,
+        currency: rate.currency.clone(),
+    }
+}
+
+fn rate_json(rate: &Rate) -> Value {
+    json!({
+        "category": rate.category.as_str(),
+        "amount": cost(rate).amount(),
+        "currency": rate.currency.as_str(),
+    })
+}
+
+/// A refused rate as the operator reads it: each invalid argument by its flag.
+fn rate_error(error: RateError) -> anyhow::Error {
+    match error {
+        RateError::Invalid(errors) => anyhow::anyhow!(
+            "{}",
+            errors
+                .errors()
+                .iter()
+                .map(|e| format!("--{}: {}", e.field, e.message))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        other => anyhow::Error::new(other),
+    }
 }
 
 fn render(json: bool, value: &Value, text: String) -> anyhow::Result<String> {

@@ -108,6 +108,9 @@ pub enum AdminCommand {
     /// The organization owner's dashboard login.
     #[command(subcommand)]
     Owner(OwnerCommand),
+    /// An organization's rate card: the price per message of each pricing category, for estimated costs.
+    #[command(subcommand)]
+    Rate(RateCommand),
     /// The network's stored callbacks that failed repeatedly and were parked.
     #[command(subcommand)]
     Callbacks(CallbacksCommand),
@@ -126,6 +129,36 @@ pub enum CallbacksCommand {
     /// Put every parked callback back into the backlog (once what made them fail is fixed); the workers'
     /// next sweep processes them.
     Requeue,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RateCommand {
+    /// Set (or replace) the price of one billable message of a category.
+    Set {
+        #[arg(long)]
+        org: String,
+        /// The network's pricing category: `marketing`, `utility`, `authentication`, `service`, …
+        #[arg(long)]
+        category: String,
+        /// A decimal amount of at most 6 decimals, e.g. `0.0147`.
+        #[arg(long)]
+        amount: String,
+        /// ISO 4217, e.g. `EUR`; one currency per organization.
+        #[arg(long)]
+        currency: String,
+    },
+    /// Remove the price of a category.
+    Remove {
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        category: String,
+    },
+    /// List an organization's rates.
+    List {
+        #[arg(long)]
+        org: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

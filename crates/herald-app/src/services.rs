@@ -10,11 +10,7 @@ use herald_domain::ports::{
 };
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
-    Admin, Authenticate, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings, DispatchMessages,
-    DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates,
-    ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks,
-    RecipientChecks, SendMessage, SendPorts, SendSettings, Senders, SessionSettings, SyncTemplates,
-    TemplateReviewPorts, WindowStatus,
+    Admin, Authenticate, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, RateCards, RecipientChecks, Senders, SendMessage, SendPorts, SendSettings, SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -227,6 +223,11 @@ impl Services {
         .with_trace_links(crate::telemetry::trace_links()))
     }
 
+    /// Each organization's rate card (estimates, and the operator's `admin rate` commands).
+    pub fn rate_cards(&self) -> RateCards {
+        RateCards::new(self.store.accounts(), self.store.pricing(), self.clock.clone())
+    }
+
     pub(crate) fn api_context(
         &self,
         settings: &Settings,
@@ -271,6 +272,8 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
+            rate_cards: self.rate_cards(),
+            usage: Usage::new(store.pricing(), self.clock.clone()),
             inbound: InboundMessages::new(
                 store.inbound(),
                 store.accounts(),

@@ -15,6 +15,7 @@ use herald_domain::network::{
 };
 use herald_domain::organization::NetworkRef;
 use herald_domain::ports::CallbackDecoder;
+use herald_domain::pricing::{Pricing, PricingWord};
 use herald_domain::values::PhoneNumber;
 use serde_json::Value;
 
@@ -214,7 +215,20 @@ fn parse_status(phone_number_id: &NetworkRef, status: &Value) -> Result<NetworkS
         occurred_at: timestamp(status)?,
         recipient: str_field(status, "recipient_id").map(str::to_owned),
         error,
+        pricing: status.get("pricing").map(pricing).filter(|p| !p.is_empty()),
     })
+}
+
+/// The status's `pricing` object. A field that is missing or not a pricing word is left out rather than
+/// failing the report: the status matters more than its price.
+fn pricing(object: &Value) -> Pricing {
+    let word = |key: &str| str_field(object, key).and_then(|v| PricingWord::parse(v).ok());
+    Pricing {
+        model: word("pricing_model"),
+        category: word("category"),
+        kind: word("type"),
+        billable: object.get("billable").and_then(Value::as_bool),
+    }
 }
 
 /// The content of a message of type `kind`. A kind Herald does not know, `unsupported`, and an

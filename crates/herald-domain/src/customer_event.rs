@@ -55,6 +55,8 @@ pub struct StatusBody {
     pub network_message_id: Option<String>,
     /// The failure, only on `message.failed`.
     pub error: Option<MessageError>,
+    /// The message's pricing as the network last gave it (boxed: it would double the size of every event).
+    pub pricing: Option<Box<crate::pricing::Pricing>>,
 }
 
 /// A message a user sent to one of the organization's numbers.
@@ -112,6 +114,7 @@ pub fn status_changed(
             client_reference: message.client_reference.clone(),
             network_message_id: message.network_message_id.clone(),
             error: if failed { message.error.clone() } else { None },
+            pricing: message.pricing.clone().map(Box::new),
         }),
     }
 }

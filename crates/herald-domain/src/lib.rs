@@ -24,6 +24,7 @@ pub mod notice;
 pub mod organization;
 pub mod owner;
 pub mod ports;
+pub mod pricing;
 pub mod status;
 pub mod template;
 pub mod time;

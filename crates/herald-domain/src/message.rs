@@ -370,6 +370,8 @@ pub struct Message {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub timestamps: StatusTimestamps,
+    /// The network's pricing of the message, once a status report carries it ([`crate::pricing::kept`]).
+    pub pricing: Option<crate::pricing::Pricing>,
 }
 
 impl Message {
@@ -401,6 +403,7 @@ impl Message {
                 accepted: Some(now),
                 ..StatusTimestamps::default()
             },
+            pricing: None,
         }
     }
 
@@ -412,6 +415,7 @@ impl Message {
             status: MessageStatus::Accepted,
             network_message_id: None,
             error: None,
+            pricing: None,
             updated_at: self.created_at,
             timestamps: StatusTimestamps {
                 accepted: Some(accepted_at),

@@ -44,6 +44,8 @@ pub struct NetworkStatusReport {
     pub recipient: Option<String>,
     /// For `failed`: the first error, mapped into Herald's terms.
     pub error: Option<MessageError>,
+    /// The report's `pricing` object, when it has one.
+    pub pricing: Option<crate::pricing::Pricing>,
 }
 
 /// The content of an inbound message: every kind the network sends (docs/cloud-api.md §4.3). Numbers and

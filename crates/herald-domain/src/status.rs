@@ -127,6 +127,9 @@ pub struct Decision {
     pub history: StatusEvent,
     /// The customer event, emitted only when the status changed.
     pub customer_event: Option<CustomerEvent>,
+    /// The message's new pricing, when the report changes it ([`crate::pricing::kept`]): written even when
+    /// the status is only recorded, so a late report can still fill a pricing none gave before.
+    pub pricing: Option<crate::pricing::Pricing>,
 }
 
 /// The columns of a message a status change writes.
@@ -169,6 +172,14 @@ pub fn decide(mut message: Message, update: &StatusUpdate, next_sequence: u32) -
         }
         Transition::Recorded { .. } => (None, None),
     };
+    let pricing = crate::pricing::kept(
+        message.pricing.as_ref(),
+        update.pricing.as_ref(),
+        previous.is_some(),
+    );
+    if let Some(pricing) = &pricing {
+        message.pricing = Some(pricing.clone());
+    }
     let history = StatusEvent {
         id: update.event_id,
         organization_id: update.organization_id,
@@ -197,6 +208,7 @@ pub fn decide(mut message: Message, update: &StatusUpdate, next_sequence: u32) -
         change,
         history,
         customer_event,
+        pricing,
     }
 }
 
@@ -209,6 +221,8 @@ pub struct StatusUpdate {
     pub report: StatusReport,
     /// The network's id, stored when the message has none yet.
     pub network_message_id: Option<String>,
+    /// The network's pricing object, when the report carries one.
+    pub pricing: Option<crate::pricing::Pricing>,
     pub source: EventSource,
     pub event_id: EventId,
     pub customer_event_id: EventId,
@@ -462,6 +476,7 @@ mod decide_tests {
             event_id: EventId::from_ulid(Ulid::from_parts(1, 10)),
             customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 11)),
             recorded_at: at(60),
+            pricing: None,
         }
     }
 

@@ -9,6 +9,7 @@ mod dispatch;
 mod inbound;
 mod media;
 mod owner;
+mod pricing;
 mod queries;
 mod recipients;
 mod reseal;
@@ -38,12 +39,15 @@ pub use owner::{
     AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
     OwnerScope, SessionError, SessionSettings,
 };
+pub use pricing::{CategoryUsage, DayUsage, RateCards, RateError, Usage, UsageReport};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
 pub use recipients::{RecipientCheckError, RecipientChecks};
 pub use reseal::{Reseal, ResealReport};
-pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
+pub use send::{
+    DryRun, SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings, WindowState,
+};
 pub use senders::{SenderView, Senders};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};

@@ -4,8 +4,7 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, Contacts, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
-    ManageWebhooks, Media, MessageEvents, SendMessage, Senders, SyncTemplates, WindowStatus,
+    Authenticate, Contacts, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MessageEvents, RateCards, Senders, SendMessage, SyncTemplates, Usage, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -29,6 +28,10 @@ pub struct ApiContext {
     pub senders: Senders,
     /// Customer webhook endpoints (docs/api.md §9).
     pub webhooks: ManageWebhooks,
+    /// Each organization's rate card: the estimated cost of messages and dry runs (issue 20).
+    pub rate_cards: RateCards,
+    /// Messages and estimated cost by day and category (docs/api.md §5.2).
+    pub usage: Usage,
     /// Uploads and reading media back (docs/api.md §4.5, §9).
     pub media: Media,
     /// Where multipart uploads are staged while they stream in.

@@ -18,6 +18,8 @@ pub use inbound::{
 };
 mod kinds;
 pub use kinds::*;
+mod pricing;
+pub use pricing::*;
 
 /// RFC 3339 in UTC with milliseconds and `Z`: `2026-11-21T10:15:30.123Z`.
 pub(crate) fn time(at: Timestamp) -> String {
@@ -67,6 +69,12 @@ pub struct MessageResource {
     #[schema(format = DateTime)]
     pub updated_at: String,
     pub timestamps: TimestampsResource,
+    /// The network's pricing, once a status report carried it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<PricingResource>,
+    /// What the organization's rate card says the message costs, when a rate applies to its category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_cost: Option<CostResource>,
 }
 
 /// Names a template in one language.
@@ -211,6 +219,8 @@ impl From<&Message> for MessageResource {
                 read: time_opt(stamps.read),
                 failed: time_opt(stamps.failed),
             },
+            pricing: message.pricing.as_ref().map(PricingResource::from),
+            estimated_cost: None,
         }
     }
 }

@@ -88,6 +88,12 @@ pub(crate) struct SendAccepted(MessageResource);
 )]
 pub(crate) enum SendResponses {
     #[response(
+        status = 200,
+        description = "`?dry_run=true`: what the send would meet, its refusals in order; nothing was stored, \
+                       counted, spent or sent."
+    )]
+    DryRun(crate::dto::DryRunResource),
+    #[response(
         status = 409,
         description = "`idempotency_conflict`: a request with the same key is still in flight.",
         content_type = "application/problem+json"

@@ -48,6 +48,13 @@ async fn check(limiter: &dyn RateLimiter, org: &OrganizationId, plan: &Plan, cos
         .unwrap_or_else(|e| panic!("check failed: {e}"))
 }
 
+async fn peek(limiter: &dyn RateLimiter, org: &OrganizationId, plan: &Plan) -> RateDecision {
+    limiter
+        .peek(org, plan, 1)
+        .await
+        .unwrap_or_else(|e| panic!("peek failed: {e}"))
+}
+
 /// Every scenario, concurrently, on one limiter.
 pub async fn run_all(limiter: Arc<dyn RateLimiter>) {
     let l = limiter.as_ref();
@@ -58,8 +65,45 @@ pub async fn run_all(limiter: Arc<dyn RateLimiter>) {
         organizations_are_independent(l),
         a_plan_change_applies_on_the_next_call(l),
         cost_above_one_takes_that_many(l),
+        a_peek_answers_as_a_check_and_takes_nothing(l),
         concurrent_checks_stay_within_rate_and_burst(limiter.clone()),
     );
+}
+
+/// A peek answers what a check would, and takes nothing: a dry run leaves the allowance to the real send.
+pub async fn a_peek_answers_as_a_check_and_takes_nothing(limiter: &dyn RateLimiter) {
+    let org = new_organization();
+    let trial = plan("trial", 1, 3);
+    for _ in 0..10 {
+        assert!(
+            matches!(
+                peek(limiter, &org, &trial).await,
+                RateDecision::Allowed { limit: 3, .. }
+            ),
+            "peeks on a full bucket pass, however many"
+        );
+    }
+    for n in 1..=3u32 {
+        assert!(
+            matches!(
+                check(limiter, &org, &trial, 1).await,
+                RateDecision::Allowed { .. }
+            ),
+            "send {n}: the peeks spent nothing"
+        );
+    }
+    assert_eq!(
+        peek(limiter, &org, &trial).await,
+        RateDecision::Limited {
+            limit: 3,
+            retry_after_seconds: 1
+        },
+        "a peek on an empty bucket is limited as a check is"
+    );
+    assert!(matches!(
+        check(limiter, &org, &trial, 1).await,
+        RateDecision::Limited { .. }
+    ));
 }
 
 /// A full bucket lets exactly `burst` sends through at once; the next is limited for 1 s.

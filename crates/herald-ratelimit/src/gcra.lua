@@ -1,11 +1,12 @@
 -- GCRA check for one bucket, atomically; the same arithmetic as src/gcra.rs (see there for why).
 -- KEYS[1]: the bucket, a hash {tat, interval} in microseconds of Redis's clock.
--- ARGV: cost, interval (µs per send), burst.
+-- ARGV: cost, interval (µs per send), burst, and 1 to decide without writing (a dry run's peek).
 -- Returns {1, debt after the sends} when they pass, {0, debt as it stands} when limited.
 local cost = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local window = burst * interval
+local peek = ARGV[4] == '1'
 
 -- Redis before 5 refuses writes after TIME unless the script's effects, not the script, replicate;
 -- later versions always do that and keep this as a no-op.
@@ -39,6 +40,9 @@ end
 
 -- Numbers above 1e14 lose digits through tostring in Lua 5.1; '%.0f' keeps them whole.
 local function store(d)
+  if peek then
+    return
+  end
   if d <= 0 then
     redis.call('DEL', KEYS[1])
   else

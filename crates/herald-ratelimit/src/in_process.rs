@@ -128,6 +128,18 @@ impl RateLimiter for InProcessRateLimiter {
             None => gcra::blocked(plan.burst),
         })
     }
+
+    async fn peek(
+        &self,
+        organization: &OrganizationId,
+        plan: &Plan,
+        cost: u32,
+    ) -> Result<RateDecision, StoreError> {
+        Ok(match Params::from_plan(plan) {
+            Some(params) => self.buckets.peek(organization, params, cost),
+            None => gcra::blocked(plan.burst),
+        })
+    }
 }
 
 /// A per-API-key limit on requests that are not sends (docs/api.md §3: reads and other writes cost nothing

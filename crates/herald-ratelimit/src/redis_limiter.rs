@@ -87,10 +87,15 @@ impl RedisRateLimiter {
         format!("{}{organization}", self.prefix)
     }
 
-    async fn run(&self, key: String, params: Params, cost: u32) -> Result<Step, StoreError> {
+    /// Runs the script; `peek` makes it decide without writing the bucket.
+    async fn run(&self, key: String, params: Params, cost: u32, peek: bool) -> Result<Step, StoreError> {
         let mut connection = self.connection.clone();
         let mut invocation = self.script.key(key);
-        invocation.arg(cost).arg(params.interval_us).arg(params.burst);
+        invocation
+            .arg(cost)
+            .arg(params.interval_us)
+            .arg(params.burst)
+            .arg(u8::from(peek));
         let reply: Vec<i64> = tokio::time::timeout(CHECK_TIMEOUT, invocation.invoke_async(&mut connection))
             .await
             .map_err(|_| StoreError::Unavailable("Redis did not answer the rate-limit check in time".into()))?
@@ -128,7 +133,22 @@ impl RateLimiter for RedisRateLimiter {
         let Some(params) = Params::from_plan(plan) else {
             return Ok(gcra::blocked(plan.burst));
         };
-        let step = self.run(self.key(organization), params, cost).await?;
+        let step = self.run(self.key(organization), params, cost, false).await?;
+        Ok(gcra::decision(params, cost, step))
+    }
+
+    /// # Errors
+    /// As [`RateLimiter::check`].
+    async fn peek(
+        &self,
+        organization: &OrganizationId,
+        plan: &Plan,
+        cost: u32,
+    ) -> Result<RateDecision, StoreError> {
+        let Some(params) = Params::from_plan(plan) else {
+            return Ok(gcra::blocked(plan.burst));
+        };
+        let step = self.run(self.key(organization), params, cost, true).await?;
         Ok(gcra::decision(params, cost, step))
     }
 }

@@ -47,6 +47,18 @@ fn status_data(event: &CustomerEvent, body: &StatusBody) -> Value {
         "occurred_at": event_time(event.occurred_at),
         "sequence": event.sequence,
     });
+    if let (Some(pricing), Some(fields)) = (&body.pricing, data.as_object_mut()) {
+        // The message resource's shape (docs/api.md §5), absent until the network priced the message.
+        fields.insert(
+            "pricing".to_owned(),
+            json!({
+                "model": pricing.model.as_ref().map(|w| w.as_str()),
+                "category": pricing.category.as_ref().map(|w| w.as_str()),
+                "type": pricing.kind.as_ref().map(|w| w.as_str()),
+                "billable": pricing.billable,
+            }),
+        );
+    }
     if event.event_type() == CustomerEventType::MessageFailed
         && let (Some(error), Some(fields)) = (&body.error, data.as_object_mut())
     {

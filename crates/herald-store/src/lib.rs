@@ -25,7 +25,7 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore, RetentionStore,
+    AccountStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore, PricingStore, RetentionStore,
     StoreError, TemplateStore, TrackingStore, WindowStore,
 };
 use std::fmt;
@@ -51,6 +51,7 @@ pub struct Store {
     media: Arc<dyn MediaCatalog>,
     owners: Arc<dyn OwnerStore>,
     retention: Arc<dyn RetentionStore>,
+    pricing: Arc<dyn PricingStore>,
 }
 
 impl fmt::Debug for Store {
@@ -147,7 +148,8 @@ impl Store {
             + WebhookStore
             + MediaCatalog
             + OwnerStore
-            + RetentionStore,
+            + RetentionStore
+            + PricingStore,
     {
         type Cached = (
             Arc<dyn AccountStore>,
@@ -179,7 +181,8 @@ impl Store {
             webhooks: db.clone(),
             media: db.clone(),
             owners: db.clone(),
-            retention: db,
+            retention: db.clone(),
+            pricing: db,
         }
     }
 
@@ -271,6 +274,11 @@ impl Store {
     /// Removal of rows older than their plan's retention (issue 18).
     pub fn retention(&self) -> Arc<dyn RetentionStore> {
         self.retention.clone()
+    }
+
+    /// Rate cards and usage counts.
+    pub fn pricing(&self) -> Arc<dyn PricingStore> {
+        self.pricing.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

@@ -105,6 +105,23 @@ macro_rules! define_tables {
                 read_at -> Nullable<Moment>,
                 failed_at -> Nullable<Moment>,
                 trace_context -> Nullable<Text>,
+                pricing_model -> Nullable<Text>,
+                pricing_category -> Nullable<Text>,
+                pricing_type -> Nullable<Text>,
+                pricing_billable -> Nullable<Bool>,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            rates (organization_id, category) {
+                organization_id -> Text,
+                category -> Text,
+                amount_micros -> BigInt,
+                currency -> Text,
+                updated_at -> Moment,
             }
         }
 
@@ -398,6 +415,7 @@ macro_rules! define_tables {
 
         diesel::allow_tables_to_appear_in_same_query!(
             plans,
+            rates,
             organizations,
             senders,
             api_keys,

@@ -29,6 +29,7 @@ mod messages;
 mod notices;
 mod outbox;
 mod owners;
+mod pricing;
 mod templates;
 mod tracking;
 mod webhooks;
@@ -46,6 +47,7 @@ pub use messages::*;
 pub use notices::*;
 pub use outbox::*;
 pub use owners::*;
+pub use pricing::*;
 pub use templates::*;
 pub use tracking::*;
 pub use webhooks::*;
@@ -93,6 +95,8 @@ pub struct Ports {
     pub events: Arc<dyn EventLog>,
     /// Owner accounts and dashboard sessions.
     pub owners: Arc<dyn herald_domain::ports::OwnerStore>,
+    /// Rate cards and usage counts.
+    pub pricing: Arc<dyn herald_domain::ports::PricingStore>,
 }
 
 /// A customer event (docs/api.md §9) as a store wrote it.
@@ -223,6 +227,9 @@ pub const SCENARIOS: &[&str] = &[
     "contacts_preferences_record_one_event_and_only_move_forward",
     "contacts_are_found_by_number_or_user_id_and_paired",
     "contacts_block_and_keyword_rule_round_trip",
+    "pricing_of_the_furthest_report_is_kept_and_sent_in_events",
+    "pricing_rate_cards_round_trip_per_organization",
+    "pricing_usage_counts_by_day_and_category",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -340,6 +347,9 @@ macro_rules! contract_suite {
             contacts_preferences_record_one_event_and_only_move_forward,
             contacts_are_found_by_number_or_user_id_and_paired,
             contacts_block_and_keyword_rule_round_trip,
+            pricing_of_the_furthest_report_is_kept_and_sent_in_events,
+            pricing_rate_cards_round_trip_per_organization,
+            pricing_usage_counts_by_day_and_category,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

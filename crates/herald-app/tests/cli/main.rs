@@ -1046,3 +1046,106 @@ async fn parked_callbacks_are_listed_and_requeued() {
         .unwrap();
     assert_eq!(backlog, vec![callback], "back in the backlog");
 }
+
+#[test]
+fn an_organizations_rate_card_is_set_listed_and_removed_from_the_cli() {
+    let data = tempfile::tempdir().unwrap();
+    let org = admin_json(data.path(), &["org", "create", "--name", "Acme"]);
+    let org_id = org["id"].as_str().unwrap().to_owned();
+    let set = admin_json(
+        data.path(),
+        &[
+            "rate",
+            "set",
+            "--org",
+            &org_id,
+            "--category",
+            "Utility",
+            "--amount",
+            "0.0147",
+            "--currency",
+            "eur",
+        ],
+    );
+    assert_eq!(
+        set,
+        serde_json::json!({ "category": "utility", "amount": "0.0147", "currency": "EUR" })
+    );
+    admin_json(
+        data.path(),
+        &[
+            "rate",
+            "set",
+            "--org",
+            &org_id,
+            "--category",
+            "marketing",
+            "--amount",
+            "0.05",
+            "--currency",
+            "EUR",
+        ],
+    );
+    let listed = admin_json(data.path(), &["rate", "list", "--org", &org_id]);
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+    assert_eq!(listed[0]["category"], "marketing");
+    assert_eq!(listed[0]["amount"], "0.05");
+
+    for (args, names) in [
+        (
+            vec!["--category", "utility", "--amount", "0.01", "--currency", "USD"],
+            "EUR",
+        ),
+        (
+            vec![
+                "--category",
+                "utility",
+                "--amount",
+                "1.2345678",
+                "--currency",
+                "EUR",
+            ],
+            "--amount",
+        ),
+        (
+            vec!["--category", "not a word", "--amount", "1", "--currency", "EUR"],
+            "--category",
+        ),
+        (
+            vec!["--category", "utility", "--amount", "1", "--currency", "EURO"],
+            "--currency",
+        ),
+    ] {
+        let output = herald(data.path())
+            .args(["admin", "rate", "set", "--org", &org_id])
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(names), "{args:?}: {stderr}");
+    }
+
+    admin_json(
+        data.path(),
+        &["rate", "remove", "--org", &org_id, "--category", "utility"],
+    );
+    let again = herald(data.path())
+        .args([
+            "admin",
+            "rate",
+            "remove",
+            "--org",
+            &org_id,
+            "--category",
+            "utility",
+        ])
+        .output()
+        .unwrap();
+    assert!(!again.status.success(), "removing a rate that is not there fails");
+    let listed = admin_json(data.path(), &["rate", "list", "--org", &org_id]);
+    assert_eq!(
+        listed,
+        serde_json::json!([{ "category": "marketing", "amount": "0.05", "currency": "EUR" }])
+    );
+}

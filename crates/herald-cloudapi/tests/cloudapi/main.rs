@@ -19,6 +19,7 @@ mod kinds;
 mod media;
 mod notices;
 mod preferences;
+mod pricing;
 mod read;
 mod send;
 mod signature;

@@ -295,6 +295,21 @@ pub async fn list(
     Ok(response)
 }
 
+/// The network's pricing of a message: category, type, model and whether it is billed; a dash until the
+/// network priced it.
+fn pricing(pricing: Option<&herald_domain::pricing::Pricing>) -> Markup {
+    let word = |w: Option<&herald_domain::pricing::PricingWord>| w.map_or("—", |w| w.as_str()).to_owned();
+    html! {
+        @match pricing {
+            None => { "—" }
+            Some(p) => {
+                code { (word(p.category.as_ref())) } " · " (word(p.kind.as_ref())) " · " (word(p.model.as_ref()).to_uppercase())
+                " · " (match p.billable { Some(true) => "billable", Some(false) => "free", None => "billing not given" })
+            }
+        }
+    }
+}
+
 pub async fn show(
     owner: Owner,
     req: HttpRequest,
@@ -323,6 +338,7 @@ pub async fn show(
                 }
                 dt { "Reference" } dd { (message.client_reference.as_ref().map_or("—", |r| r.as_str())) }
                 dt { "Network id" } dd { code { (message.network_message_id.as_deref().unwrap_or("—")) } }
+                dt { "Pricing" } dd id="message-pricing" { (pricing(message.pricing.as_ref())) }
                 dt { "Created" } dd { (view::time(message.created_at)) }
                 dt { "Updated" } dd { (view::time(message.updated_at)) }
             }

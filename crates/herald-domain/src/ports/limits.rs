@@ -32,6 +32,15 @@ pub trait RateLimiter: Send + Sync + 'static {
         plan: &Plan,
         cost: u32,
     ) -> Result<RateDecision, StoreError>;
+
+    /// What [`RateLimiter::check`] would answer for `cost` sends now, taking nothing: a dry run's rate
+    /// check (docs/api.md §4), which must not spend what the real send will need.
+    async fn peek(
+        &self,
+        organization: &OrganizationId,
+        plan: &Plan,
+        cost: u32,
+    ) -> Result<RateDecision, StoreError>;
 }
 
 /// A limiter that allows everything, for deployments and tests that limit elsewhere.
@@ -46,6 +55,15 @@ impl RateLimiter for NoRateLimit {
             remaining: plan.burst,
             reset_seconds: 0,
         })
+    }
+
+    async fn peek(
+        &self,
+        organization: &OrganizationId,
+        plan: &Plan,
+        cost: u32,
+    ) -> Result<RateDecision, StoreError> {
+        self.check(organization, plan, cost).await
     }
 }
 

@@ -261,6 +261,7 @@ impl ProcessCallbacks {
                 error: status.error,
             },
             network_message_id: Some(status.network_message_id.clone()),
+            pricing: status.pricing,
             source: EventSource::Network,
             event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
             customer_event_id: new_id(self.ids.as_ref(), EventId::from_ulid),

@@ -1,8 +1,8 @@
 use super::media::forget_upload;
-use super::recipients::{RecipientCheckError, RecipientChecks};
+use super::recipients::RecipientChecks;
 use super::shared::new_id;
 use crate::attachment::{AttachmentRole, MediaSource};
-use crate::contact::{Recipient, SendPurpose};
+use crate::contact::SendPurpose;
 use crate::content::MessageRef;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
@@ -23,7 +23,11 @@ use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerp
 use crate::window::free_form_allowed;
 use std::sync::Arc;
 
+mod dry_run;
+mod recipient;
 mod targets;
+
+pub use dry_run::{DryRun, WindowState};
 
 /// A send request whose fields passed their own rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -333,16 +337,7 @@ impl SendMessage {
             .finish(())
             .map_err(SendError::Invalid)?;
         let purpose = self.check_content(&organization, sender, &mut draft, now).await?;
-        self.recipients
-            .check(&organization.id, &Recipient::Number(draft.to.clone()), purpose)
-            .await
-            .map_err(|error| match error {
-                RecipientCheckError::Refused(refusal) => SendError::Recipient {
-                    refusal,
-                    to: draft.to.clone(),
-                },
-                RecipientCheckError::Store(store) => SendError::Store(store),
-            })?;
+        self.check_recipient(&organization, &draft, purpose).await?;
         let upload = match upload {
             Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),
             None => None,

@@ -46,7 +46,34 @@ pub(crate) async fn get_message(
         .execute(&caller.0.organization.id, &id)
         .await
         .map_err(ApiError::from)?;
-    Ok(HttpResponse::Ok().json(MessageResource::from(&message)))
+    let resources = priced(&ctx, &caller, std::slice::from_ref(&message)).await?;
+    Ok(HttpResponse::Ok().json(resources.into_iter().next()))
+}
+
+/// The resources of `messages`, each with its estimated cost when the organization's rate card has a
+/// rate for its network category (the card is read only when a message has pricing).
+async fn priced(
+    ctx: &ApiContext,
+    caller: &Caller,
+    messages: &[herald_domain::message::Message],
+) -> Result<Vec<MessageResource>, ApiError> {
+    let mut resources: Vec<MessageResource> = messages.iter().map(MessageResource::from).collect();
+    if messages.iter().any(|m| m.pricing.is_some()) {
+        let card = ctx
+            .rate_cards
+            .card(&caller.0.organization.id)
+            .await
+            .map_err(ApiError::from)?;
+        for (resource, message) in resources.iter_mut().zip(messages) {
+            resource.estimated_cost = message
+                .pricing
+                .as_ref()
+                .and_then(|pricing| card.estimate_pricing(pricing))
+                .as_ref()
+                .map(crate::dto::CostResource::from);
+        }
+    }
+    Ok(resources)
 }
 
 /// A message's status history, oldest first, including late reports that changed nothing.
@@ -111,7 +138,7 @@ pub(crate) async fn list_messages(
         .await
         .map_err(ApiError::from)?;
     Ok(HttpResponse::Ok().json(MessagePageResource {
-        data: page.messages.iter().map(MessageResource::from).collect(),
+        data: priced(&ctx, &caller, &page.messages).await?,
         next_cursor: page.next.as_ref().map(cursor::encode),
     }))
 }

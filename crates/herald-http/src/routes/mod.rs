@@ -16,6 +16,7 @@ pub(crate) mod senders;
 mod table;
 pub(crate) mod template_review;
 pub(crate) mod templates;
+mod usage;
 pub(crate) mod webhooks;
 
 use actix_web::web;
@@ -36,6 +37,7 @@ fn table() -> Routes {
     use senders::*;
     use template_review::*;
     use templates::*;
+    use usage::*;
     use webhooks::*;
     Routes::default()
         // The send operations come before `/messages/{id}`, so `GET /messages/send-text` is a 405.
@@ -52,6 +54,7 @@ fn table() -> Routes {
         .add::<__path_list_messages, _, _>(list_messages)
         .add::<__path_get_message, _, _>(get_message)
         .add::<__path_message_events, _, _>(message_events)
+        .add::<__path_usage, _, _>(usage)
         .add::<__path_list_inbound, _, _>(list_inbound)
         .add::<__path_get_inbound, _, _>(get_inbound)
         .add::<__path_read_inbound, _, _>(read_inbound)

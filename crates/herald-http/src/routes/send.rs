@@ -3,7 +3,7 @@
 
 use crate::auth::Caller;
 use crate::context::ApiContext;
-use crate::dto::{MessageResource, SendTemplateRequest, SendTextRequest};
+use crate::dto::{DryRunResource, MessageResource, SendQuery, SendTemplateRequest, SendTextRequest};
 use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, SendAccepted, SendResponses};
 use crate::send_body::{self, SendOperation};
@@ -31,6 +31,7 @@ const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
     operation_id = "sendTemplate",
     request_body(content = SendTemplateRequest, content_type = "application/json"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
@@ -71,6 +72,7 @@ pub(crate) async fn send_template(
     operation_id = "sendText",
     request_body(content = SendTextRequest, content_type = "application/json"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
@@ -115,6 +117,7 @@ pub(crate) async fn json_send(
     let body = web::Json::<Value>::from_request(req, &mut payload.into_inner())
         .await?
         .into_inner();
+    let dry_run = dry_run_requested(req)?;
     let (idempotency, header_error) = idempotency(req, path, &body);
     let Caller(caller) = caller;
     let command = SendCommand {
@@ -124,8 +127,40 @@ pub(crate) async fn json_send(
         draft: send_body::with_header_error(send_body::draft(operation, &body), header_error),
         idempotency,
     };
+    if dry_run {
+        return dry_run_answer(ctx, command, None).await;
+    }
     let outcome = ctx.send.execute(command).await.map_err(ApiError::from)?;
     Ok(accepted(outcome))
+}
+
+/// Whether the request asks for a dry run (`?dry_run=true`). A value other than `true` or `false` is
+/// refused rather than read as either: a misspelt dry run must never send.
+pub(crate) fn dry_run_requested(req: &HttpRequest) -> Result<bool, ApiError> {
+    web::Query::<SendQuery>::from_query(req.query_string())
+        .map(|query| query.dry_run.unwrap_or(false))
+        .map_err(|_| ApiError::field("dry_run", "must be `true` or `false`"))
+}
+
+/// `200` with what the send would meet (docs/api.md §4): the domain's dry run, and the rate card's
+/// estimate of the category it found.
+pub(crate) async fn dry_run_answer(
+    ctx: &ApiContext,
+    command: SendCommand,
+    upload: Option<herald_domain::media::StagedFile>,
+) -> HandlerResult {
+    let organization = command.organization.id;
+    let run = ctx.send.dry_run(command, upload).await.map_err(ApiError::from)?;
+    let estimated_cost = match &run.pricing {
+        Some(pricing) => ctx
+            .rate_cards
+            .card(&organization)
+            .await
+            .map_err(ApiError::from)?
+            .estimate(&pricing.category, pricing.billable, 1),
+        None => None,
+    };
+    Ok(HttpResponse::Ok().json(DryRunResource::new(run, estimated_cost.as_ref())))
 }
 
 /// `202 Accepted` with the message and its `Location` (and `Idempotent-Replayed` for a replay).

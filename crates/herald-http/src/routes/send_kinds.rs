@@ -25,6 +25,7 @@ use utoipa::Path as _;
     operation_id = "sendInteractive",
     request_body(content = SendInteractiveRequest, content_type = "application/json"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
@@ -62,6 +63,7 @@ pub(crate) async fn send_interactive(
     operation_id = "sendReaction",
     request_body(content = SendReactionRequest, content_type = "application/json"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
@@ -94,6 +96,7 @@ pub(crate) async fn send_reaction(
     operation_id = "sendLocation",
     request_body(content = SendLocationRequest, content_type = "application/json"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(
@@ -126,6 +129,7 @@ pub(crate) async fn send_location(
     operation_id = "sendContacts",
     request_body(content = SendContactsRequest, content_type = "application/json"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body within 24 hours answers the first response."),
     ),
     responses(

@@ -70,6 +70,7 @@ pub(crate) struct SendTemplateMediaForm {
         (SendFileRequest = "application/json"),
     )),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and the same parts (the same file bytes) within 24 hours answers the first response."),
     ),
     responses(
@@ -138,6 +139,7 @@ pub(crate) async fn send_file(
     operation_id = "sendTemplateMedia",
     request_body(content = SendTemplateMediaForm, content_type = "multipart/form-data"),
     params(
+        crate::dto::SendQuery,
         ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and the same parts within 24 hours answers the first response."),
     ),
     responses(
@@ -190,6 +192,7 @@ async fn send_form(
     path: &str,
     kind: MessageKind,
 ) -> HandlerResult {
+    let dry_run = send::dry_run_requested(req)?;
     let (idempotency, header_error) = send::idempotency_with(req, || form.fingerprint(path));
     let Caller(caller) = caller;
     let command = SendCommand {
@@ -200,6 +203,9 @@ async fn send_form(
         idempotency,
     };
     let upload = form.file.take().map(|file| file.staged);
+    if dry_run {
+        return send::dry_run_answer(ctx, command, upload).await;
+    }
     let outcome = ctx
         .send
         .execute_with_upload(command, upload)

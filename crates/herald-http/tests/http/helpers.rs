@@ -172,7 +172,20 @@ impl World {
             clock.clone(),
             ids.clone(),
         ));
+        // Rates and usage are covered end to end; here the card is empty and no message is priced.
+        let mut pricing = herald_domain::ports::MockPricingStore::new();
+        pricing
+            .expect_rate_card()
+            .returning(|_| Ok(herald_domain::pricing::RateCard::default()));
+        pricing.expect_usage_counts().returning(|_, _, _| Ok(Vec::new()));
+        let pricing: Arc<dyn herald_domain::ports::PricingStore> = Arc::new(pricing);
         web::Data::new(ApiContext {
+            rate_cards: herald_domain::usecases::RateCards::new(
+                accounts.clone(),
+                pricing.clone(),
+                clock.clone(),
+            ),
+            usage: herald_domain::usecases::Usage::new(pricing, clock.clone()),
             webhooks,
             media,
             files: files.clone(),

@@ -68,4 +68,5 @@ contract_tests!(
     organizations_are_independent,
     a_plan_change_applies_on_the_next_call,
     cost_above_one_takes_that_many,
+    a_peek_answers_as_a_check_and_takes_nothing,
 );

@@ -111,6 +111,18 @@ pub(crate) async fn send(
         vec![Step::Sent, Step::Delivered]
     };
     let pricing = match &template {
+        // Meta's per-message pricing (since 2025-07-01): a utility template inside an open customer service
+        // window is free.
+        Some(t)
+            if t.category.eq_ignore_ascii_case("utility")
+                && simulator.state().window_open(&phone_number_id, &recipient, now) =>
+        {
+            Pricing {
+                billable: false,
+                kind: "free_customer_service",
+                category: "utility".to_owned(),
+            }
+        }
         Some(t) => Pricing {
             billable: true,
             kind: "regular",

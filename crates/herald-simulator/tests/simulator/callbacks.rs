@@ -86,6 +86,19 @@ async fn free_form_replies_are_priced_as_free_service() {
 }
 
 #[tokio::test]
+async fn utility_templates_inside_the_window_are_priced_free() {
+    let sim = spawn_simulator().await;
+    sim.inbound("+4915112345678", "+15550001111", "hi").await;
+    let wamid = sim.send_hello("+4915112345678", "in-window").await;
+    let statuses = sim.receiver.statuses_of(&wamid, 2).await;
+    for status in &statuses {
+        assert_eq!(status["pricing"]["category"], "utility");
+        assert_eq!(status["pricing"]["type"], "free_customer_service");
+        assert_eq!(status["pricing"]["billable"], false);
+    }
+}
+
+#[tokio::test]
 async fn refused_callbacks_are_retried() {
     let sim = spawn_with(test_config(), 2).await;
     let wamid = sim.send_hello("+4915112345678", "retry").await;

@@ -34,6 +34,7 @@ pub(crate) mod messages;
 pub(crate) mod notices;
 pub(crate) mod outbox;
 pub(crate) mod owners;
+pub(crate) mod pricing;
 pub(crate) mod retention;
 pub(crate) mod shared;
 pub(crate) mod templates;
@@ -62,6 +63,7 @@ macro_rules! port_impls {
             $crate::ports::media::media_port!();
             $crate::ports::owners::owners_port!();
             $crate::ports::retention::retention_port!();
+            $crate::ports::pricing::pricing_port!();
         }
     };
 }

@@ -131,6 +131,7 @@ macro_rules! outbox_port {
                         event_id: completion.event_id,
                         customer_event_id: completion.customer_event_id,
                         recorded_at: at,
+                        pricing: None,
                     };
                     if apply_in_tx(conn, &update).await?.is_none() {
                         return Err(corrupt("outbox job", "its message is missing").into());

@@ -78,6 +78,19 @@ macro_rules! tracking_port {
                         .execute(conn)
                         .await?;
                 }
+                if let Some(pricing) = &decision.pricing {
+                    let word =
+                        |w: Option<&herald_domain::pricing::PricingWord>| w.map(|w| w.as_str().to_owned());
+                    diesel::update(messages::table.find(&id))
+                        .set((
+                            messages::pricing_model.eq(word(pricing.model.as_ref())),
+                            messages::pricing_category.eq(word(pricing.category.as_ref())),
+                            messages::pricing_type.eq(word(pricing.kind.as_ref())),
+                            messages::pricing_billable.eq(pricing.billable),
+                        ))
+                        .execute(conn)
+                        .await?;
+                }
                 insert_status_event(conn, &EventRow::new(&decision.history)?).await?;
                 if let Some(event) = &decision.customer_event {
                     insert_customer_event(conn, &CustomerEventRow::new(event, trace.as_ref())?).await?;

@@ -14,6 +14,7 @@ use herald_domain::message::{
 };
 use herald_domain::notice::NoticeEvent;
 use herald_domain::ports::StoreError;
+use herald_domain::pricing::{Pricing, PricingWord};
 use herald_domain::trace::TraceContext;
 use herald_domain::values::{ClientReference, PhoneNumber};
 
@@ -42,6 +43,10 @@ row! {
         pub failed_at: Option<Time>,
         /// Written once, at accept; not a part of [`Message`].
         pub trace_context: Option<String>,
+        pub pricing_model: Option<String>,
+        pub pricing_category: Option<String>,
+        pub pricing_type: Option<String>,
+        pub pricing_billable: Option<bool>,
     }
 }
 
@@ -75,6 +80,10 @@ impl MessageRow {
             read_at: t.read,
             failed_at: t.failed,
             trace_context: None,
+            pricing_model: word(message.pricing.as_ref().and_then(|p| p.model.as_ref())),
+            pricing_category: word(message.pricing.as_ref().and_then(|p| p.category.as_ref())),
+            pricing_type: word(message.pricing.as_ref().and_then(|p| p.kind.as_ref())),
+            pricing_billable: message.pricing.as_ref().and_then(|p| p.billable),
         })
     }
 
@@ -120,8 +129,36 @@ impl TryFrom<MessageRow> for Message {
                 read: row.read_at,
                 failed: row.failed_at,
             },
+            pricing: stored_pricing(
+                row.pricing_model.as_deref(),
+                row.pricing_category.as_deref(),
+                row.pricing_type.as_deref(),
+                row.pricing_billable,
+            )?,
         })
     }
+}
+
+fn word(word: Option<&PricingWord>) -> Option<String> {
+    word.map(|w| w.as_str().to_owned())
+}
+
+/// The pricing columns back into [`Pricing`]; all `NULL` is no pricing.
+pub(crate) fn stored_pricing(
+    model: Option<&str>,
+    category: Option<&str>,
+    kind: Option<&str>,
+    billable: Option<bool>,
+) -> Result<Option<Pricing>, StoreError> {
+    let word =
+        |what: &str, value: Option<&str>| value.map(|v| parse(what, PricingWord::parse(v))).transpose();
+    let pricing = Pricing {
+        model: word("pricing model", model)?,
+        category: word("pricing category", category)?,
+        kind: word("pricing type", kind)?,
+        billable,
+    };
+    Ok((!pricing.is_empty()).then_some(pricing))
 }
 
 row! {

@@ -7,7 +7,7 @@
 
 #[macro_use]
 mod shared;
-pub(crate) use shared::{error_json, quota_ceiling, to_i32, to_json};
+pub(crate) use shared::{error_json, quota_ceiling, to_i32, to_i64, to_json};
 
 mod accounts;
 mod contacts;
@@ -17,6 +17,7 @@ mod media;
 mod messages;
 mod outbox;
 mod owners;
+mod pricing;
 mod templates;
 mod tracking;
 mod webhooks;
@@ -30,6 +31,7 @@ pub(crate) use media::*;
 pub(crate) use messages::*;
 pub(crate) use outbox::*;
 pub(crate) use owners::*;
+pub(crate) use pricing::*;
 pub(crate) use templates::*;
 pub(crate) use tracking::*;
 pub(crate) use webhooks::*;

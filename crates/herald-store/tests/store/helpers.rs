@@ -22,6 +22,7 @@ pub fn ports(store: &Store) -> Ports {
         media: store.media(),
         events: Arc::new(StoreEvents(store.clone())),
         owners: store.owners(),
+        pricing: store.pricing(),
     }
 }
 

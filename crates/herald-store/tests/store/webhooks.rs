@@ -162,6 +162,7 @@ async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
             event_id: EventId::from_ulid(next_ulid()),
             customer_event_id: EventId::from_ulid(next_ulid()),
             recorded_at: at(1),
+            pricing: None,
         })
         .await
         .expect("apply_status")

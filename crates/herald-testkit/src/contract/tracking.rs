@@ -47,6 +47,7 @@ fn update(
         event_id: EventId::from_ulid(next_ulid()),
         customer_event_id: EventId::from_ulid(next_ulid()),
         recorded_at: next_recorded_at(),
+        pricing: None,
     }
 }
 

@@ -142,6 +142,7 @@ pub(super) async fn status_event(
             event_id: EventId::from_ulid(next_ulid()),
             customer_event_id,
             recorded_at,
+            pricing: None,
         })
         .await
         .expect("apply_status")
@@ -1541,6 +1542,7 @@ pub async fn webhooks_trace_context_follows_the_message_to_its_deliveries(ports:
                 event_id: EventId::from_ulid(next_ulid()),
                 customer_event_id: EventId::from_ulid(next_ulid()),
                 recorded_at: at(4),
+                pricing: None,
             })
             .await
             .expect("apply_status")

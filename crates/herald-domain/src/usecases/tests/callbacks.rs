@@ -43,6 +43,7 @@ fn status_report(status: ReportedStatus) -> NetworkStatusReport {
         occurred_at: occurred_at(),
         recipient: Some("15551234567".into()),
         error: None,
+        pricing: None,
     }
 }
 
@@ -113,6 +114,7 @@ fn expected_update(message: MessageId, status: MessageStatus, error: Option<Mess
         event_id: EventId::from_ulid(generated(1)),
         customer_event_id: EventId::from_ulid(generated(2)),
         recorded_at: now(),
+        pricing: None,
     }
 }
 

@@ -829,6 +829,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
                 accepted: Some(now()),
                 ..Default::default()
             },
+            pricing: None,
         },
         event: StatusEvent {
             id: EventId::from_ulid(request.event.id.ulid()),
@@ -1423,6 +1424,7 @@ fn order_template_before_quota() {
 
 // ---- media: `media_id` references and files uploaded with the request ----
 
+mod dry_run;
 mod targets;
 
 mod media_sends {

@@ -1,0 +1,437 @@
+//! Pricing and dry runs end to end (issue 20; docs/api.md §4, §5, §5.2): the simulator's pricing objects
+//! stored on each message and shown with its estimated cost, usage by day and category, and dry runs that
+//! report every refusal a real send meets and leave nothing behind — on both stores.
+
+use crate::files::{file_part, files_under};
+use crate::helpers::{Db, assert_problem};
+use crate::network::{NetApp, spawn, template};
+use herald_domain::organization::{Plan, PlanName};
+use herald_testkit::files;
+use reqwest::multipart::Form;
+use serde_json::{Value, json};
+
+on_both_stores!(
+    a_delivered_template_carries_the_networks_pricing_and_its_estimated_cost,
+    usage_sums_messages_and_cost_by_day_and_category,
+    a_dry_run_reports_each_refusal_the_real_send_meets,
+    a_dry_run_that_would_pass_stores_counts_and_spends_nothing,
+    a_dry_run_sees_the_rate_limit_without_spending_it,
+    a_dry_run_of_a_form_keeps_no_file,
+    usage_ranges_are_checked,
+);
+
+const TO: &str = "+15551230042";
+
+impl NetApp {
+    async fn dry_run(&self, path: &str, body: &Value) -> Value {
+        let response = self.post_response(&format!("{path}?dry_run=true"), body).await;
+        assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+        response.json().await.unwrap()
+    }
+
+    async fn set_rate(&self, category: &str, amount: &str) {
+        self.services
+            .rate_cards()
+            .set(&self.org, category, amount, "EUR")
+            .await
+            .unwrap();
+    }
+
+    async fn quota_used(&self) -> u64 {
+        self.services
+            .store
+            .messages()
+            .usage(
+                &self.org,
+                &herald_domain::time::BillingPeriod::containing(chrono::Utc::now()),
+            )
+            .await
+            .unwrap()
+    }
+}
+
+fn order_shipped(to: &str) -> Value {
+    json!({ "to": to, "template": { "name": "order_shipped", "language": "en_US" },
+            "variables": { "header": ["#1"], "body": ["Ana", "#1", "Friday"] } })
+}
+
+async fn a_delivered_template_carries_the_networks_pricing_and_its_estimated_cost(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let sent = app.send("/api/v1/messages/send-template", template(TO)).await;
+    assert!(
+        sent.get("pricing").is_none(),
+        "no pricing before the network's word: {sent}"
+    );
+    let id = sent["id"].as_str().unwrap();
+    let (message, _) = app.wait_status(id, "delivered").await;
+    assert_eq!(
+        message["pricing"],
+        json!({ "model": "pmp", "category": "utility", "type": "regular", "billable": true }),
+        "the simulator prices a UTILITY template as Meta does: {message}"
+    );
+    assert!(message.get("estimated_cost").is_none(), "no rate, no estimate");
+    app.set_rate("utility", "0.0147").await;
+    let message = app.get(&format!("/api/v1/messages/{id}")).await;
+    assert_eq!(
+        message["estimated_cost"],
+        json!({ "amount": "0.0147", "currency": "EUR" })
+    );
+    let page = app.get("/api/v1/messages?limit=10").await;
+    assert_eq!(page["data"][0]["estimated_cost"]["amount"], "0.0147");
+
+    // A free-form reply inside the window is service, not billed.
+    app.open_window_with(TO).await;
+    app.set_rate("service", "1").await;
+    let text = app
+        .send(
+            "/api/v1/messages/send-text",
+            json!({ "to": TO, "message": "Thanks!" }),
+        )
+        .await;
+    let (text, _) = app.wait_status(text["id"].as_str().unwrap(), "delivered").await;
+    assert_eq!(text["pricing"]["category"], "service");
+    assert_eq!(text["pricing"]["billable"], false);
+    assert_eq!(text["pricing"]["type"], "free_customer_service");
+    assert_eq!(
+        text["estimated_cost"],
+        json!({ "amount": "0.00", "currency": "EUR" })
+    );
+}
+
+async fn usage_sums_messages_and_cost_by_day_and_category(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.set_rate("utility", "0.01").await;
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let sent = app
+            .send(
+                "/api/v1/messages/send-template",
+                template(&format!("+1555123005{n}")),
+            )
+            .await;
+        ids.push(sent["id"].as_str().unwrap().to_owned());
+    }
+    for id in &ids {
+        app.wait_status(id, "delivered").await;
+    }
+    let today = chrono::Utc::now().date_naive().to_string();
+    let usage = app
+        .get(&format!("/api/v1/usage?from={today}&until={today}"))
+        .await;
+    assert_eq!(usage["from"], today);
+    assert_eq!(usage["until"], today);
+    let days = usage["days"].as_array().unwrap();
+    assert_eq!(days.len(), 1, "{usage}");
+    assert_eq!(days[0]["day"], today);
+    let utility = usage["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["category"] == "utility")
+        .unwrap_or_else(|| panic!("{usage}"));
+    assert_eq!(utility["messages"], 3);
+    assert_eq!(utility["billable"], 3);
+    assert_eq!(
+        utility["estimated_cost"],
+        json!({ "amount": "0.03", "currency": "EUR" })
+    );
+    assert_eq!(usage["messages"], 3, "{usage}");
+    assert_eq!(usage["estimated_cost"]["amount"], "0.03");
+    assert_eq!(days[0]["estimated_cost"]["amount"], "0.03");
+
+    // Another organization's key sees none of it; the default range (the last 30 days) does.
+    let (_, other_key) = crate::helpers::new_org(&app.services, "business").await;
+    let other: Value = app
+        .http
+        .get(format!("{}/api/v1/usage", app.base))
+        .bearer_auth(other_key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(other["messages"], 0, "{other}");
+    assert_eq!(other["days"], json!([]));
+    let default = app.get("/api/v1/usage").await;
+    assert_eq!(default["messages"], 3);
+    assert_eq!(default["until"], today);
+}
+
+async fn usage_ranges_are_checked(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    for (query, field) in [
+        ("from=2026-11-02&until=2026-11-01", "from"),
+        ("from=2026-01-01&until=2026-12-31", "until"),
+        ("from=yesterday", "from"),
+        ("until=2026-02-30", "until"),
+    ] {
+        let response = app.get_response(&format!("/api/v1/usage?{query}")).await;
+        let problem = assert_problem(response, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], field, "{query}: {problem}");
+    }
+    let response = app
+        .get_response("/api/v1/usage?from=2026-01-01&until=2026-04-02")
+        .await;
+    assert_eq!(response.status(), 200, "92 days, both ends included, is the most");
+}
+
+/// For each refusal, the dry run answers `200` with it first among its refusals, and the same request
+/// without `dry_run` is refused with exactly that status and code.
+async fn a_dry_run_reports_each_refusal_the_real_send_meets(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let text = "/api/v1/messages/send-text";
+    let send_template = "/api/v1/messages/send-template";
+    let mut wrong_variables = order_shipped(TO);
+    wrong_variables["variables"]["body"] = json!(["Ana"]);
+    let cases: Vec<(&str, Value, u16, &str)> = vec![
+        (
+            text,
+            json!({ "to": TO, "message": "Hello" }),
+            422,
+            "service_window_closed",
+        ),
+        (
+            text,
+            json!({ "to": "15551230042", "message": "Hello" }),
+            422,
+            "validation_failed",
+        ),
+        (
+            send_template,
+            json!({ "to": TO, "template": { "name": "nope", "language": "en_US" } }),
+            404,
+            "template_not_found",
+        ),
+        (
+            send_template,
+            json!({ "to": TO, "template": { "name": "spring_sale", "language": "en_US" } }),
+            422,
+            "template_not_approved",
+        ),
+        (send_template, wrong_variables, 422, "template_variables_mismatch"),
+        (
+            send_template,
+            json!({ "to": TO, "from": "+15559990000", "template": { "name": "hello_world", "language": "en_US" } }),
+            422,
+            "validation_failed",
+        ),
+    ];
+    for (path, body, status, code) in &cases {
+        let run = app.dry_run(path, body).await;
+        assert_eq!(run["would_accept"], false, "{code}: {run}");
+        let first = &run["refusals"][0];
+        assert_eq!(first["code"], *code, "{run}");
+        assert_eq!(first["status"], *status, "{run}");
+        assert_eq!(first["type"], format!("urn:herald:error:{code}"));
+        assert_problem(app.post_response(path, body).await, *status, code).await;
+    }
+    // Refusals come in the order a send meets them: the closed window after an unknown reply target.
+    let both = json!({ "to": TO, "message": "Hello", "reply_to": "msg_01JD0000000000000000000000" });
+    let run = app.dry_run(text, &both).await;
+    let codes: Vec<_> = run["refusals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["code"].clone())
+        .collect();
+    assert_eq!(
+        codes,
+        [json!("validation_failed"), json!("service_window_closed")],
+        "{run}"
+    );
+    assert_eq!(run["refusals"][0]["errors"][0]["field"], "reply_to");
+    assert_eq!(run["window"]["open"], false);
+
+    // The plan's quota: used up, the dry run says so and the send is refused.
+    let tiny = Plan {
+        name: PlanName::parse("tiny").unwrap(),
+        monthly_quota: Some(0),
+        ..app
+            .services
+            .store
+            .accounts()
+            .plan(&PlanName::parse("business").unwrap())
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    app.services.store.accounts().put_plan(&tiny).await.unwrap();
+    let (tiny_org, tiny_key) = crate::helpers::new_org(&app.services, "tiny").await;
+    crate::helpers::add_default_sender(&app.services, &tiny_org, "+15550001111", "1000000001", 80).await;
+    herald_app::demo::seed_templates(&app.services, &tiny_org)
+        .await
+        .unwrap();
+    let post_as = |query: &'static str| {
+        app.http
+            .post(format!("{}{send_template}{query}", app.base))
+            .bearer_auth(&tiny_key)
+            .json(&template(TO))
+            .send()
+    };
+    let run: Value = post_as("?dry_run=true").await.unwrap().json().await.unwrap();
+    assert_eq!(run["refusals"][0]["code"], "quota_exceeded", "{run}");
+    assert_eq!(run["refusals"][0]["status"], 429);
+    assert_problem(post_as("").await.unwrap(), 429, "quota_exceeded").await;
+
+    // A suspended organization: authentication refuses both alike, before any check.
+    app.services
+        .admin()
+        .set_account_status(&tiny_org, herald_domain::organization::AccountStatus::Suspended)
+        .await
+        .unwrap();
+    assert_problem(post_as("?dry_run=true").await.unwrap(), 403, "account_inactive").await;
+    assert_problem(post_as("").await.unwrap(), 403, "account_inactive").await;
+
+    // A misspelt dry run is refused, never read as a send.
+    let response = app
+        .post_response(&format!("{send_template}?dry_run=yes"), &template(TO))
+        .await;
+    let problem = assert_problem(response, 422, "validation_failed").await;
+    assert_eq!(problem["errors"][0]["field"], "dry_run");
+    assert_eq!(
+        app.message_count().await,
+        0,
+        "nothing was stored by any dry run or refusal"
+    );
+}
+
+async fn a_dry_run_that_would_pass_stores_counts_and_spends_nothing(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.set_rate("utility", "0.02").await;
+    let run = app
+        .dry_run("/api/v1/messages/send-template", &order_shipped(TO))
+        .await;
+    assert_eq!(run["would_accept"], true, "{run}");
+    assert_eq!(run["refusals"], json!([]));
+    assert_eq!(run["pricing"], json!({ "category": "utility", "billable": true }));
+    assert_eq!(
+        run["estimated_cost"],
+        json!({ "amount": "0.02", "currency": "EUR" })
+    );
+    assert_eq!(
+        run["window"],
+        json!({ "open": false, "last_inbound_at": null, "expires_at": null })
+    );
+
+    // In the window a utility template is free (Meta's pricing), and a text is service.
+    app.open_window_with(TO).await;
+    let run = app
+        .dry_run("/api/v1/messages/send-template", &order_shipped(TO))
+        .await;
+    assert_eq!(
+        run["pricing"],
+        json!({ "category": "utility", "billable": false })
+    );
+    assert_eq!(run["estimated_cost"]["amount"], "0.00");
+    assert_eq!(run["window"]["open"], true);
+    assert!(run["window"]["expires_at"].is_string());
+    let run = app
+        .dry_run(
+            "/api/v1/messages/send-text",
+            &json!({ "to": TO, "message": "Hi" }),
+        )
+        .await;
+    assert_eq!(run["would_accept"], true, "{run}");
+    assert_eq!(
+        run["pricing"],
+        json!({ "category": "service", "billable": false })
+    );
+    assert!(run.get("estimated_cost").is_none(), "no service rate: {run}");
+
+    // An Idempotency-Key is ignored: the real send with it afterwards is a first send, not a replay.
+    let response = app
+        .http
+        .post(format!("{}/api/v1/messages/send-template?dry_run=true", app.base))
+        .bearer_auth(&app.key)
+        .header("Idempotency-Key", "order-1")
+        .json(&order_shipped(TO))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(app.message_count().await, 0);
+    assert_eq!(app.quota_used().await, 0);
+    assert!(
+        app.simulator_sent().await.is_empty(),
+        "nothing reached the network"
+    );
+    let response = app
+        .http
+        .post(format!("{}/api/v1/messages/send-template", app.base))
+        .bearer_auth(&app.key)
+        .header("Idempotency-Key", "order-1")
+        .json(&order_shipped(TO))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    assert!(response.headers().get("idempotent-replayed").is_none());
+    assert_eq!(app.quota_used().await, 1);
+}
+
+async fn a_dry_run_sees_the_rate_limit_without_spending_it(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.services
+        .admin()
+        .set_plan(&app.org, PlanName::parse("trial").unwrap())
+        .await
+        .unwrap();
+    // Trial: burst 5. Twenty dry runs spend none of it.
+    for _ in 0..20 {
+        let run = app.dry_run("/api/v1/messages/send-template", &template(TO)).await;
+        assert_eq!(run["would_accept"], true, "{run}");
+    }
+    for n in 0..5 {
+        let response = app
+            .post_response(
+                "/api/v1/messages/send-template",
+                &template(&format!("+1555123007{n}")),
+            )
+            .await;
+        assert_eq!(response.status(), 202, "send {n}: the dry runs took nothing");
+    }
+    let run = app.dry_run("/api/v1/messages/send-template", &template(TO)).await;
+    assert_eq!(run["refusals"][0]["code"], "rate_limited", "{run}");
+    assert_eq!(run["refusals"][0]["status"], 429);
+    assert_problem(
+        app.post_response("/api/v1/messages/send-template", &template(TO))
+            .await,
+        429,
+        "rate_limited",
+    )
+    .await;
+}
+
+async fn a_dry_run_of_a_form_keeps_no_file(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let form = || {
+        Form::new()
+            .text("to", TO)
+            .part("file", file_part(files::jpeg(), "a.jpg", "image/jpeg"))
+    };
+    let response = app
+        .post_form("/api/v1/messages/send-file?dry_run=true", form())
+        .await;
+    assert_eq!(response.status(), 200);
+    let run: Value = response.json().await.unwrap();
+    assert_eq!(run["refusals"][0]["code"], "service_window_closed", "{run}");
+    assert_problem(
+        app.post_form("/api/v1/messages/send-file", form()).await,
+        422,
+        "service_window_closed",
+    )
+    .await;
+    app.open_window_with(TO).await;
+    let response = app
+        .post_form("/api/v1/messages/send-file?dry_run=true", form())
+        .await;
+    let run: Value = response.json().await.unwrap();
+    assert_eq!(run["would_accept"], true, "{run}");
+    assert_eq!(app.message_count().await, 0);
+    assert_eq!(
+        files_under(app.media_root()),
+        Vec::<String>::new(),
+        "the dry run kept no file"
+    );
+}
