@@ -23,6 +23,7 @@ mod kinds;
 mod limits;
 mod network;
 mod scenarios;
+mod scheduled;
 mod template_events;
 mod template_review;
 mod template_sends;

@@ -10,7 +10,7 @@ use herald_domain::ports::{
 };
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
-    Admin, Authenticate, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
+    Admin, Authenticate, CancelMessage, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts,
     DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
     ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, SendMessage, SendPorts,
     SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, WindowStatus,
@@ -253,6 +253,7 @@ impl Services {
                     dispatch_deadline: bounded_seconds(
                         settings.dispatch_deadline_hours.saturating_mul(3_600),
                     ),
+                    schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
                     ..SendSettings::default()
                 },
             )
@@ -260,6 +261,7 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
+            cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
             inbound: InboundMessages::new(
                 store.inbound(),
                 store.accounts(),
@@ -346,6 +348,7 @@ impl Services {
             list_messages: ListMessages::new(store.messages()),
             get_message: GetMessage::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
+            cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
             webhooks: self.manage_webhooks(settings, sealer),
             templates: ListTemplates::new(store.templates(), store.accounts()),
             senders: Senders::new(store.accounts()),

@@ -10,6 +10,7 @@ mod media;
 mod owner;
 mod queries;
 mod reseal;
+mod schedule;
 mod send;
 mod senders;
 mod shared;
@@ -39,6 +40,7 @@ pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
 pub use reseal::{Reseal, ResealReport};
+pub use schedule::{CancelError, CancelMessage};
 pub use send::{SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings};
 pub use senders::{SenderView, Senders};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};

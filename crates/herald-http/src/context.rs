@@ -4,8 +4,8 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks,
-    Media, MessageEvents, SendMessage, Senders, SyncTemplates, WindowStatus,
+    Authenticate, CancelMessage, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates,
+    ManageWebhooks, Media, MessageEvents, SendMessage, Senders, SyncTemplates, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -16,6 +16,8 @@ pub struct ApiContext {
     pub get_message: GetMessage,
     pub list_messages: ListMessages,
     pub message_events: MessageEvents,
+    /// Cancelling a message before dispatch (docs/api.md §5, `POST /messages/{id}/cancel`).
+    pub cancel_message: CancelMessage,
     /// Inbound messages as resources, and read receipts (docs/api.md §5.1).
     pub inbound: InboundMessages,
     pub window_status: WindowStatus,

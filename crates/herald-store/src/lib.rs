@@ -25,8 +25,8 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, InboundStore, MessageStore, OutboxStore, OwnerStore, RetentionStore, StoreError,
-    TemplateStore, TrackingStore, WindowStore,
+    AccountStore, InboundStore, MessageStore, OutboxStore, OwnerStore, RetentionStore, ScheduleStore,
+    StoreError, TemplateStore, TrackingStore, WindowStore,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -50,6 +50,7 @@ pub struct Store {
     media: Arc<dyn MediaCatalog>,
     owners: Arc<dyn OwnerStore>,
     retention: Arc<dyn RetentionStore>,
+    schedule: Arc<dyn ScheduleStore>,
 }
 
 impl fmt::Debug for Store {
@@ -145,7 +146,8 @@ impl Store {
             + WebhookStore
             + MediaCatalog
             + OwnerStore
-            + RetentionStore,
+            + RetentionStore
+            + ScheduleStore,
     {
         type Cached = (
             Arc<dyn AccountStore>,
@@ -176,7 +178,8 @@ impl Store {
             webhooks: db.clone(),
             media: db.clone(),
             owners: db.clone(),
-            retention: db,
+            retention: db.clone(),
+            schedule: db,
         }
     }
 
@@ -263,6 +266,11 @@ impl Store {
     /// Removal of rows older than their plan's retention (issue 18).
     pub fn retention(&self) -> Arc<dyn RetentionStore> {
         self.retention.clone()
+    }
+
+    /// Cancelling messages before dispatch (issue 19).
+    pub fn schedule(&self) -> Arc<dyn ScheduleStore> {
+        self.schedule.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

@@ -28,6 +28,7 @@ mod messages;
 mod notices;
 mod outbox;
 mod owners;
+mod schedule;
 mod templates;
 mod tracking;
 mod webhooks;
@@ -44,6 +45,7 @@ pub use messages::*;
 pub use notices::*;
 pub use outbox::*;
 pub use owners::*;
+pub use schedule::*;
 pub use templates::*;
 pub use tracking::*;
 pub use webhooks::*;
@@ -89,6 +91,7 @@ pub struct Ports {
     pub events: Arc<dyn EventLog>,
     /// Owner accounts and dashboard sessions.
     pub owners: Arc<dyn herald_domain::ports::OwnerStore>,
+    pub schedule: Arc<dyn herald_domain::ports::ScheduleStore>,
 }
 
 /// A customer event (docs/api.md §9) as a store wrote it.
@@ -169,6 +172,10 @@ pub const SCENARIOS: &[&str] = &[
     "outbox_claim_takes_a_fair_share_per_sender",
     "outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease",
     "outbox_backlog_counts_open_jobs_per_sender",
+    "schedule_cancel_removes_the_job_and_gives_the_quota_back",
+    "schedule_cancel_after_a_claim_is_refused",
+    "schedule_cancel_is_scoped_by_organization",
+    "schedule_cancel_and_claim_never_both_win",
     "tracking_reports_follow_the_status_machine",
     "tracking_failure_event_carries_the_error",
     "tracking_network_id_is_kept_once_set",
@@ -283,6 +290,10 @@ macro_rules! contract_suite {
             outbox_claim_takes_a_fair_share_per_sender,
             outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease,
             outbox_backlog_counts_open_jobs_per_sender,
+            schedule_cancel_removes_the_job_and_gives_the_quota_back,
+            schedule_cancel_after_a_claim_is_refused,
+            schedule_cancel_is_scoped_by_organization,
+            schedule_cancel_and_claim_never_both_win,
             tracking_reports_follow_the_status_machine,
             tracking_failure_event_carries_the_error,
             tracking_network_id_is_kept_once_set,

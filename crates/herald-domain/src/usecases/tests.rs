@@ -13,6 +13,7 @@ mod notices;
 mod owner;
 mod queries;
 mod reseal;
+mod schedule;
 mod send;
 mod template_review;
 mod templates;

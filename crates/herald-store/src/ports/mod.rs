@@ -34,6 +34,7 @@ pub(crate) mod notices;
 pub(crate) mod outbox;
 pub(crate) mod owners;
 pub(crate) mod retention;
+pub(crate) mod schedule;
 pub(crate) mod shared;
 pub(crate) mod templates;
 pub(crate) mod tracking;
@@ -60,6 +61,7 @@ macro_rules! port_impls {
             $crate::ports::media::media_port!();
             $crate::ports::owners::owners_port!();
             $crate::ports::retention::retention_port!();
+            $crate::ports::schedule::schedule_port!();
         }
     };
 }

@@ -21,6 +21,7 @@ pub fn ports(store: &Store) -> Ports {
         media: store.media(),
         events: Arc::new(StoreEvents(store.clone())),
         owners: store.owners(),
+        schedule: store.schedule(),
     }
 }
 
