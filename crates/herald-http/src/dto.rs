@@ -532,11 +532,14 @@ mod tests {
                 "client_reference": "order-1234",
                 "network_message_id": null,
                 "error": null,
+                "send_at": null,
                 "created_at": "2026-11-21T10:15:30.123Z",
                 "updated_at": "2026-11-21T10:15:30.123Z",
                 "timestamps": {
+                    "scheduled": null,
                     "accepted": "2026-11-21T10:15:30.123Z",
-                    "submitted": null, "sent": null, "delivered": null, "read": null, "failed": null
+                    "submitted": null, "sent": null, "delivered": null, "read": null, "failed": null,
+                    "cancelled": null
                 }
             })
         );

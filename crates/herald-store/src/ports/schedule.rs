@@ -3,8 +3,8 @@
 macro_rules! schedule_port {
     () => {
         mod schedule {
-            use super::super::{Conn, Db};
             use super::super::schema::{messages, outbox, usage_counters};
+            use super::super::{Conn, Db};
             use super::tracking::apply_in_tx;
             use async_trait::async_trait;
             use diesel::prelude::*;
