@@ -873,6 +873,7 @@ async fn the_message_page_shows_the_new_kinds(db: Db) {
 on_both_stores!(
     the_templates_page_lists_filters_and_syncs,
     the_message_page_shows_the_new_kinds,
+    a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page,
     the_log_filters_and_pages,
     login_failures_are_generic_and_attempts_are_limited,
     every_form_checks_the_sessions_csrf_token,
@@ -881,6 +882,89 @@ on_both_stores!(
     logout_ends_the_session_on_the_server,
     secrets_are_shown_only_at_creation,
 );
+
+async fn a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let (_, key) = d
+        .app
+        .services
+        .admin()
+        .create_key(&d.owner_org, None)
+        .await
+        .unwrap();
+    let send_at = chrono::Utc::now() + chrono::TimeDelta::hours(5);
+    let body = json!({
+        "to": "+15551234567",
+        "template": { "name": "hello_world", "language": "en_US" },
+        "send_at": send_at.to_rfc3339(),
+    });
+    let response = d
+        .app
+        .post_as(key.expose(), "/api/v1/messages/send-template", &body)
+        .await;
+    assert_eq!(response.status(), 202);
+    let id = response.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let log = browser.get("/dashboard/messages?status=scheduled").await;
+    let table = log.table_of("messages").expect("the log lists it");
+    assert!(table.contains(&id) && table.contains("scheduled"), "{table}");
+    let page = browser.get(&format!("/dashboard/messages/{id}")).await;
+    assert!(
+        page.text_of("message-send-at").is_some(),
+        "the send time is shown"
+    );
+    assert!(
+        page.body.contains("id=\"cancel-message\""),
+        "a scheduled message has a Cancel button"
+    );
+    let csrf = browser.session_csrf().await;
+    let done = browser
+        .post(&format!("/dashboard/messages/{id}/cancel"), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    let back = done.location.expect("back to the message");
+    let page = browser.get(&back).await;
+    assert!(
+        page.body
+            .contains("id=\"message-status\"><span class=\"badge neutral\">cancelled</span>"),
+        "{}",
+        page.body
+    );
+    assert!(page.text_of("cancel-notice").is_some());
+    assert!(
+        !page.body.contains("id=\"cancel-message\""),
+        "no Cancel button once cancelled"
+    );
+    let api: serde_json::Value = d
+        .app
+        .get_as(key.expose(), &format!("/api/v1/messages/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(api["status"], "cancelled");
+    let again = browser
+        .post(&format!("/dashboard/messages/{id}/cancel"), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER);
+    let page = browser.get(&again.location.unwrap()).await;
+    assert!(
+        page.text_of("cancel-notice").unwrap().contains("Too late"),
+        "{}",
+        page.body
+    );
+    let forged = browser
+        .post(&format!("/dashboard/messages/{id}/cancel"), &[("csrf", "forged")])
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}
 
 async fn the_templates_page_lists_filters_and_syncs(db: Db) {
     use herald_domain::template::{TemplateName, TemplateStatus};

@@ -25,6 +25,7 @@ mod limits;
 mod network;
 mod pricing;
 mod scenarios;
+mod scheduled;
 mod template_events;
 mod template_review;
 mod template_sends;

@@ -52,7 +52,8 @@ impl NetApp {
 
 fn order_shipped(to: &str) -> Value {
     json!({ "to": to, "template": { "name": "order_shipped", "language": "en_US" },
-            "variables": { "header": ["#1"], "body": ["Ana", "#1", "Friday"] } })
+            "variables": { "header": { "type": "text", "values": ["#1"] }, "body": ["Ana", "#1", "Friday"],
+                           "buttons": [ { "index": 0, "sub_type": "url", "values": ["track/1"] } ] } })
 }
 
 async fn a_delivered_template_carries_the_networks_pricing_and_its_estimated_cost(db: Db) {
@@ -258,7 +259,7 @@ async fn a_dry_run_reports_each_refusal_the_real_send_meets(db: Db) {
     };
     app.services.store.accounts().put_plan(&tiny).await.unwrap();
     let (tiny_org, tiny_key) = crate::helpers::new_org(&app.services, "tiny").await;
-    crate::helpers::add_default_sender(&app.services, &tiny_org, "+15550001111", "1000000001", 80).await;
+    crate::helpers::add_default_sender(&app.services, &tiny_org, "+15550002222", "1000000002", 80).await;
     herald_app::demo::seed_templates(&app.services, &tiny_org)
         .await
         .unwrap();

@@ -140,6 +140,9 @@ pub struct Settings {
     pub dispatch_deadline_hours: i64,
     /// After an unknown outcome, how long to wait for the network's callback before resending, seconds.
     pub callback_wait_seconds: i64,
+    /// How far ahead a `send_at` must be at least, seconds: the contract's minute by default; tests and
+    /// operators may shorten it (1 to 60).
+    pub schedule_min_lead_seconds: i64,
     /// How long a dispatch claim holds its jobs, seconds; longer than a network call can take.
     pub dispatch_lease_seconds: i64,
     /// First retry delay after a transient network error, milliseconds (doubles per attempt).
@@ -267,6 +270,7 @@ impl Default for Settings {
             dispatch_poll_ms: 500,
             dispatch_deadline_hours: 24,
             callback_wait_seconds: 300,
+            schedule_min_lead_seconds: 60,
             dispatch_lease_seconds: 60,
             dispatch_base_backoff_ms: 2_000,
             simulator_duplicate_callbacks: false,
@@ -357,6 +361,10 @@ impl Settings {
             self.simulator_extra_senders <= herald_simulator::MAX_EXTRA_SENDERS,
             "simulator_extra_senders must be at most {}",
             herald_simulator::MAX_EXTRA_SENDERS
+        );
+        anyhow::ensure!(
+            (1..=60).contains(&self.schedule_min_lead_seconds),
+            "schedule_min_lead_seconds must be 1 to 60 (the contract's minimum is a minute; shorter is for tests)"
         );
         anyhow::ensure!(self.webhook_loops >= 1, "webhook_loops must be at least 1");
         anyhow::ensure!(

@@ -10,7 +10,11 @@ use herald_domain::ports::{
 };
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
-    Admin, Authenticate, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess, ProcessCallbacks, RateCards, RecipientChecks, Senders, SendMessage, SendPorts, SendSettings, SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
+    Admin, Authenticate, CancelMessage, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings,
+    DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages,
+    ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess,
+    ProcessCallbacks, RateCards, RecipientChecks, SendMessage, SendPorts, SendSettings, Senders,
+    SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -256,6 +260,7 @@ impl Services {
                     dispatch_deadline: bounded_seconds(
                         settings.dispatch_deadline_hours.saturating_mul(3_600),
                     ),
+                    schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
                     ..SendSettings::default()
                 },
             )
@@ -274,6 +279,7 @@ impl Services {
             message_events: MessageEvents::new(store.messages()),
             rate_cards: self.rate_cards(),
             usage: Usage::new(store.pricing(), self.clock.clone()),
+            cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
             inbound: InboundMessages::new(
                 store.inbound(),
                 store.accounts(),
@@ -360,6 +366,7 @@ impl Services {
             list_messages: ListMessages::new(store.messages()),
             get_message: GetMessage::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
+            cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
             webhooks: self.manage_webhooks(settings, sealer),
             templates: ListTemplates::new(store.templates(), store.accounts()),
             senders: Senders::new(store.accounts()),

@@ -4,8 +4,8 @@ use crate::login_limits::LoginLimits;
 use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
 use herald_domain::usecases::{
-    Admin, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents, OwnerAccess, Senders,
-    SyncTemplates,
+    Admin, CancelMessage, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
+    OwnerAccess, Senders, SyncTemplates,
 };
 use std::sync::Arc;
 
@@ -18,6 +18,8 @@ pub struct DashboardContext {
     pub list_messages: ListMessages,
     pub get_message: GetMessage,
     pub message_events: MessageEvents,
+    /// The message page's Cancel button (a message not dispatched yet).
+    pub cancel_message: CancelMessage,
     pub webhooks: ManageWebhooks,
     pub templates: ListTemplates,
     /// The account page's numbers, with the quality and messaging limit the network last reported.

@@ -58,6 +58,7 @@ pub fn configure(config: &mut web::ServiceConfig, context: web::Data<DashboardCo
             .route("/keys/{id}/disable", web::post().to(pages::keys::disable))
             .route("/messages", web::get().to(pages::messages::list))
             .route("/messages/{id}", web::get().to(pages::messages::show))
+            .route("/messages/{id}/cancel", web::post().to(pages::messages::cancel))
             .route("/webhooks", web::get().to(pages::webhooks::list))
             .route("/webhooks", web::post().to(pages::webhooks::create))
             .route("/webhooks/{id}", web::get().to(pages::webhooks::show))

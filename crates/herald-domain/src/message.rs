@@ -14,33 +14,46 @@ use crate::attachment::{AttachmentRole, MediaAttachment, MediaKind};
 /// Where a message stands. See docs/api.md §5 for the model; [`crate::status`] for the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MessageStatus {
+    /// Accepted (stored, counted) and waiting for its `send_at`; dispatched then, straight to `submitted`.
+    Scheduled,
     Accepted,
     Submitted,
     Sent,
     Delivered,
     Read,
     Failed,
+    /// Cancelled before dispatch (`POST /api/v1/messages/{id}/cancel`); final, the quota given back.
+    Cancelled,
 }
 
 impl MessageStatus {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
+        Self::Scheduled,
         Self::Accepted,
         Self::Submitted,
         Self::Sent,
         Self::Delivered,
         Self::Read,
         Self::Failed,
+        Self::Cancelled,
     ];
 
     pub fn as_str(self) -> &'static str {
         match self {
+            Self::Scheduled => "scheduled",
             Self::Accepted => "accepted",
             Self::Submitted => "submitted",
             Self::Sent => "sent",
             Self::Delivered => "delivered",
             Self::Read => "read",
             Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
         }
+    }
+
+    /// Not dispatched yet: the only statuses a cancel may still stop (the outbox job decides the rest).
+    pub fn is_undispatched(self) -> bool {
+        matches!(self, Self::Scheduled | Self::Accepted)
     }
 
     /// # Errors
@@ -133,9 +146,9 @@ impl MessageContent {
     /// reaction, which the network reports as sent and never as delivered or read.
     pub fn is_final(&self, status: MessageStatus) -> bool {
         match status {
-            MessageStatus::Read | MessageStatus::Failed => true,
+            MessageStatus::Read | MessageStatus::Failed | MessageStatus::Cancelled => true,
             MessageStatus::Sent | MessageStatus::Delivered => matches!(self, Self::Reaction(_)),
-            MessageStatus::Accepted | MessageStatus::Submitted => false,
+            MessageStatus::Scheduled | MessageStatus::Accepted | MessageStatus::Submitted => false,
         }
     }
 
@@ -318,34 +331,40 @@ pub struct MessageError {
 /// When each status was reached; a skipped stage carries the time of the report that skipped it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatusTimestamps {
+    pub scheduled: Option<Timestamp>,
     pub accepted: Option<Timestamp>,
     pub submitted: Option<Timestamp>,
     pub sent: Option<Timestamp>,
     pub delivered: Option<Timestamp>,
     pub read: Option<Timestamp>,
     pub failed: Option<Timestamp>,
+    pub cancelled: Option<Timestamp>,
 }
 
 impl StatusTimestamps {
     pub fn get(&self, status: MessageStatus) -> Option<Timestamp> {
         match status {
+            MessageStatus::Scheduled => self.scheduled,
             MessageStatus::Accepted => self.accepted,
             MessageStatus::Submitted => self.submitted,
             MessageStatus::Sent => self.sent,
             MessageStatus::Delivered => self.delivered,
             MessageStatus::Read => self.read,
             MessageStatus::Failed => self.failed,
+            MessageStatus::Cancelled => self.cancelled,
         }
     }
 
     pub fn set(&mut self, status: MessageStatus, at: Timestamp) {
         let slot = match status {
+            MessageStatus::Scheduled => &mut self.scheduled,
             MessageStatus::Accepted => &mut self.accepted,
             MessageStatus::Submitted => &mut self.submitted,
             MessageStatus::Sent => &mut self.sent,
             MessageStatus::Delivered => &mut self.delivered,
             MessageStatus::Read => &mut self.read,
             MessageStatus::Failed => &mut self.failed,
+            MessageStatus::Cancelled => &mut self.cancelled,
         };
         *slot = Some(at);
     }
@@ -367,6 +386,8 @@ pub struct Message {
     /// The network's id (`wamid…`) once submitted.
     pub network_message_id: Option<String>,
     pub error: Option<MessageError>,
+    /// When a scheduled message is to be dispatched (`send_at`); `None` for a message sent at once.
+    pub send_at: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub timestamps: StatusTimestamps,
@@ -397,6 +418,7 @@ impl Message {
             status: MessageStatus::Accepted,
             network_message_id: None,
             error: None,
+            send_at: None,
             created_at: now,
             updated_at: now,
             timestamps: StatusTimestamps {
@@ -407,20 +429,41 @@ impl Message {
         }
     }
 
+    /// This freshly accepted message held until `send_at`: its first status is `scheduled` (reached now,
+    /// when it was stored and counted), and dispatch takes it from there to `submitted` at `send_at`.
+    #[must_use]
+    pub fn scheduled_for(mut self, send_at: Timestamp) -> Self {
+        self.status = MessageStatus::Scheduled;
+        self.send_at = Some(send_at);
+        self.timestamps = StatusTimestamps {
+            scheduled: Some(self.created_at),
+            ..StatusTimestamps::default()
+        };
+        self
+    }
+
+    /// The status it was stored with: `scheduled` when it has a `send_at`, else `accepted`.
+    pub fn first_status(&self) -> MessageStatus {
+        if self.send_at.is_some() {
+            MessageStatus::Scheduled
+        } else {
+            MessageStatus::Accepted
+        }
+    }
+
     /// The message exactly as it was when first accepted: what an idempotent replay answers, so the replay
     /// body equals the first response even after the status moved on.
     pub fn as_accepted(&self) -> Self {
-        let accepted_at = self.timestamps.accepted.unwrap_or(self.created_at);
+        let first = self.first_status();
+        let mut timestamps = StatusTimestamps::default();
+        timestamps.set(first, self.timestamps.get(first).unwrap_or(self.created_at));
         Self {
-            status: MessageStatus::Accepted,
+            status: first,
             network_message_id: None,
             error: None,
             pricing: None,
             updated_at: self.created_at,
-            timestamps: StatusTimestamps {
-                accepted: Some(accepted_at),
-                ..StatusTimestamps::default()
-            },
+            timestamps,
             ..self.clone()
         }
     }

@@ -5,7 +5,10 @@
 //! - a report at or behind the current stage is recorded in the history but changes nothing;
 //! - a report that skips stages (a `read` with no `delivered`) fills the skipped timestamps with its time;
 //! - `failed` applies from any stage before `delivered`; after `delivered` it is recorded, not applied;
-//! - nothing moves a message out of `failed`.
+//! - nothing moves a message out of `failed`;
+//! - `scheduled` stands where `accepted` does (both are "not dispatched yet"): dispatch takes a scheduled
+//!   message straight to `submitted`, and `timestamps.accepted` stays empty (it was accepted when scheduled);
+//! - `cancelled` applies only before dispatch (`scheduled`, `accepted`) and, like `failed`, is final.
 
 use crate::customer_event::{self, CustomerEvent};
 use crate::ids::{EventId, MessageId, OrganizationId};
@@ -15,12 +18,12 @@ use crate::time::Timestamp;
 /// The position of a status on the forward path; `failed` is off the path.
 fn rank(status: MessageStatus) -> Option<u8> {
     match status {
-        MessageStatus::Accepted => Some(0),
+        MessageStatus::Scheduled | MessageStatus::Accepted => Some(0),
         MessageStatus::Submitted => Some(1),
         MessageStatus::Sent => Some(2),
         MessageStatus::Delivered => Some(3),
         MessageStatus::Read => Some(4),
-        MessageStatus::Failed => None,
+        MessageStatus::Failed | MessageStatus::Cancelled => None,
     }
 }
 
@@ -71,6 +74,10 @@ pub enum NotApplied {
     FailedAfterDelivery,
     /// The message already failed; failure is final.
     AlreadyFailed,
+    /// The message was cancelled; that is final too.
+    AlreadyCancelled,
+    /// `cancelled` arrived once the message was dispatched.
+    NotCancellable,
 }
 
 /// Decides what `report` does to a message in `current`.
@@ -83,9 +90,23 @@ pub fn apply(current: &StatusState, report: &StatusReport) -> Transition {
             NotApplied::AlreadyFailed
         });
     }
+    if current.status == MessageStatus::Cancelled {
+        return recorded(if report.status == MessageStatus::Cancelled {
+            NotApplied::Duplicate
+        } else {
+            NotApplied::AlreadyCancelled
+        });
+    }
     let current_rank = rank(current.status).unwrap_or(0);
     let mut state = current.clone();
     match rank(report.status) {
+        None if report.status == MessageStatus::Cancelled => {
+            if !current.status.is_undispatched() {
+                return recorded(NotApplied::NotCancellable);
+            }
+            state.status = MessageStatus::Cancelled;
+            state.timestamps.set(MessageStatus::Cancelled, report.occurred_at);
+        }
         None => {
             if current_rank >= 3 {
                 return recorded(NotApplied::FailedAfterDelivery);
@@ -364,6 +385,75 @@ mod tests {
             }
         }
         assert_eq!(checked, 30);
+    }
+
+    /// A scheduled message (never `accepted`) and a cancelled one.
+    #[test]
+    fn scheduled_and_cancelled() {
+        let scheduled = StatusState {
+            status: Scheduled,
+            timestamps: StatusTimestamps {
+                scheduled: Some(at(0)),
+                ..StatusTimestamps::default()
+            },
+            error: None,
+        };
+        let Transition::Applied { state, previous } = apply(&scheduled, &report(Submitted)) else {
+            panic!("dispatch submits a scheduled message");
+        };
+        assert_eq!((previous, state.status), (Scheduled, Submitted));
+        assert_eq!(
+            state.timestamps.accepted, None,
+            "a scheduled message skips `accepted`"
+        );
+        assert_eq!(state.timestamps.submitted, Some(at(100)));
+        assert!(matches!(
+            apply(&scheduled, &report(Failed)),
+            Transition::Applied { .. }
+        ));
+        assert_eq!(
+            apply(&scheduled, &report(Accepted)),
+            Transition::Recorded {
+                reason: NotApplied::Duplicate
+            }
+        );
+        for from in [scheduled.clone(), state_in(Accepted)] {
+            let Transition::Applied { state, .. } = apply(&from, &report(Cancelled)) else {
+                panic!("{:?} can be cancelled", from.status);
+            };
+            assert_eq!(state.status, Cancelled);
+            assert_eq!(state.timestamps.cancelled, Some(at(100)));
+        }
+        for dispatched in [Submitted, Sent, Delivered, Read, Failed] {
+            let want = if dispatched == Failed {
+                NotApplied::AlreadyFailed
+            } else {
+                NotApplied::NotCancellable
+            };
+            assert_eq!(
+                apply(&state_in(dispatched), &report(Cancelled)),
+                Transition::Recorded { reason: want },
+                "{dispatched:?}"
+            );
+        }
+        let cancelled = StatusState {
+            status: Cancelled,
+            ..scheduled
+        };
+        for late in [Submitted, Sent, Delivered, Read, Failed] {
+            assert_eq!(
+                apply(&cancelled, &report(late)),
+                Transition::Recorded {
+                    reason: NotApplied::AlreadyCancelled
+                }
+            );
+        }
+        assert_eq!(
+            apply(&cancelled, &report(Cancelled)),
+            Transition::Recorded {
+                reason: NotApplied::Duplicate
+            }
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod pricing;
 mod queries;
 mod recipients;
 mod reseal;
+mod schedule;
 mod send;
 mod senders;
 mod shared;
@@ -45,6 +46,7 @@ pub use queries::{
 };
 pub use recipients::{RecipientCheckError, RecipientChecks};
 pub use reseal::{Reseal, ResealReport};
+pub use schedule::{CancelError, CancelMessage};
 pub use send::{
     DryRun, SendCommand, SendDraft, SendError, SendMessage, SendOutcome, SendPorts, SendSettings, WindowState,
 };

@@ -4,7 +4,9 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, Contacts, GetMessage, InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MessageEvents, RateCards, Senders, SendMessage, SyncTemplates, Usage, WindowStatus,
+    Authenticate, CancelMessage, Contacts, GetMessage, InboundMessages, ListMessages, ListTemplates,
+    ManageTemplates, ManageWebhooks, Media, MessageEvents, RateCards, SendMessage, Senders, SyncTemplates,
+    Usage, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -15,6 +17,8 @@ pub struct ApiContext {
     pub get_message: GetMessage,
     pub list_messages: ListMessages,
     pub message_events: MessageEvents,
+    /// Cancelling a message before dispatch (docs/api.md §5, `POST /messages/{id}/cancel`).
+    pub cancel_message: CancelMessage,
     /// Inbound messages as resources, and read receipts (docs/api.md §5.1).
     pub inbound: InboundMessages,
     pub window_status: WindowStatus,

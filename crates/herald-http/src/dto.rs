@@ -35,7 +35,7 @@ fn time_opt(at: Option<Timestamp>) -> Option<String> {
 pub struct MessageResource {
     #[schema(example = "msg_01JD0000000000000000000000")]
     pub id: String,
-    /// `accepted`, `submitted`, `sent`, `delivered`, `read` or `failed`.
+    /// `scheduled`, `accepted`, `submitted`, `sent`, `delivered`, `read`, `failed` or `cancelled`.
     #[schema(example = "accepted")]
     pub status: String,
     #[schema(example = "+15551234567")]
@@ -64,6 +64,9 @@ pub struct MessageResource {
     /// The network's id (`wamid…`) once submitted.
     pub network_message_id: Option<String>,
     pub error: Option<MessageErrorResource>,
+    /// When a scheduled message is (or was) due to be sent; `null` for a message sent at once.
+    #[schema(format = DateTime)]
+    pub send_at: Option<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(format = DateTime)]
@@ -115,6 +118,9 @@ pub struct MessageErrorResource {
 /// When each status was reached.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct TimestampsResource {
+    /// When a scheduled message was accepted (and counted); such a message has no `accepted` time.
+    #[schema(format = DateTime)]
+    pub scheduled: Option<String>,
     #[schema(format = DateTime)]
     pub accepted: Option<String>,
     #[schema(format = DateTime)]
@@ -127,6 +133,8 @@ pub struct TimestampsResource {
     pub read: Option<String>,
     #[schema(format = DateTime)]
     pub failed: Option<String>,
+    #[schema(format = DateTime)]
+    pub cancelled: Option<String>,
 }
 
 impl From<&MessageError> for MessageErrorResource {
@@ -209,15 +217,18 @@ impl From<&Message> for MessageResource {
             client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
             network_message_id: message.network_message_id.clone(),
             error: message.error.as_ref().map(MessageErrorResource::from),
+            send_at: time_opt(message.send_at),
             created_at: time(message.created_at),
             updated_at: time(message.updated_at),
             timestamps: TimestampsResource {
+                scheduled: time_opt(stamps.scheduled),
                 accepted: time_opt(stamps.accepted),
                 submitted: time_opt(stamps.submitted),
                 sent: time_opt(stamps.sent),
                 delivered: time_opt(stamps.delivered),
                 read: time_opt(stamps.read),
                 failed: time_opt(stamps.failed),
+                cancelled: time_opt(stamps.cancelled),
             },
             pricing: message.pricing.as_ref().map(PricingResource::from),
             estimated_cost: None,
@@ -459,7 +470,7 @@ pub struct ButtonVariablesRequest {
 #[into_params(parameter_in = Query)]
 #[allow(dead_code, reason = "documents the query string, which is parsed by hand")]
 pub struct MessageListQuery {
-    /// `accepted`, `submitted`, `sent`, `delivered`, `read` or `failed`.
+    /// `scheduled`, `accepted`, `submitted`, `sent`, `delivered`, `read`, `failed` or `cancelled`.
     pub status: Option<String>,
     /// The recipient (E.164, URL-encoded).
     pub to: Option<String>,
@@ -533,11 +544,14 @@ mod tests {
                 "client_reference": "order-1234",
                 "network_message_id": null,
                 "error": null,
+                "send_at": null,
                 "created_at": "2026-11-21T10:15:30.123Z",
                 "updated_at": "2026-11-21T10:15:30.123Z",
                 "timestamps": {
+                    "scheduled": null,
                     "accepted": "2026-11-21T10:15:30.123Z",
-                    "submitted": null, "sent": null, "delivered": null, "read": null, "failed": null
+                    "submitted": null, "sent": null, "delivered": null, "read": null, "failed": null,
+                    "cancelled": null
                 }
             })
         );

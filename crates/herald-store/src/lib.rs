@@ -25,8 +25,8 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore, PricingStore, RetentionStore,
-    StoreError, TemplateStore, TrackingStore, WindowStore,
+    AccountStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore, PricingStore,
+    RetentionStore, ScheduleStore, StoreError, TemplateStore, TrackingStore, WindowStore,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -52,6 +52,7 @@ pub struct Store {
     owners: Arc<dyn OwnerStore>,
     retention: Arc<dyn RetentionStore>,
     pricing: Arc<dyn PricingStore>,
+    schedule: Arc<dyn ScheduleStore>,
 }
 
 impl fmt::Debug for Store {
@@ -149,7 +150,8 @@ impl Store {
             + MediaCatalog
             + OwnerStore
             + RetentionStore
-            + PricingStore,
+            + PricingStore
+            + ScheduleStore,
     {
         type Cached = (
             Arc<dyn AccountStore>,
@@ -182,7 +184,8 @@ impl Store {
             media: db.clone(),
             owners: db.clone(),
             retention: db.clone(),
-            pricing: db,
+            pricing: db.clone(),
+            schedule: db,
         }
     }
 
@@ -279,6 +282,11 @@ impl Store {
     /// Rate cards and usage counts.
     pub fn pricing(&self) -> Arc<dyn PricingStore> {
         self.pricing.clone()
+    }
+
+    /// Cancelling messages before dispatch (issue 19).
+    pub fn schedule(&self) -> Arc<dyn ScheduleStore> {
+        self.schedule.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

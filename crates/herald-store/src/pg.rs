@@ -219,8 +219,11 @@ async fn claim_due(
 ) -> Result<Vec<ClaimedRow>, TxError> {
     // Repeats the index's predicate, so that the planner may use it.
     let open = format!("state IN ('{JOB_PENDING}', '{JOB_IN_FLIGHT}')");
+    // Every due job's `available_at` has passed (an in-flight one was claimed once it had), so the leading
+    // bound is redundant but makes it the index range's upper end: a sender's probe stops at its first job
+    // not due, however many scheduled jobs wait behind it (docs/internals.md, "Scheduled sends").
     let due = format!(
-        "((o.state = '{JOB_PENDING}' AND o.available_at <= $1) \
+        "o.available_at <= $1 AND ((o.state = '{JOB_PENDING}' AND o.available_at <= $1) \
           OR (o.state = '{JOB_IN_FLIGHT}' AND o.lease_until < $1))"
     );
     let rows = diesel::sql_query(format!(
@@ -488,11 +491,11 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     prepared::fixed(
         "INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, \
          client_reference, status, network_message_id, error, created_at, updated_at, accepted_at, submitted_at, \
-         sent_at, delivered_at, read_at, failed_at, trace_context) \
+         sent_at, delivered_at, read_at, failed_at, trace_context, scheduled_for) \
          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
          $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[], \
          $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], \
-         $19::timestamptz[], $20::text[])",
+         $19::timestamptz[], $20::text[], $21::timestamptz[])",
     )
     .bind::<Array<Text>, _>(m(|i| i.message.id.clone()))
     .bind::<Array<Text>, _>(m(|i| i.message.organization_id.clone()))
@@ -514,6 +517,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.read_at))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.failed_at))
     .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.trace_context.clone()))
+    .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.scheduled_for))
     .execute(conn)
     .await?;
     prepared::fixed(

@@ -215,14 +215,19 @@ async fn claim_due(
     let open = || diesel::dsl::sql::<diesel::sql_types::Bool>(&open_predicate);
     macro_rules! due {
         () => {
-            outbox::table.filter(open()).filter(
-                outbox::state
-                    .eq(JOB_PENDING)
-                    .and(outbox::available_at.le(now))
-                    .or(outbox::state
-                        .eq(JOB_IN_FLIGHT)
-                        .and(outbox::lease_until.assume_not_null().lt(now))),
-            )
+            // Every due job's `available_at` has passed (an in-flight one was claimed once it had), so
+            // the bound is redundant but lets the index range stop before the far-off scheduled jobs.
+            outbox::table
+                .filter(open())
+                .filter(outbox::available_at.le(now))
+                .filter(
+                    outbox::state
+                        .eq(JOB_PENDING)
+                        .and(outbox::available_at.le(now))
+                        .or(outbox::state
+                            .eq(JOB_IN_FLIGHT)
+                            .and(outbox::lease_until.assume_not_null().lt(now))),
+                )
         };
     }
     // The walk names its index: SQLite would rather take `outbox_expired_leases` for the state and sort.

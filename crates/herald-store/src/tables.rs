@@ -105,6 +105,8 @@ macro_rules! define_tables {
                 read_at -> Nullable<Moment>,
                 failed_at -> Nullable<Moment>,
                 trace_context -> Nullable<Text>,
+                scheduled_for -> Nullable<Moment>,
+                cancelled_at -> Nullable<Moment>,
                 pricing_model -> Nullable<Text>,
                 pricing_category -> Nullable<Text>,
                 pricing_type -> Nullable<Text>,

@@ -30,6 +30,7 @@ mod notices;
 mod outbox;
 mod owners;
 mod pricing;
+mod schedule;
 mod templates;
 mod tracking;
 mod webhooks;
@@ -48,6 +49,7 @@ pub use notices::*;
 pub use outbox::*;
 pub use owners::*;
 pub use pricing::*;
+pub use schedule::*;
 pub use templates::*;
 pub use tracking::*;
 pub use webhooks::*;
@@ -97,6 +99,7 @@ pub struct Ports {
     pub owners: Arc<dyn herald_domain::ports::OwnerStore>,
     /// Rate cards and usage counts.
     pub pricing: Arc<dyn herald_domain::ports::PricingStore>,
+    pub schedule: Arc<dyn herald_domain::ports::ScheduleStore>,
 }
 
 /// A customer event (docs/api.md §9) as a store wrote it.
@@ -177,6 +180,10 @@ pub const SCENARIOS: &[&str] = &[
     "outbox_claim_takes_a_fair_share_per_sender",
     "outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease",
     "outbox_backlog_counts_open_jobs_per_sender",
+    "schedule_cancel_removes_the_job_and_gives_the_quota_back",
+    "schedule_cancel_after_a_claim_is_refused",
+    "schedule_cancel_is_scoped_by_organization",
+    "schedule_cancel_and_claim_never_both_win",
     "tracking_reports_follow_the_status_machine",
     "tracking_failure_event_carries_the_error",
     "tracking_network_id_is_kept_once_set",
@@ -297,6 +304,10 @@ macro_rules! contract_suite {
             outbox_claim_takes_a_fair_share_per_sender,
             outbox_claim_takes_no_more_of_a_sender_than_it_sends_within_the_lease,
             outbox_backlog_counts_open_jobs_per_sender,
+            schedule_cancel_removes_the_job_and_gives_the_quota_back,
+            schedule_cancel_after_a_claim_is_refused,
+            schedule_cancel_is_scoped_by_organization,
+            schedule_cancel_and_claim_never_both_win,
             tracking_reports_follow_the_status_machine,
             tracking_failure_event_carries_the_error,
             tracking_network_id_is_kept_once_set,

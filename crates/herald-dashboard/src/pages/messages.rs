@@ -1,10 +1,12 @@
 //! The message log with filters and paging, and one message with its history and the events sent for it.
 
-use crate::auth::context;
+use crate::auth::{Posted, context};
 use crate::error::PageError;
+use crate::pages::keys::PlainForm;
 use crate::pages::parse_id;
 use crate::session::Owner;
 use crate::view::{self, Section};
+use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{NaiveDate, TimeZone, Utc};
 use herald_domain::Timestamp;
@@ -12,6 +14,7 @@ use herald_domain::ids::MessageId;
 use herald_domain::interactive::InteractiveAction;
 use herald_domain::message::{Message, MessageContent, MessageStatus, MessageType};
 use herald_domain::ports::MessageQuery;
+use herald_domain::usecases::CancelError;
 use herald_domain::values::PhoneNumber;
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -141,14 +144,20 @@ pub fn status_badge(status: MessageStatus) -> Markup {
     let tone = match status {
         MessageStatus::Delivered | MessageStatus::Read => "ok",
         MessageStatus::Failed => "bad",
-        MessageStatus::Accepted | MessageStatus::Submitted | MessageStatus::Sent => "neutral",
+        MessageStatus::Scheduled
+        | MessageStatus::Accepted
+        | MessageStatus::Submitted
+        | MessageStatus::Sent
+        | MessageStatus::Cancelled => "neutral",
     };
     view::badge(status.as_str(), tone)
 }
 
 /// [`status_badge`] for a message's current status: `sent` is as far as a reaction goes, so it shows done.
 fn message_status_badge(message: &Message) -> Markup {
-    if message.status != MessageStatus::Failed && message.content.is_final(message.status) {
+    if !matches!(message.status, MessageStatus::Failed | MessageStatus::Cancelled)
+        && message.content.is_final(message.status)
+    {
         view::badge(message.status.as_str(), "ok")
     } else {
         status_badge(message.status)
@@ -234,7 +243,7 @@ fn log_table(messages: &[Message]) -> Markup {
         } @else {
             div.table {
                 table id="messages" {
-                    thead { tr { th { "Created" } th { "Message" } th { "To" } th { "Type" } th { "Status" } } }
+                    thead { tr { th { "Created" } th { "Message" } th { "To" } th { "Type" } th { "Status" } th { "Send at" } } }
                     tbody {
                         @for m in messages {
                             tr data-message-id=(m.id) {
@@ -243,6 +252,7 @@ fn log_table(messages: &[Message]) -> Markup {
                                 td { (m.to.as_str()) }
                                 td { (m.content.message_type().as_str()) }
                                 td { (message_status_badge(m)) }
+                                td { @if let Some(at) = m.send_at { (view::time(at)) } @else { span.muted { "at once" } } }
                             }
                         }
                     }
@@ -310,10 +320,18 @@ fn pricing(pricing: Option<&herald_domain::pricing::Pricing>) -> Markup {
     }
 }
 
+/// What the message page says after its Cancel button was pressed.
+#[derive(Debug, Default, Deserialize)]
+pub struct ShowNotice {
+    #[serde(default)]
+    cancel: String,
+}
+
 pub async fn show(
     owner: Owner,
     req: HttpRequest,
     path: web::Path<String>,
+    notice: web::Query<ShowNotice>,
 ) -> Result<HttpResponse, PageError> {
     let ctx = context(&req)?;
     let id = parse_id(&path, MessageId::parse)?;
@@ -324,9 +342,17 @@ pub async fn show(
     let body = html! {
         p { a href="/dashboard/messages" { "« Messages" } }
         h1 { "Message " code { (message.id) } }
+        @if notice.cancel == "done" {
+            p.flash role="status" id="cancel-notice" { "Cancelled: it will not be sent, and its quota count was given back." }
+        } @else if notice.cancel == "refused" {
+            p.error role="alert" id="cancel-notice" { "Too late to cancel: a dispatch worker has taken this message." }
+        }
         section.card {
             dl.facts {
                 dt { "Status" } dd id="message-status" { (message_status_badge(&message)) }
+                @if let Some(at) = message.send_at {
+                    dt { "Send at" } dd id="message-send-at" { (view::time(at)) }
+                }
                 dt { "To" } dd { (message.to.as_str()) }
                 dt { "From" } dd { (message.from.as_str()) }
                 dt { "Type" } dd { (message.content.message_type().as_str()) }
@@ -341,6 +367,12 @@ pub async fn show(
                 dt { "Pricing" } dd id="message-pricing" { (pricing(message.pricing.as_ref())) }
                 dt { "Created" } dd { (view::time(message.created_at)) }
                 dt { "Updated" } dd { (view::time(message.updated_at)) }
+            }
+            @if message.status == MessageStatus::Scheduled {
+                form.actions method="post" action={ "/dashboard/messages/" (message.id) "/cancel" } {
+                    (view::csrf_field(&owner))
+                    button.danger type="submit" id="cancel-message" { "Cancel" }
+                }
             }
         }
         @if let Some(error) = &message.error {
@@ -398,6 +430,26 @@ pub async fn show(
         }
     };
     Ok(view::owner_page(&owner, Section::Messages, "Message", body))
+}
+
+/// The Cancel button of a scheduled message: back to its page, which says how it went.
+pub async fn cancel(
+    req: HttpRequest,
+    path: web::Path<String>,
+    posted: Posted<PlainForm>,
+) -> Result<HttpResponse, PageError> {
+    let ctx = context(&req)?;
+    let owner = posted.owner;
+    let id = parse_id(&path, MessageId::parse)?;
+    let outcome = match ctx.cancel_message.execute(owner.organization_id(), &id).await {
+        Ok(_) => "done",
+        Err(CancelError::NotCancellable(_)) => "refused",
+        Err(CancelError::NotFound) => return Err(PageError::NotFound),
+        Err(CancelError::Store(error)) => return Err(error.into()),
+    };
+    Ok(HttpResponse::SeeOther()
+        .insert_header((LOCATION, format!("/dashboard/messages/{id}?cancel={outcome}")))
+        .finish())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@ use super::shared::new_id;
 use crate::dispatch::{ClaimToken, ClaimedJob, JobCompletion, JobHistory, JobOutcome};
 use crate::ids::{EventId, JobId, MediaId, OrganizationId, SenderId};
 use crate::media::{MediaRecord, NETWORK_UPLOAD_REUSE_DAYS, NetworkUpload};
-use crate::message::{MessageError, MessageStatus};
+use crate::message::MessageError;
 use crate::ports::{
     Clock, IdGenerator, MediaCatalog, MediaStore, MediaUpload, MessagingNetwork, NetworkError,
     NetworkMediaIds, OutboxStore, Pacer, SecretSource, StoreError,
@@ -334,7 +334,8 @@ impl DispatchMessages {
 
     async fn decide(&self, job: &ClaimedJob) -> JobOutcome {
         let now = self.ports.clock.now();
-        if job.message.status != MessageStatus::Accepted {
+        // A scheduled message is claimed only at its `send_at` (the job's `available_at`).
+        if !job.message.status.is_undispatched() {
             return JobOutcome::AlreadyDone;
         }
         if !job.account_status.is_active() {

@@ -8,7 +8,7 @@ use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
 use crate::media::{MediaFile, MediaRecord, StagedFile};
-use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
+use crate::message::{EventSource, Message, MessageContent, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
@@ -38,6 +38,9 @@ pub struct SendDraft {
     /// The message of the conversation this one replies to, as the client named it.
     pub reply_to: Option<MessageRef>,
     pub client_reference: Option<ClientReference>,
+    /// When to send it (docs/api.md §4: `send_at`); `None` sends at once. Its range is checked by the use
+    /// case, against its clock.
+    pub send_at: Option<Timestamp>,
 }
 
 /// One send, as the HTTP adapter hands it over.
@@ -130,8 +133,13 @@ pub struct SendSettings {
     pub idempotency_lock: Duration,
     /// How long a completed idempotency record answers replays.
     pub idempotency_retention: Duration,
-    /// How long dispatch keeps retrying a message before it fails.
+    /// How long dispatch keeps retrying a message before it fails, counted from its `send_at` when it
+    /// has one.
     pub dispatch_deadline: Duration,
+    /// How far ahead `send_at` must be at least (1 minute; operators and tests may shorten it).
+    pub schedule_min_lead: Duration,
+    /// How far ahead `send_at` may be at most.
+    pub schedule_max_lead: Duration,
 }
 
 impl Default for SendSettings {
@@ -140,6 +148,8 @@ impl Default for SendSettings {
             idempotency_lock: Duration::seconds(60),
             idempotency_retention: Duration::hours(24),
             dispatch_deadline: Duration::hours(24),
+            schedule_min_lead: Duration::seconds(60),
+            schedule_max_lead: Duration::days(35),
         }
     }
 }
@@ -312,6 +322,7 @@ impl SendMessage {
             });
         }
         let mut draft = draft.map_err(SendError::Invalid)?;
+        super::schedule::check_send_at(draft.send_at, now, &self.settings)?;
         // The adapter named the kind before validating; a draft of another kind must pass the plan too.
         let actual = draft.content.kind();
         if actual != kind && !plan.allows(actual) {
@@ -353,12 +364,17 @@ impl SendMessage {
             now,
         );
         message.reply_to = reply_to;
+        if let Some(send_at) = draft.send_at {
+            message = message.scheduled_for(send_at);
+        }
+        // A scheduled message is due at its `send_at`, and its retries run their full time from then.
+        let due = draft.send_at.unwrap_or(now);
         let request = AcceptRequest {
             event: StatusEvent {
                 id: new_id(self.ids.as_ref(), EventId::from_ulid),
                 organization_id: organization.id,
                 message_id: message.id,
-                status: MessageStatus::Accepted,
+                status: message.status,
                 previous_status: None,
                 applied: true,
                 source: EventSource::Herald,
@@ -371,8 +387,8 @@ impl SendMessage {
                 organization_id: organization.id,
                 message_id: message.id,
                 sender_id: sender.id,
-                available_at: now,
-                deadline: now + self.settings.dispatch_deadline,
+                available_at: due,
+                deadline: due + self.settings.dispatch_deadline,
                 trace: self.traces.current(),
             },
             quota: QuotaCharge {

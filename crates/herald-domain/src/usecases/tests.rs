@@ -14,6 +14,7 @@ mod notices;
 mod owner;
 mod queries;
 mod reseal;
+mod schedule;
 mod send;
 mod template_review;
 mod templates;

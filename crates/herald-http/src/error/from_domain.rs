@@ -7,8 +7,8 @@ use herald_domain::ports::NetworkError;
 use herald_domain::ports::StoreError;
 use herald_domain::ports::UploadError;
 use herald_domain::usecases::{
-    AuthError, ContactError, MarkReadError, MediaContentError, QueryError, SendError, StorageFull,
-    UploadMediaError,
+    AuthError, CancelError, ContactError, MarkReadError, MediaContentError, QueryError, SendError,
+    StorageFull, UploadMediaError,
 };
 
 impl From<StoreError> for ApiError {
@@ -72,6 +72,16 @@ impl From<SendError> for ApiError {
             SendError::IdempotencyKeyReused => Self::IdempotencyKeyReused,
             SendError::StorageFull(full) => full.into(),
             SendError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<CancelError> for ApiError {
+    fn from(error: CancelError) -> Self {
+        match error {
+            CancelError::NotFound => Self::NotFound,
+            CancelError::NotCancellable(message) => Self::NotCancellable(message.status.as_str()),
+            CancelError::Store(store) => store.into(),
         }
     }
 }

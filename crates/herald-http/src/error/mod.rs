@@ -95,6 +95,9 @@ pub enum ApiError {
     /// A template of this name and language already exists in the sender's business account.
     #[error("template {} ({}) exists", .0.name, .0.language)]
     TemplateExists(TemplateRef),
+    /// The message is dispatching or done: only one not dispatched yet can be cancelled. Its status.
+    #[error("the message is {0}; it can no longer be cancelled")]
+    NotCancellable(&'static str),
     #[error("method not allowed")]
     MethodNotAllowed,
     #[error("a request with this Idempotency-Key is still in flight")]

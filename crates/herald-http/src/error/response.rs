@@ -23,7 +23,9 @@ impl ApiError {
             | Self::CorsForbidden => StatusCode::FORBIDDEN,
             Self::NotFound | Self::TemplateNotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::IdempotencyConflict | Self::TemplateExists(_) => StatusCode::CONFLICT,
+            Self::IdempotencyConflict | Self::TemplateExists(_) | Self::NotCancellable(_) => {
+                StatusCode::CONFLICT
+            }
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType | Self::NotMultipart { .. } | Self::UnsupportedFileType(_) => {
                 StatusCode::UNSUPPORTED_MEDIA_TYPE
@@ -56,6 +58,7 @@ impl ApiError {
             Self::NotFound => "not_found",
             Self::TemplateNotFound(_) => "template_not_found",
             Self::TemplateExists(_) => "template_exists",
+            Self::NotCancellable(_) => "not_cancellable",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::IdempotencyConflict => "idempotency_conflict",
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "payload_too_large",
@@ -88,6 +91,7 @@ impl ApiError {
             Self::NotFound => "Not found",
             Self::TemplateNotFound(_) => "Template not found",
             Self::TemplateExists(_) => "Template exists",
+            Self::NotCancellable(_) => "Not cancellable",
             Self::MethodNotAllowed => "Method not allowed",
             Self::IdempotencyConflict => "Idempotency conflict",
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "Payload too large",
@@ -141,6 +145,10 @@ impl ApiError {
                 "A template named `{}` in language `{}` already exists for the sender's business account; \
                  edit it with PATCH /api/v1/templates/{}/{}.",
                 reference.name, reference.language, reference.name, reference.language
+            ),
+            Self::NotCancellable(status) => format!(
+                "The message is {status}: a dispatch worker has taken it (or it is done), so it can no longer \
+                 be cancelled; only a message not dispatched yet can be."
             ),
             Self::MethodNotAllowed => "This method is not allowed on this path.".to_owned(),
             Self::IdempotencyConflict => {

@@ -5,7 +5,7 @@ use crate::context::ApiContext;
 use crate::cursor;
 use crate::dto::{EventListResource, EventResource, MessageListQuery, MessagePageResource, MessageResource};
 use crate::error::{ApiError, HandlerResult, Problem};
-use crate::responses::{KeyedResponses, ReadResponses};
+use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::query::{parse_limit, parse_time, query_pairs};
 use actix_web::{HttpRequest, HttpResponse, web};
 use herald_domain::error::InvalidValue;
@@ -74,6 +74,39 @@ async fn priced(
         }
     }
     Ok(resources)
+}
+
+/// Cancels a message not dispatched yet (a scheduled one, typically): it becomes `cancelled`, its
+/// `message.status` event goes out, and its quota count is given back.
+#[utoipa::path(
+    post,
+    path = "/api/v1/messages/{id}/cancel",
+    tag = "messages",
+    operation_id = "cancelMessage",
+    params(("id" = String, Path, description = "The message id (`msg_…`)")),
+    responses(
+        (status = 200, description = "Cancelled: the message, `status` `cancelled`.", body = MessageResource),
+        (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`: no such message for this organization.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`not_cancellable`: a dispatch worker has taken the message, or it is final; `detail` names its status.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        WriteResponses,
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn cancel_message(
+    ctx: web::Data<ApiContext>,
+    caller: Caller,
+    id: web::Path<String>,
+) -> HandlerResult {
+    let id = MessageId::parse(&id).map_err(|_| ApiError::NotFound)?;
+    let message = ctx
+        .cancel_message
+        .execute(&caller.0.organization.id, &id)
+        .await
+        .map_err(ApiError::from)?;
+    Ok(HttpResponse::Ok().json(MessageResource::from(&message)))
 }
 
 /// A message's status history, oldest first, including late reports that changed nothing.

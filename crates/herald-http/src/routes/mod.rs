@@ -55,6 +55,7 @@ fn table() -> Routes {
         .add::<__path_get_message, _, _>(get_message)
         .add::<__path_message_events, _, _>(message_events)
         .add::<__path_usage, _, _>(usage)
+        .add::<__path_cancel_message, _, _>(cancel_message)
         .add::<__path_list_inbound, _, _>(list_inbound)
         .add::<__path_get_inbound, _, _>(get_inbound)
         .add::<__path_read_inbound, _, _>(read_inbound)

@@ -15,7 +15,7 @@ use herald_domain::usecases::SendCommand;
 use utoipa::Path as _;
 use utoipa::ToSchema;
 
-const SEND_FILE_PARTS: [&str; 5] = ["to", "caption", "from", "client_reference", "reply_to"];
+const SEND_FILE_PARTS: [&str; 6] = ["to", "caption", "from", "client_reference", "reply_to", "send_at"];
 const SEND_TEMPLATE_MEDIA_PARTS: [&str; 1] = ["template"];
 
 /// A multipart `send-file` form, for the reference (the server reads it as a stream).

@@ -11,7 +11,7 @@ use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};
 
 /// `send-file`'s multipart form (docs/api.md §4.3): parts `to`, `file`, `caption`, `from`,
-/// `client_reference`, `reply_to`. The file's kind was judged from its bytes while it streamed in.
+/// `client_reference`, `reply_to`, `send_at`. The file's kind was judged from its bytes while it streamed in.
 pub(crate) fn multipart_file_draft(form: &Form) -> Result<SendDraft, ValidationErrors> {
     let mut errors = form.errors.clone();
     let to = match form.fields.get("to") {
@@ -37,7 +37,12 @@ pub(crate) fn multipart_file_draft(form: &Form) -> Result<SendDraft, ValidationE
     let object: Map<String, Value> = form
         .fields
         .iter()
-        .filter(|(name, _)| matches!(name.as_str(), "from" | "client_reference" | "reply_to"))
+        .filter(|(name, _)| {
+            matches!(
+                name.as_str(),
+                "from" | "client_reference" | "reply_to" | "send_at"
+            )
+        })
         .map(|(name, value)| (name.clone(), Value::String(value.clone())))
         .collect();
     finish_draft(&object, to, content, errors)

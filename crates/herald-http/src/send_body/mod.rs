@@ -104,7 +104,7 @@ pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft,
     finish_draft(object, to, content, errors)
 }
 
-/// The common optional fields (`from`, `client_reference`, `reply_to`) and the verdict.
+/// The common optional fields (`from`, `client_reference`, `reply_to`, `send_at`) and the verdict.
 pub(super) fn finish_draft(
     object: &Map<String, Value>,
     to: Option<PhoneNumber>,
@@ -118,8 +118,21 @@ pub(super) fn finish_draft(
     // Only its form is checked here; the use case looks it up in the conversation.
     let reply_to = optional_string(object, "reply_to", &mut errors)
         .map(|reply_to| reply_to.and_then(|s| errors.check("reply_to", MessageRef::parse(s))));
-    match (to, content, from, client_reference, reply_to) {
-        (Some(to), Some(content), Some(from), Some(client_reference), Some(reply_to))
+    // Only its form here; how far ahead it may be is the use case's rule (it has the clock).
+    let send_at = optional_string(object, "send_at", &mut errors).map(|send_at| {
+        send_at.and_then(|s| match chrono::DateTime::parse_from_rfc3339(s) {
+            Ok(at) => Some(at.with_timezone(&chrono::Utc)),
+            Err(_) => {
+                errors.push(FieldError::new(
+                    "send_at",
+                    "must be an RFC 3339 time with its offset, e.g. 2026-12-01T09:00:00Z",
+                ));
+                None
+            }
+        })
+    });
+    match (to, content, from, client_reference, reply_to, send_at) {
+        (Some(to), Some(content), Some(from), Some(client_reference), Some(reply_to), Some(send_at))
             if errors.is_empty() =>
         {
             Ok(SendDraft {
@@ -128,6 +141,7 @@ pub(super) fn finish_draft(
                 content,
                 reply_to,
                 client_reference,
+                send_at,
             })
         }
         _ => {

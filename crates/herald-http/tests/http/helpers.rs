@@ -213,13 +213,19 @@ impl World {
                     catalog,
                     files,
                     clock: clock.clone(),
-                    ids,
+                    ids: ids.clone(),
                 },
                 SendSettings::default(),
             ),
             get_message: GetMessage::new(messages.clone()),
             list_messages: ListMessages::new(messages.clone()),
             message_events: MessageEvents::new(messages),
+            // Cancelling is covered end to end, on both stores; here it only needs to exist.
+            cancel_message: herald_domain::usecases::CancelMessage::new(
+                Arc::new(herald_domain::ports::MockScheduleStore::new()),
+                clock.clone(),
+                ids.clone(),
+            ),
             // The inbound operations are covered end to end; here they only need to exist.
             inbound: herald_domain::usecases::InboundMessages::new(
                 Arc::new(herald_domain::ports::MockInboundStore::new()),

@@ -244,6 +244,7 @@ macro_rules! messages_port {
                             messages::read_at.eq(message.read_at),
                             messages::failed_at.eq(message.failed_at),
                             messages::trace_context.eq(&message.trace_context),
+                            messages::scheduled_for.eq(message.scheduled_for),
                         ),
                     ))
                     .execute(conn)

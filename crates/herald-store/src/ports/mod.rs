@@ -36,6 +36,7 @@ pub(crate) mod outbox;
 pub(crate) mod owners;
 pub(crate) mod pricing;
 pub(crate) mod retention;
+pub(crate) mod schedule;
 pub(crate) mod shared;
 pub(crate) mod templates;
 pub(crate) mod tracking;
@@ -64,6 +65,7 @@ macro_rules! port_impls {
             $crate::ports::owners::owners_port!();
             $crate::ports::retention::retention_port!();
             $crate::ports::pricing::pricing_port!();
+            $crate::ports::schedule::schedule_port!();
         }
     };
 }

@@ -74,6 +74,7 @@ macro_rules! tracking_port {
                             messages::delivered_at.eq(times.delivered),
                             messages::read_at.eq(times.read),
                             messages::failed_at.eq(times.failed),
+                            messages::cancelled_at.eq(times.cancelled),
                         ))
                         .execute(conn)
                         .await?;

@@ -43,6 +43,9 @@ row! {
         pub failed_at: Option<Time>,
         /// Written once, at accept; not a part of [`Message`].
         pub trace_context: Option<String>,
+        /// The message's `send_at`, when it was scheduled.
+        pub scheduled_for: Option<Time>,
+        pub cancelled_at: Option<Time>,
         pub pricing_model: Option<String>,
         pub pricing_category: Option<String>,
         pub pricing_type: Option<String>,
@@ -80,6 +83,8 @@ impl MessageRow {
             read_at: t.read,
             failed_at: t.failed,
             trace_context: None,
+            scheduled_for: message.send_at,
+            cancelled_at: t.cancelled,
             pricing_model: word(message.pricing.as_ref().and_then(|p| p.model.as_ref())),
             pricing_category: word(message.pricing.as_ref().and_then(|p| p.category.as_ref())),
             pricing_type: word(message.pricing.as_ref().and_then(|p| p.kind.as_ref())),
@@ -119,15 +124,19 @@ impl TryFrom<MessageRow> for Message {
             status: parse("message status", MessageStatus::parse(&row.status))?,
             network_message_id: row.network_message_id,
             error: parse_error(row.error.as_deref())?,
+            send_at: row.scheduled_for,
             created_at: row.created_at,
             updated_at: row.updated_at,
             timestamps: StatusTimestamps {
+                // A scheduled message is scheduled when it is accepted: no column of its own.
+                scheduled: row.scheduled_for.map(|_| row.created_at),
                 accepted: row.accepted_at,
                 submitted: row.submitted_at,
                 sent: row.sent_at,
                 delivered: row.delivered_at,
                 read: row.read_at,
                 failed: row.failed_at,
+                cancelled: row.cancelled_at,
             },
             pricing: stored_pricing(
                 row.pricing_model.as_deref(),

@@ -23,6 +23,7 @@ pub fn ports(store: &Store) -> Ports {
         events: Arc::new(StoreEvents(store.clone())),
         owners: store.owners(),
         pricing: store.pricing(),
+        schedule: store.schedule(),
     }
 }
 

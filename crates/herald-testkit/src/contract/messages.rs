@@ -127,7 +127,7 @@ pub async fn messages_accept_round_trips_every_content_kind(ports: Ports) {
         sent: Some(at(202)),
         delivered: Some(at(203)),
         read: Some(at(204) + TimeDelta::microseconds(7)),
-        failed: None,
+        ..StatusTimestamps::default()
     };
     messages.push(failed);
     messages.push(read);

@@ -34,7 +34,12 @@ impl SendMessage {
         draft: &SendDraft,
         purpose: SendPurpose,
     ) -> Result<(), SendError> {
-        match self.recipient_refusals(organization, draft, purpose).await?.into_iter().next() {
+        match self
+            .recipient_refusals(organization, draft, purpose)
+            .await?
+            .into_iter()
+            .next()
+        {
             Some(refusal) => Err(refusal),
             None => Ok(()),
         }

@@ -226,6 +226,7 @@ fn draft(content: MessageContent) -> SendDraft {
         content,
         reply_to: None,
         client_reference: None,
+        send_at: None,
     }
 }
 
@@ -784,6 +785,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
                 content: text_content("hello"),
                 reply_to: None,
                 client_reference: Some(reference.clone()),
+                send_at: None,
             }),
         ),
         fingerprint(),
@@ -823,6 +825,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
             status: MessageStatus::Accepted,
             network_message_id: None,
             error: None,
+            send_at: None,
             created_at: now(),
             updated_at: now(),
             timestamps: crate::message::StatusTimestamps {
@@ -1254,6 +1257,7 @@ fn the_claim_windows_follow_the_settings() {
             idempotency_lock: seconds(30),
             idempotency_retention: chrono::TimeDelta::hours(2),
             dispatch_deadline: chrono::TimeDelta::hours(1),
+            ..SendSettings::default()
         },
     );
 
@@ -2031,4 +2035,107 @@ fn a_recipient_nothing_is_recorded_about_is_sent_to() {
     let send = build_with_contact(ports, None);
     let result = run(send.execute(template_command(one_variable())));
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+}
+
+// ---- scheduled sends (`send_at`) ----
+
+#[test]
+fn a_send_at_in_range_is_stored_scheduled_with_its_job_due_then_and_its_deadline_from_then() {
+    let send_at = now() + chrono::TimeDelta::days(2);
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let mut scheduled = draft(text_content("hello"));
+    scheduled.send_at = Some(send_at);
+
+    let result = run(ports.build().execute(command(MessageKind::Text, Ok(scheduled))));
+
+    let Ok(SendOutcome::Accepted(returned)) = result else {
+        panic!("expected Accepted, got {result:?}");
+    };
+    assert_eq!(returned.status, MessageStatus::Scheduled);
+    assert_eq!(returned.send_at, Some(send_at));
+    assert_eq!(returned.timestamps.scheduled, Some(now()));
+    assert_eq!(returned.timestamps.accepted, None);
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.event.status, MessageStatus::Scheduled);
+    assert_eq!(request.job.available_at, send_at);
+    assert_eq!(request.job.deadline, send_at + chrono::TimeDelta::hours(24));
+    // The quota is charged at acceptance, in the period of acceptance.
+    assert_eq!(
+        request.quota.period,
+        crate::time::BillingPeriod::containing(now())
+    );
+    assert_eq!(
+        returned.as_accepted(),
+        returned,
+        "a replay answers `scheduled` too"
+    );
+}
+
+#[test]
+fn a_send_at_too_soon_or_too_far_is_refused_on_send_at_having_stored_nothing() {
+    for ahead in [
+        chrono::TimeDelta::seconds(59),
+        chrono::TimeDelta::seconds(-5),
+        chrono::TimeDelta::days(35) + chrono::TimeDelta::seconds(1),
+    ] {
+        let mut ports = Ports::new();
+        ports.allow_rate().never_senders().never_window().never_accept();
+        let mut scheduled = draft(text_content("hello"));
+        scheduled.send_at = Some(now() + ahead);
+
+        let result = run(ports.build().execute(command(MessageKind::Text, Ok(scheduled))));
+
+        let Err(SendError::Invalid(errors)) = result else {
+            panic!("{ahead:?}: expected a validation failure, got {result:?}");
+        };
+        assert_eq!(errors.errors()[0].field, "send_at", "{ahead:?}");
+    }
+}
+
+#[test]
+fn the_minimum_lead_is_a_setting() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let mut scheduled = draft(text_content("hello"));
+    scheduled.send_at = Some(now() + chrono::TimeDelta::seconds(2));
+    let Ports {
+        accounts,
+        messages,
+        templates,
+        windows,
+        limiter,
+        catalog,
+        files,
+    } = ports;
+    let send = SendMessage::new(
+        SendPorts {
+            accounts: Arc::new(accounts),
+            messages: Arc::new(messages),
+            templates: Arc::new(templates),
+            windows: Arc::new(windows),
+            limiter: Arc::new(limiter),
+            catalog: Arc::new(catalog),
+            files: Arc::new(files),
+            clock: Arc::new(clock_at(now())),
+            ids: Arc::new(sequential_ids()),
+        },
+        SendSettings {
+            schedule_min_lead: chrono::TimeDelta::seconds(1),
+            ..SendSettings::default()
+        },
+    );
+
+    let result = run(send.execute(command(MessageKind::Text, Ok(scheduled))));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert!(accepted.lock().unwrap().is_some());
 }

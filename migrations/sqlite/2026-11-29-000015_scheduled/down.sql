@@ -1,0 +1,2 @@
+ALTER TABLE messages DROP COLUMN cancelled_at;
+ALTER TABLE messages DROP COLUMN scheduled_for;
