@@ -86,6 +86,11 @@ async fn a_scheduled_send_is_cancelled_with_its_quota_given_back(db: Db) {
     assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
     assert!(cancelled["timestamps"]["cancelled"].is_string(), "{cancelled}");
     assert_eq!(app.usage().await, 0, "a cancelled message gives its quota back");
+    let usage: Value = app.get("/api/v1/usage").await.json().await.unwrap();
+    assert_eq!(
+        usage["messages"], 0,
+        "a message cancelled before it was sent is never billed: {usage}"
+    );
     let read: Value = app
         .get(&format!("/api/v1/messages/{id}"))
         .await

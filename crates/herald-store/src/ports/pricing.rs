@@ -10,6 +10,7 @@ macro_rules! pricing_port {
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
             use herald_domain::ids::OrganizationId;
+            use herald_domain::message::MessageStatus;
             use herald_domain::ports::{PricingStore, StoreError};
             use herald_domain::pricing::{self, PricingWord, Rate, RateCard, UsageCount};
             use herald_domain::time::Timestamp;
@@ -101,6 +102,8 @@ macro_rules! pricing_port {
                         let next = day + Duration::days(1);
                         let rows = messages::table
                             .filter(messages::organization_id.eq(&org))
+                            // Cancelled before dispatch: never on the network, never billed.
+                            .filter(messages::status.ne(MessageStatus::Cancelled.as_str()))
                             .filter(messages::created_at.ge(start_of(day).max(from)))
                             .filter(messages::created_at.lt(start_of(next).min(until)))
                             .group_by((
