@@ -271,6 +271,14 @@ pub enum RecipientRefusal {
 }
 
 impl RecipientRefusal {
+    /// The problem code a send refused for this answers with (docs/api.md §2).
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::Blocked => "recipient_blocked",
+            Self::OptedOut => "recipient_opted_out",
+        }
+    }
+
     /// The refusals a send of `purpose` to `contact` meets, in the order they are checked.
     pub fn all_for(contact: &Contact, purpose: SendPurpose) -> Vec<Self> {
         let mut refusals = Vec::new();

@@ -172,12 +172,14 @@ pub enum CustomerEventType {
     SenderQuality,
     AccountUpdate,
     ContactPreferences,
+    BroadcastProgress,
+    BroadcastCompleted,
 }
 
 impl CustomerEventType {
     /// The kinds an endpoint may subscribe to, in the order the docs list them (`webhook.test` is not one:
     /// it goes to the endpoint it was sent to).
-    pub const SUBSCRIBABLE: [Self; 9] = [
+    pub const SUBSCRIBABLE: [Self; 11] = [
         Self::MessageStatus,
         Self::MessageFailed,
         Self::MessageInbound,
@@ -187,6 +189,8 @@ impl CustomerEventType {
         Self::SenderQuality,
         Self::AccountUpdate,
         Self::ContactPreferences,
+        Self::BroadcastProgress,
+        Self::BroadcastCompleted,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -201,6 +205,8 @@ impl CustomerEventType {
             Self::SenderQuality => "sender.quality",
             Self::AccountUpdate => "account.update",
             Self::ContactPreferences => "contact.preferences",
+            Self::BroadcastProgress => "broadcast.progress",
+            Self::BroadcastCompleted => "broadcast.completed",
         }
     }
 

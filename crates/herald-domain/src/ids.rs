@@ -107,6 +107,10 @@ prefixed_id!(
     /// A message a customer sent in, as a resource of its own (`GET /api/v1/inbound/{id}`).
     InboundId, "inb_"
 );
+prefixed_id!(
+    /// A broadcast: one template to many recipients (`POST /api/v1/broadcasts`).
+    BroadcastId, "brd_"
+);
 
 #[cfg(test)]
 mod tests {

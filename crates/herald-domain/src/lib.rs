@@ -9,6 +9,7 @@
 
 pub mod api_key;
 pub mod attachment;
+pub mod broadcast;
 pub mod client_address;
 pub mod contact;
 pub mod content;

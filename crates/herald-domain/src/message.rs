@@ -388,6 +388,8 @@ pub struct Message {
     pub error: Option<MessageError>,
     /// When a scheduled message is to be dispatched (`send_at`); `None` for a message sent at once.
     pub send_at: Option<Timestamp>,
+    /// The broadcast it belongs to, if any (`POST /api/v1/broadcasts`).
+    pub broadcast_id: Option<crate::ids::BroadcastId>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub timestamps: StatusTimestamps,
@@ -419,6 +421,7 @@ impl Message {
             network_message_id: None,
             error: None,
             send_at: None,
+            broadcast_id: None,
             created_at: now,
             updated_at: now,
             timestamps: StatusTimestamps {

@@ -2,6 +2,7 @@
 
 mod admin;
 mod authenticate;
+mod broadcasts;
 mod callbacks;
 mod contacts;
 mod deliver_webhooks;
@@ -25,6 +26,10 @@ mod webhooks;
 
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
+pub use broadcasts::{
+    BroadcastChangeError, BroadcastCommand, BroadcastCreated, BroadcastDraft, BroadcastError,
+    BroadcastMessages, BroadcastPorts, BroadcastRecipient, Broadcasts, PaceReport, PaceSettings, RejectedRow,
+};
 pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
 pub use contacts::{ContactError, ContactPorts, ContactView, ContactWindow, Contacts};
 pub use deliver_webhooks::{DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings};

@@ -57,6 +57,8 @@ pub struct EventSelection {
     pub sender_quality: bool,
     pub account_update: bool,
     pub contact_preferences: bool,
+    pub broadcast_progress: bool,
+    pub broadcast_completed: bool,
 }
 
 impl EventSelection {
@@ -71,6 +73,8 @@ impl EventSelection {
         sender_quality: true,
         account_update: true,
         contact_preferences: true,
+        broadcast_progress: true,
+        broadcast_completed: true,
     };
 
     /// Nothing (not a valid selection by itself: the base to build one on).
@@ -84,6 +88,8 @@ impl EventSelection {
         sender_quality: false,
         account_update: false,
         contact_preferences: false,
+        broadcast_progress: false,
+        broadcast_completed: false,
     };
 
     /// # Errors
@@ -119,6 +125,8 @@ impl EventSelection {
             CustomerEventType::TemplateCategory => &mut self.template_category,
             CustomerEventType::SenderQuality => &mut self.sender_quality,
             CustomerEventType::ContactPreferences => &mut self.contact_preferences,
+            CustomerEventType::BroadcastProgress => &mut self.broadcast_progress,
+            CustomerEventType::BroadcastCompleted => &mut self.broadcast_completed,
             CustomerEventType::AccountUpdate | CustomerEventType::WebhookTest => &mut self.account_update,
         }
     }

@@ -49,6 +49,8 @@ pub struct MessageQuery {
     pub to: Option<PhoneNumber>,
     pub message_type: Option<MessageType>,
     pub client_reference: Option<ClientReference>,
+    /// Only the messages of this broadcast.
+    pub broadcast: Option<crate::ids::BroadcastId>,
     /// Inclusive.
     pub created_after: Option<Timestamp>,
     /// Exclusive.

@@ -7,6 +7,7 @@
 //! of another organization is, to the caller, a row that does not exist.
 
 pub mod accounts;
+pub mod broadcasts;
 pub mod contacts;
 pub mod delivery;
 pub mod error;
@@ -32,6 +33,7 @@ pub mod webhooks;
 pub mod windows;
 
 pub use accounts::*;
+pub use broadcasts::*;
 pub use contacts::*;
 pub use delivery::*;
 pub use error::*;

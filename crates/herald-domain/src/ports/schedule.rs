@@ -26,4 +26,8 @@ pub trait ScheduleStore: Send + Sync + 'static {
     /// dispatch claim never both win), applies the report through the status machine, and decrements the
     /// organization's usage count of the period the message was counted in (the period of its `created_at`).
     async fn cancel(&self, update: &StatusUpdate) -> Result<CancelOutcome, StoreError>;
+
+    /// [`ScheduleStore::cancel`] for each of `updates`, in ONE transaction; answers how many were
+    /// cancelled (the others were taken by dispatch first, or are unknown, and are left as they are).
+    async fn cancel_many(&self, updates: &[StatusUpdate]) -> Result<u32, StoreError>;
 }

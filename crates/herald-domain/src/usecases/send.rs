@@ -423,78 +423,15 @@ impl SendMessage {
         }
     }
 
-    /// Checks every `media_id` reference (JSON sends) against the organization's uploads. A media message
-    /// takes its kind (and, for a document, its default file name) from the stored file; a template
-    /// header's or card's declared kind must be the file's.
+    /// Checks every `media_id` reference (JSON sends) against the organization's uploads
+    /// ([`resolve_stored_media`]).
     async fn resolve_stored_media(
         &self,
         organization: &Organization,
         content: &mut MessageContent,
         now: Timestamp,
     ) -> Result<(), SendError> {
-        for (role, media) in content.attachments_mut() {
-            self.resolve_one(organization, role, media, now).await?;
-        }
-        Ok(())
-    }
-
-    async fn resolve_one(
-        &self,
-        organization: &Organization,
-        role: AttachmentRole,
-        media: &mut crate::attachment::MediaAttachment,
-        now: Timestamp,
-    ) -> Result<(), SendError> {
-        let MediaSource::Stored(id) = media.source else {
-            return Ok(());
-        };
-        let file = match self.catalog.media(&organization.id, &id).await? {
-            Some(MediaRecord::Uploaded(file)) if !file.is_expired(now) => file,
-            _ => {
-                let field = match role {
-                    AttachmentRole::InteractiveHeader => format!("header.{}.media_id", media.kind.as_str()),
-                    _ => role.media_id_field(),
-                };
-                return Err(SendError::Invalid(ValidationErrors::single(
-                    field,
-                    format!(
-                        "{id} is not an upload of this organization, or it expired (uploads last 30 days)"
-                    ),
-                )));
-            }
-        };
-        match role {
-            AttachmentRole::Message => {
-                media.kind = file.kind;
-                if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
-                    media.filename = file.filename;
-                }
-            }
-            AttachmentRole::TemplateHeader
-            | AttachmentRole::InteractiveHeader
-            | AttachmentRole::TemplateCard(_)
-                if media.kind != file.kind =>
-            {
-                let part = match role {
-                    AttachmentRole::TemplateCard(index) => format!("card {index}'s header"),
-                    _ => "the header".to_owned(),
-                };
-                return Err(SendError::HeaderMediaMismatch(format!(
-                    "{part} declares {} but {id} is {} ({})",
-                    media.kind.as_str(),
-                    file.kind.as_str(),
-                    file.mime_type
-                )));
-            }
-            AttachmentRole::TemplateHeader
-            | AttachmentRole::InteractiveHeader
-            | AttachmentRole::TemplateCard(_) => {
-                if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
-                    media.filename = file.filename;
-                }
-            }
-        }
-        Ok(())
+        resolve_stored_media(self.catalog.as_ref(), organization, content, now).await
     }
 
     /// Gives the request's file (multipart) its media id and puts it where the draft says
@@ -623,7 +560,7 @@ impl SendMessage {
 
 /// Whole seconds until the quota period ends, rounded up, so a client honouring `Retry-After` never comes
 /// back while the old period still counts.
-fn seconds_until_period_end(now: Timestamp) -> u64 {
+pub(super) fn seconds_until_period_end(now: Timestamp) -> u64 {
     let remaining = BillingPeriod::end_after(now) - now;
     let whole = remaining.num_seconds();
     let rounded = if remaining > Duration::seconds(whole) {
@@ -632,4 +569,78 @@ fn seconds_until_period_end(now: Timestamp) -> u64 {
         whole
     };
     u64::try_from(rounded).unwrap_or(1).max(1)
+}
+
+/// Checks every `media_id` reference (JSON sends, broadcasts) against the organization's uploads. A media message
+/// takes its kind (and, for a document, its default file name) from the stored file; a template
+/// header's or card's declared kind must be the file's.
+pub(super) async fn resolve_stored_media(
+    catalog: &dyn MediaCatalog,
+    organization: &Organization,
+    content: &mut MessageContent,
+    now: Timestamp,
+) -> Result<(), SendError> {
+    for (role, media) in content.attachments_mut() {
+        resolve_one(catalog, organization, role, media, now).await?;
+    }
+    Ok(())
+}
+
+async fn resolve_one(
+    catalog: &dyn MediaCatalog,
+    organization: &Organization,
+    role: AttachmentRole,
+    media: &mut crate::attachment::MediaAttachment,
+    now: Timestamp,
+) -> Result<(), SendError> {
+    let MediaSource::Stored(id) = media.source else {
+        return Ok(());
+    };
+    let file = match catalog.media(&organization.id, &id).await? {
+        Some(MediaRecord::Uploaded(file)) if !file.is_expired(now) => file,
+        _ => {
+            let field = match role {
+                AttachmentRole::InteractiveHeader => format!("header.{}.media_id", media.kind.as_str()),
+                _ => role.media_id_field(),
+            };
+            return Err(SendError::Invalid(ValidationErrors::single(
+                field,
+                format!(
+                    "{id} is not an upload of this organization, or it expired (uploads last 30 days)"
+                ),
+            )));
+        }
+    };
+    match role {
+        AttachmentRole::Message => {
+            media.kind = file.kind;
+            if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
+                media.filename = file.filename;
+            }
+        }
+        AttachmentRole::TemplateHeader
+        | AttachmentRole::InteractiveHeader
+        | AttachmentRole::TemplateCard(_)
+            if media.kind != file.kind =>
+        {
+            let part = match role {
+                AttachmentRole::TemplateCard(index) => format!("card {index}'s header"),
+                _ => "the header".to_owned(),
+            };
+            return Err(SendError::HeaderMediaMismatch(format!(
+                "{part} declares {} but {id} is {} ({})",
+                media.kind.as_str(),
+                file.kind.as_str(),
+                file.mime_type
+            )));
+        }
+        AttachmentRole::TemplateHeader
+        | AttachmentRole::InteractiveHeader
+        | AttachmentRole::TemplateCard(_) => {
+            if media.filename.is_none() && file.kind == crate::attachment::MediaKind::Document {
+                media.filename = file.filename;
+            }
+        }
+    }
+    Ok(())
 }

@@ -190,6 +190,7 @@ fn the_read_asks_one_row_more_and_keeps_every_filter() {
         to: Some(phone(RECIPIENT)),
         message_type: Some(MessageType::Text),
         client_reference: Some(crate::values::ClientReference::parse("order-1").unwrap()),
+        broadcast: None,
         created_after: Some(now() - chrono::TimeDelta::days(1)),
         created_before: Some(now()),
         before: Some(cursor),

@@ -826,6 +826,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
             network_message_id: None,
             error: None,
             send_at: None,
+            broadcast_id: None,
             created_at: now(),
             updated_at: now(),
             timestamps: crate::message::StatusTimestamps {
