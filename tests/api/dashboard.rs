@@ -871,6 +871,7 @@ async fn the_message_page_shows_the_new_kinds(db: Db) {
 }
 
 on_both_stores!(
+    the_broadcasts_pages_show_progress_and_cancel_with_csrf,
     the_templates_page_lists_filters_and_syncs,
     the_message_page_shows_the_new_kinds,
     a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page,
@@ -964,6 +965,138 @@ async fn a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page(db: D
         .post(&format!("/dashboard/messages/{id}/cancel"), &[("csrf", "forged")])
         .await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}
+
+async fn the_broadcasts_pages_show_progress_and_cancel_with_csrf(db: Db) {
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let (_, key) = d
+        .app
+        .services
+        .admin()
+        .create_key(&d.owner_org, None)
+        .await
+        .unwrap();
+    let body = json!({
+        "template": { "name": "hello_world", "language": "en_US" },
+        "send_at": (chrono::Utc::now() + chrono::TimeDelta::hours(5)).to_rfc3339(),
+        "recipients": [{ "to": "+15551230001" }, { "to": "+15551230002" }],
+    });
+    let response = d.app.post_as(key.expose(), "/api/v1/broadcasts", &body).await;
+    assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
+    let id = response.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The test organization's own broadcast: not the owner's.
+    let theirs = d
+        .app
+        .post(
+            "/api/v1/broadcasts",
+            &json!({
+                "template": { "name": "hello_world", "language": "en_US" },
+                "recipients": [{ "to": "+15551230003" }],
+            }),
+        )
+        .await;
+    assert_eq!(theirs.status(), 202);
+    let theirs = theirs.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let list = browser.get("/dashboard/broadcasts").await;
+    assert_eq!(list.status, StatusCode::OK);
+    assert!(
+        list.body
+            .contains("href=\"/dashboard/broadcasts\" aria-current=\"page\""),
+        "in the navigation, current"
+    );
+    let table = list.table_of("broadcasts").expect("the list shows it");
+    assert!(table.contains(&id), "{table}");
+    assert!(table.contains("scheduled"), "{table}");
+    assert!(table.contains("0 / 2"), "progress: released of total: {table}");
+    assert!(table.contains("scheduled 2"), "counts: {table}");
+    assert!(!table.contains(&theirs), "only the owner's broadcasts");
+    let page = browser.get(&format!("/dashboard/broadcasts/{theirs}")).await;
+    assert_eq!(page.status, StatusCode::NOT_FOUND);
+
+    let page = browser.get(&format!("/dashboard/broadcasts/{id}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let counts = page.table_of("broadcast-counts").expect("counts by status");
+    assert!(counts.contains("data-status=\"scheduled\">2<"), "{counts}");
+    assert!(page.body.contains("id=\"cancel-broadcast\""), "a Cancel button");
+    assert!(
+        !page.body.contains("id=\"resume-broadcast\""),
+        "no Resume unless paused"
+    );
+    assert!(!page.body.contains("id=\"broadcast-pause\""), "not paused");
+    let link = format!("/dashboard/messages?broadcast={id}");
+    assert!(page.body.contains(&link), "links to its messages");
+    let log = browser.get(&link).await;
+    let messages = log.table_of("messages").expect("its messages");
+    assert_eq!(messages.matches("data-message-id=").count(), 2, "{messages}");
+
+    let csrf = browser.session_csrf().await;
+    let forged = browser
+        .post(
+            &format!("/dashboard/broadcasts/{id}/cancel"),
+            &[("csrf", "forged")],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let resumed = browser
+        .post(&format!("/dashboard/broadcasts/{id}/resume"), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(resumed.status, StatusCode::SEE_OTHER);
+    let page = browser.get(&resumed.location.unwrap()).await;
+    assert!(
+        page.text_of("broadcast-notice")
+            .unwrap()
+            .contains("Only a paused"),
+        "{}",
+        page.body
+    );
+    let done = browser
+        .post(&format!("/dashboard/broadcasts/{id}/cancel"), &[("csrf", &csrf)])
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    let page = browser.get(&done.location.unwrap()).await;
+    assert!(
+        page.body
+            .contains("id=\"broadcast-status\"><span class=\"badge neutral\">cancelled</span>"),
+        "{}",
+        page.body
+    );
+    assert!(page.text_of("broadcast-notice").unwrap().starts_with("Cancelled"));
+    assert!(
+        !page.body.contains("id=\"cancel-broadcast\""),
+        "no Cancel once cancelled"
+    );
+    let counts = page.table_of("broadcast-counts").unwrap();
+    assert!(counts.contains("data-status=\"cancelled\">2<"), "{counts}");
+    let api: serde_json::Value = d
+        .app
+        .get_as(key.expose(), &format!("/api/v1/broadcasts/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(api["status"], "cancelled");
+    let again = browser
+        .post(&format!("/dashboard/broadcasts/{id}/cancel"), &[("csrf", &csrf)])
+        .await;
+    let page = browser.get(&again.location.unwrap()).await;
+    assert!(
+        page.text_of("broadcast-notice")
+            .unwrap()
+            .contains("can no longer"),
+        "{}",
+        page.body
+    );
 }
 
 async fn the_templates_page_lists_filters_and_syncs(db: Db) {

@@ -15,6 +15,7 @@
 #[macro_use]
 mod helpers;
 mod audio_stickers;
+mod broadcasts;
 mod browser;
 mod contacts;
 mod dashboard;

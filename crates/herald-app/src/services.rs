@@ -10,11 +10,11 @@ use herald_domain::ports::{
 };
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
-    Admin, Authenticate, CancelMessage, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings,
-    DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages,
-    ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess,
-    ProcessCallbacks, RateCards, RecipientChecks, SendMessage, SendPorts, SendSettings, Senders,
-    SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
+    Admin, Authenticate, BroadcastPorts, Broadcasts, CancelMessage, ContactPorts, Contacts, DeliverWebhooks,
+    DeliverySettings, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages,
+    ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents,
+    OwnerAccess, PaceSettings, ProcessCallbacks, RateCards, RecipientChecks, SendMessage, SendPorts,
+    SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -227,6 +227,31 @@ impl Services {
         .with_trace_links(crate::telemetry::trace_links()))
     }
 
+    /// Broadcasts (docs/api.md §4.10): what the API creates, reads, cancels and resumes, and what the pacer
+    /// worker drives (`pace`). Its state is all in the store, so the API's and the worker's may be built
+    /// apart (as they are in split roles).
+    pub fn broadcasts(&self, settings: &Settings) -> Arc<Broadcasts> {
+        let store = &self.store;
+        Arc::new(
+            Broadcasts::new(
+                BroadcastPorts {
+                    accounts: store.accounts(),
+                    broadcasts: store.broadcasts(),
+                    messages: store.messages(),
+                    schedule: store.schedule(),
+                    templates: store.templates(),
+                    catalog: store.media(),
+                    limiter: self.limiter.clone(),
+                    clock: self.clock.clone(),
+                    ids: self.ids.clone(),
+                },
+                send_settings(settings),
+                PaceSettings::default(),
+            )
+            .with_recipient_checks(RecipientChecks::new(store.contacts())),
+        )
+    }
+
     /// Each organization's rate card (estimates, and the operator's `admin rate` commands).
     pub fn rate_cards(&self) -> RateCards {
         RateCards::new(self.store.accounts(), self.store.pricing(), self.clock.clone())
@@ -244,6 +269,7 @@ impl Services {
         ApiContext {
             webhooks: self.manage_webhooks(settings, sealer),
             authenticate: Authenticate::new(store.accounts(), self.clock.clone()),
+            broadcasts: self.broadcasts(settings),
             send: SendMessage::new(
                 SendPorts {
                     accounts: store.accounts(),
@@ -256,13 +282,7 @@ impl Services {
                     clock: self.clock.clone(),
                     ids: self.ids.clone(),
                 },
-                SendSettings {
-                    dispatch_deadline: bounded_seconds(
-                        settings.dispatch_deadline_hours.saturating_mul(3_600),
-                    ),
-                    schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
-                    ..SendSettings::default()
-                },
+                send_settings(settings),
             )
             .with_trace_links(crate::telemetry::trace_links())
             .with_recipient_checks(RecipientChecks::new(store.contacts())),
@@ -367,6 +387,7 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
             cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
+            broadcasts: self.broadcasts(settings),
             webhooks: self.manage_webhooks(settings, sealer),
             templates: ListTemplates::new(store.templates(), store.accounts()),
             senders: Senders::new(store.accounts()),
@@ -401,6 +422,16 @@ impl Services {
             dispatch_settings(settings),
         )
         .with_trace_links(crate::telemetry::trace_links())
+    }
+}
+
+/// What a send (single or broadcast) takes from the settings: the dispatch deadline and the shortest
+/// `send_at` lead.
+fn send_settings(settings: &Settings) -> SendSettings {
+    SendSettings {
+        dispatch_deadline: bounded_seconds(settings.dispatch_deadline_hours.saturating_mul(3_600)),
+        schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
+        ..SendSettings::default()
     }
 }
 

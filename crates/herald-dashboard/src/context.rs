@@ -4,7 +4,7 @@ use crate::login_limits::LoginLimits;
 use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
 use herald_domain::usecases::{
-    Admin, CancelMessage, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
+    Admin, Broadcasts, CancelMessage, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
     OwnerAccess, Senders, SyncTemplates,
 };
 use std::sync::Arc;
@@ -20,6 +20,8 @@ pub struct DashboardContext {
     pub message_events: MessageEvents,
     /// The message page's Cancel button (a message not dispatched yet).
     pub cancel_message: CancelMessage,
+    /// The broadcasts pages: progress, Cancel and Resume.
+    pub broadcasts: Arc<Broadcasts>,
     pub webhooks: ManageWebhooks,
     pub templates: ListTemplates,
     /// The account page's numbers, with the quality and messaging limit the network last reported.

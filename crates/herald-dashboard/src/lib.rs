@@ -1,5 +1,5 @@
 //! The organization owner's dashboard at `/dashboard` (docs/api.md §11): owner login, API keys, the message
-//! log, webhook endpoints and deliveries, templates, and the account. Pages are rendered on the server with
+//! log, broadcasts, webhook endpoints and deliveries, templates, and the account. Pages are rendered on the server with
 //! maud; the only browser code is a copy button (`assets/app.js`), served from this binary, so the dashboard
 //! needs nothing from the network.
 //!
@@ -59,6 +59,16 @@ pub fn configure(config: &mut web::ServiceConfig, context: web::Data<DashboardCo
             .route("/messages", web::get().to(pages::messages::list))
             .route("/messages/{id}", web::get().to(pages::messages::show))
             .route("/messages/{id}/cancel", web::post().to(pages::messages::cancel))
+            .route("/broadcasts", web::get().to(pages::broadcasts::list))
+            .route("/broadcasts/{id}", web::get().to(pages::broadcasts::show))
+            .route(
+                "/broadcasts/{id}/cancel",
+                web::post().to(pages::broadcasts::cancel),
+            )
+            .route(
+                "/broadcasts/{id}/resume",
+                web::post().to(pages::broadcasts::resume),
+            )
             .route("/webhooks", web::get().to(pages::webhooks::list))
             .route("/webhooks", web::post().to(pages::webhooks::create))
             .route("/webhooks/{id}", web::get().to(pages::webhooks::show))

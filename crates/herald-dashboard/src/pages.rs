@@ -1,6 +1,7 @@
 //! The pages, one module per section.
 
 pub mod account;
+pub mod broadcasts;
 pub mod keys;
 pub mod login;
 pub mod messages;

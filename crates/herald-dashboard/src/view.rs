@@ -11,14 +11,16 @@ use maud::{DOCTYPE, Markup, html};
 pub enum Section {
     Keys,
     Messages,
+    Broadcasts,
     Webhooks,
     Templates,
     Account,
 }
 
-const SECTIONS: [(Section, &str, &str); 5] = [
+const SECTIONS: [(Section, &str, &str); 6] = [
     (Section::Keys, "/dashboard/keys", "API keys"),
     (Section::Messages, "/dashboard/messages", "Messages"),
+    (Section::Broadcasts, "/dashboard/broadcasts", "Broadcasts"),
     (Section::Webhooks, "/dashboard/webhooks", "Webhooks"),
     (Section::Templates, "/dashboard/templates", "Templates"),
     (Section::Account, "/dashboard/account", "Account"),

@@ -4,9 +4,9 @@ use crate::client_address::AuthFailureLimit;
 use crate::ratelimit::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
-    Authenticate, CancelMessage, Contacts, GetMessage, InboundMessages, ListMessages, ListTemplates,
-    ManageTemplates, ManageWebhooks, Media, MessageEvents, RateCards, SendMessage, Senders, SyncTemplates,
-    Usage, WindowStatus,
+    Authenticate, Broadcasts, CancelMessage, Contacts, GetMessage, InboundMessages, ListMessages,
+    ListTemplates, ManageTemplates, ManageWebhooks, Media, MessageEvents, RateCards, SendMessage, Senders,
+    SyncTemplates, Usage, WindowStatus,
 };
 use std::sync::Arc;
 
@@ -17,6 +17,9 @@ pub struct ApiContext {
     pub get_message: GetMessage,
     pub list_messages: ListMessages,
     pub message_events: MessageEvents,
+    /// Broadcasts: creating, reading, cancelling and resuming them (docs/api.md §4.10). Shared with the
+    /// pacer worker, which drives the same use case.
+    pub broadcasts: Arc<Broadcasts>,
     /// Cancelling a message before dispatch (docs/api.md §5, `POST /messages/{id}/cancel`).
     pub cancel_message: CancelMessage,
     /// Inbound messages as resources, and read receipts (docs/api.md §5.1).

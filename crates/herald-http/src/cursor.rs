@@ -2,7 +2,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use herald_domain::ids::{InboundId, MessageId};
+use herald_domain::ids::{BroadcastId, InboundId, MessageId};
 
 /// Tags the encoding, so a later change of what a cursor holds can refuse (or translate) old ones.
 const VERSION: &str = "v1:";
@@ -27,6 +27,23 @@ pub(crate) fn decode_inbound(cursor: &str) -> Result<InboundId, &'static str> {
     let text = String::from_utf8(bytes).map_err(|_| INVALID)?;
     let id = text.strip_prefix(VERSION).ok_or(INVALID)?;
     InboundId::parse(id).map_err(|_| INVALID)
+}
+
+/// Encodes "the page after this broadcast" (the broadcast list's cursor).
+pub(crate) fn encode_broadcast(last: &BroadcastId) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{VERSION}{last}"))
+}
+
+/// Decodes a cursor made by [`encode_broadcast`].
+///
+/// # Errors
+/// A message for the `cursor` field when it is not one of ours.
+pub(crate) fn decode_broadcast(cursor: &str) -> Result<BroadcastId, &'static str> {
+    const INVALID: &str = "is not a cursor returned by this API";
+    let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| INVALID)?;
+    let text = String::from_utf8(bytes).map_err(|_| INVALID)?;
+    let id = text.strip_prefix(VERSION).ok_or(INVALID)?;
+    BroadcastId::parse(id).map_err(|_| INVALID)
 }
 
 /// Decodes a cursor made by [`encode`].

@@ -10,6 +10,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
 
+mod broadcast;
+pub use broadcast::*;
 mod contact;
 pub use contact::{ContactResource, KeywordRuleResource};
 mod inbound;
@@ -26,7 +28,7 @@ pub(crate) fn time(at: Timestamp) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-fn time_opt(at: Option<Timestamp>) -> Option<String> {
+pub(crate) fn time_opt(at: Option<Timestamp>) -> Option<String> {
     at.map(time)
 }
 
@@ -67,6 +69,9 @@ pub struct MessageResource {
     /// When a scheduled message is (or was) due to be sent; `null` for a message sent at once.
     #[schema(format = DateTime)]
     pub send_at: Option<String>,
+    /// The broadcast it belongs to (`brd_…`); `null` for a single send.
+    #[schema(example = json!(null))]
+    pub broadcast_id: Option<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(format = DateTime)]
@@ -218,6 +223,7 @@ impl From<&Message> for MessageResource {
             network_message_id: message.network_message_id.clone(),
             error: message.error.as_ref().map(MessageErrorResource::from),
             send_at: time_opt(message.send_at),
+            broadcast_id: message.broadcast_id.map(|id| id.to_string()),
             created_at: time(message.created_at),
             updated_at: time(message.updated_at),
             timestamps: TimestampsResource {
@@ -545,6 +551,7 @@ mod tests {
                 "network_message_id": null,
                 "error": null,
                 "send_at": null,
+                "broadcast_id": null,
                 "created_at": "2026-11-21T10:15:30.123Z",
                 "updated_at": "2026-11-21T10:15:30.123Z",
                 "timestamps": {

@@ -28,10 +28,10 @@ pub use auth::Caller;
 pub use client_address::{AuthFailureLimit, NoAuthFailureLimit};
 pub use context::{ApiContext, Readiness};
 pub use dto::{
-    EventListResource, EventResource, MessageErrorResource, MessagePageResource, MessageResource,
-    WindowResource,
+    BroadcastCreatedResource, BroadcastPageResource, BroadcastResource, EventListResource, EventResource,
+    MessageErrorResource, MessagePageResource, MessageResource, WindowResource,
 };
-pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField};
+pub use error::{ApiError, PROBLEM_JSON, Problem, ProblemField, RejectedRowResource};
 pub use json_body::JSON_LIMIT_BYTES;
 pub use ratelimit::{KeyLimit, NoKeyLimit, SendRoute};
 pub use request_id::{HeraldRootSpan, RequestId, X_REQUEST_ID};

@@ -2,7 +2,7 @@
 //! rendered from a document. The paths come from the route table (`routes`), which adds them.
 
 use crate::dto;
-use crate::error::{Problem, ProblemField};
+use crate::error::{Problem, ProblemField, RejectedRowResource};
 use crate::routes::media;
 use crate::routes::send_media;
 use crate::routes::templates;
@@ -23,6 +23,7 @@ use utoipa::{Modify, OpenApi};
     components(schemas(
         Problem,
         ProblemField,
+        RejectedRowResource,
         dto::MessageResource,
         dto::MessagePageResource,
         dto::EventListResource,
@@ -35,6 +36,12 @@ use utoipa::{Modify, OpenApi};
         dto::SendTextRequest,
         dto::SendTemplateRequest,
         dto::SendFileRequest,
+        dto::BroadcastRequest,
+        dto::BroadcastRecipientRequest,
+        dto::BroadcastResource,
+        dto::BroadcastCreatedResource,
+        dto::BroadcastPageResource,
+        dto::PauseResource,
         send_media::SendFileForm,
         send_media::SendTemplateMediaForm,
         media::UploadMediaForm,
@@ -58,6 +65,7 @@ use utoipa::{Modify, OpenApi};
     modifiers(&BearerAuth),
     tags(
         (name = "messages", description = "Send messages and follow their status (docs/api.md §4, §5)."),
+        (name = "broadcasts", description = "One template to up to 10,000 recipients, accepted whole and released at the sender's pace; progress, cancel and resume (docs/api.md §4.10)."),
         (name = "inbound", description = "What customers sent: every inbound kind as a resource, and read receipts (docs/api.md §5.1)."),
         (name = "media", description = "Upload a file once and send it many times; read uploaded and inbound files back (docs/api.md §4.5, §9)."),
         (name = "contacts", description = "The 24-hour service window, opt-outs, blocks and the STOP keyword rule (docs/api.md §7, §7.1)."),

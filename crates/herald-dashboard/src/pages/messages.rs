@@ -10,7 +10,7 @@ use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{NaiveDate, TimeZone, Utc};
 use herald_domain::Timestamp;
-use herald_domain::ids::MessageId;
+use herald_domain::ids::{BroadcastId, MessageId};
 use herald_domain::interactive::InteractiveAction;
 use herald_domain::message::{Message, MessageContent, MessageStatus, MessageType};
 use herald_domain::ports::MessageQuery;
@@ -39,6 +39,9 @@ pub struct Filters {
     until: String,
     #[serde(default)]
     before: String,
+    /// Only the messages of this broadcast (`brd_…`), as its page links to them.
+    #[serde(default)]
+    broadcast: String,
 }
 
 /// Midnight UTC of `value` (`YYYY-MM-DD`), and of `days` days later. Years outside 1970–9999 are refused:
@@ -90,6 +93,12 @@ impl Filters {
                 Err(e) => errors.push(e),
             }
         }
+        if !self.broadcast.is_empty() {
+            match BroadcastId::parse(&self.broadcast) {
+                Ok(id) => query.broadcast = Some(id),
+                Err(_) => errors.push("Broadcast: not a broadcast id; open it from its page".to_owned()),
+            }
+        }
         if !self.before.is_empty() {
             match MessageId::parse(&self.before) {
                 Ok(id) => query.before = Some(id),
@@ -107,6 +116,7 @@ impl Filters {
             from: self.from.clone(),
             until: self.until.clone(),
             before: next.to_string(),
+            broadcast: self.broadcast.clone(),
         };
         format!("/dashboard/messages?{}", serde_urlencoded_pairs(&next))
     }
@@ -120,6 +130,7 @@ fn serde_urlencoded_pairs(filters: &Filters) -> String {
         ("type", &filters.message_type),
         ("from", &filters.from),
         ("until", &filters.until),
+        ("broadcast", &filters.broadcast),
         ("before", &filters.before),
     ];
     pairs
@@ -227,6 +238,9 @@ fn filter_form(filters: &Filters) -> Markup {
                 }
             }
             label { "From" input type="date" name="from" id="filter-from" value=(filters.from); }
+            @if !filters.broadcast.is_empty() {
+                input type="hidden" name="broadcast" value=(filters.broadcast);
+            }
             label { "Until" input type="date" name="until" id="filter-until" value=(filters.until); }
             div.buttons {
                 button type="submit" id="apply-filters" { "Filter" }
@@ -278,6 +292,13 @@ pub async fn list(
     };
     let body = html! {
         h1 { "Messages" }
+        @if !filters.broadcast.is_empty() {
+            p id="broadcast-filter" {
+                "Messages of broadcast "
+                a href={ "/dashboard/broadcasts/" (filters.broadcast) } { code { (filters.broadcast) } }
+                " · " a href="/dashboard/messages" { "all messages" }
+            }
+        }
         section.card {
             (filter_form(&filters))
             @for error in &errors {
@@ -361,6 +382,9 @@ pub async fn show(
                 }
                 @if let Some(target) = &message.reply_to {
                     dt { "Replies to" } dd id="message-reply-to" { code { (target.message) } }
+                }
+                @if let Some(broadcast) = message.broadcast_id {
+                    dt { "Broadcast" } dd id="message-broadcast" { a href={ "/dashboard/broadcasts/" (broadcast) } { code { (broadcast) } } }
                 }
                 dt { "Reference" } dd { (message.client_reference.as_ref().map_or("—", |r| r.as_str())) }
                 dt { "Network id" } dd { code { (message.network_message_id.as_deref().unwrap_or("—")) } }
@@ -466,6 +490,7 @@ mod tests {
             from: from.to_owned(),
             until: until.to_owned(),
             before: String::new(),
+            broadcast: String::new(),
         }
     }
 

@@ -7,8 +7,8 @@ use herald_domain::ports::NetworkError;
 use herald_domain::ports::StoreError;
 use herald_domain::ports::UploadError;
 use herald_domain::usecases::{
-    AuthError, CancelError, ContactError, MarkReadError, MediaContentError, QueryError, SendError,
-    StorageFull, UploadMediaError,
+    AuthError, BroadcastChangeError, BroadcastError, CancelError, ContactError, MarkReadError,
+    MediaContentError, QueryError, SendError, StorageFull, UploadMediaError,
 };
 
 impl From<StoreError> for ApiError {
@@ -72,6 +72,62 @@ impl From<SendError> for ApiError {
             SendError::IdempotencyKeyReused => Self::IdempotencyKeyReused,
             SendError::StorageFull(full) => full.into(),
             SendError::Store(store) => store.into(),
+        }
+    }
+}
+
+impl From<BroadcastError> for ApiError {
+    fn from(error: BroadcastError) -> Self {
+        match error {
+            BroadcastError::AccountInactive => Self::AccountInactive,
+            BroadcastError::PlanForbids => Self::PlanForbids(MessageKind::Template),
+            BroadcastError::RateLimited {
+                limit,
+                retry_after_seconds,
+            } => Self::RateLimited {
+                limit,
+                retry_after_seconds: retry_after_seconds.max(1),
+                scope: RateScope::Sends,
+            },
+            BroadcastError::Invalid { errors, rejected } if rejected.is_empty() => Self::Validation(errors),
+            BroadcastError::Invalid { errors, rejected } => Self::RowsRejected { errors, rejected },
+            BroadcastError::TemplateNotFound(reference) => Self::TemplateNotFound(reference),
+            BroadcastError::TemplateNotApproved(status) => Self::TemplateNotApproved(status),
+            BroadcastError::HeaderMediaMismatch(detail) => Self::HeaderMediaMismatch(detail),
+            BroadcastError::QuotaExceeded {
+                limit,
+                needed,
+                remaining,
+                retry_after_seconds,
+            } => Self::BroadcastQuotaExceeded {
+                limit,
+                needed,
+                remaining,
+                retry_after_seconds: retry_after_seconds.max(1),
+            },
+            BroadcastError::IdempotencyKeyReused => Self::IdempotencyKeyReused,
+            BroadcastError::Store(store) => store.into(),
+        }
+    }
+}
+
+/// Which change of a broadcast was refused: the state conflict answers with its own code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BroadcastChange {
+    Cancel,
+    Resume,
+}
+
+impl ApiError {
+    /// A refused cancel or resume of a broadcast.
+    pub(crate) fn of_broadcast_change(change: BroadcastChange, error: BroadcastChangeError) -> Self {
+        match error {
+            BroadcastChangeError::NotFound => Self::NotFound,
+            BroadcastChangeError::WrongState { state, .. } => match change {
+                BroadcastChange::Cancel => Self::BroadcastNotCancellable(state.as_str()),
+                BroadcastChange::Resume => Self::BroadcastNotPaused(state.as_str()),
+            },
+            BroadcastChangeError::Store(store) => store.into(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The one mapping from every failure to an `application/problem+json` answer (docs/api.md §2).
 
 mod from_domain;
+pub(crate) use from_domain::BroadcastChange;
 mod response;
 #[cfg(test)]
 mod tests;
@@ -45,6 +46,37 @@ pub struct Problem {
     /// Present on `validation_failed` only: every invalid field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<ProblemField>>,
+    /// Present on a broadcast's `validation_failed` when recipient rows were refused: each with its index
+    /// in `recipients` and its errors (field names within the row).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<Vec<RejectedRowResource>>,
+}
+
+/// A recipient row of a broadcast that was left out, and why (docs/api.md §4.10).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+pub struct RejectedRowResource {
+    /// The row's position in `recipients`, from 0.
+    #[schema(example = 3)]
+    pub index: usize,
+    /// Its errors, named within the row (`to`, `variables.body[1]`).
+    pub errors: Vec<ProblemField>,
+}
+
+impl From<&herald_domain::usecases::RejectedRow> for RejectedRowResource {
+    fn from(row: &herald_domain::usecases::RejectedRow) -> Self {
+        Self {
+            index: row.index,
+            errors: row
+                .errors
+                .errors()
+                .iter()
+                .map(|e| ProblemField {
+                    field: e.field.clone(),
+                    message: e.message.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One invalid field, named as the client named it (`to`, `variables.body[1]`, `Idempotency-Key`).
@@ -98,6 +130,12 @@ pub enum ApiError {
     /// The message is dispatching or done: only one not dispatched yet can be cancelled. Its status.
     #[error("the message is {0}; it can no longer be cancelled")]
     NotCancellable(&'static str),
+    /// A broadcast that is completed or cancelled. Its state.
+    #[error("the broadcast is {0}; it can no longer be cancelled")]
+    BroadcastNotCancellable(&'static str),
+    /// Resuming a broadcast that is not paused. Its state.
+    #[error("the broadcast is {0}, not paused")]
+    BroadcastNotPaused(&'static str),
     #[error("method not allowed")]
     MethodNotAllowed,
     #[error("a request with this Idempotency-Key is still in flight")]
@@ -122,6 +160,13 @@ pub enum ApiError {
     InvalidForm(String),
     #[error("validation failed: {0}")]
     Validation(ValidationErrors),
+    /// A broadcast refused as a whole: its shared fields, or every recipient row (each listed in
+    /// `rejected`). Code `validation_failed`.
+    #[error("validation failed: {errors}")]
+    RowsRejected {
+        errors: ValidationErrors,
+        rejected: Vec<herald_domain::usecases::RejectedRow>,
+    },
     #[error("the service window with {0} is closed")]
     WindowClosed(PhoneNumber),
     /// Blocking someone who has not written to the sender in the last 24 hours (the network's rule).
@@ -153,6 +198,15 @@ pub enum ApiError {
     },
     #[error("monthly quota exceeded")]
     QuotaExceeded { limit: u64, retry_after_seconds: u64 },
+    /// A broadcast needs more messages than the month's quota has left: all or nothing, so nothing was
+    /// stored. Code `quota_exceeded`.
+    #[error("the broadcast needs {needed} messages, the quota has {remaining} left")]
+    BroadcastQuotaExceeded {
+        limit: u64,
+        needed: u64,
+        remaining: u64,
+        retry_after_seconds: u64,
+    },
     /// The store or a dependency is down; the text is for the log only.
     #[error("unavailable: {0}")]
     Unavailable(String),

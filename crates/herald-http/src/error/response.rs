@@ -23,15 +23,18 @@ impl ApiError {
             | Self::CorsForbidden => StatusCode::FORBIDDEN,
             Self::NotFound | Self::TemplateNotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::IdempotencyConflict | Self::TemplateExists(_) | Self::NotCancellable(_) => {
-                StatusCode::CONFLICT
-            }
+            Self::IdempotencyConflict
+            | Self::TemplateExists(_)
+            | Self::NotCancellable(_)
+            | Self::BroadcastNotCancellable(_)
+            | Self::BroadcastNotPaused(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType | Self::NotMultipart { .. } | Self::UnsupportedFileType(_) => {
                 StatusCode::UNSUPPORTED_MEDIA_TYPE
             }
             Self::InvalidJson(_) | Self::InvalidForm(_) => StatusCode::BAD_REQUEST,
             Self::Validation(_)
+            | Self::RowsRejected { .. }
             | Self::WindowClosed(_)
             | Self::BlockWindowClosed { .. }
             | Self::RecipientOptedOut(_)
@@ -41,7 +44,9 @@ impl ApiError {
             | Self::HeaderMediaMismatch(_)
             | Self::NetworkRefused(_)
             | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::RateLimited { .. } | Self::QuotaExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited { .. } | Self::QuotaExceeded { .. } | Self::BroadcastQuotaExceeded { .. } => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -59,13 +64,15 @@ impl ApiError {
             Self::TemplateNotFound(_) => "template_not_found",
             Self::TemplateExists(_) => "template_exists",
             Self::NotCancellable(_) => "not_cancellable",
+            Self::BroadcastNotCancellable(_) => "broadcast_not_cancellable",
+            Self::BroadcastNotPaused(_) => "broadcast_not_paused",
             Self::MethodNotAllowed => "method_not_allowed",
             Self::IdempotencyConflict => "idempotency_conflict",
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "payload_too_large",
             Self::UnsupportedMediaType | Self::NotMultipart { .. } => "unsupported_media_type",
             Self::UnsupportedFileType(_) => "unsupported_file_type",
             Self::InvalidJson(_) | Self::InvalidForm(_) => "invalid_json",
-            Self::Validation(_) => "validation_failed",
+            Self::Validation(_) | Self::RowsRejected { .. } => "validation_failed",
             Self::WindowClosed(_) | Self::BlockWindowClosed { .. } => "service_window_closed",
             Self::RecipientOptedOut(_) => "recipient_opted_out",
             Self::RecipientBlocked(_) => "recipient_blocked",
@@ -75,7 +82,7 @@ impl ApiError {
             Self::NetworkRefused(_) => "network_refused",
             Self::IdempotencyKeyReused => "idempotency_key_reused",
             Self::RateLimited { .. } => "rate_limited",
-            Self::QuotaExceeded { .. } => "quota_exceeded",
+            Self::QuotaExceeded { .. } | Self::BroadcastQuotaExceeded { .. } => "quota_exceeded",
             Self::Unavailable(_) => "unavailable",
             Self::Internal(_) => "internal",
         }
@@ -92,6 +99,8 @@ impl ApiError {
             Self::TemplateNotFound(_) => "Template not found",
             Self::TemplateExists(_) => "Template exists",
             Self::NotCancellable(_) => "Not cancellable",
+            Self::BroadcastNotCancellable(_) => "Broadcast not cancellable",
+            Self::BroadcastNotPaused(_) => "Broadcast not paused",
             Self::MethodNotAllowed => "Method not allowed",
             Self::IdempotencyConflict => "Idempotency conflict",
             Self::PayloadTooLarge { .. } | Self::FileTooLarge(_) => "Payload too large",
@@ -99,7 +108,7 @@ impl ApiError {
             Self::UnsupportedFileType(_) => "Unsupported file type",
             Self::InvalidJson(_) => "Invalid JSON",
             Self::InvalidForm(_) => "Invalid form",
-            Self::Validation(_) => "Validation failed",
+            Self::Validation(_) | Self::RowsRejected { .. } => "Validation failed",
             Self::WindowClosed(_) | Self::BlockWindowClosed { .. } => "Service window closed",
             Self::RecipientOptedOut(_) => "Recipient opted out",
             Self::RecipientBlocked(_) => "Recipient blocked",
@@ -109,7 +118,7 @@ impl ApiError {
             Self::NetworkRefused(_) => "Network refused",
             Self::IdempotencyKeyReused => "Idempotency key reused",
             Self::RateLimited { .. } => "Rate limited",
-            Self::QuotaExceeded { .. } => "Quota exceeded",
+            Self::QuotaExceeded { .. } | Self::BroadcastQuotaExceeded { .. } => "Quota exceeded",
             Self::Unavailable(_) => "Service unavailable",
             Self::Internal(_) => "Internal error",
         }
@@ -150,6 +159,12 @@ impl ApiError {
                 "The message is {status}: a dispatch worker has taken it (or it is done), so it can no longer \
                  be cancelled; only a message not dispatched yet can be."
             ),
+            Self::BroadcastNotCancellable(state) => format!(
+                "The broadcast is {state}: only a scheduled, running or paused broadcast can be cancelled."
+            ),
+            Self::BroadcastNotPaused(state) => {
+                format!("The broadcast is {state}: only a paused broadcast can be resumed.")
+            }
             Self::MethodNotAllowed => "This method is not allowed on this path.".to_owned(),
             Self::IdempotencyConflict => {
                 "A request with the same Idempotency-Key is still being processed; retry later.".to_owned()
@@ -175,6 +190,17 @@ impl ApiError {
                 1 => "1 field is invalid; see `errors`.".to_owned(),
                 n => format!("{n} fields are invalid; see `errors`."),
             },
+            Self::RowsRejected { errors, rejected } => {
+                let fields = match errors.errors().len() {
+                    1 => "1 field is invalid; see `errors`".to_owned(),
+                    n => format!("{n} fields are invalid; see `errors`"),
+                };
+                match rejected.len() {
+                    0 => format!("{fields}."),
+                    1 => format!("{fields}; 1 recipient row was refused, see `rejected`. Nothing was stored."),
+                    n => format!("{fields}; {n} recipient rows were refused, see `rejected`. Nothing was stored."),
+                }
+            }
             Self::WindowClosed(to) => format!(
                 "Free-form messages to {to} need an inbound message from that number in the last 24 hours; send a template instead."
             ),
@@ -226,6 +252,16 @@ impl ApiError {
             } => format!(
                 "The monthly quota of {limit} messages is used up; it resets in {retry_after_seconds} s."
             ),
+            Self::BroadcastQuotaExceeded {
+                limit,
+                needed,
+                remaining,
+                retry_after_seconds,
+            } => format!(
+                "The broadcast needs {needed} messages but the monthly quota of {limit} has {remaining} left; a \
+                 broadcast is accepted whole or not at all, so nothing was stored. Send it with at most \
+                 {remaining} recipients, or after the quota resets in {retry_after_seconds} s."
+            ),
             Self::Unavailable(_) => {
                 "A dependency of Herald is unavailable; nothing was accepted. Retry later.".to_owned()
             }
@@ -246,7 +282,7 @@ impl ApiError {
             detail: self.detail(),
             request_id: request_id.map(str::to_owned),
             errors: match self {
-                Self::Validation(errors) => Some(
+                Self::Validation(errors) | Self::RowsRejected { errors, .. } => Some(
                     errors
                         .errors()
                         .iter()
@@ -256,6 +292,12 @@ impl ApiError {
                         })
                         .collect(),
                 ),
+                _ => None,
+            },
+            rejected: match self {
+                Self::RowsRejected { rejected, .. } if !rejected.is_empty() => {
+                    Some(rejected.iter().map(super::RejectedRowResource::from).collect())
+                }
                 _ => None,
             },
         }
@@ -281,6 +323,9 @@ impl ApiError {
                 response.insert_header(("RateLimit-Reset", seconds));
             }
             Self::QuotaExceeded {
+                retry_after_seconds, ..
+            }
+            | Self::BroadcastQuotaExceeded {
                 retry_after_seconds, ..
             } => {
                 response.insert_header((header::RETRY_AFTER, (*retry_after_seconds).max(1)));

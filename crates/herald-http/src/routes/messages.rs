@@ -52,7 +52,7 @@ pub(crate) async fn get_message(
 
 /// The resources of `messages`, each with its estimated cost when the organization's rate card has a
 /// rate for its network category (the card is read only when a message has pricing).
-async fn priced(
+pub(crate) async fn priced(
     ctx: &ApiContext,
     caller: &Caller,
     messages: &[herald_domain::message::Message],

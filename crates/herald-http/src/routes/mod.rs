@@ -1,6 +1,7 @@
 //! The API's operations, one resource per file, each handler next to its `#[utoipa::path]`, and the one
 //! table that both serves and documents them.
 
+mod broadcasts;
 mod contacts;
 mod docs;
 pub(crate) mod fallback;
@@ -25,6 +26,7 @@ use table::Routes;
 
 /// Every operation, in the order actix matches them.
 fn table() -> Routes {
+    use broadcasts::*;
     use contacts::*;
     use docs::*;
     use health::*;
@@ -49,6 +51,12 @@ fn table() -> Routes {
         .send::<__path_send_reaction, _, _>(send_reaction)
         .send::<__path_send_location, _, _>(send_location)
         .send::<__path_send_contacts, _, _>(send_contacts)
+        .send::<__path_create_broadcast, _, _>(create_broadcast)
+        .add::<__path_list_broadcasts, _, _>(list_broadcasts)
+        .add::<__path_get_broadcast, _, _>(get_broadcast)
+        .add::<__path_cancel_broadcast, _, _>(cancel_broadcast)
+        .add::<__path_resume_broadcast, _, _>(resume_broadcast)
+        .add::<__path_broadcast_messages, _, _>(broadcast_messages)
         .add::<__path_upload_media, _, _>(upload_media)
         .add::<__path_media_content, _, _>(media_content)
         .add::<__path_list_messages, _, _>(list_messages)

@@ -178,7 +178,7 @@ pub(crate) fn accepted(outcome: SendOutcome) -> HttpResponse {
 }
 
 /// The `Idempotency-Key` with the request's fingerprint, or the header's field error.
-fn idempotency(
+pub(crate) fn idempotency(
     req: &HttpRequest,
     path: &str,
     body: &Value,

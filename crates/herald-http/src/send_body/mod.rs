@@ -4,6 +4,7 @@
 //! the domain's value constructors, so one wrong field never hides another and every error is reported
 //! under the path the client wrote (`variables.buttons[0].values[0]`).
 
+mod broadcast;
 mod canonical;
 mod contacts;
 mod fields;
@@ -16,6 +17,7 @@ mod template;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use broadcast::broadcast_draft;
 pub(crate) use canonical::fingerprint;
 
 use fields::{json_type, optional_string, present, required, string_at};
@@ -118,19 +120,7 @@ pub(super) fn finish_draft(
     // Only its form is checked here; the use case looks it up in the conversation.
     let reply_to = optional_string(object, "reply_to", &mut errors)
         .map(|reply_to| reply_to.and_then(|s| errors.check("reply_to", MessageRef::parse(s))));
-    // Only its form here; how far ahead it may be is the use case's rule (it has the clock).
-    let send_at = optional_string(object, "send_at", &mut errors).map(|send_at| {
-        send_at.and_then(|s| match chrono::DateTime::parse_from_rfc3339(s) {
-            Ok(at) => Some(at.with_timezone(&chrono::Utc)),
-            Err(_) => {
-                errors.push(FieldError::new(
-                    "send_at",
-                    "must be an RFC 3339 time with its offset, e.g. 2026-12-01T09:00:00Z",
-                ));
-                None
-            }
-        })
-    });
+    let send_at = send_at(object, &mut errors);
     match (to, content, from, client_reference, reply_to, send_at) {
         (Some(to), Some(content), Some(from), Some(client_reference), Some(reply_to), Some(send_at))
             if errors.is_empty() =>
@@ -155,12 +145,32 @@ pub(super) fn finish_draft(
     }
 }
 
+/// The optional `send_at`: `Some(None)` when absent, `None` (error recorded) when not an RFC 3339 time.
+/// Only its form here; how far ahead it may be is the use case's rule (it has the clock).
+pub(super) fn send_at(
+    object: &Map<String, Value>,
+    errors: &mut ValidationErrors,
+) -> Option<Option<herald_domain::Timestamp>> {
+    optional_string(object, "send_at", errors).map(|send_at| {
+        send_at.and_then(|s| match chrono::DateTime::parse_from_rfc3339(s) {
+            Ok(at) => Some(at.with_timezone(&chrono::Utc)),
+            Err(_) => {
+                errors.push(FieldError::new(
+                    "send_at",
+                    "must be an RFC 3339 time with its offset, e.g. 2026-12-01T09:00:00Z",
+                ));
+                None
+            }
+        })
+    })
+}
+
 /// Adds the `Idempotency-Key` header's error to the body's, so all are reported together and only after
 /// the plan and rate checks.
-pub(crate) fn with_header_error(
-    draft: Result<SendDraft, ValidationErrors>,
+pub(crate) fn with_header_error<T>(
+    draft: Result<T, ValidationErrors>,
     header_error: Option<FieldError>,
-) -> Result<SendDraft, ValidationErrors> {
+) -> Result<T, ValidationErrors> {
     match (draft, header_error) {
         (draft, None) => draft,
         (Ok(_), Some(error)) => Err(ValidationErrors::from(error)),

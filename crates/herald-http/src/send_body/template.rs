@@ -32,7 +32,19 @@ pub(super) fn template_content(
         }
     }
     let template = template_ref(object, errors);
-    let variables = match present(object, "variables") {
+    let variables = variables_at(object, errors);
+    Some(MessageContent::Template {
+        template: template?,
+        variables: variables?,
+    })
+}
+
+/// The object's `variables`: the full form or a body shorthand; absent is no variables.
+pub(super) fn variables_at(
+    object: &Map<String, Value>,
+    errors: &mut ValidationErrors,
+) -> Option<TemplateVariables> {
+    match present(object, "variables") {
         None => Some(TemplateVariables::default()),
         Some(Value::Array(items)) => {
             positional(items, "variables", errors).map(TemplateVariables::positional)
@@ -48,11 +60,7 @@ pub(super) fn template_content(
             ));
             None
         }
-    };
-    Some(MessageContent::Template {
-        template: template?,
-        variables: variables?,
-    })
+    }
 }
 
 pub(super) fn template_ref(

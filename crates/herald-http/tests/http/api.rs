@@ -11,7 +11,7 @@ use herald_domain::template::{
 use herald_domain::values::{MessageText, PhoneNumber, RequestFingerprint};
 use herald_domain::window::ServiceWindow;
 use herald_http::app;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use ulid::Ulid;
 
@@ -182,6 +182,31 @@ async fn body_problems() {
     call(&app, post_json("/api/v1/messages/send-text", &big).to_request())
         .await
         .assert_problem(413, "payload_too_large");
+}
+
+#[actix_web::test]
+async fn a_broadcast_body_may_be_up_to_16_mib() {
+    let app = test::init_service(app(World::new().context())).await;
+    // Past a send's 256 KiB: read, and judged (here: no template, so nothing else is looked up).
+    let rows: Vec<Value> = (0..5_000)
+        .map(|i| json!({"to": format!("+1555{i:07}"), "client_reference": "r".repeat(100)}))
+        .collect();
+    let body = json!({"recipients": rows});
+    assert!(body.to_string().len() > 256 * 1024);
+    let reply = call(&app, post_json("/api/v1/broadcasts", &body).to_request()).await;
+    reply.assert_problem(422, "validation_failed");
+    assert_eq!(reply.error_fields(), ["template"]);
+    let huge =
+        json!({"recipients": [{"to": "+15551234567", "client_reference": "r".repeat(16 * 1024 * 1024)}]});
+    call(&app, post_json("/api/v1/broadcasts", &huge).to_request())
+        .await
+        .assert_problem(413, "payload_too_large");
+    let req = authed(TestRequest::post().uri("/api/v1/broadcasts"))
+        .insert_header(("content-type", "text/plain"))
+        .set_payload("{}");
+    call(&app, req.to_request())
+        .await
+        .assert_problem(415, "unsupported_media_type");
 }
 
 #[actix_web::test]

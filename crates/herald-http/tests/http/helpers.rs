@@ -226,6 +226,22 @@ impl World {
                 clock.clone(),
                 ids.clone(),
             ),
+            // Broadcasts are covered end to end, on both stores; here they only need to exist.
+            broadcasts: Arc::new(herald_domain::usecases::Broadcasts::new(
+                herald_domain::usecases::BroadcastPorts {
+                    accounts: accounts.clone(),
+                    broadcasts: Arc::new(herald_domain::ports::MockBroadcastStore::new()),
+                    messages: Arc::new(MockMessageStore::new()),
+                    schedule: Arc::new(herald_domain::ports::MockScheduleStore::new()),
+                    templates: Arc::new(MockTemplateStore::new()),
+                    catalog: Arc::new(herald_domain::ports::MockMediaCatalog::new()),
+                    limiter: Arc::new(NoRateLimit),
+                    clock: clock.clone(),
+                    ids: ids.clone(),
+                },
+                SendSettings::default(),
+                herald_domain::usecases::PaceSettings::default(),
+            )),
             // The inbound operations are covered end to end; here they only need to exist.
             inbound: herald_domain::usecases::InboundMessages::new(
                 Arc::new(herald_domain::ports::MockInboundStore::new()),

@@ -35,7 +35,7 @@ fn every_route_is_documented_with_its_error_responses() {
     let problem = "#/components/schemas/Problem";
     // The statuses each operation documents, by operation id; which operations exist and where they are
     // served comes from the route table alone (its own tests hold it to the document).
-    let cases: [(&str, &[&str]); 49] = [
+    let cases: [(&str, &[&str]); 55] = [
         (
             "sendTemplate",
             &[
@@ -71,6 +71,29 @@ fn every_route_is_documented_with_its_error_responses() {
             &[
                 "200", "202", "400", "401", "403", "409", "413", "415", "422", "429", "500", "503",
             ],
+        ),
+        (
+            "createBroadcast",
+            &[
+                "202", "400", "401", "403", "404", "413", "415", "422", "429", "500", "503",
+            ],
+        ),
+        (
+            "listBroadcasts",
+            &["200", "401", "403", "422", "429", "500", "503"],
+        ),
+        ("getBroadcast", &["200", "401", "403", "404", "429", "500", "503"]),
+        (
+            "cancelBroadcast",
+            &["200", "401", "403", "404", "409", "429", "500", "503"],
+        ),
+        (
+            "resumeBroadcast",
+            &["200", "401", "403", "404", "409", "429", "500", "503"],
+        ),
+        (
+            "listBroadcastMessages",
+            &["200", "401", "403", "404", "422", "429", "500", "503"],
         ),
         ("listMessages", &["200", "401", "403", "422", "429", "500", "503"]),
         ("getMessage", &["200", "401", "403", "404", "429", "500", "503"]),

@@ -48,7 +48,8 @@ pub struct CreateWebhookRequest {
     /// An absolute `https://` URL whose host resolves to public addresses.
     pub url: Option<String>,
     /// `message.status`, `message.failed`, `message.inbound`, `template.status`, `template.quality`,
-    /// `template.category`, `sender.quality`, `account.update`, `contact.preferences`; omitted means all.
+    /// `template.category`, `sender.quality`, `account.update`, `contact.preferences`, `broadcast.progress`,
+    /// `broadcast.completed`; omitted means all.
     pub events: Option<Vec<String>>,
     /// Up to 500 characters.
     pub description: Option<String>,
