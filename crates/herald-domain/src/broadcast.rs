@@ -192,9 +192,7 @@ impl ReleasePolicy {
         Self {
             now,
             deadline: now + dispatch_deadline,
-            max_open: throughput_per_second
-                .max(1)
-                .saturating_mul(Self::QUEUED_SECONDS),
+            max_open: throughput_per_second.max(1).saturating_mul(Self::QUEUED_SECONDS),
             tier_limit: tier_limit(messaging_limit),
             tier_since: now - Duration::hours(24),
         }

@@ -2,9 +2,11 @@
 //! [`CustomerEvent`], built in the transaction that records the event, so what a customer receives is
 //! exactly what was recorded at that moment.
 
+mod broadcast;
 mod contact;
 mod notice;
 
+pub(crate) use broadcast::broadcast_body;
 pub(crate) use contact::preference_body;
 pub(crate) use notice::notice_body;
 

@@ -25,8 +25,8 @@ use herald_domain::ids::OrganizationId;
 use herald_domain::ports::MediaCatalog;
 use herald_domain::ports::WebhookStore;
 use herald_domain::ports::{
-    AccountStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore, PricingStore,
-    RetentionStore, ScheduleStore, StoreError, TemplateStore, TrackingStore, WindowStore,
+    AccountStore, BroadcastStore, ContactStore, InboundStore, MessageStore, OutboxStore, OwnerStore,
+    PricingStore, RetentionStore, ScheduleStore, StoreError, TemplateStore, TrackingStore, WindowStore,
 };
 use std::fmt;
 use std::sync::Arc;
@@ -53,6 +53,7 @@ pub struct Store {
     retention: Arc<dyn RetentionStore>,
     pricing: Arc<dyn PricingStore>,
     schedule: Arc<dyn ScheduleStore>,
+    broadcasts: Arc<dyn BroadcastStore>,
 }
 
 impl fmt::Debug for Store {
@@ -151,7 +152,8 @@ impl Store {
             + OwnerStore
             + RetentionStore
             + PricingStore
-            + ScheduleStore,
+            + ScheduleStore
+            + BroadcastStore,
     {
         type Cached = (
             Arc<dyn AccountStore>,
@@ -185,7 +187,8 @@ impl Store {
             owners: db.clone(),
             retention: db.clone(),
             pricing: db.clone(),
-            schedule: db,
+            schedule: db.clone(),
+            broadcasts: db,
         }
     }
 
@@ -287,6 +290,11 @@ impl Store {
     /// Cancelling messages before dispatch (issue 19).
     pub fn schedule(&self) -> Arc<dyn ScheduleStore> {
         self.schedule.clone()
+    }
+
+    /// Broadcasts and the pacer's releases (issue 19).
+    pub fn broadcasts(&self) -> Arc<dyn BroadcastStore> {
+        self.broadcasts.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

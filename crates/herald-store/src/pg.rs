@@ -491,11 +491,11 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     prepared::fixed(
         "INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, \
          client_reference, status, network_message_id, error, created_at, updated_at, accepted_at, submitted_at, \
-         sent_at, delivered_at, read_at, failed_at, trace_context, scheduled_for) \
+         sent_at, delivered_at, read_at, failed_at, trace_context, scheduled_for, broadcast_id) \
          SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
          $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::timestamptz[], \
          $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], \
-         $19::timestamptz[], $20::text[], $21::timestamptz[])",
+         $19::timestamptz[], $20::text[], $21::timestamptz[], $22::text[])",
     )
     .bind::<Array<Text>, _>(m(|i| i.message.id.clone()))
     .bind::<Array<Text>, _>(m(|i| i.message.organization_id.clone()))
@@ -518,6 +518,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.failed_at))
     .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.trace_context.clone()))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.scheduled_for))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.clone()))
     .execute(conn)
     .await?;
     prepared::fixed(
@@ -540,11 +541,12 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .await?;
     prepared::fixed(
         "INSERT INTO outbox (id, organization_id, message_id, sender_id, state, available_at, deadline, attempts, \
-         created_at, updated_at) \
+         created_at, updated_at, broadcast_id) \
          SELECT j.id, j.org, j.message_id, j.sender_id, $5, j.available_at, j.deadline, 0, j.created_at, \
-         j.created_at \
+         j.created_at, j.broadcast_id \
          FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $6::timestamptz[], $7::timestamptz[], \
-         $8::timestamptz[]) AS j(id, org, message_id, sender_id, available_at, deadline, created_at)",
+         $8::timestamptz[], $9::text[]) AS j(id, org, message_id, sender_id, available_at, deadline, created_at, \
+         broadcast_id)",
     )
     .bind::<Array<Text>, _>(m(|i| i.job.id.to_string()))
     .bind::<Array<Text>, _>(m(|i| i.job.organization_id.to_string()))
@@ -554,6 +556,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Timestamptz>, _>(mt(|i| i.job.available_at))
     .bind::<Array<Timestamptz>, _>(mt(|i| i.job.deadline))
     .bind::<Array<Timestamptz>, _>(mt(|i| i.now))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.clone()))
     .execute(conn)
     .await?;
     let keyed: Vec<&&PreparedAccept> = items.iter().filter(|i| i.idempotency_key.is_some()).collect();

@@ -111,6 +111,7 @@ macro_rules! define_tables {
                 pricing_category -> Nullable<Text>,
                 pricing_type -> Nullable<Text>,
                 pricing_billable -> Nullable<Bool>,
+                broadcast_id -> Nullable<Text>,
             }
         }
 
@@ -164,6 +165,7 @@ macro_rules! define_tables {
                 created_at -> Moment,
                 updated_at -> Moment,
                 awaiting_callback -> Bool,
+                broadcast_id -> Nullable<Text>,
             }
         }
 
@@ -302,6 +304,8 @@ macro_rules! define_tables {
                 sub_sender_quality -> Bool,
                 sub_account_update -> Bool,
                 sub_contact_preferences -> Bool,
+                sub_broadcast_progress -> Bool,
+                sub_broadcast_completed -> Bool,
                 description -> Nullable<Text>,
                 enabled -> Bool,
                 disabled_reason -> Nullable<Text>,
@@ -410,6 +414,34 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            /// Issue 19: broadcasts (one template to many recipients, paced).
+            broadcasts (id) {
+                id -> Text,
+                organization_id -> Text,
+                sender_id -> Text,
+                from_number -> Text,
+                template_name -> Text,
+                template_language -> Text,
+                state -> Text,
+                total -> Integer,
+                released -> Integer,
+                send_at -> Nullable<Moment>,
+                pause -> Nullable<Text>,
+                idempotency_key -> Nullable<Text>,
+                request_fingerprint -> Nullable<Text>,
+                progress_at -> Nullable<Moment>,
+                failures_seen -> Nullable<Moment>,
+                created_at -> Moment,
+                updated_at -> Moment,
+                completed_at -> Nullable<Moment>,
+                cancelled_at -> Nullable<Moment>,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
         diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
@@ -438,6 +470,7 @@ macro_rules! define_tables {
             network_media_uploads,
             contacts,
             contact_keyword_rules,
+            broadcasts,
         );
     };
 }

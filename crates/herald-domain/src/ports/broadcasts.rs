@@ -4,8 +4,7 @@ use super::error::StoreError;
 use super::messages::QuotaCharge;
 use super::outbox::OutboxJob;
 use crate::broadcast::{
-    Broadcast, BroadcastEvent, BroadcastState, BroadcastView, PauseReason, ReleaseOutcome,
-    ReleasePolicy,
+    Broadcast, BroadcastEvent, BroadcastState, BroadcastView, PauseReason, ReleaseOutcome, ReleasePolicy,
 };
 use crate::ids::{BroadcastId, MessageId, OrganizationId};
 use crate::message::{Message, MessageError, StatusEvent};
@@ -37,7 +36,9 @@ pub struct BroadcastAccept {
 pub enum BroadcastAcceptOutcome {
     Accepted,
     /// The quota has room for `remaining` messages only (fewer than the broadcast's): nothing was written.
-    QuotaExceeded { remaining: u64 },
+    QuotaExceeded {
+        remaining: u64,
+    },
     /// Another request with this `Idempotency-Key` was accepted first: nothing was written.
     KeyTaken,
 }
@@ -67,8 +68,16 @@ pub struct DueBroadcast {
     pub messaging_limit: Option<String>,
     /// When its last progress event was recorded.
     pub progress_at: Option<Timestamp>,
-    /// The last failed message the pacer looked at (its cursor for pauses).
-    pub failures_seen: Option<MessageId>,
+    /// The failure time of the last failed message the pacer looked at (its cursor for pauses).
+    pub failures_seen: Option<Timestamp>,
+}
+
+/// One failed message of a broadcast.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BroadcastFailure {
+    pub message_id: MessageId,
+    pub error: MessageError,
+    pub failed_at: Timestamp,
 }
 
 /// A state change of a broadcast, made only from one of `from`.
@@ -128,21 +137,22 @@ pub trait BroadcastStore: Send + Sync + 'static {
         policy: &ReleasePolicy,
     ) -> Result<ReleaseOutcome, StoreError>;
 
-    /// Failed messages of the broadcast after the cursor `after`, oldest first, with their errors.
+    /// Failed messages of the broadcast that failed after `since`, in the order they failed, with their
+    /// errors and failure times.
     async fn failures(
         &self,
         organization: &OrganizationId,
         id: &BroadcastId,
-        after: Option<MessageId>,
+        since: Option<Timestamp>,
         limit: u32,
-    ) -> Result<Vec<(MessageId, MessageError)>, StoreError>;
+    ) -> Result<Vec<BroadcastFailure>, StoreError>;
 
-    /// Moves the pacer's failure cursor forward.
+    /// Moves the pacer's failure cursor forward to `last` (a failure time).
     async fn see_failures(
         &self,
         organization: &OrganizationId,
         id: &BroadcastId,
-        last: &MessageId,
+        last: Timestamp,
     ) -> Result<(), StoreError>;
 
     /// Applies `change` if the broadcast is in one of its `from` states; `None` when it is not (or does

@@ -5,8 +5,8 @@ use super::recipients::RecipientChecks;
 use super::send::{SendError, SendSettings, resolve_stored_media, seconds_until_period_end};
 use super::shared::new_id;
 use crate::broadcast::{
-    Broadcast, BroadcastEvent, BroadcastEventKind, BroadcastState, BroadcastView,
-    PauseReason, ReleaseOutcome, ReleasePolicy, held_until,
+    Broadcast, BroadcastEvent, BroadcastEventKind, BroadcastState, BroadcastView, PauseReason,
+    ReleaseOutcome, ReleasePolicy, held_until,
 };
 use crate::contact::{Recipient, SendPurpose};
 use crate::error::{FieldError, ValidationErrors};
@@ -14,10 +14,9 @@ use crate::ids::{BroadcastId, EventId, JobId, MessageId, OrganizationId};
 use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, choose_sender};
 use crate::ports::{
-    AccountStore, BroadcastAccept, BroadcastAcceptOutcome, BroadcastMessage, BroadcastQuery,
-    BroadcastStore, BroadcastTransition, Clock, DueBroadcast, IdGenerator, MediaCatalog, MessageQuery,
-    MessageStore, OutboxJob, QuotaCharge, RateDecision, RateLimiter, ScheduleStore, StoreError,
-    TemplateStore,
+    AccountStore, BroadcastAccept, BroadcastAcceptOutcome, BroadcastMessage, BroadcastQuery, BroadcastStore,
+    BroadcastTransition, Clock, DueBroadcast, IdGenerator, MediaCatalog, MessageQuery, MessageStore,
+    OutboxJob, QuotaCharge, RateDecision, RateLimiter, ScheduleStore, StoreError, TemplateStore,
 };
 use crate::status::{StatusReport, StatusUpdate};
 use crate::template::check::{TemplateCheckError, check_variables, expand_code_shorthand};
@@ -244,18 +243,15 @@ impl Broadcasts {
             other => BroadcastError::Store(StoreError::Unknown(anyhow::anyhow!("{other}"))),
         })?;
         let senders = self.ports.accounts.senders(&organization.id).await?;
-        let sender = choose_sender(&senders, draft.from.as_ref()).ok_or_else(|| {
-            BroadcastError::Invalid {
-                errors: ValidationErrors::single(
-                    "from",
-                    match &draft.from {
-                        Some(number) => format!("{number} is not a sender number of this organization"),
-                        None => "the organization has no default sender number; name one in `from`"
-                            .to_owned(),
-                    },
-                ),
-                rejected: Vec::new(),
-            }
+        let sender = choose_sender(&senders, draft.from.as_ref()).ok_or_else(|| BroadcastError::Invalid {
+            errors: ValidationErrors::single(
+                "from",
+                match &draft.from {
+                    Some(number) => format!("{number} is not a sender number of this organization"),
+                    None => "the organization has no default sender number; name one in `from`".to_owned(),
+                },
+            ),
+            rejected: Vec::new(),
         })?;
         let template = self
             .ports
@@ -496,9 +492,7 @@ impl Broadcasts {
         expand_code_shorthand(template, variables);
         Ok(match check_variables(template, variables) {
             Ok(()) => Ok(()),
-            Err(TemplateCheckError::Mismatch(detail)) => {
-                Err(ValidationErrors::single("variables", detail))
-            }
+            Err(TemplateCheckError::Mismatch(detail)) => Err(ValidationErrors::single("variables", detail)),
             Err(error) => Err(ValidationErrors::single("variables", error.to_string())),
         })
     }
@@ -616,13 +610,22 @@ impl Broadcasts {
             at: now,
             event: None,
         };
-        self.change(organization, id, &change, "only a scheduled, running or paused broadcast can be cancelled")
-            .await?;
+        self.change(
+            organization,
+            id,
+            &change,
+            "only a scheduled, running or paused broadcast can be cancelled",
+        )
+        .await?;
         // No release follows the state change, so the untaken messages only ever get fewer; a chunk
         // that cancels nothing was taken by dispatch meanwhile, and the next look no longer finds it.
         let mut idle_rounds = 0;
         while idle_rounds < 3 {
-            let untaken = self.ports.broadcasts.untaken(organization, id, CANCEL_CHUNK).await?;
+            let untaken = self
+                .ports
+                .broadcasts
+                .untaken(organization, id, CANCEL_CHUNK)
+                .await?;
             if untaken.is_empty() {
                 break;
             }
@@ -666,8 +669,13 @@ impl Broadcasts {
             at: now,
             event: None,
         };
-        self.change(organization, id, &change, "only a paused broadcast can be resumed")
-            .await?;
+        self.change(
+            organization,
+            id,
+            &change,
+            "only a paused broadcast can be resumed",
+        )
+        .await?;
         self.ports
             .broadcasts
             .broadcast(organization, id)
@@ -779,13 +787,15 @@ impl Broadcasts {
                 to: BroadcastState::Completed,
                 pause: None,
                 at: now,
-                event: Some(self.event(
-                    BroadcastEventKind::Completed,
-                    completed_view(view, now),
-                    now,
-                )),
+                event: Some(self.event(BroadcastEventKind::Completed, completed_view(view, now), now)),
             };
-            if self.ports.broadcasts.transition(org, id, &change).await?.is_some() {
+            if self
+                .ports
+                .broadcasts
+                .transition(org, id, &change)
+                .await?
+                .is_some()
+            {
                 report.completed += 1;
             }
         } else if progress_due && view.broadcast.released > 0 {
@@ -807,15 +817,14 @@ impl Broadcasts {
             .broadcasts
             .failures(org, id, due.failures_seen, 200)
             .await?;
-        let Some((last, _)) = failures.last() else {
+        let Some(last) = failures.iter().map(|f| f.failed_at).max() else {
             return Ok(false);
         };
         let pause = failures
             .iter()
-            .find_map(|(_, error)| PauseReason::for_error(error, now));
-        let last = *last;
+            .find_map(|failure| PauseReason::for_error(&failure.error, now));
         let Some(pause) = pause else {
-            self.ports.broadcasts.see_failures(org, id, &last).await?;
+            self.ports.broadcasts.see_failures(org, id, last).await?;
             return Ok(false);
         };
         tracing::warn!(broadcast = %id, code = %pause.code, "broadcast paused");
@@ -837,8 +846,13 @@ impl Broadcasts {
             at: now,
             event: Some(self.event(BroadcastEventKind::Progress, view, now)),
         };
-        let paused = self.ports.broadcasts.transition(org, id, &change).await?.is_some();
-        self.ports.broadcasts.see_failures(org, id, &last).await?;
+        let paused = self
+            .ports
+            .broadcasts
+            .transition(org, id, &change)
+            .await?
+            .is_some();
+        self.ports.broadcasts.see_failures(org, id, last).await?;
         Ok(paused)
     }
 }
@@ -864,4 +878,3 @@ fn prefix_fields(errors: ValidationErrors, from: &str, to: &str) -> ValidationEr
     }
     renamed
 }
-

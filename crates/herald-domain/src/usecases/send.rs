@@ -605,9 +605,7 @@ async fn resolve_one(
             };
             return Err(SendError::Invalid(ValidationErrors::single(
                 field,
-                format!(
-                    "{id} is not an upload of this organization, or it expired (uploads last 30 days)"
-                ),
+                format!("{id} is not an upload of this organization, or it expired (uploads last 30 days)"),
             )));
         }
     };

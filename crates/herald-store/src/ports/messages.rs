@@ -245,6 +245,7 @@ macro_rules! messages_port {
                             messages::failed_at.eq(message.failed_at),
                             messages::trace_context.eq(&message.trace_context),
                             messages::scheduled_for.eq(message.scheduled_for),
+                            messages::broadcast_id.eq(&message.broadcast_id),
                         ),
                     ))
                     .execute(conn)
@@ -262,6 +263,7 @@ macro_rules! messages_port {
                         outbox::attempts.eq(0),
                         outbox::created_at.eq(now),
                         outbox::updated_at.eq(now),
+                        outbox::broadcast_id.eq(&message.broadcast_id),
                     ))
                     .execute(conn)
                     .await?;
@@ -492,6 +494,9 @@ macro_rules! messages_port {
                     }
                     if let Some(reference) = &query.client_reference {
                         select = select.filter(messages::client_reference.eq(reference.as_str().to_owned()));
+                    }
+                    if let Some(broadcast) = &query.broadcast {
+                        select = select.filter(messages::broadcast_id.eq(broadcast.to_string()));
                     }
                     if let Some(after) = query.created_after {
                         select = select.filter(messages::created_at.ge(after));

@@ -25,6 +25,7 @@
 //! ids come from the caller; multi-row inserts are written row by row (diesel_async#277).
 
 pub(crate) mod accounts;
+pub(crate) mod broadcasts;
 pub(crate) mod contacts;
 pub(crate) mod deliveries;
 pub(crate) mod idempotency;
@@ -66,6 +67,7 @@ macro_rules! port_impls {
             $crate::ports::retention::retention_port!();
             $crate::ports::pricing::pricing_port!();
             $crate::ports::schedule::schedule_port!();
+            $crate::ports::broadcasts::broadcasts_port!();
         }
     };
 }

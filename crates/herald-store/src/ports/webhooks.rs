@@ -73,6 +73,8 @@ macro_rules! webhooks_port {
                                 webhook_endpoints::sub_sender_quality.eq(row.sub_sender_quality),
                                 webhook_endpoints::sub_account_update.eq(row.sub_account_update),
                                 webhook_endpoints::sub_contact_preferences.eq(row.sub_contact_preferences),
+                                webhook_endpoints::sub_broadcast_progress.eq(row.sub_broadcast_progress),
+                                webhook_endpoints::sub_broadcast_completed.eq(row.sub_broadcast_completed),
                                 webhook_endpoints::description.eq(&row.description),
                                 webhook_endpoints::enabled.eq(row.enabled),
                                 webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
@@ -163,6 +165,8 @@ macro_rules! webhooks_port {
                                     webhook_endpoints::sub_sender_quality.eq(events.sender_quality),
                                     webhook_endpoints::sub_account_update.eq(events.account_update),
                                     webhook_endpoints::sub_contact_preferences.eq(events.contact_preferences),
+                                    webhook_endpoints::sub_broadcast_progress.eq(events.broadcast_progress),
+                                    webhook_endpoints::sub_broadcast_completed.eq(events.broadcast_completed),
                                 ))
                                 .execute(conn)
                                 .await?;

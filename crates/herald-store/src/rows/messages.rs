@@ -4,7 +4,7 @@ use super::shared::*;
 use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
 use crate::dto::{ContentDto, StoredContent, TargetDto};
-use crate::event_body::{event_body, notice_body, preference_body};
+use crate::event_body::{broadcast_body, event_body, notice_body, preference_body};
 use herald_domain::contact::PreferenceChange;
 use herald_domain::content::{MessageRef, MessageTarget};
 use herald_domain::customer_event::{CustomerEvent, CustomerEventType};
@@ -50,6 +50,7 @@ row! {
         pub pricing_category: Option<String>,
         pub pricing_type: Option<String>,
         pub pricing_billable: Option<bool>,
+        pub broadcast_id: Option<String>,
     }
 }
 
@@ -89,6 +90,7 @@ impl MessageRow {
             pricing_category: word(message.pricing.as_ref().and_then(|p| p.category.as_ref())),
             pricing_type: word(message.pricing.as_ref().and_then(|p| p.kind.as_ref())),
             pricing_billable: message.pricing.as_ref().and_then(|p| p.billable),
+            broadcast_id: message.broadcast_id.map(|id| id.to_string()),
         })
     }
 
@@ -125,6 +127,11 @@ impl TryFrom<MessageRow> for Message {
             network_message_id: row.network_message_id,
             error: parse_error(row.error.as_deref())?,
             send_at: row.scheduled_for,
+            broadcast_id: row
+                .broadcast_id
+                .as_deref()
+                .map(|id| parse("broadcast id", herald_domain::ids::BroadcastId::parse(id)))
+                .transpose()?,
             created_at: row.created_at,
             updated_at: row.updated_at,
             timestamps: StatusTimestamps {
@@ -293,6 +300,24 @@ impl CustomerEventRow {
             created_at: change.recorded_at,
             trace_context: None,
             dedupe_key: change.dedupe_key.clone(),
+        })
+    }
+}
+
+impl CustomerEventRow {
+    /// A broadcast's `broadcast.progress` or `broadcast.completed` event (no message: `sequence` 1).
+    pub(crate) fn broadcast(event: &herald_domain::broadcast::BroadcastEvent) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: event.id.to_string(),
+            organization_id: event.view.broadcast.organization_id.to_string(),
+            event_type: event.event_type().as_str().to_owned(),
+            message_id: None,
+            sequence: 1,
+            payload: to_json("event payload", &broadcast_body(event))?,
+            occurred_at: event.recorded_at,
+            created_at: event.recorded_at,
+            trace_context: None,
+            dedupe_key: None,
         })
     }
 }

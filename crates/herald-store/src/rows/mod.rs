@@ -10,6 +10,7 @@ mod shared;
 pub(crate) use shared::{error_json, quota_ceiling, to_i32, to_i64, to_json};
 
 mod accounts;
+mod broadcasts;
 mod contacts;
 mod idempotency;
 mod inbound;
@@ -24,6 +25,7 @@ mod webhooks;
 mod windows;
 
 pub(crate) use accounts::*;
+pub(crate) use broadcasts::*;
 pub(crate) use contacts::*;
 pub(crate) use idempotency::*;
 pub(crate) use inbound::*;

@@ -59,6 +59,8 @@ row! {
         pub sub_sender_quality: bool,
         pub sub_account_update: bool,
         pub sub_contact_preferences: bool,
+        pub sub_broadcast_progress: bool,
+        pub sub_broadcast_completed: bool,
         pub description: Option<String>,
         pub enabled: bool,
         pub disabled_reason: Option<String>,
@@ -86,6 +88,8 @@ impl From<&WebhookEndpoint> for WebhookEndpointRow {
             sub_sender_quality: endpoint.events.sender_quality,
             sub_account_update: endpoint.events.account_update,
             sub_contact_preferences: endpoint.events.contact_preferences,
+            sub_broadcast_progress: endpoint.events.broadcast_progress,
+            sub_broadcast_completed: endpoint.events.broadcast_completed,
             description: endpoint.description.clone(),
             enabled: endpoint.enabled,
             disabled_reason: endpoint.disabled_reason.clone(),
@@ -111,6 +115,8 @@ impl WebhookEndpointRow {
             sender_quality: self.sub_sender_quality,
             account_update: self.sub_account_update,
             contact_preferences: self.sub_contact_preferences,
+            broadcast_progress: self.sub_broadcast_progress,
+            broadcast_completed: self.sub_broadcast_completed,
         }
     }
 }
