@@ -10,11 +10,11 @@ use herald_domain::ports::{
 };
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
-    Admin, Authenticate, CancelMessage, ContactPorts, Contacts, DeliverWebhooks, DeliverySettings,
-    DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages, ListMessages,
-    ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents, OwnerAccess,
-    ProcessCallbacks, RateCards, RecipientChecks, SendMessage, SendPorts, SendSettings, Senders,
-    SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
+    Admin, Authenticate, BroadcastPorts, Broadcasts, CancelMessage, ContactPorts, Contacts, DeliverWebhooks,
+    DeliverySettings, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages,
+    ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents,
+    OwnerAccess, PaceSettings, ProcessCallbacks, RateCards, RecipientChecks, SendMessage, SendPorts,
+    SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -227,6 +227,36 @@ impl Services {
         .with_trace_links(crate::telemetry::trace_links()))
     }
 
+    /// The send settings every accepting use case shares (the dispatch deadline, the `send_at` range).
+    fn send_settings(settings: &Settings) -> SendSettings {
+        SendSettings {
+            dispatch_deadline: bounded_seconds(settings.dispatch_deadline_hours.saturating_mul(3_600)),
+            schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
+            ..SendSettings::default()
+        }
+    }
+
+    /// Broadcasts (issue 19): the API's use case and the workers' pacer are the same one.
+    pub fn broadcasts(&self, settings: &Settings) -> Broadcasts {
+        let store = &self.store;
+        Broadcasts::new(
+            BroadcastPorts {
+                accounts: store.accounts(),
+                broadcasts: store.broadcasts(),
+                messages: store.messages(),
+                schedule: store.schedule(),
+                templates: store.templates(),
+                catalog: store.media(),
+                limiter: self.limiter.clone(),
+                clock: self.clock.clone(),
+                ids: self.ids.clone(),
+            },
+            Self::send_settings(settings),
+            PaceSettings::default(),
+        )
+        .with_recipient_checks(RecipientChecks::new(store.contacts()))
+    }
+
     /// Each organization's rate card (estimates, and the operator's `admin rate` commands).
     pub fn rate_cards(&self) -> RateCards {
         RateCards::new(self.store.accounts(), self.store.pricing(), self.clock.clone())
@@ -256,13 +286,7 @@ impl Services {
                     clock: self.clock.clone(),
                     ids: self.ids.clone(),
                 },
-                SendSettings {
-                    dispatch_deadline: bounded_seconds(
-                        settings.dispatch_deadline_hours.saturating_mul(3_600),
-                    ),
-                    schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
-                    ..SendSettings::default()
-                },
+                Self::send_settings(settings),
             )
             .with_trace_links(crate::telemetry::trace_links())
             .with_recipient_checks(RecipientChecks::new(store.contacts())),
