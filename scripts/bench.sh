@@ -38,6 +38,7 @@ tmp=$(mktemp)
   echo
 } > "$tmp"
 scripts/bench_http.py >> "$tmp"
+scripts/bench_broadcast.py >> "$tmp"
 HERALD_BENCH_REPORT="$tmp" RUST_LOG=warn cargo bench -p herald-tests --bench dispatch --bench webhooks
 # P6 (issue 18): 10 million stored messages and the plans of the hot queries on them; minutes of seeding,
 # so only when asked.

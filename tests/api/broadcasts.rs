@@ -18,6 +18,7 @@ on_both_stores!(
     an_idempotency_key_answers_the_same_broadcast,
     broadcasts_are_listed_read_and_paged_and_another_orgs_are_not_found,
     a_cancelled_broadcast_cancels_its_messages_and_gives_the_quota_back,
+    a_broadcast_is_dispatched_through_the_simulator,
 );
 
 const BROADCASTS: &str = "/api/v1/broadcasts";
@@ -565,9 +566,6 @@ async fn a_cancelled_broadcast_cancels_its_messages_and_gives_the_quota_back(db:
 
 /// With the workers and the simulator: the pacer releases the broadcast, dispatch sends each message once,
 /// the network's reports come back, and the broadcast completes with every message delivered.
-// TODO(issue 19): add it to `on_both_stores!` above once the pacer worker (herald-app/src/workers.rs) runs
-// in the server: without it nothing releases a broadcast's held messages.
-#[expect(dead_code, reason = "waits for the pacer worker; see the TODO above")]
 async fn a_broadcast_is_dispatched_through_the_simulator(db: Db) {
     let app = spawn(db, |_| {}, 80).await;
     let recipients: Vec<Value> = (1..=5).map(|i| row(&format!("+1555123000{i}"))).collect();

@@ -249,6 +249,7 @@ fn start_workers(
             organization_labels: settings.metrics_organization_labels,
         },
     );
+    workers.spawn_broadcast_pacer(Arc::new(services.broadcasts(settings)), BROADCAST_PACE);
     workers.spawn_media_cleanup(
         Arc::new(services.media(network.clone())),
         services.files.clone(),
@@ -267,6 +268,10 @@ fn start_workers(
     }
     Ok(workers)
 }
+
+/// How often the broadcast pacer runs: each round keeps up to two seconds of a sender's throughput queued,
+/// so one round a second keeps dispatch fed without a gap.
+const BROADCAST_PACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The longest a webhook loop sleeps when the store's webhook notifier does not wake it (retries become
 /// due by time alone), and how long it waits for a round before starting another beside it.

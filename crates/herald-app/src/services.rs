@@ -227,29 +227,34 @@ impl Services {
         .with_trace_links(crate::telemetry::trace_links()))
     }
 
-    /// Broadcasts (docs/api.md §4.10): what the API creates, reads, cancels and resumes, and what the pacer
-    /// worker drives (`pace`). Its state is all in the store, so the API's and the worker's may be built
-    /// apart (as they are in split roles).
-    pub fn broadcasts(&self, settings: &Settings) -> Arc<Broadcasts> {
+    /// The send settings every accepting use case shares (the dispatch deadline, the `send_at` range).
+    fn send_settings(settings: &Settings) -> SendSettings {
+        SendSettings {
+            dispatch_deadline: bounded_seconds(settings.dispatch_deadline_hours.saturating_mul(3_600)),
+            schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
+            ..SendSettings::default()
+        }
+    }
+
+    /// Broadcasts (issue 19): the API's use case and the workers' pacer are the same one.
+    pub fn broadcasts(&self, settings: &Settings) -> Broadcasts {
         let store = &self.store;
-        Arc::new(
-            Broadcasts::new(
-                BroadcastPorts {
-                    accounts: store.accounts(),
-                    broadcasts: store.broadcasts(),
-                    messages: store.messages(),
-                    schedule: store.schedule(),
-                    templates: store.templates(),
-                    catalog: store.media(),
-                    limiter: self.limiter.clone(),
-                    clock: self.clock.clone(),
-                    ids: self.ids.clone(),
-                },
-                send_settings(settings),
-                PaceSettings::default(),
-            )
-            .with_recipient_checks(RecipientChecks::new(store.contacts())),
+        Broadcasts::new(
+            BroadcastPorts {
+                accounts: store.accounts(),
+                broadcasts: store.broadcasts(),
+                messages: store.messages(),
+                schedule: store.schedule(),
+                templates: store.templates(),
+                catalog: store.media(),
+                limiter: self.limiter.clone(),
+                clock: self.clock.clone(),
+                ids: self.ids.clone(),
+            },
+            Self::send_settings(settings),
+            PaceSettings::default(),
         )
+        .with_recipient_checks(RecipientChecks::new(store.contacts()))
     }
 
     /// Each organization's rate card (estimates, and the operator's `admin rate` commands).
@@ -269,7 +274,7 @@ impl Services {
         ApiContext {
             webhooks: self.manage_webhooks(settings, sealer),
             authenticate: Authenticate::new(store.accounts(), self.clock.clone()),
-            broadcasts: self.broadcasts(settings),
+            broadcasts: Arc::new(self.broadcasts(settings)),
             send: SendMessage::new(
                 SendPorts {
                     accounts: store.accounts(),
@@ -282,7 +287,7 @@ impl Services {
                     clock: self.clock.clone(),
                     ids: self.ids.clone(),
                 },
-                send_settings(settings),
+                Self::send_settings(settings),
             )
             .with_trace_links(crate::telemetry::trace_links())
             .with_recipient_checks(RecipientChecks::new(store.contacts())),
@@ -387,7 +392,7 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
             cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
-            broadcasts: self.broadcasts(settings),
+            broadcasts: Arc::new(self.broadcasts(settings)),
             webhooks: self.manage_webhooks(settings, sealer),
             templates: ListTemplates::new(store.templates(), store.accounts()),
             senders: Senders::new(store.accounts()),
@@ -422,16 +427,6 @@ impl Services {
             dispatch_settings(settings),
         )
         .with_trace_links(crate::telemetry::trace_links())
-    }
-}
-
-/// What a send (single or broadcast) takes from the settings: the dispatch deadline and the shortest
-/// `send_at` lead.
-fn send_settings(settings: &Settings) -> SendSettings {
-    SendSettings {
-        dispatch_deadline: bounded_seconds(settings.dispatch_deadline_hours.saturating_mul(3_600)),
-        schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
-        ..SendSettings::default()
     }
 }
 

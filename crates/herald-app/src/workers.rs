@@ -4,7 +4,7 @@
 use crate::retention::{RetentionSettings, sweep_retention};
 use herald_domain::ports::{Clock, RetentionStore};
 use herald_domain::usecases::{
-    BacklogReport, DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates,
+    BacklogReport, Broadcasts, DeliverWebhooks, DispatchMessages, Media, ProcessCallbacks, SyncTemplates,
 };
 use herald_media::FsMediaStore;
 use herald_store::WorkNotifier;
@@ -229,6 +229,32 @@ impl Workers {
                 let (store, clock, stopped) = (store.clone(), clock.clone(), stopped.clone());
                 async move {
                     sweep_retention(&*store, &*clock, settings, &stopped).await;
+                }
+            })
+        });
+    }
+
+    /// Adds the broadcast pacer (issue 19): every `interval`, each running broadcast gets what its pace
+    /// allows released to dispatch, is paused on a sender or quality error, and is completed once done.
+    /// Every step is one transaction that is safe to repeat, so several processes may run it at once.
+    pub fn spawn_broadcast_pacer(&mut self, broadcasts: Arc<Broadcasts>, interval: Duration) {
+        self.supervise("broadcast pacer", move |stop| {
+            let broadcasts = broadcasts.clone();
+            every(interval, stop, move || {
+                let broadcasts = broadcasts.clone();
+                async move {
+                    match broadcasts.pace().await {
+                        Ok(report) if report.released + report.paused + report.completed > 0 => {
+                            tracing::debug!(
+                                released = report.released,
+                                paused = report.paused,
+                                completed = report.completed,
+                                "broadcasts paced"
+                            );
+                        }
+                        Ok(_) => {}
+                        Err(error) => tracing::warn!(%error, "broadcast pacing failed"),
+                    }
                 }
             })
         });

@@ -102,6 +102,17 @@ impl GraphError {
         )
     }
 
+    /// 131048: the number is restricted because many of its earlier messages were blocked or reported
+    /// (Meta's spam rate limit).
+    pub(crate) fn spam_rate_limited() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            131048,
+            "Spam rate limit hit",
+            "Message failed to send because there are restrictions on how many messages can be sent from this phone number. This may be because too many previous messages were blocked or flagged as spam.",
+        )
+    }
+
     /// 131047: a free-form message outside the recipient's 24 h service window.
     pub(crate) fn re_engagement() -> Self {
         Self::new(

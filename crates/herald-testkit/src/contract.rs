@@ -18,6 +18,7 @@
 )]
 
 mod accounts;
+mod broadcasts;
 mod contacts;
 mod idempotency;
 mod inbound;
@@ -37,6 +38,7 @@ mod webhooks;
 mod windows;
 
 pub use accounts::*;
+pub use broadcasts::*;
 pub use contacts::*;
 pub use idempotency::*;
 pub use inbound::*;
@@ -100,6 +102,7 @@ pub struct Ports {
     /// Rate cards and usage counts.
     pub pricing: Arc<dyn herald_domain::ports::PricingStore>,
     pub schedule: Arc<dyn herald_domain::ports::ScheduleStore>,
+    pub broadcasts: Arc<dyn herald_domain::ports::BroadcastStore>,
 }
 
 /// A customer event (docs/api.md §9) as a store wrote it.
@@ -253,6 +256,13 @@ macro_rules! contract_suite {
     ($make_ports:expr) => {
         $crate::contract_suite!(@scenarios $make_ports;
             accounts_plans_are_seeded,
+            broadcasts_hold_their_jobs_until_released,
+            broadcasts_concurrent_releases_respect_the_queue,
+            broadcasts_release_waits_for_the_tier,
+            broadcasts_quota_is_all_or_nothing,
+            broadcasts_idempotency_key_is_taken_once,
+            broadcasts_transitions_due_and_untaken,
+            broadcasts_stay_in_their_organization,
             accounts_put_plan_creates_and_replaces,
             accounts_organizations_create_get_list,
             accounts_create_organization_refusals,

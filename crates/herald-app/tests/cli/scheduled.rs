@@ -1,7 +1,8 @@
 //! Scheduled sends survive a worker's `kill -9` and go out exactly once (issue 19): on one PostgreSQL, a
 //! standalone simulator, an API process and two worker processes, every one a real `herald`; messages
 //! scheduled a few seconds ahead; one worker killed with SIGKILL once sends are under way and a new one
-//! started in its place. The simulator's own record is the proof: each message reached it once.
+//! started in its place. The simulator's own record is the proof: each message reached it once. A scheduled
+//! broadcast runs beside the single sends, so its pacer (in both workers) is killed mid-run too.
 
 use super::free_port;
 use serde_json::{Value, json};
@@ -244,6 +245,47 @@ async fn scheduled_messages_go_out_exactly_once_when_a_worker_is_killed() {
         ids.push(id);
     }
 
+    // A broadcast of as many recipients, scheduled like the single sends: the pacers of both workers release it.
+    let send_at = chrono::Utc::now() + chrono::TimeDelta::seconds(3);
+    let recipients: Vec<Value> = (0..MESSAGES)
+        .map(|i| json!({ "to": format!("+1555124{i:04}") }))
+        .collect();
+    let response = client
+        .post(format!("{base}/api/v1/broadcasts"))
+        .bearer_auth(&key)
+        .json(&json!({
+            "template": { "name": "hello_world", "language": "en_US" },
+            "send_at": send_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            "recipients": recipients,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
+    let broadcast: Value = response.json().await.unwrap();
+    assert_eq!(broadcast["status"], "scheduled", "{broadcast}");
+    assert_eq!(broadcast["accepted"], MESSAGES, "{broadcast}");
+    let broadcast_id = broadcast["id"].as_str().unwrap().to_owned();
+    let page: Value = client
+        .get(format!(
+            "{base}/api/v1/broadcasts/{broadcast_id}/messages?limit=200"
+        ))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let members = page["data"].as_array().unwrap();
+    assert_eq!(members.len(), MESSAGES, "{page}");
+    for message in members {
+        assert_eq!(message["status"], "scheduled", "{message}");
+        let id = message["id"].as_str().unwrap().to_owned();
+        due.insert(id.clone(), send_at);
+        ids.push(id);
+    }
+
     // Kill one worker with SIGKILL as soon as the network has the first scheduled send (the sender's
     // 20 messages/s spread the batch over more than a second, so sends are under way), then start another.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -266,8 +308,9 @@ async fn scheduled_messages_go_out_exactly_once_when_a_worker_is_killed() {
         }
         assert!(
             Instant::now() < deadline,
-            "{} of {MESSAGES} sent\n{}",
+            "{} of {} sent\n{}",
             counts.len(),
+            ids.len(),
             logs(cluster.dir.path())
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -315,5 +358,27 @@ async fn scheduled_messages_go_out_exactly_once_when_a_worker_is_killed() {
         let send_at = due[id];
         let second = chrono::SubsecRound::trunc_subsecs(send_at, 0);
         assert!(submitted >= second, "{id} went out before its send_at: {message}");
+    }
+    // Dispatch is done with every message of the broadcast: a pacer completes it.
+    loop {
+        let broadcast: Value = client
+            .get(format!("{base}/api/v1/broadcasts/{broadcast_id}"))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if broadcast["status"] == "completed" {
+            assert_eq!(broadcast["released"], MESSAGES, "{broadcast}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the broadcast did not complete: {broadcast}\n{}",
+            logs(cluster.dir.path())
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }

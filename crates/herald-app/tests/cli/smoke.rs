@@ -436,7 +436,7 @@ fn open_quote(text: &str) -> bool {
 /// Runs every README shell command in the smoke folder, as a newcomer would paste it.
 struct ReadmeRun<'a> {
     smoke: &'a Smoke,
-    /// The latest id of each kind printed so far: `org_…`, `msg_…`, `med_…`, `inb_…` stand for these.
+    /// The latest id of each kind printed so far: `org_…`, `msg_…`, `med_…`, `inb_…`, `brd_…` stand for these.
     latest: BTreeMap<&'static str, String>,
     exported: Vec<(String, String)>,
     ran: usize,
@@ -477,7 +477,7 @@ impl<'a> ReadmeRun<'a> {
     }
 
     fn remember(&mut self, output: &str) {
-        for prefix in ["org_", "msg_", "med_", "inb_"] {
+        for prefix in ["org_", "msg_", "med_", "inb_", "brd_"] {
             // Herald's ids are the prefix and a 26-character ULID.
             let ids = output.match_indices(prefix).filter_map(|(at, _)| {
                 let ulid: String = output[at + prefix.len()..]

@@ -5,6 +5,7 @@
 
 mod admin;
 mod authenticate;
+mod broadcasts;
 mod callbacks;
 mod contacts;
 mod dispatch;

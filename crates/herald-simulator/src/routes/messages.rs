@@ -84,6 +84,9 @@ pub(crate) async fn send(
         .and_then(Value::as_str)
         .map(str::to_owned);
 
+    if recipient.ends_with("9995") {
+        return Err(GraphError::spam_rate_limited());
+    }
     if recipient.ends_with("9998") {
         // Retries of one message are recognised by their tracking data, as a client would resend it.
         let key = format!(

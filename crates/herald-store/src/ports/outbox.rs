@@ -256,8 +256,11 @@ macro_rules! outbox_port {
                     // Two grouped reads on one connection: a depth per sender, then the oldest due time of
                     // those with due jobs. `MIN` is spelled out because SQLite's time type has no ordering
                     // in diesel (the text sorts as the time does: every value is written in UTC the same way).
+                    // A broadcast's held jobs are not work yet (the pacer has not released them): they show
+                    // on the broadcast, not as dispatch backlog.
                     let depths: Vec<(String, String, i64)> = outbox::table
                         .filter(outbox::state.eq_any([JOB_PENDING, JOB_IN_FLIGHT]))
+                        .filter(outbox::available_at.lt(herald_domain::broadcast::held_until()))
                         .group_by((outbox::organization_id, outbox::sender_id))
                         .select((
                             outbox::organization_id,

@@ -24,6 +24,7 @@ pub fn ports(store: &Store) -> Ports {
         owners: store.owners(),
         pricing: store.pricing(),
         schedule: store.schedule(),
+        broadcasts: store.broadcasts(),
     }
 }
 

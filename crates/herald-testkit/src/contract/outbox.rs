@@ -849,6 +849,11 @@ pub async fn outbox_backlog_counts_open_jobs_per_sender(ports: Ports) {
     let mut later_request = accept_request(&later, None, None);
     later_request.job.available_at = at(40);
     accept_ok(&ports, &later_request).await;
+    // A broadcast's held job is the broadcast's own queue, not dispatch backlog.
+    let held = text_message(org.id, &sender, "+15551234568", at(3));
+    let mut held_request = accept_request(&held, None, None);
+    held_request.job.available_at = herald_domain::broadcast::held_until();
+    accept_ok(&ports, &held_request).await;
     let (other, other_sender) = new_organization_with_sender(&ports, "starter").await;
     let message = text_message(other.id, &other_sender, "+15551234567", at(5));
     let mut request = accept_request(&message, None, None);
@@ -869,7 +874,7 @@ pub async fn outbox_backlog_counts_open_jobs_per_sender(ports: Ports) {
         (lines[0].organization_id, lines[0].sender_id),
         (org.id, sender.id)
     );
-    assert_eq!(lines[0].depth, 4, "due or not, every pending job counts");
+    assert_eq!(lines[0].depth, 4, "due or not, every pending job counts, held ones not");
     assert_eq!(lines[0].oldest_due, Some(at(0)));
     assert_eq!(
         (lines[1].organization_id, lines[1].sender_id, lines[1].depth),

@@ -28,7 +28,7 @@ fn scheduled(org: &Organization, sender: &SenderNumber, accepted: i64) -> (Messa
 }
 
 /// The report `CancelMessage` hands the store.
-fn cancel_update(message: &Message, organization: &Organization, when: Timestamp) -> StatusUpdate {
+pub(super) fn cancel_update(message: &Message, organization: &Organization, when: Timestamp) -> StatusUpdate {
     StatusUpdate {
         organization_id: organization.id,
         message_id: message.id,
@@ -46,7 +46,7 @@ fn cancel_update(message: &Message, organization: &Organization, when: Timestamp
     }
 }
 
-async fn usage(ports: &Ports, organization: &Organization) -> u64 {
+pub(super) async fn usage(ports: &Ports, organization: &Organization) -> u64 {
     ports
         .messages
         .usage(&organization.id, &BillingPeriod::containing(at(0)))
