@@ -19,6 +19,7 @@ on_both_stores!(
     broadcasts_are_listed_read_and_paged_and_another_orgs_are_not_found,
     a_cancelled_broadcast_cancels_its_messages_and_gives_the_quota_back,
     a_broadcast_is_dispatched_through_the_simulator,
+    a_spam_rate_error_pauses_a_broadcast_until_it_is_resumed,
 );
 
 const BROADCASTS: &str = "/api/v1/broadcasts";
@@ -591,4 +592,65 @@ async fn a_broadcast_is_dispatched_through_the_simulator(db: Db) {
             .count();
         assert_eq!(copies, 1, "each message sent once: {message}");
     }
+}
+
+/// Polls the broadcast until `done` holds (at most 30 s).
+async fn wait_broadcast(app: &crate::network::NetApp, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let broadcast = app.get(&format!("{BROADCASTS}/{id}")).await;
+        if done(&broadcast) {
+            return broadcast;
+        }
+        assert!(Instant::now() < deadline, "timed out; last seen: {broadcast}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The simulator answers `…9995` with the spam-rate error (131048): the pacer pauses the broadcast and says
+/// why; resuming lets it complete.
+async fn a_spam_rate_error_pauses_a_broadcast_until_it_is_resumed(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let recipients: Vec<Value> = ["+15551239995", "+15551230001", "+15551230002"]
+        .into_iter()
+        .map(row)
+        .collect();
+    let created = app.send(BROADCASTS, appointments(Value::Array(recipients))).await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let paused = wait_broadcast(&app, &id, |b| b["status"] == "paused").await;
+    assert_eq!(paused["pause"]["code"], "spam_rate_limited", "{paused}");
+    assert_eq!(paused["pause"]["network_code"], 131_048, "{paused}");
+    assert!(paused["pause"]["paused_at"].is_string(), "{paused}");
+    assert!(
+        paused["pause"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("spam_rate_limited"),
+        "{paused}"
+    );
+    let listed = app.get(&format!("{BROADCASTS}?status=paused")).await;
+    assert_eq!(listed["data"][0]["id"], id, "{listed}");
+
+    let response = app
+        .post_response(&format!("{BROADCASTS}/{id}/resume"), &json!({}))
+        .await;
+    assert_eq!(response.status(), 200, "{}", response.text().await.unwrap());
+    let resumed: Value = response.json().await.unwrap();
+    assert_eq!(resumed["status"], "running", "{resumed}");
+    assert!(resumed["pause"].is_null(), "{resumed}");
+    // Completed once dispatch is done with every message; the network's delivery reports may come after.
+    let done = wait_broadcast(&app, &id, |b| {
+        b["status"] == "completed" && b["counts"]["delivered"] == 2
+    })
+    .await;
+    assert_eq!(done["counts"]["failed"], 1, "{done}");
+    assert_eq!(done["counts"]["delivered"], 2, "{done}");
+    let again = app
+        .post_response(&format!("{BROADCASTS}/{id}/cancel"), &json!({}))
+        .await;
+    let problem = assert_problem(again, 409, "broadcast_not_cancellable").await;
+    assert!(
+        problem["detail"].as_str().unwrap().contains("completed"),
+        "{problem}"
+    );
 }
