@@ -19,7 +19,7 @@ on_both_stores!(
     broadcasts_are_listed_read_and_paged_and_another_orgs_are_not_found,
     a_cancelled_broadcast_cancels_its_messages_and_gives_the_quota_back,
     a_broadcast_is_dispatched_through_the_simulator,
-    a_spam_rate_error_pauses_a_broadcast_until_it_is_resumed,
+    a_paused_broadcast_is_listed_by_status_resumed_and_not_cancellable_once_completed,
 );
 
 const BROADCASTS: &str = "/api/v1/broadcasts";
@@ -607,9 +607,10 @@ async fn wait_broadcast(app: &crate::network::NetApp, id: &str, done: impl Fn(&V
     }
 }
 
-/// The simulator answers `…9995` with the spam-rate error (131048): the pacer pauses the broadcast and says
-/// why; resuming lets it complete.
-async fn a_spam_rate_error_pauses_a_broadcast_until_it_is_resumed(db: Db) {
+/// The simulator answers `…9995` with the spam-rate error (131048): the resource says why it paused, the list
+/// finds it by `status=paused`, resume answers it `running`, and once completed a cancel is refused. (That
+/// nothing is released while paused is `broadcast_pacing.rs`'s.)
+async fn a_paused_broadcast_is_listed_by_status_resumed_and_not_cancellable_once_completed(db: Db) {
     let app = spawn(db, |_| {}, 80).await;
     let recipients: Vec<Value> = ["+15551239995", "+15551230001", "+15551230002"]
         .into_iter()

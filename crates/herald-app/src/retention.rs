@@ -69,6 +69,7 @@ fn add(a: RetentionReport, b: RetentionReport) -> RetentionReport {
         jobs: a.jobs + b.jobs,
         deliveries: a.deliveries + b.deliveries,
         callbacks: a.callbacks + b.callbacks,
+        broadcasts: a.broadcasts + b.broadcasts,
     }
 }
 

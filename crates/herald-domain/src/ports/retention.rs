@@ -24,6 +24,8 @@ pub struct RetentionReport {
     pub deliveries: u64,
     /// Stored network callbacks, processed or parked.
     pub callbacks: u64,
+    /// Broadcasts that ended (completed or cancelled) and whose messages are all gone.
+    pub broadcasts: u64,
 }
 
 impl RetentionReport {
@@ -36,15 +38,16 @@ impl RetentionReport {
             + self.jobs
             + self.deliveries
             + self.callbacks
+            + self.broadcasts
     }
 
     /// The messages, callbacks and organization events removed: what the batch bound counts.
     pub fn roots(&self) -> u64 {
-        self.messages + self.inbound + self.callbacks + self.account_events
+        self.messages + self.inbound + self.callbacks + self.account_events + self.broadcasts
     }
 
     /// Each table's count with its name, for metrics and logs.
-    pub fn by_table(&self) -> [(&'static str, u64); 7] {
+    pub fn by_table(&self) -> [(&'static str, u64); 8] {
         [
             ("messages", self.messages),
             ("inbound_messages", self.inbound),
@@ -53,6 +56,7 @@ impl RetentionReport {
             ("outbox", self.jobs),
             ("webhook_deliveries", self.deliveries),
             ("network_callbacks", self.callbacks),
+            ("broadcasts", self.broadcasts),
         ]
     }
 }

@@ -9,8 +9,8 @@ macro_rules! retention_port {
     () => {
         pub(super) mod retention {
             use super::super::schema::{
-                events, inbound_messages, message_events, messages, network_callbacks, organizations, outbox,
-                plans, webhook_attempts, webhook_deliveries,
+                broadcasts, events, inbound_messages, message_events, messages, network_callbacks,
+                organizations, outbox, plans, webhook_attempts, webhook_deliveries,
             };
             use super::super::{Conn, Db};
             use async_trait::async_trait;
@@ -212,6 +212,47 @@ macro_rules! retention_port {
                 Ok(())
             }
 
+            /// Up to `limit` broadcasts of the organization that ended before `cutoff` and whose messages are
+            /// all gone (removed by this sweep or an earlier one): a broadcast outlives its last message.
+            async fn purge_broadcasts(
+                conn: &mut Conn,
+                organization: &str,
+                cutoff: Timestamp,
+                limit: i64,
+                report: &mut RetentionReport,
+            ) -> Result<(), TxError> {
+                let ended: Vec<String> = broadcasts::table
+                    .filter(broadcasts::organization_id.eq(organization))
+                    .filter(broadcasts::state.eq_any(["completed", "cancelled"]))
+                    .filter(broadcasts::updated_at.lt(cutoff))
+                    .order(broadcasts::id)
+                    .limit(limit)
+                    .select(broadcasts::id)
+                    .load(conn)
+                    .await?;
+                if ended.is_empty() {
+                    return Ok(());
+                }
+                let kept: Vec<Option<String>> = messages::table
+                    .filter(messages::broadcast_id.eq_any(ended.iter().map(|id| Some(id.clone()))))
+                    .select(messages::broadcast_id)
+                    .distinct()
+                    .load(conn)
+                    .await?;
+                let gone: Vec<&String> = ended
+                    .iter()
+                    .filter(|id| !kept.iter().any(|k| k.as_deref() == Some(id.as_str())))
+                    .collect();
+                if gone.is_empty() {
+                    return Ok(());
+                }
+                let removed = diesel::delete(broadcasts::table.filter(broadcasts::id.eq_any(gone)))
+                    .execute(conn)
+                    .await?;
+                report.broadcasts += count(removed);
+                Ok(())
+            }
+
             /// Up to `limit` stored callbacks received before `cutoff` and done with (processed or parked).
             async fn purge_callbacks(
                 conn: &mut Conn,
@@ -289,6 +330,13 @@ macro_rules! retention_port {
                             }
                             purge_account_events(conn, organization, cutoff(*days), room, &mut report)
                                 .await?;
+                        }
+                        for (organization, days) in &organizations {
+                            let room = limit - i64::try_from(report.broadcasts).unwrap_or(limit);
+                            if room <= 0 {
+                                break;
+                            }
+                            purge_broadcasts(conn, organization, cutoff(*days), room, &mut report).await?;
                         }
                         // Callbacks belong to no organization: the shortest retention of any plan.
                         let shortest: Option<i32> = plans::table

@@ -261,3 +261,134 @@ async fn postgres_retention_removes_old_final_rows_in_bounded_batches() {
     };
     old_final_rows_go_newer_and_in_flight_stay(store).await;
 }
+
+/// A broadcast of one message made at `at`, cancelled at once (its message is `cancelled`, a final status),
+/// the broadcast `cancelled` at `at`.
+async fn cancelled_broadcast(
+    store: &Store,
+    org: OrganizationId,
+    from: &SenderNumber,
+    at: Timestamp,
+) -> (herald_domain::ids::BroadcastId, Message) {
+    use herald_domain::broadcast::{Broadcast, BroadcastState, held_until};
+    use herald_domain::ports::{BroadcastAccept, BroadcastMessage, BroadcastTransition};
+    use herald_domain::template::{LanguageCode, TemplateName, TemplateRef};
+    let id = herald_domain::ids::BroadcastId::from_ulid(next_ulid());
+    let mut message = message_at(org, from, at);
+    message.broadcast_id = Some(id);
+    let mut request = accept_request(&message, None, None);
+    request.job.available_at = held_until();
+    request.job.deadline = held_until();
+    let accept = BroadcastAccept {
+        broadcast: Broadcast {
+            id,
+            organization_id: org,
+            sender_id: from.id,
+            from: from.number.clone(),
+            template: TemplateRef {
+                name: TemplateName::parse("hello_world").unwrap(),
+                language: LanguageCode::parse("en_US").unwrap(),
+            },
+            state: BroadcastState::Scheduled,
+            total: 1,
+            released: 0,
+            send_at: None,
+            pause: None,
+            created_at: at,
+            updated_at: at,
+            completed_at: None,
+            cancelled_at: None,
+        },
+        messages: vec![BroadcastMessage {
+            message: message.clone(),
+            event: request.event.clone(),
+            job: request.job.clone(),
+        }],
+        quota: request.quota.clone(),
+        idempotency: None,
+    };
+    store.broadcasts().accept(&accept).await.expect("accept");
+    let cancel = BroadcastTransition {
+        from: vec![BroadcastState::Scheduled],
+        to: BroadcastState::Cancelled,
+        pause: None,
+        at,
+        event: None,
+    };
+    store
+        .broadcasts()
+        .transition(&org, &id, &cancel)
+        .await
+        .expect("transition")
+        .expect("cancelled");
+    let update = herald_domain::status::StatusUpdate {
+        organization_id: org,
+        message_id: message.id,
+        report: herald_domain::status::StatusReport {
+            status: herald_domain::message::MessageStatus::Cancelled,
+            occurred_at: at,
+            error: None,
+        },
+        network_message_id: None,
+        source: herald_domain::message::EventSource::Herald,
+        event_id: EventId::from_ulid(next_ulid()),
+        customer_event_id: EventId::from_ulid(next_ulid()),
+        recorded_at: at,
+        pricing: None,
+    };
+    assert_eq!(store.schedule().cancel_many(&[update]).await.expect("cancel"), 1);
+    (id, message)
+}
+
+async fn ended_broadcasts_go_once_their_messages_are_gone(store: Store) {
+    let org = organization("trial");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let from = sender(org.id, "+15550001111", true);
+    store.accounts().add_sender(&from).await.expect("sender");
+    let now = t0() + TimeDelta::days(100);
+    let (old, old_message) = cancelled_broadcast(&store, org.id, &from, t0()).await;
+    let (recent, _) = cancelled_broadcast(&store, org.id, &from, now - TimeDelta::days(1)).await;
+
+    let report = store.retention().purge_expired(now, 100).await.expect("purge");
+    assert_eq!(report.broadcasts, 1, "{report:?}");
+    assert!(
+        !exists(&store, org.id, &old_message).await,
+        "its message went first"
+    );
+    assert!(
+        store
+            .broadcasts()
+            .broadcast(&org.id, &old)
+            .await
+            .expect("read")
+            .is_none()
+    );
+    assert!(
+        store
+            .broadcasts()
+            .broadcast(&org.id, &recent)
+            .await
+            .expect("read")
+            .is_some(),
+        "a broadcast within retention stays"
+    );
+    let again = store.retention().purge_expired(now, 100).await.expect("purge");
+    assert_eq!(again.broadcasts, 0, "{again:?}");
+}
+
+#[tokio::test]
+async fn sqlite_retention_removes_ended_broadcasts() {
+    ended_broadcasts_go_once_their_messages_are_gone(sqlite().await).await;
+}
+
+#[tokio::test]
+async fn postgres_retention_removes_ended_broadcasts() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    ended_broadcasts_go_once_their_messages_are_gone(store).await;
+}

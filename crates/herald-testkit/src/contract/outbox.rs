@@ -874,7 +874,10 @@ pub async fn outbox_backlog_counts_open_jobs_per_sender(ports: Ports) {
         (lines[0].organization_id, lines[0].sender_id),
         (org.id, sender.id)
     );
-    assert_eq!(lines[0].depth, 4, "due or not, every pending job counts, held ones not");
+    assert_eq!(
+        lines[0].depth, 4,
+        "due or not, every pending job counts, held ones not"
+    );
     assert_eq!(lines[0].oldest_due, Some(at(0)));
     assert_eq!(
         (lines[1].organization_id, lines[1].sender_id, lines[1].depth),
