@@ -64,6 +64,10 @@ async fn a_broadcast_leaves_room_for_single_sends_of_its_organization_and_of_oth
         .await
         .unwrap();
     crate::helpers::add_default_sender(&app.services, &other.id, "+15550002222", "1000000002", 4).await;
+    // Its own copies of the simulator's templates (a sync runs only for the first organization).
+    herald_app::demo::seed_templates(&app.services, &other.id)
+        .await
+        .unwrap();
     let (_, other_key) = admin.create_key(&other.id, None).await.unwrap();
 
     let id = broadcast(&app, recipients(60, None)).await;
