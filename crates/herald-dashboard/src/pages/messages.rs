@@ -320,6 +320,18 @@ fn pricing(pricing: Option<&herald_domain::pricing::Pricing>) -> Markup {
     }
 }
 
+/// A message's estimated cost at the organization's rate card (docs/api.md §12): the amount and currency, or
+/// why there is none.
+fn estimated(priced: bool, cost: Option<&herald_domain::pricing::Cost>) -> Markup {
+    html! {
+        @match cost {
+            Some(cost) => { (cost.amount()) " " (cost.currency.as_str()) }
+            None if priced => { "—" span.muted { " · no rate for this category on the rate card" } }
+            None => { "—" span.muted { " · not priced by the network yet" } }
+        }
+    }
+}
+
 /// What the message page says after its Cancel button was pressed.
 #[derive(Debug, Default, Deserialize)]
 pub struct ShowNotice {
@@ -339,6 +351,11 @@ pub async fn show(
     let message = ctx.get_message.execute(org, &id).await?;
     let history = ctx.message_events.execute(org, &id).await?;
     let sent = ctx.access.sent_events(org, &id).await?;
+    // As the API's message resource: the card is read only for a message the network priced.
+    let estimated_cost = match &message.pricing {
+        Some(pricing) => ctx.rate_cards.card(org).await?.estimate_pricing(pricing),
+        None => None,
+    };
     let body = html! {
         p { a href="/dashboard/messages" { "« Messages" } }
         h1 { "Message " code { (message.id) } }
@@ -365,6 +382,7 @@ pub async fn show(
                 dt { "Reference" } dd { (message.client_reference.as_ref().map_or("—", |r| r.as_str())) }
                 dt { "Network id" } dd { code { (message.network_message_id.as_deref().unwrap_or("—")) } }
                 dt { "Pricing" } dd id="message-pricing" { (pricing(message.pricing.as_ref())) }
+                dt { "Estimated cost" } dd id="message-estimated-cost" { (estimated(message.pricing.is_some(), estimated_cost.as_ref())) }
                 dt { "Created" } dd { (view::time(message.created_at)) }
                 dt { "Updated" } dd { (view::time(message.updated_at)) }
             }

@@ -8,7 +8,7 @@ use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
 use crate::media::{MediaFile, MediaRecord, StagedFile};
-use crate::message::{EventSource, Message, MessageContent, StatusEvent};
+use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
@@ -369,7 +369,8 @@ impl SendMessage {
         }
         // A scheduled message is due at its `send_at`, and its retries run their full time from then.
         let due = draft.send_at.unwrap_or(now);
-        let request = AcceptRequest {
+        let mut request = AcceptRequest {
+            customer_event: None,
             event: StatusEvent {
                 id: new_id(self.ids.as_ref(), EventId::from_ulid),
                 organization_id: organization.id,
@@ -398,6 +399,13 @@ impl SendMessage {
             idempotency: idempotency_key,
             message,
         };
+        // A scheduled message tells the customer it is waiting; an immediate one's first event is `submitted`.
+        if request.message.status == MessageStatus::Scheduled {
+            request.customer_event = crate::customer_event::scheduled(
+                new_id(self.ids.as_ref(), EventId::from_ulid),
+                &request.message,
+            );
+        }
         // A store error leaves a stored upload in place: the accept may have committed before the error
         // (a connection lost during COMMIT), and deleting the file would then fail an accepted message.
         // An upload no message uses expires like any other (30 days) and the cleanup job removes it.

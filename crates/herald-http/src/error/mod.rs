@@ -7,6 +7,7 @@ mod tests;
 
 use actix_web::HttpResponse;
 use herald_domain::ValidationErrors;
+use herald_domain::message::MessageStatus;
 use herald_domain::organization::MessageKind;
 use herald_domain::template::TemplateRef;
 use herald_domain::values::PhoneNumber;
@@ -96,8 +97,8 @@ pub enum ApiError {
     #[error("template {} ({}) exists", .0.name, .0.language)]
     TemplateExists(TemplateRef),
     /// The message is dispatching or done: only one not dispatched yet can be cancelled. Its status.
-    #[error("the message is {0}; it can no longer be cancelled")]
-    NotCancellable(&'static str),
+    #[error("the message is {}; it can no longer be cancelled", .0.as_str())]
+    NotCancellable(MessageStatus),
     #[error("method not allowed")]
     MethodNotAllowed,
     #[error("a request with this Idempotency-Key is still in flight")]

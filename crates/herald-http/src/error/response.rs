@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 use herald_domain::ValidationErrors;
+use herald_domain::message::MessageStatus;
 
 impl ApiError {
     /// A validation failure of one field.
@@ -146,10 +147,7 @@ impl ApiError {
                  edit it with PATCH /api/v1/templates/{}/{}.",
                 reference.name, reference.language, reference.name, reference.language
             ),
-            Self::NotCancellable(status) => format!(
-                "The message is {status}: a dispatch worker has taken it (or it is done), so it can no longer \
-                 be cancelled; only a message not dispatched yet can be."
-            ),
+            Self::NotCancellable(status) => not_cancellable_detail(*status),
             Self::MethodNotAllowed => "This method is not allowed on this path.".to_owned(),
             Self::IdempotencyConflict => {
                 "A request with the same Idempotency-Key is still being processed; retry later.".to_owned()
@@ -322,5 +320,18 @@ impl ResponseError for ApiError {
     /// this method cannot see the request.
     fn error_response(&self) -> HttpResponse {
         self.to_response(None)
+    }
+}
+
+/// Why a cancel was refused, by the message's status: a message still `scheduled` or `accepted` was taken by a
+/// dispatch worker (its job claimed); any other status is past dispatch already.
+fn not_cancellable_detail(status: MessageStatus) -> String {
+    const RULE: &str = "only a scheduled or accepted message not yet taken by dispatch can be cancelled";
+    match status {
+        MessageStatus::Scheduled | MessageStatus::Accepted => format!(
+            "The message is {} but a dispatch worker has already taken it; {RULE}.",
+            status.as_str()
+        ),
+        _ => format!("The message is {}; {RULE}.", status.as_str()),
     }
 }

@@ -813,6 +813,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
     let message_id = request.message.id;
     let sender = second_sender();
     let expected = AcceptRequest {
+        customer_event: None,
         message: Message {
             id: message_id,
             organization_id: org_id(),
@@ -2064,6 +2065,35 @@ fn a_send_at_in_range_is_stored_scheduled_with_its_job_due_then_and_its_deadline
     assert_eq!(request.event.status, MessageStatus::Scheduled);
     assert_eq!(request.job.available_at, send_at);
     assert_eq!(request.job.deadline, send_at + chrono::TimeDelta::hours(24));
+    // Its acceptance is the message's first customer event: `scheduled`, from no status, at acceptance.
+    let event = request
+        .customer_event
+        .clone()
+        .expect("a scheduled acceptance emits an event");
+    assert_eq!(
+        event.event_type(),
+        crate::customer_event::CustomerEventType::MessageStatus
+    );
+    assert_eq!(
+        event.message_id,
+        crate::content::MessageRef::Outbound(returned.id)
+    );
+    assert_eq!(
+        (event.sequence, event.occurred_at, event.recorded_at),
+        (1, now(), now())
+    );
+    let crate::customer_event::EventBody::Status(body) = &event.body else {
+        panic!("a status event, got {event:?}");
+    };
+    assert_eq!(
+        (body.status, body.previous_status),
+        (MessageStatus::Scheduled, None)
+    );
+    assert_eq!((&body.to, &body.from), (&returned.to, &returned.from));
+    assert_ne!(
+        event.id, request.event.id,
+        "the history entry and the event have ids of their own"
+    );
     // The quota is charged at acceptance, in the period of acceptance.
     assert_eq!(
         request.quota.period,
