@@ -50,7 +50,8 @@ pub struct StatusBody {
     pub status: MessageStatus,
     /// `None` for the one event of an acceptance (a scheduled message's `scheduled`): it had no status before.
     pub previous_status: Option<MessageStatus>,
-    pub to: PhoneNumber,
+    /// The message's recipient as the client named it (a number or a business-scoped user id).
+    pub to: crate::contact::Recipient,
     pub from: PhoneNumber,
     pub client_reference: Option<ClientReference>,
     pub network_message_id: Option<String>,

@@ -69,8 +69,8 @@ pub struct MessageQuery {
 pub struct ReferencedMessage {
     /// The business number that sent or received it.
     pub sender_id: SenderId,
-    /// The customer: an outbound message's `to`, an inbound message's `from`.
-    pub counterpart: PhoneNumber,
+    /// The customer: an outbound message's `to` (a number or a user id), an inbound message's `from`.
+    pub counterpart: crate::contact::Recipient,
     /// The network's id (`wamid…`); `None` while an outbound message is still `accepted`.
     pub network_message_id: Option<String>,
 }

@@ -124,7 +124,7 @@ pub enum ApiError {
     #[error("validation failed: {0}")]
     Validation(ValidationErrors),
     #[error("the service window with {0} is closed")]
-    WindowClosed(PhoneNumber),
+    WindowClosed(herald_domain::contact::Recipient),
     /// Blocking someone who has not written to the sender in the last 24 hours (the network's rule).
     #[error("{recipient} has not written to {from} in the last 24 hours")]
     BlockWindowClosed { recipient: String, from: PhoneNumber },

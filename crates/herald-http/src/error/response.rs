@@ -173,8 +173,13 @@ impl ApiError {
                 1 => "1 field is invalid; see `errors`.".to_owned(),
                 n => format!("{n} fields are invalid; see `errors`."),
             },
-            Self::WindowClosed(to) => format!(
+            Self::WindowClosed(herald_domain::contact::Recipient::Number(to)) => format!(
                 "Free-form messages to {to} need an inbound message from that number in the last 24 hours; send a template instead."
+            ),
+            Self::WindowClosed(herald_domain::contact::Recipient::User(to)) => format!(
+                "Free-form messages to {to} need an inbound message from that user in the last 24 hours, from the number \
+                 the user id is paired with (windows are kept by number; an inbound message carrying both pairs them); \
+                 send a template instead."
             ),
             Self::BlockWindowClosed { recipient, from } => format!(
                 "{recipient} can be blocked only within 24 hours of their last message to {from} (the network's rule)."

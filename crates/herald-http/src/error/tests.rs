@@ -90,7 +90,7 @@ fn every_send_error_has_its_status_and_code() {
         "header_media_mismatch",
     );
     let closed = expect(
-        SendError::WindowClosed { to: number() },
+        SendError::WindowClosed { to: number().into() },
         422,
         "service_window_closed",
     );

@@ -19,7 +19,6 @@ macro_rules! messages_port {
                 MessageQuery, MessageStore, ReferencedMessage, StoreError,
             };
             use herald_domain::time::BillingPeriod;
-            use herald_domain::values::PhoneNumber;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::group_commit::{Pending, PreparedAccept, Turn};
             use $crate::rows::{EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
@@ -474,7 +473,7 @@ macro_rules! messages_port {
                     row.map(|(sender, counterpart, network_message_id)| {
                         Ok(ReferencedMessage {
                             sender_id: SenderId::parse(&sender).map_err(|e| corrupt("sender id", e))?,
-                            counterpart: PhoneNumber::parse(&counterpart)
+                            counterpart: herald_domain::contact::Recipient::parse(&counterpart)
                                 .map_err(|e| corrupt("message counterpart", e))?,
                             network_message_id,
                         })

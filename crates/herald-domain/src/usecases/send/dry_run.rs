@@ -123,10 +123,7 @@ impl SendMessage {
             )));
             return Ok(run);
         };
-        let window = self
-            .windows
-            .window(&organization.id, &sender.id, &draft.to)
-            .await?;
+        let window = self.window_with(&organization, sender, &draft.to).await?;
         let window = WindowState::of(window.as_ref(), now);
         run.pricing = self
             .expected_pricing(&organization.id, sender, &draft.content, &window)

@@ -221,7 +221,7 @@ fn other_fingerprint() -> RequestFingerprint {
 
 fn draft(content: MessageContent) -> SendDraft {
     SendDraft {
-        to: phone(RECIPIENT),
+        to: phone(RECIPIENT).into(),
         from: None,
         content,
         reply_to: None,
@@ -648,7 +648,7 @@ fn free_form_to_a_number_that_never_wrote_is_window_closed() {
     let result = run(ports.build().execute(text_command()));
 
     assert!(
-        matches!(&result, Err(SendError::WindowClosed { to }) if *to == phone(RECIPIENT)),
+        matches!(&result, Err(SendError::WindowClosed { to }) if *to == Recipient::Number(phone(RECIPIENT))),
         "{result:?}"
     );
 }
@@ -780,7 +780,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
         command(
             MessageKind::Text,
             Ok(SendDraft {
-                to: phone(RECIPIENT),
+                to: phone(RECIPIENT).into(),
                 from: Some(phone(SECOND_NUMBER)),
                 content: text_content("hello"),
                 reply_to: None,
@@ -819,7 +819,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
             organization_id: org_id(),
             sender_id: sender.id,
             from: sender.number.clone(),
-            to: phone(RECIPIENT),
+            to: phone(RECIPIENT).into(),
             content: text_content("hello"),
             reply_to: None,
             client_reference: Some(reference),
@@ -1952,7 +1952,7 @@ fn a_marketing_template_to_someone_who_stopped_is_refused_before_the_accept() {
     assert!(
         matches!(
             result,
-            Err(SendError::Recipient { refusal: RecipientRefusal::OptedOut, ref to }) if *to == phone(RECIPIENT)
+            Err(SendError::Recipient { refusal: RecipientRefusal::OptedOut, ref to }) if *to == Recipient::Number(phone(RECIPIENT))
         ),
         "{result:?}"
     );
@@ -2168,4 +2168,100 @@ fn the_minimum_lead_is_a_setting() {
 
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
     assert!(accepted.lock().unwrap().is_some());
+}
+
+// ---- business-scoped user ids as `to` (docs/api.md §4) ----
+
+const USER_ID: &str = "US.13491208655302741918";
+
+fn user() -> Recipient {
+    Recipient::User(crate::contact::UserId::parse(USER_ID).unwrap())
+}
+
+fn to_user(mut command: SendCommand) -> SendCommand {
+    if let Ok(draft) = &mut command.draft {
+        draft.to = user();
+    }
+    command
+}
+
+/// Recipient checks whose store knows the user id as `found` (asked `times` times, only by the user id).
+fn build_with_user(ports: Ports, found: Option<Contact>, times: usize) -> SendMessage {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_contact()
+        .withf(|org, recipient| *org == org_id() && *recipient == user())
+        .times(times)
+        .returning(move |_, _| Ok(found.clone()));
+    ports
+        .build()
+        .with_recipient_checks(RecipientChecks::new(Arc::new(contacts)))
+}
+
+#[test]
+fn free_form_to_a_user_id_uses_the_window_of_its_paired_number_and_keeps_the_user_id() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        )
+        .never_template();
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let mut paired = Contact::unknown(org_id(), &user(), now());
+    paired.number = Some(phone(RECIPIENT));
+    // Asked for the window's number, then for the recipient checks.
+    let send = build_with_user(ports, Some(paired), 2);
+
+    let result = run(send.execute(to_user(text_command())));
+
+    let Ok(SendOutcome::Accepted(message)) = result else {
+        panic!("expected Accepted, got {result:?}");
+    };
+    assert_eq!(
+        message.to,
+        user(),
+        "the message goes to the user id the client named"
+    );
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.message.to, user());
+}
+
+#[test]
+fn free_form_to_a_user_id_paired_with_no_number_is_window_closed() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .never_template()
+        .never_accept();
+    // The window store is never asked: no number, no window.
+    let send = build_with_user(ports, Some(Contact::unknown(org_id(), &user(), now())), 1);
+
+    let result = run(send.execute(to_user(text_command())));
+
+    assert!(
+        matches!(&result, Err(SendError::WindowClosed { to }) if *to == user()),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_template_to_an_unknown_user_id_is_accepted_to_that_user_id() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).template(
+        waba.clone(),
+        Some(template(&waba, "APPROVED", HeaderSpec::None, 1)),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let send = build_with_user(ports, None, 1);
+
+    let result = run(send.execute(to_user(template_command(one_variable()))));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.message.to, user());
 }
