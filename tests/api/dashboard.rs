@@ -956,9 +956,13 @@ async fn a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page(db: D
         .await;
     assert_eq!(again.status, StatusCode::SEE_OTHER);
     let page = browser.get(&again.location.unwrap()).await;
-    assert!(
-        page.text_of("cancel-notice").unwrap().contains("Too late"),
-        "{}",
+    assert_eq!(
+        page.text_of("cancel-notice").as_deref(),
+        Some(
+            "Not cancelled: the message is cancelled; only a scheduled or accepted message not yet taken by \
+             dispatch can be cancelled."
+        ),
+        "a refusal names the message's status, as the API's `not_cancellable` does: {}",
         page.body
     );
     let forged = browser

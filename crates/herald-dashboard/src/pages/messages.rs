@@ -362,7 +362,14 @@ pub async fn show(
         @if notice.cancel == "done" {
             p.flash role="status" id="cancel-notice" { "Cancelled: it will not be sent, and its quota count was given back." }
         } @else if notice.cancel == "refused" {
-            p.error role="alert" id="cancel-notice" { "Too late to cancel: a dispatch worker has taken this message." }
+            @if matches!(message.status, MessageStatus::Scheduled | MessageStatus::Accepted) {
+                p.error role="alert" id="cancel-notice" { "Too late to cancel: a dispatch worker has taken this message." }
+            } @else {
+                p.error role="alert" id="cancel-notice" {
+                    "Not cancelled: the message is " (message.status.as_str())
+                    "; only a scheduled or accepted message not yet taken by dispatch can be cancelled."
+                }
+            }
         }
         section.card {
             dl.facts {
