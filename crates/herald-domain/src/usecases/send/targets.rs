@@ -33,18 +33,16 @@ impl SendMessage {
     ) -> Result<Option<MessageTarget>, SendError> {
         let mut errors = ValidationErrors::new();
         let mut reply_to = None;
-        // A conversation is kept by number: a user id's paired number names the same one.
-        let to = if draft.reply_to.is_some() || draft.content.reaction_target_mut().is_some() {
-            let linked = self.recipients.linked_number(&organization.id, &draft.to).await?;
-            Customer {
-                named: draft.to.clone(),
-                linked,
-            }
+        // A conversation is kept by number: a user id's paired number names the same one (looked up only
+        // when there is a target to check).
+        let linked = if draft.reply_to.is_some() || draft.content.reaction_target_mut().is_some() {
+            self.recipients.linked_number(&organization.id, &draft.to).await?
         } else {
-            Customer {
-                named: draft.to.clone(),
-                linked: None,
-            }
+            None
+        };
+        let to = Customer {
+            named: draft.to.clone(),
+            linked,
         };
         if let Some(reference) = draft.reply_to {
             let found = self.messages.referenced(&organization.id, &reference).await?;
