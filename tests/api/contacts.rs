@@ -15,6 +15,7 @@ on_both_stores!(
     blocks_go_through_the_network_and_refuse_every_send,
     the_stop_keyword_rule_is_off_until_set,
     contact_paths_take_numbers_and_user_ids_only,
+    sends_take_a_business_scoped_user_id_as_to,
 );
 
 const SENDER: &str = "+15550001111";
@@ -318,4 +319,86 @@ async fn contact_paths_take_numbers_and_user_ids_only(db: Db) {
         .await;
     assert_eq!(opted_out.status(), 200);
     assert_eq!(opted_out.json::<Value>().await.unwrap()["marketing"], "stopped");
+}
+
+/// A send's `to` may be a business-scoped user id (docs/api.md §4): a template to one is delivered through
+/// the simulator with the id in the Cloud API's `recipient` (no `to`), the message keeps the id as its `to`
+/// (resource, events); a free-form message needs the window of the number the id is paired with, so it is
+/// refused until an inbound message paired them, and a dry run says the same; every send operation parses it.
+async fn sends_take_a_business_scoped_user_id_as_to(db: Db) {
+    let app = app(db).await;
+    let user = "US.77700011122233344455";
+    let number = "+15557770001";
+    let sent = app.send("/api/v1/messages/send-template", hello(user)).await;
+    assert_eq!(sent["to"], user, "{sent}");
+    let id = sent["id"].as_str().unwrap().to_owned();
+    let (delivered, history) = app.wait_status(&id, "delivered").await;
+    assert_eq!(delivered["to"], user, "{delivered}");
+    assert!(history.to_string().contains("delivered"), "{history}");
+    let wire = app
+        .simulator_sent()
+        .await
+        .into_iter()
+        .find(|r| r["biz_opaque_callback_data"] == id.as_str())
+        .expect("the simulator got it");
+    assert_eq!(wire["request"]["recipient"], user, "{wire}");
+    assert!(wire["request"].get("to").is_none(), "{wire}");
+    assert_eq!(wire["recipient"], user);
+    let listed = app.get("/api/v1/messages?limit=5").await;
+    assert_eq!(listed["data"][0]["to"], user, "{listed}");
+
+    // Free-form: no number paired with the id yet, so no window.
+    let text = json!({ "to": user, "message": "hello" });
+    let refused = app.post_response("/api/v1/messages/send-text", &text).await;
+    let problem = assert_problem(refused, 422, "service_window_closed").await;
+    assert!(problem["detail"].as_str().unwrap().contains(user), "{problem}");
+    let run: Value = app
+        .post_response("/api/v1/messages/send-text?dry_run=true", &text)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["refusals"][0]["code"], "service_window_closed", "{run}");
+    assert_eq!(run["window"]["open"], false, "{run}");
+
+    // An inbound message carrying both pairs them: the number's window is the id's.
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": number, "to": SENDER, "text": "hi", "user_id": user }),
+    )
+    .await;
+    wait_contact(&app, number, |c| {
+        c["window"]["open"] == true && c["user_id"] == user
+    })
+    .await;
+    let run: Value = app
+        .post_response("/api/v1/messages/send-text?dry_run=true", &text)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["would_accept"], true, "{run}");
+    assert_eq!(run["window"]["open"], true, "{run}");
+    let reply = app.send("/api/v1/messages/send-text", text).await;
+    assert_eq!(reply["to"], user, "the client's recipient is kept: {reply}");
+    app.wait_status(reply["id"].as_str().unwrap(), "delivered").await;
+
+    // Every send operation takes the id; a malformed `to` is still refused on `to`.
+    let form = reqwest::multipart::Form::new().text("to", user).part(
+        "file",
+        reqwest::multipart::Part::bytes(herald_testkit::files::pdf())
+            .file_name("terms.pdf")
+            .mime_str("application/pdf")
+            .unwrap(),
+    );
+    let response = app.post_form("/api/v1/messages/send-file", form).await;
+    assert_eq!(response.status(), 202, "{}", response.text().await.unwrap());
+    for to in ["us.777", "US.", "15557770001"] {
+        let refused = app
+            .post_response("/api/v1/messages/send-template", &hello(to))
+            .await;
+        let problem = assert_problem(refused, 422, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], "to", "{to}: {problem}");
+    }
 }

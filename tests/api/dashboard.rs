@@ -874,6 +874,7 @@ on_both_stores!(
     the_broadcasts_pages_show_progress_and_cancel_with_csrf,
     the_templates_page_lists_filters_and_syncs,
     the_message_page_shows_the_new_kinds,
+    the_message_page_shows_the_estimated_cost_beside_the_pricing,
     a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page,
     the_log_filters_and_pages,
     login_failures_are_generic_and_attempts_are_limited,
@@ -956,9 +957,13 @@ async fn a_scheduled_message_shows_its_time_and_is_cancelled_from_its_page(db: D
         .await;
     assert_eq!(again.status, StatusCode::SEE_OTHER);
     let page = browser.get(&again.location.unwrap()).await;
-    assert!(
-        page.text_of("cancel-notice").unwrap().contains("Too late"),
-        "{}",
+    assert_eq!(
+        page.text_of("cancel-notice").as_deref(),
+        Some(
+            "Not cancelled: the message is cancelled; only a scheduled or accepted message not yet taken by \
+             dispatch can be cancelled."
+        ),
+        "a refusal names the message's status, as the API's `not_cancellable` does: {}",
         page.body
     );
     let forged = browser
@@ -1181,4 +1186,93 @@ async fn the_templates_page_lists_filters_and_syncs(db: Db) {
     let after = browser.get(&location).await;
     assert!(after.body.contains("Synced from the network"), "the flash");
     assert!(after.table_of("templates").unwrap().contains("hello_world"));
+}
+
+/// The message page shows the estimated cost next to the network's pricing, from the organization's rate
+/// card, as `GET /api/v1/messages/{id}` gives it; a dash (and why) before the network priced the message or
+/// while the card has no rate for its category.
+async fn the_message_page_shows_the_estimated_cost_beside_the_pricing(db: Db) {
+    use herald_domain::ids::EventId;
+    use herald_domain::message::{EventSource, MessageStatus};
+    use herald_domain::pricing::{Pricing, PricingWord};
+    use herald_domain::status::{StatusReport, StatusUpdate};
+    use herald_testkit::fixtures;
+    let Some(d) = spawn_dashboard(db, dashboard_settings(), None).await else {
+        return;
+    };
+    let store = &d.app.services.store;
+    let sender = store.accounts().senders(&d.owner_org).await.unwrap()[0].clone();
+    let message = fixtures::message(
+        d.owner_org,
+        &sender,
+        "+15551234567",
+        fixtures::text_content("hello"),
+        chrono::Utc::now(),
+    );
+    store
+        .messages()
+        .accept(&fixtures::accept_request(&message, None, None))
+        .await
+        .unwrap();
+    let mut browser = Browser::new(&d.app.base);
+    browser.login_ok(&d.email, &d.password).await;
+    let path = format!("/dashboard/messages/{}", message.id);
+    let page = browser.get(&path).await;
+    assert_eq!(page.text_of("message-estimated-cost").as_deref(), Some("—"));
+    assert!(
+        page.body.contains("not priced by the network yet"),
+        "{}",
+        page.body
+    );
+
+    // The network's `sent` report prices it: utility, billable.
+    let word = |w: &str| Some(PricingWord::parse(w).unwrap());
+    let now = chrono::Utc::now();
+    store
+        .tracking()
+        .apply_status(&StatusUpdate {
+            organization_id: d.owner_org,
+            message_id: message.id,
+            report: StatusReport {
+                status: MessageStatus::Sent,
+                occurred_at: now,
+                error: None,
+            },
+            network_message_id: Some("wamid.priced".into()),
+            pricing: Some(Pricing {
+                model: word("pmp"),
+                category: word("utility"),
+                kind: word("regular"),
+                billable: Some(true),
+            }),
+            source: EventSource::Network,
+            event_id: EventId::from_ulid(fixtures::next_ulid()),
+            customer_event_id: EventId::from_ulid(fixtures::next_ulid()),
+            recorded_at: now,
+        })
+        .await
+        .unwrap()
+        .expect("the message exists");
+    let page = browser.get(&path).await;
+    assert!(
+        page.body
+            .contains("<code>utility</code> · regular · PMP · billable"),
+        "{}",
+        page.body
+    );
+    assert_eq!(page.text_of("message-estimated-cost").as_deref(), Some("—"));
+    assert!(page.body.contains("no rate for this category"), "{}", page.body);
+
+    d.app
+        .services
+        .rate_cards()
+        .set(&d.owner_org, "utility", "0.0147", "EUR")
+        .await
+        .unwrap();
+    let page = browser.get(&path).await;
+    assert_eq!(
+        page.text_of("message-estimated-cost").as_deref(),
+        Some("0.0147 EUR"),
+        "the rate card's estimate, as the API's `estimated_cost`"
+    );
 }

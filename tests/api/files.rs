@@ -822,7 +822,7 @@ async fn expired_uploads_go_with_the_bytes_nothing_else_needs(db: Db) {
 }
 
 /// Moves the app's organization to a plan of its own, made from `business` with `change` applied.
-async fn custom_plan(app: &NetApp, change: impl FnOnce(&mut herald_domain::organization::Plan)) {
+pub(crate) async fn custom_plan(app: &NetApp, change: impl FnOnce(&mut herald_domain::organization::Plan)) {
     let accounts = app.services.store.accounts();
     let business = herald_domain::organization::PlanName::parse("business").unwrap();
     let mut plan = accounts.plan(&business).await.unwrap().unwrap();

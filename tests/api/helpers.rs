@@ -290,6 +290,7 @@ pub async fn fill_quota(
                 now,
             );
             AcceptRequest {
+                customer_event: None,
                 event: StatusEvent {
                     id: EventId::from_ulid(services.ids.next_ulid()),
                     organization_id: *org,

@@ -2,7 +2,7 @@
 //! stored on each message and shown with its estimated cost, usage by day and category, and dry runs that
 //! report every refusal a real send meets and leave nothing behind — on both stores.
 
-use crate::files::{file_part, files_under};
+use crate::files::{custom_plan, file_part, files_under};
 use crate::helpers::{Db, assert_problem};
 use crate::network::{NetApp, spawn, template};
 use herald_domain::organization::{Plan, PlanName};
@@ -17,6 +17,7 @@ on_both_stores!(
     a_dry_run_that_would_pass_stores_counts_and_spends_nothing,
     a_dry_run_sees_the_rate_limit_without_spending_it,
     a_dry_run_of_a_form_keeps_no_file,
+    a_dry_run_of_a_form_meets_the_media_storage_check,
     usage_ranges_are_checked,
 );
 
@@ -435,4 +436,63 @@ async fn a_dry_run_of_a_form_keeps_no_file(db: Db) {
         Vec::<String>::new(),
         "the dry run kept no file"
     );
+}
+
+/// A multipart send's dry run makes the media storage check a real send makes (its file's bytes beside the
+/// organization's unexpired uploads), answering its `413 payload_too_large` as a refusal, and still keeps
+/// no file; with room, it would be accepted.
+async fn a_dry_run_of_a_form_meets_the_media_storage_check(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.open_window_with(TO).await;
+    let size = files::padded(files::png(), 10_000).len() as u64;
+    custom_plan(&app, |plan| plan.media_storage_bytes = Some(size + size / 2)).await;
+    // Files of their own bytes, so deduplication on disk cannot hide one.
+    let png = |n: u8| {
+        let mut bytes = files::padded(files::png(), 10_000);
+        *bytes.last_mut().unwrap() = n;
+        file_part(bytes, "p.png", "image/png")
+    };
+    let form = |n: u8| Form::new().text("to", TO).part("file", png(n));
+    let run: Value = app
+        .post_form("/api/v1/messages/send-file?dry_run=true", form(1))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["would_accept"], true, "room for one file: {run}");
+    let uploaded = app
+        .post_form("/api/v1/media", Form::new().part("file", png(0)))
+        .await;
+    assert_eq!(uploaded.status(), 201, "{}", uploaded.text().await.unwrap());
+    let before = files_under(app.media_root());
+
+    let response = app
+        .post_form("/api/v1/messages/send-file?dry_run=true", form(2))
+        .await;
+    assert_eq!(response.status(), 200);
+    let run: Value = response.json().await.unwrap();
+    assert_eq!(run["would_accept"], false, "{run}");
+    let refusals = run["refusals"].as_array().unwrap();
+    assert_eq!(refusals.len(), 1, "{run}");
+    assert_eq!(refusals[0]["code"], "payload_too_large", "{run}");
+    assert_eq!(refusals[0]["status"], 413, "{run}");
+    let detail = refusals[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("media storage is full") && detail.contains(&format!("hold {size}")),
+        "{run}"
+    );
+    // The real send meets the same refusal, with the same detail.
+    let real = assert_problem(
+        app.post_form("/api/v1/messages/send-file", form(2)).await,
+        413,
+        "payload_too_large",
+    )
+    .await;
+    assert_eq!(real["detail"], refusals[0]["detail"], "{real}");
+    assert_eq!(
+        files_under(app.media_root()),
+        before,
+        "neither the dry run nor the refused send kept a file"
+    );
+    assert_eq!(app.message_count().await, 0);
 }

@@ -5,6 +5,7 @@
 
 use crate::helpers::{Db, TestApp, assert_problem, new_org, spawn_app};
 use crate::network::spawn;
+use crate::webhooks::{Answer, spawn_receiver};
 use chrono::{DateTime, TimeDelta, Utc};
 use herald_domain::dispatch::ClaimToken;
 use herald_testkit::files;
@@ -17,6 +18,7 @@ on_both_stores!(
     a_claimed_message_is_not_cancellable_and_another_orgs_is_not_found,
     a_multipart_send_takes_send_at_too,
     the_workers_send_a_scheduled_message_once_its_time_has_come,
+    a_scheduled_acceptance_is_announced_an_immediate_one_is_not,
 );
 
 const TO: &str = "+15551234567";
@@ -116,9 +118,11 @@ async fn a_scheduled_send_is_cancelled_with_its_quota_given_back(db: Db) {
         .post(&format!("/api/v1/messages/{id}/cancel"), &json!({}))
         .await;
     let problem = assert_problem(again, 409, "not_cancellable").await;
-    assert!(
-        problem["detail"].as_str().unwrap().contains("cancelled"),
-        "{problem}"
+    assert_eq!(
+        problem["detail"],
+        "The message is cancelled; only a scheduled or accepted message not yet taken by dispatch can be \
+         cancelled.",
+        "a final message's refusal names its status, not a dispatch worker: {problem}"
     );
     assert_eq!(app.usage().await, 0);
 }
@@ -185,8 +189,10 @@ async fn a_claimed_message_is_not_cancellable_and_another_orgs_is_not_found(db: 
         .post(&format!("/api/v1/messages/{id}/cancel"), &json!({}))
         .await;
     let problem = assert_problem(response, 409, "not_cancellable").await;
-    assert!(
-        problem["detail"].as_str().unwrap().contains("scheduled"),
+    assert_eq!(
+        problem["detail"],
+        "The message is scheduled but a dispatch worker has already taken it; only a scheduled or accepted \
+         message not yet taken by dispatch can be cancelled.",
         "{problem}"
     );
     assert_eq!(app.usage().await, 1, "a refused cancel gives nothing back");
@@ -261,4 +267,146 @@ async fn the_workers_send_a_scheduled_message_once_its_time_has_come(db: Db) {
         .filter(|r| r["biz_opaque_callback_data"] == id)
         .count();
     assert_eq!(copies, 1, "sent once");
+}
+
+/// A send with `send_at` is announced at acceptance: `message.status` `scheduled` (no previous status,
+/// sequence 1) reaches an endpoint subscribed to `message.status`, followed by its dispatch's events (or by
+/// `cancelled`) numbered on from it; an immediate send's first event is still `submitted`. An endpoint that
+/// takes only `message.failed` hears of none of them.
+async fn a_scheduled_acceptance_is_announced_an_immediate_one_is_not(db: Db) {
+    let app = spawn(
+        db,
+        |s| {
+            s.schedule_min_lead_seconds = 1;
+            s.allow_insecure_webhooks = true;
+            s.allow_private_webhook_targets = true;
+            s.webhook_timeout_seconds = 5;
+        },
+        80,
+    )
+    .await;
+    let receiver = spawn_receiver(&[], Answer::Status(204));
+    let failures = spawn_receiver(&[], Answer::Status(204));
+    for (url, events) in [
+        (&receiver.url, json!(["message.status"])),
+        (&failures.url, json!(["message.failed"])),
+    ] {
+        let created = app
+            .post_response("/api/v1/webhooks", &json!({ "url": url, "events": events }))
+            .await;
+        assert_eq!(created.status(), 201);
+    }
+    let at = |ahead: TimeDelta| (Utc::now() + ahead).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let hello = |send_at: Option<String>, reference: &str| {
+        let mut body = json!({
+            "to": TO,
+            "template": { "name": "hello_world", "language": "en_US" },
+            "client_reference": reference,
+        });
+        if let Some(send_at) = send_at {
+            body["send_at"] = json!(send_at);
+        }
+        body
+    };
+    let scheduled = app
+        .send(
+            "/api/v1/messages/send-template",
+            hello(Some(at(TimeDelta::seconds(2))), "later"),
+        )
+        .await;
+    let kept = app
+        .send(
+            "/api/v1/messages/send-template",
+            hello(Some(at(TimeDelta::hours(1))), "never"),
+        )
+        .await;
+    let now = app
+        .send("/api/v1/messages/send-template", hello(None, "now"))
+        .await;
+    assert_eq!(
+        (&scheduled["status"], &kept["status"], &now["status"]),
+        (&json!("scheduled"), &json!("scheduled"), &json!("accepted"))
+    );
+    let (scheduled_id, kept_id, now_id) = (
+        scheduled["id"].as_str().unwrap(),
+        kept["id"].as_str().unwrap(),
+        now["id"].as_str().unwrap(),
+    );
+    let cancelled = app
+        .post_response(&format!("/api/v1/messages/{kept_id}/cancel"), &json!({}))
+        .await;
+    assert_eq!(cancelled.status(), 200);
+    app.wait_status(scheduled_id, "delivered").await;
+    app.wait_status(now_id, "delivered").await;
+
+    // Each message's events, by sequence: (status, previous_status, sequence).
+    let events_of = |requests: &[crate::webhooks::Recorded], id: &str| {
+        let mut events: Vec<(String, Value, u64)> = requests
+            .iter()
+            .map(crate::webhooks::Recorded::json)
+            .filter(|body| body["data"]["message_id"] == id)
+            .map(|body| {
+                assert_eq!(body["type"], "message.status", "{body}");
+                (
+                    body["data"]["status"].as_str().unwrap().to_owned(),
+                    body["data"]["previous_status"].clone(),
+                    body["data"]["sequence"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        events.sort_by_key(|(_, _, sequence)| *sequence);
+        events
+    };
+    let delivered = |requests: &[crate::webhooks::Recorded], id: &str| {
+        events_of(requests, id)
+            .iter()
+            .any(|(status, _, _)| status == "delivered")
+    };
+    let requests = receiver
+        .wait_until(std::time::Duration::from_secs(20), |r| {
+            delivered(r, scheduled_id) && delivered(r, now_id) && events_of(r, kept_id).len() >= 2
+        })
+        .await;
+    let first = requests
+        .iter()
+        .map(crate::webhooks::Recorded::json)
+        .find(|body| body["data"]["message_id"] == scheduled_id && body["data"]["sequence"] == 1)
+        .unwrap();
+    assert_eq!(first["data"]["status"], "scheduled", "{first}");
+    assert!(first["data"]["previous_status"].is_null(), "{first}");
+    assert_eq!(first["data"]["to"], TO, "{first}");
+    assert_eq!(first["data"]["client_reference"], "later", "{first}");
+    assert!(first["data"]["network_message_id"].is_null(), "{first}");
+    assert!(first["data"].get("pricing").is_none(), "{first}");
+
+    let scheduled_events = events_of(&requests, scheduled_id);
+    assert_eq!(
+        scheduled_events.iter().take(2).cloned().collect::<Vec<_>>(),
+        [
+            ("scheduled".to_owned(), Value::Null, 1),
+            ("submitted".to_owned(), json!("scheduled"), 2),
+        ],
+        "{scheduled_events:?}"
+    );
+    assert_eq!(
+        events_of(&requests, kept_id),
+        [
+            ("scheduled".to_owned(), Value::Null, 1),
+            ("cancelled".to_owned(), json!("scheduled"), 2),
+        ]
+    );
+    let now_events = events_of(&requests, now_id);
+    assert_eq!(
+        now_events.first(),
+        Some(&("submitted".to_owned(), json!("accepted"), 1)),
+        "an immediate send's acceptance sends no event: {now_events:?}"
+    );
+    assert!(
+        now_events.iter().all(|(status, _, _)| status != "accepted"),
+        "{now_events:?}"
+    );
+    assert!(
+        failures.requests().is_empty(),
+        "a `message.failed` endpoint takes no status event"
+    );
 }

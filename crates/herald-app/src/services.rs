@@ -398,6 +398,7 @@ impl Services {
             senders: Senders::new(store.accounts()),
             sync_templates: Arc::new(self.sync_templates(network)),
             messages: store.messages(),
+            rate_cards: self.rate_cards(),
             clock: self.clock.clone(),
             cookie_key,
             login_limits: herald_dashboard::LoginLimits::new(

@@ -1,5 +1,6 @@
 //! The send request body of the Cloud API (docs/cloud-api.md §1), built from a domain [`Message`].
 
+use herald_domain::contact::Recipient;
 use herald_domain::message::{Message, MessageContent, MessageError};
 use herald_domain::ports::{NetworkError, NetworkMediaIds};
 use serde_json::{Map, Value, json};
@@ -63,7 +64,11 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
     let mut body = Map::new();
     body.insert("messaging_product".into(), Value::from("whatsapp"));
     body.insert("recipient_type".into(), Value::from("individual"));
-    body.insert("to".into(), Value::from(message.to.as_str()));
+    // A business-scoped user id goes in `recipient`, with no `to` (docs/cloud-api.md §1: `to` would win).
+    match &message.to {
+        Recipient::Number(number) => body.insert("to".into(), Value::from(number.as_str())),
+        Recipient::User(id) => body.insert("recipient".into(), Value::from(id.as_str())),
+    };
     body.insert("type".into(), Value::from(kind));
     body.insert(kind.into(), object);
     if let Some(reply_to) = &message.reply_to {

@@ -5,7 +5,7 @@ use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
 use herald_domain::usecases::{
     Admin, Broadcasts, CancelMessage, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
-    OwnerAccess, Senders, SyncTemplates,
+    OwnerAccess, RateCards, Senders, SyncTemplates,
 };
 use std::sync::Arc;
 
@@ -30,6 +30,8 @@ pub struct DashboardContext {
     pub sync_templates: Arc<SyncTemplates>,
     /// Usage counts for the account page.
     pub messages: Arc<dyn MessageStore>,
+    /// The organization's rate card: a message page's estimated cost, as `GET /api/v1/messages/{id}` gives it.
+    pub rate_cards: RateCards,
     pub clock: Arc<dyn Clock>,
     /// Signs the session and login cookies.
     pub cookie_key: Key,

@@ -108,6 +108,18 @@ impl Recipient {
     }
 }
 
+impl From<PhoneNumber> for Recipient {
+    fn from(number: PhoneNumber) -> Self {
+        Self::Number(number)
+    }
+}
+
+impl From<UserId> for Recipient {
+    fn from(id: UserId) -> Self {
+        Self::User(id)
+    }
+}
+
 impl fmt::Display for Recipient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

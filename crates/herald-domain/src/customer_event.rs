@@ -48,8 +48,10 @@ pub enum EventBody {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusBody {
     pub status: MessageStatus,
-    pub previous_status: MessageStatus,
-    pub to: PhoneNumber,
+    /// `None` for the one event of an acceptance (a scheduled message's `scheduled`): it had no status before.
+    pub previous_status: Option<MessageStatus>,
+    /// The message's recipient as the client named it (a number or a business-scoped user id).
+    pub to: crate::contact::Recipient,
     pub from: PhoneNumber,
     pub client_reference: Option<ClientReference>,
     pub network_message_id: Option<String>,
@@ -108,7 +110,7 @@ pub fn status_changed(
         recorded_at,
         body: EventBody::Status(StatusBody {
             status: message.status,
-            previous_status: previous,
+            previous_status: Some(previous),
             to: message.to.clone(),
             from: message.from.clone(),
             client_reference: message.client_reference.clone(),
@@ -117,6 +119,30 @@ pub fn status_changed(
             pricing: message.pricing.clone().map(Box::new),
         }),
     }
+}
+
+/// The event a scheduled message's acceptance emits (docs/api.md §9): `scheduled`, with no previous status,
+/// first of the message's events, at its acceptance. An immediate send's acceptance emits none: its first
+/// event is `submitted`. `None` for a message that is not `scheduled`.
+pub fn scheduled(id: EventId, message: &Message) -> Option<CustomerEvent> {
+    (message.status == MessageStatus::Scheduled).then(|| CustomerEvent {
+        id,
+        organization_id: message.organization_id,
+        message_id: MessageRef::Outbound(message.id),
+        sequence: 1,
+        occurred_at: message.created_at,
+        recorded_at: message.created_at,
+        body: EventBody::Status(StatusBody {
+            status: message.status,
+            previous_status: None,
+            to: message.to.clone(),
+            from: message.from.clone(),
+            client_reference: message.client_reference.clone(),
+            network_message_id: None,
+            error: None,
+            pricing: None,
+        }),
+    })
 }
 
 /// The event an inbound message emits; `to` is the number of the sender that received it, `links` the

@@ -1,5 +1,6 @@
 //! Messages: what was asked to be sent, and where it stands.
 
+use crate::contact::Recipient;
 use crate::content::{ContactCard, Location, MessageTarget, Reaction};
 use crate::error::{FieldError, InvalidValue, ValidationErrors};
 use crate::ids::{EventId, MessageId, OrganizationId, SenderId};
@@ -377,7 +378,8 @@ pub struct Message {
     pub organization_id: OrganizationId,
     pub sender_id: SenderId,
     pub from: PhoneNumber,
-    pub to: PhoneNumber,
+    /// Whom it goes to, as the client named them: a number, or a business-scoped user id.
+    pub to: Recipient,
     pub content: MessageContent,
     /// The message of the conversation this one replies to (Meta's `context`).
     pub reply_to: Option<MessageTarget>,
@@ -403,7 +405,7 @@ impl Message {
         id: MessageId,
         organization_id: OrganizationId,
         sender: (SenderId, PhoneNumber),
-        to: PhoneNumber,
+        to: impl Into<Recipient>,
         content: MessageContent,
         client_reference: Option<ClientReference>,
         now: Timestamp,
@@ -413,7 +415,7 @@ impl Message {
             organization_id,
             sender_id: sender.0,
             from: sender.1,
-            to,
+            to: to.into(),
             content,
             reply_to: None,
             client_reference,

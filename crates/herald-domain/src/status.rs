@@ -592,7 +592,7 @@ mod decide_tests {
         let EventBody::Status(body) = event.body else {
             panic!("a status event");
         };
-        assert_eq!((body.status, body.previous_status), (Submitted, Accepted));
+        assert_eq!((body.status, body.previous_status), (Submitted, Some(Accepted)));
         assert_eq!(body.network_message_id.as_deref(), Some("wamid.A"));
         assert_eq!(body.error, None);
     }
@@ -622,7 +622,7 @@ mod decide_tests {
         let EventBody::Status(body) = event.body else {
             panic!("a status event");
         };
-        assert_eq!(body.previous_status, Sent);
+        assert_eq!(body.previous_status, Some(Sent));
         assert_eq!(body.error.unwrap().code, "recipient_unreachable");
     }
 

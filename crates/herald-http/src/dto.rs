@@ -40,6 +40,7 @@ pub struct MessageResource {
     /// `scheduled`, `accepted`, `submitted`, `sent`, `delivered`, `read`, `failed` or `cancelled`.
     #[schema(example = "accepted")]
     pub status: String,
+    /// The recipient as the send named it: an E.164 number or a business-scoped user id.
     #[schema(example = "+15551234567")]
     pub to: String,
     #[schema(example = "+15550001111")]
@@ -329,7 +330,7 @@ pub struct HealthResource {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({"to": "+15551234567", "message": "Hi", "preview_url": false}))]
 pub struct SendTextRequest {
-    /// E.164: `+` then 8 to 15 digits, the first not 0.
+    /// E.164 (`+` then 8 to 15 digits, the first not 0) or a business-scoped user id (`US.1349…`).
     pub to: String,
     /// Leave out, or `text`.
     #[serde(rename = "type")]
@@ -350,7 +351,7 @@ pub struct SendTextRequest {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(example = json!({"to": "+15551234567", "media_id": "med_01JD0000000000000000000000", "caption": "Your invoice"}))]
 pub struct SendFileRequest {
-    /// E.164: `+` then 8 to 15 digits, the first not 0.
+    /// E.164 (`+` then 8 to 15 digits, the first not 0) or a business-scoped user id (`US.1349…`).
     pub to: String,
     /// An upload of this organization (`POST /api/v1/media`); its kind is the upload's. Either this or
     /// `link`.

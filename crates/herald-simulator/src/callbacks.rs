@@ -53,6 +53,8 @@ pub(crate) struct StatusPlan {
     pub(crate) phone_number_id: String,
     pub(crate) wamid: String,
     pub(crate) recipient_id: String,
+    /// The business-scoped user id a message was sent to (`recipient_user_id`), when it was sent to one.
+    pub(crate) recipient_user_id: Option<String>,
     pub(crate) biz_opaque_callback_data: Option<String>,
     pub(crate) pricing: Pricing,
     pub(crate) steps: Vec<Step>,
@@ -68,6 +70,9 @@ impl StatusPlan {
             "recipient_id": self.recipient_id,
         });
         if let Some(map) = status.as_object_mut() {
+            if let Some(user) = &self.recipient_user_id {
+                map.insert("recipient_user_id".to_owned(), json!(user));
+            }
             if let Some(data) = &self.biz_opaque_callback_data {
                 map.insert("biz_opaque_callback_data".to_owned(), json!(data));
             }
@@ -174,7 +179,8 @@ fn envelope(
 /// Work for the dispatcher thread.
 enum Job {
     Statuses {
-        plan: StatusPlan,
+        /// Boxed: a plan is several times the size of the other jobs.
+        plan: Box<StatusPlan>,
         delay_ms: (u64, u64),
         duplicate: bool,
         reorder: bool,
@@ -219,7 +225,7 @@ impl Dispatcher {
     /// Schedules the status reports of an accepted message.
     pub(crate) fn statuses(&self, plan: StatusPlan, delay_ms: (u64, u64), duplicate: bool, reorder: bool) {
         self.send(Job::Statuses {
-            plan,
+            plan: Box::new(plan),
             delay_ms,
             duplicate,
             reorder,

@@ -10,7 +10,8 @@ pub struct SentRecord {
     pub phone_number_id: String,
     /// The wamid the simulator answered with.
     pub wamid: String,
-    /// The recipient's WhatsApp id (`to` with everything but digits removed).
+    /// The recipient's WhatsApp id (`to` with everything but digits removed), or the business-scoped user id
+    /// of `recipient` when the send named one instead.
     pub recipient: String,
     /// The request body exactly as parsed from JSON.
     pub request: serde_json::Value,

@@ -41,7 +41,7 @@ fn status_data(event: &CustomerEvent, body: &StatusBody) -> Value {
     let mut data = json!({
         "message_id": event.message_id.to_string(),
         "status": body.status.as_str(),
-        "previous_status": body.previous_status.as_str(),
+        "previous_status": body.previous_status.map(|s| s.as_str()),
         "to": body.to.as_str(),
         "from": body.from.as_str(),
         "client_reference": body.client_reference.as_ref().map(|r| r.as_str()),

@@ -16,7 +16,7 @@
 //! transaction; a database error fails the transaction, and then every item is retried alone so that one
 //! bad item fails only itself.
 
-use crate::rows::{EventRow, MessageRow, quota_ceiling};
+use crate::rows::{CustomerEventRow, EventRow, MessageRow, quota_ceiling};
 use herald_domain::Timestamp;
 use herald_domain::ports::{AcceptOutcome, AcceptRequest, OutboxJob, StoreError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -193,6 +193,8 @@ fn lost() -> StoreError {
 pub(crate) struct PreparedAccept {
     pub(crate) message: MessageRow,
     pub(crate) event: EventRow,
+    /// The customer event the acceptance emits (a scheduled message's `scheduled`), if any.
+    pub(crate) customer_event: Option<CustomerEventRow>,
     pub(crate) job: OutboxJob,
     pub(crate) period: String,
     pub(crate) ceiling: i64,
@@ -210,6 +212,11 @@ impl PreparedAccept {
                 ..MessageRow::new(&request.message)?
             },
             event: EventRow::new(&request.event)?,
+            customer_event: request
+                .customer_event
+                .as_ref()
+                .map(|event| CustomerEventRow::new(event, request.job.trace.as_ref()))
+                .transpose()?,
             job: request.job.clone(),
             period: request.quota.period.as_str().to_owned(),
             ceiling: quota_ceiling(request.quota.limit),

@@ -303,6 +303,23 @@ async fn announce_webhooks(conn: &mut Conn) -> Result<(), TxError> {
     Ok(())
 }
 
+/// The class of the advisory locks that serialize template syncs: the first key of the two-key form, which
+/// PostgreSQL keeps apart from the one-key locks above (any constant, shared by all Herald processes).
+const TEMPLATE_SYNC_LOCK_CLASS: i32 = 0x4854_5379;
+
+/// Inside a template sync's transaction: waits for any other sync of the same organization and business
+/// account to commit, so that the second reads the first's rows and replaces them instead of inserting
+/// beside them (two syncs started together would otherwise both find no row and collide on the table's
+/// unique key). Released at commit or rollback.
+async fn lock_template_sync(conn: &mut Conn, organization: &str, waba_id: &str) -> Result<(), TxError> {
+    diesel::sql_query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+        .bind::<Integer, _>(TEMPLATE_SYNC_LOCK_CLASS)
+        .bind::<Text, _>(format!("{organization}/{waba_id}"))
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// A claimed delivery's id, as the claiming statement returns it.
 #[derive(diesel::QueryableByName)]
 struct ClaimedDeliveryId {

@@ -341,6 +341,11 @@ async fn announce_webhooks(_conn: &mut Conn) -> Result<(), TxError> {
     Ok(())
 }
 
+/// Nothing to lock: the writer's immediate transaction already keeps two template syncs apart.
+async fn lock_template_sync(_conn: &mut Conn, _organization: &str, _waba_id: &str) -> Result<(), TxError> {
+    Ok(())
+}
+
 /// Leases up to `limit` due deliveries, at most `cap` live leases per endpoint: reads the live leases per
 /// endpoint, then each endpoint's oldest due deliveries that fit beside them, then updates the chosen ones.
 /// Safe without row locks because the writer's immediate transaction admits no other claim in between.

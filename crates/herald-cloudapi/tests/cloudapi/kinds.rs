@@ -309,7 +309,7 @@ async fn the_simulator_accepts_every_new_kind_and_the_replies() {
 
     let to = |content| {
         let mut m = message(content);
-        m.to = PhoneNumber::parse("+16505551234").unwrap();
+        m.to = PhoneNumber::parse("+16505551234").unwrap().into();
         m
     };
     let first = client

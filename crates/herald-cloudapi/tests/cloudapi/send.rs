@@ -412,3 +412,28 @@ async fn a_success_without_a_message_id_is_an_unknown_outcome() {
         "{outcome:?}"
     );
 }
+
+#[tokio::test]
+async fn a_business_scoped_user_id_goes_in_recipient_without_to() {
+    use herald_domain::contact::{Recipient, UserId};
+    let server = MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(accepted())
+        .mount(&server)
+        .await;
+    let mut to_user = message(MessageContent::Text {
+        body: MessageText::parse("hello").unwrap(),
+        preview_url: false,
+    });
+    to_user.to = Recipient::User(UserId::parse("US.13491208655302741918").unwrap());
+    let outcome = client(&server).send(&sender(), &to_user, &no_media()).await;
+    assert_eq!(outcome.unwrap().network_message_id, WAMID);
+    let requests = server.received_requests().await.unwrap();
+    let body: Value = requests[0].body_json().unwrap();
+    assert_eq!(body["recipient"], "US.13491208655302741918", "{body}");
+    assert!(
+        body.get("to").is_none(),
+        "Meta's `to` would win over `recipient`: {body}"
+    );
+    assert_eq!(body["recipient_type"], "individual");
+}

@@ -341,6 +341,18 @@ fn pricing(pricing: Option<&herald_domain::pricing::Pricing>) -> Markup {
     }
 }
 
+/// A message's estimated cost at the organization's rate card (docs/api.md §12): the amount and currency, or
+/// why there is none.
+fn estimated(priced: bool, cost: Option<&herald_domain::pricing::Cost>) -> Markup {
+    html! {
+        @match cost {
+            Some(cost) => { (cost.amount()) " " (cost.currency.as_str()) }
+            None if priced => { "—" span.muted { " · no rate for this category on the rate card" } }
+            None => { "—" span.muted { " · not priced by the network yet" } }
+        }
+    }
+}
+
 /// What the message page says after its Cancel button was pressed.
 #[derive(Debug, Default, Deserialize)]
 pub struct ShowNotice {
@@ -360,13 +372,25 @@ pub async fn show(
     let message = ctx.get_message.execute(org, &id).await?;
     let history = ctx.message_events.execute(org, &id).await?;
     let sent = ctx.access.sent_events(org, &id).await?;
+    // As the API's message resource: the card is read only for a message the network priced.
+    let estimated_cost = match &message.pricing {
+        Some(pricing) => ctx.rate_cards.card(org).await?.estimate_pricing(pricing),
+        None => None,
+    };
     let body = html! {
         p { a href="/dashboard/messages" { "« Messages" } }
         h1 { "Message " code { (message.id) } }
         @if notice.cancel == "done" {
             p.flash role="status" id="cancel-notice" { "Cancelled: it will not be sent, and its quota count was given back." }
         } @else if notice.cancel == "refused" {
-            p.error role="alert" id="cancel-notice" { "Too late to cancel: a dispatch worker has taken this message." }
+            @if matches!(message.status, MessageStatus::Scheduled | MessageStatus::Accepted) {
+                p.error role="alert" id="cancel-notice" { "Too late to cancel: a dispatch worker has taken this message." }
+            } @else {
+                p.error role="alert" id="cancel-notice" {
+                    "Not cancelled: the message is " (message.status.as_str())
+                    "; only a scheduled or accepted message not yet taken by dispatch can be cancelled."
+                }
+            }
         }
         section.card {
             dl.facts {
@@ -389,6 +413,7 @@ pub async fn show(
                 dt { "Reference" } dd { (message.client_reference.as_ref().map_or("—", |r| r.as_str())) }
                 dt { "Network id" } dd { code { (message.network_message_id.as_deref().unwrap_or("—")) } }
                 dt { "Pricing" } dd id="message-pricing" { (pricing(message.pricing.as_ref())) }
+                dt { "Estimated cost" } dd id="message-estimated-cost" { (estimated(message.pricing.is_some(), estimated_cost.as_ref())) }
                 dt { "Created" } dd { (view::time(message.created_at)) }
                 dt { "Updated" } dd { (view::time(message.updated_at)) }
             }

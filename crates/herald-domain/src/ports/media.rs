@@ -36,6 +36,10 @@ pub trait MediaCatalog: Send + Sync + 'static {
         storage_limit: Option<u64>,
     ) -> Result<MediaInsert, StoreError>;
 
+    /// The bytes the organization's uploads unexpired at `at` hold: what [`MediaCatalog::insert_media`]
+    /// counts against the limit, read without storing anything (a dry run's storage check).
+    async fn storage_used(&self, organization: &OrganizationId, at: Timestamp) -> Result<u64, StoreError>;
+
     /// The organization's upload or inbound file with this id, expired uploads included (the caller
     /// decides what expiry means for it).
     async fn media(

@@ -4,6 +4,7 @@ use super::error::StoreError;
 use super::idempotency::{IdempotencyBegin, IdempotencyClaim, IdempotencyHold};
 use super::outbox::OutboxJob;
 use crate::content::MessageRef;
+use crate::customer_event::CustomerEvent;
 use crate::ids::{MessageId, OrganizationId, SenderId};
 use crate::message::{Message, MessageStatus, MessageType, StatusEvent};
 use crate::time::{BillingPeriod, Timestamp};
@@ -22,8 +23,12 @@ pub struct QuotaCharge {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AcceptRequest {
     pub message: Message,
-    /// Its first status event (`accepted`).
+    /// Its first status event (`accepted`, or `scheduled`).
     pub event: StatusEvent,
+    /// The customer event the acceptance emits, written (and fanned out to the webhook endpoints) in the
+    /// same transaction: a scheduled message's `message.status` `scheduled`
+    /// ([`crate::customer_event::scheduled`]); `None` for an immediate send.
+    pub customer_event: Option<CustomerEvent>,
     pub job: OutboxJob,
     pub quota: QuotaCharge,
     /// Completed in the same transaction, so a replay finds the message exactly when it exists; only while
@@ -66,8 +71,8 @@ pub struct MessageQuery {
 pub struct ReferencedMessage {
     /// The business number that sent or received it.
     pub sender_id: SenderId,
-    /// The customer: an outbound message's `to`, an inbound message's `from`.
-    pub counterpart: PhoneNumber,
+    /// The customer: an outbound message's `to` (a number or a user id), an inbound message's `from`.
+    pub counterpart: crate::contact::Recipient,
     /// The network's id (`wamid…`); `None` while an outbound message is still `accepted`.
     pub network_message_id: Option<String>,
 }

@@ -4,6 +4,7 @@
 use crate::contact::{Recipient, RecipientRefusal, SendPurpose};
 use crate::ids::OrganizationId;
 use crate::ports::{ContactStore, StoreError};
+use crate::values::PhoneNumber;
 use std::sync::Arc;
 
 /// Why [`RecipientChecks::check`] did not pass.
@@ -53,6 +54,27 @@ impl RecipientChecks {
             .await?
             .map(|contact| RecipientRefusal::all_for(&contact, purpose))
             .unwrap_or_default())
+    }
+
+    /// The number a send to `recipient` reaches, as far as the organization knows it: a number itself; a user
+    /// id's number when a contact pairs them (an inbound message or a preference that carried both); `None`
+    /// for a user id never seen with a number (so its service window counts as closed).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn linked_number(
+        &self,
+        organization: &OrganizationId,
+        recipient: &Recipient,
+    ) -> Result<Option<PhoneNumber>, StoreError> {
+        match (recipient, &self.contacts) {
+            (Recipient::Number(number), _) => Ok(Some(number.clone())),
+            (Recipient::User(_), None) => Ok(None),
+            (Recipient::User(_), Some(contacts)) => Ok(contacts
+                .contact(organization, recipient)
+                .await?
+                .and_then(|contact| contact.number)),
+        }
     }
 
     /// The first refusal a send of `purpose` to `recipient` meets.

@@ -2,13 +2,13 @@ use super::media::forget_upload;
 use super::recipients::RecipientChecks;
 use super::shared::new_id;
 use crate::attachment::{AttachmentRole, MediaSource};
-use crate::contact::SendPurpose;
+use crate::contact::{Recipient, SendPurpose};
 use crate::content::MessageRef;
 use crate::dispatch::ClaimToken;
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId, MediaId, MessageId};
 use crate::media::{MediaFile, MediaRecord, StagedFile};
-use crate::message::{EventSource, Message, MessageContent, StatusEvent};
+use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, SenderNumber, choose_sender};
 use crate::ports::{
     AcceptOutcome, AcceptRequest, AccountStore, Clock, IdGenerator, IdempotencyBegin, IdempotencyClaim,
@@ -32,7 +32,8 @@ pub use dry_run::{DryRun, WindowState};
 /// A send request whose fields passed their own rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SendDraft {
-    pub to: PhoneNumber,
+    /// A number, or a business-scoped user id (docs/api.md §4).
+    pub to: Recipient,
     pub from: Option<PhoneNumber>,
     pub content: MessageContent,
     /// The message of the conversation this one replies to, as the client named it.
@@ -93,12 +94,12 @@ pub enum SendError {
     #[error("the organization's media storage is full")]
     StorageFull(super::media::StorageFull),
     #[error("the service window with {to} is closed")]
-    WindowClosed { to: PhoneNumber },
+    WindowClosed { to: Recipient },
     /// The recipient is blocked, or stopped marketing messages (docs/api.md §7.1).
     #[error("{refusal}: {to}")]
     Recipient {
         refusal: crate::contact::RecipientRefusal,
-        to: PhoneNumber,
+        to: Recipient,
     },
     #[error("the monthly quota of {limit} messages is used up")]
     QuotaExceeded { limit: u64, retry_after_seconds: u64 },
@@ -369,7 +370,8 @@ impl SendMessage {
         }
         // A scheduled message is due at its `send_at`, and its retries run their full time from then.
         let due = draft.send_at.unwrap_or(now);
-        let request = AcceptRequest {
+        let mut request = AcceptRequest {
+            customer_event: None,
             event: StatusEvent {
                 id: new_id(self.ids.as_ref(), EventId::from_ulid),
                 organization_id: organization.id,
@@ -398,6 +400,13 @@ impl SendMessage {
             idempotency: idempotency_key,
             message,
         };
+        // A scheduled message tells the customer it is waiting; an immediate one's first event is `submitted`.
+        if request.message.status == MessageStatus::Scheduled {
+            request.customer_event = crate::customer_event::scheduled(
+                new_id(self.ids.as_ref(), EventId::from_ulid),
+                &request.message,
+            );
+        }
         // A store error leaves a stored upload in place: the accept may have committed before the error
         // (a connection lost during COMMIT), and deleting the file would then fail an accepted message.
         // An upload no message uses expires like any other (30 days) and the cleanup job removes it.
@@ -544,16 +553,29 @@ impl SendMessage {
                 Ok(SendPurpose::of_template_category(&template.category))
             }
             _ => {
-                let window = self
-                    .windows
-                    .window(&organization.id, &sender.id, &draft.to)
-                    .await?;
+                let window = self.window_with(organization, sender, &draft.to).await?;
                 if free_form_allowed(window.as_ref(), now) {
                     Ok(SendPurpose::Other)
                 } else {
                     Err(SendError::WindowClosed { to: draft.to.clone() })
                 }
             }
+        }
+    }
+}
+
+impl SendMessage {
+    /// The service window of `sender` with `to`: windows are kept by number, so a user id's is its paired
+    /// number's (docs/api.md §4); a user id no contact pairs with a number has none (closed).
+    async fn window_with(
+        &self,
+        organization: &Organization,
+        sender: &SenderNumber,
+        to: &Recipient,
+    ) -> Result<Option<crate::window::ServiceWindow>, SendError> {
+        match self.recipients.linked_number(&organization.id, to).await? {
+            Some(number) => Ok(self.windows.window(&organization.id, &sender.id, &number).await?),
+            None => Ok(None),
         }
     }
 }

@@ -136,7 +136,7 @@ impl From<CancelError> for ApiError {
     fn from(error: CancelError) -> Self {
         match error {
             CancelError::NotFound => Self::NotFound,
-            CancelError::NotCancellable(message) => Self::NotCancellable(message.status.as_str()),
+            CancelError::NotCancellable(message) => Self::NotCancellable(message.status),
             CancelError::Store(store) => store.into(),
         }
     }

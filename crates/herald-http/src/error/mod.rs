@@ -8,6 +8,7 @@ mod tests;
 
 use actix_web::HttpResponse;
 use herald_domain::ValidationErrors;
+use herald_domain::message::MessageStatus;
 use herald_domain::organization::MessageKind;
 use herald_domain::template::TemplateRef;
 use herald_domain::values::PhoneNumber;
@@ -128,8 +129,8 @@ pub enum ApiError {
     #[error("template {} ({}) exists", .0.name, .0.language)]
     TemplateExists(TemplateRef),
     /// The message is dispatching or done: only one not dispatched yet can be cancelled. Its status.
-    #[error("the message is {0}; it can no longer be cancelled")]
-    NotCancellable(&'static str),
+    #[error("the message is {}; it can no longer be cancelled", .0.as_str())]
+    NotCancellable(MessageStatus),
     /// A broadcast that is completed or cancelled. Its state.
     #[error("the broadcast is {0}; it can no longer be cancelled")]
     BroadcastNotCancellable(&'static str),
@@ -168,7 +169,7 @@ pub enum ApiError {
         rejected: Vec<herald_domain::usecases::RejectedRow>,
     },
     #[error("the service window with {0} is closed")]
-    WindowClosed(PhoneNumber),
+    WindowClosed(herald_domain::contact::Recipient),
     /// Blocking someone who has not written to the sender in the last 24 hours (the network's rule).
     #[error("{recipient} has not written to {from} in the last 24 hours")]
     BlockWindowClosed { recipient: String, from: PhoneNumber },

@@ -7,6 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 use herald_domain::ValidationErrors;
+use herald_domain::message::MessageStatus;
 
 impl ApiError {
     /// A validation failure of one field.
@@ -155,10 +156,7 @@ impl ApiError {
                  edit it with PATCH /api/v1/templates/{}/{}.",
                 reference.name, reference.language, reference.name, reference.language
             ),
-            Self::NotCancellable(status) => format!(
-                "The message is {status}: a dispatch worker has taken it (or it is done), so it can no longer \
-                 be cancelled; only a message not dispatched yet can be."
-            ),
+            Self::NotCancellable(status) => not_cancellable_detail(*status),
             Self::BroadcastNotCancellable(state) => format!(
                 "The broadcast is {state}: only a scheduled, running or paused broadcast can be cancelled."
             ),
@@ -201,8 +199,13 @@ impl ApiError {
                     n => format!("{fields}; {n} recipient rows were refused, see `rejected`. Nothing was stored."),
                 }
             }
-            Self::WindowClosed(to) => format!(
+            Self::WindowClosed(herald_domain::contact::Recipient::Number(to)) => format!(
                 "Free-form messages to {to} need an inbound message from that number in the last 24 hours; send a template instead."
+            ),
+            Self::WindowClosed(herald_domain::contact::Recipient::User(to)) => format!(
+                "Free-form messages to {to} need an inbound message from that user in the last 24 hours, from the number \
+                 the user id is paired with (windows are kept by number; an inbound message carrying both pairs them); \
+                 send a template instead."
             ),
             Self::BlockWindowClosed { recipient, from } => format!(
                 "{recipient} can be blocked only within 24 hours of their last message to {from} (the network's rule)."
@@ -367,5 +370,18 @@ impl ResponseError for ApiError {
     /// this method cannot see the request.
     fn error_response(&self) -> HttpResponse {
         self.to_response(None)
+    }
+}
+
+/// Why a cancel was refused, by the message's status: a message still `scheduled` or `accepted` was taken by a
+/// dispatch worker (its job claimed); any other status is past dispatch already.
+fn not_cancellable_detail(status: MessageStatus) -> String {
+    const RULE: &str = "only a scheduled or accepted message not yet taken by dispatch can be cancelled";
+    match status {
+        MessageStatus::Scheduled | MessageStatus::Accepted => format!(
+            "The message is {} but a dispatch worker has already taken it; {RULE}.",
+            status.as_str()
+        ),
+        _ => format!("The message is {}; {RULE}.", status.as_str()),
     }
 }

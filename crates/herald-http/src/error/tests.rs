@@ -90,7 +90,7 @@ fn every_send_error_has_its_status_and_code() {
         "header_media_mismatch",
     );
     let closed = expect(
-        SendError::WindowClosed { to: number() },
+        SendError::WindowClosed { to: number().into() },
         422,
         "service_window_closed",
     );
@@ -213,5 +213,40 @@ fn read_receipt_failures_map_by_what_the_network_said() {
         let response = error.to_response(None);
         assert!(header_of(&response, header::RETRY_AFTER).is_some());
         assert!(!body(&error)["detail"].as_str().unwrap().contains("token"));
+    }
+}
+
+#[test]
+fn not_cancellable_names_the_messages_status() {
+    use herald_domain::message::MessageStatus;
+    for status in [
+        MessageStatus::Submitted,
+        MessageStatus::Sent,
+        MessageStatus::Delivered,
+        MessageStatus::Read,
+        MessageStatus::Failed,
+        MessageStatus::Cancelled,
+    ] {
+        let error = expect(ApiError::NotCancellable(status), 409, "not_cancellable");
+        assert_eq!(
+            body(&error)["detail"],
+            format!(
+                "The message is {}; only a scheduled or accepted message not yet taken by dispatch can be \
+                 cancelled.",
+                status.as_str()
+            ),
+            "a message past dispatch is refused by its status, no worker named"
+        );
+    }
+    for status in [MessageStatus::Scheduled, MessageStatus::Accepted] {
+        let error = expect(ApiError::NotCancellable(status), 409, "not_cancellable");
+        let detail = body(&error)["detail"].as_str().unwrap().to_owned();
+        assert!(
+            detail.starts_with(&format!(
+                "The message is {} but a dispatch worker has already taken it;",
+                status.as_str()
+            )),
+            "{detail}"
+        );
     }
 }

@@ -3,10 +3,11 @@
 use super::{SendOperation, draft, finish_draft};
 use crate::multipart::Form;
 use herald_domain::attachment::{MediaAttachment, MediaKind, MediaSource};
+use herald_domain::contact::Recipient;
 use herald_domain::message::MessageContent;
 use herald_domain::template::HeaderValue;
 use herald_domain::usecases::SendDraft;
-use herald_domain::values::{Caption, FileName, PhoneNumber};
+use herald_domain::values::{Caption, FileName};
 use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};
 
@@ -15,7 +16,7 @@ use serde_json::{Map, Value};
 pub(crate) fn multipart_file_draft(form: &Form) -> Result<SendDraft, ValidationErrors> {
     let mut errors = form.errors.clone();
     let to = match form.fields.get("to") {
-        Some(to) => errors.check("to", PhoneNumber::parse(to)),
+        Some(to) => errors.check("to", Recipient::parse(to)),
         None => {
             errors.push(FieldError::new("to", "is required"));
             None

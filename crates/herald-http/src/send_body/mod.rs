@@ -21,6 +21,7 @@ pub(crate) use broadcast::broadcast_draft;
 pub(crate) use canonical::fingerprint;
 
 use fields::{json_type, optional_string, present, required, string_at};
+use herald_domain::contact::Recipient;
 use herald_domain::content::MessageRef;
 use herald_domain::message::MessageContent;
 use herald_domain::organization::MessageKind;
@@ -78,7 +79,7 @@ pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft,
     let mut errors = ValidationErrors::new();
     let to = required(object, "to", "to", &mut errors)
         .and_then(|v| string_at(v, "to", &mut errors))
-        .and_then(|s| errors.check("to", PhoneNumber::parse(s)));
+        .and_then(|s| errors.check("to", Recipient::parse(s)));
     let content = match operation {
         SendOperation::File => file_content(object, &mut errors),
         // `type` is the interactive message's own kind, checked with it.
@@ -109,7 +110,7 @@ pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft,
 /// The common optional fields (`from`, `client_reference`, `reply_to`, `send_at`) and the verdict.
 pub(super) fn finish_draft(
     object: &Map<String, Value>,
-    to: Option<PhoneNumber>,
+    to: Option<Recipient>,
     content: Option<MessageContent>,
     mut errors: ValidationErrors,
 ) -> Result<SendDraft, ValidationErrors> {

@@ -479,3 +479,33 @@ fn fingerprints_ignore_key_order_and_whitespace() {
 }
 
 mod kinds;
+
+#[test]
+fn to_takes_a_number_or_a_business_scoped_user_id() {
+    use herald_domain::contact::{Recipient, UserId};
+    let draft = template_draft(json!({
+        "to": "US.13491208655302741918", "template": {"name": "hello_world", "language": "en_US"}
+    }));
+    assert_eq!(
+        draft.to,
+        Recipient::User(UserId::parse("US.13491208655302741918").unwrap())
+    );
+    let draft = template_draft(json!({
+        "to": "+15551234567", "template": {"name": "hello_world", "language": "en_US"}
+    }));
+    assert_eq!(
+        draft.to,
+        Recipient::Number(PhoneNumber::parse("+15551234567").unwrap())
+    );
+    for to in ["15551234567", "us.123", "US.", "US.12-34"] {
+        let result = draft_of(to);
+        assert_eq!(fields(result), vec!["to".to_owned()], "{to}");
+    }
+}
+
+fn draft_of(to: &str) -> Result<SendDraft, ValidationErrors> {
+    draft(
+        SendOperation::Template,
+        &json!({ "to": to, "template": {"name": "hello_world", "language": "en_US"} }),
+    )
+}

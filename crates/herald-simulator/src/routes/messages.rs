@@ -45,12 +45,25 @@ pub(crate) async fn send(
     if fields.get("status").and_then(Value::as_str) == Some("read") {
         return mark_read(&simulator, &phone_number_id, &request, fields);
     }
-    let to = fields
-        .get("to")
-        .and_then(Value::as_str)
-        .ok_or_else(|| GraphError::invalid_parameter("The parameter to is required"))?;
-    let recipient = wire::wa_id(to)
-        .ok_or_else(|| GraphError::invalid_parameter("Param to must be a valid phone number"))?;
+    // A number in `to`, or a business-scoped user id in `recipient` (Meta: `to` wins when both are given).
+    // The user id keys its windows, blocks and statuses as a number's digits do.
+    let (to, recipient) = match (
+        fields.get("to").and_then(Value::as_str),
+        fields.get("recipient").and_then(Value::as_str),
+    ) {
+        (Some(to), _) => (
+            to,
+            wire::wa_id(to)
+                .ok_or_else(|| GraphError::invalid_parameter("Param to must be a valid phone number"))?,
+        ),
+        (None, Some(user)) if super::block::is_user_id(user) => (user, user.to_owned()),
+        (None, Some(_)) => {
+            return Err(GraphError::invalid_parameter(
+                "Param recipient must be a valid business-scoped user ID",
+            ));
+        }
+        (None, None) => return Err(GraphError::invalid_parameter("The parameter to is required")),
+    };
     let kind = fields
         .get("type")
         .and_then(Value::as_str)
@@ -160,6 +173,7 @@ pub(crate) async fn send(
             phone_number_id,
             wamid: wamid.clone(),
             recipient_id: recipient.clone(),
+            recipient_user_id: super::block::is_user_id(&recipient).then(|| recipient.clone()),
             biz_opaque_callback_data,
             pricing,
             steps,

@@ -137,6 +137,8 @@ macro_rules! broadcasts_port {
                                 job: m.job.clone(),
                                 quota: request.quota.clone(),
                                 idempotency: None,
+                                // A broadcast is announced by its own events, not one per message.
+                                customer_event: None,
                             })
                         })
                         .collect::<Result<Vec<_>, StoreError>>()?;

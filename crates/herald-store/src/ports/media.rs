@@ -18,6 +18,24 @@ macro_rules! media_port {
 
             // ---- Media (issue 4): uploads, network uploads and inbound files. ----
 
+            /// The bytes of the organization's uploads unexpired at `at`.
+            async fn storage_used_in(
+                conn: &mut Conn,
+                organization: &str,
+                at: Timestamp,
+            ) -> Result<u64, diesel::result::Error> {
+                // PostgreSQL sums BIGINT as NUMERIC: cast back, as both backends agree on.
+                let used: i64 = media_files::table
+                    .filter(media_files::organization_id.eq(organization))
+                    .filter(media_files::expires_at.gt(at))
+                    .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
+                        "CAST(COALESCE(SUM(size), 0) AS BIGINT)",
+                    ))
+                    .first::<i64>(conn)
+                    .await?;
+                Ok(u64::try_from(used).unwrap_or(0))
+            }
+
             #[async_trait]
             impl MediaCatalog for Db {
                 async fn insert_media(
@@ -29,16 +47,7 @@ macro_rules! media_port {
                     write_tx!(self, |conn| {
                         if let Some(limit) = storage_limit {
                             lock_organization(conn, &row.organization_id).await?;
-                            // PostgreSQL sums BIGINT as NUMERIC: cast back, as both backends agree on.
-                            let used: i64 = media_files::table
-                                .filter(media_files::organization_id.eq(&row.organization_id))
-                                .filter(media_files::expires_at.gt(row.created_at))
-                                .select(diesel::dsl::sql::<diesel::sql_types::BigInt>(
-                                    "CAST(COALESCE(SUM(size), 0) AS BIGINT)",
-                                ))
-                                .first::<i64>(conn)
-                                .await?;
-                            let used = u64::try_from(used).unwrap_or(0);
+                            let used = storage_used_in(conn, &row.organization_id, row.created_at).await?;
                             if used.saturating_add(file.size) > limit {
                                 return Ok(MediaInsert::StorageFull { used });
                             }
@@ -60,6 +69,17 @@ macro_rules! media_port {
                         Ok(MediaInsert::Stored)
                     })
                     .map_err(TxError::into_store)
+                }
+
+                async fn storage_used(
+                    &self,
+                    organization: &OrganizationId,
+                    at: Timestamp,
+                ) -> Result<u64, StoreError> {
+                    let mut conn = self.read().await?;
+                    storage_used_in(&mut *conn, &organization.to_string(), at)
+                        .await
+                        .map_err(from_diesel)
                 }
 
                 async fn media(

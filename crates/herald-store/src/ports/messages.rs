@@ -7,7 +7,7 @@ macro_rules! messages_port {
                 idempotency_keys, inbound_messages, message_events, messages, outbox, usage_counters,
             };
             use super::super::{Conn, Db};
-            use super::shared::{convert, insert_status_event};
+            use super::shared::{convert, insert_customer_event, insert_status_event};
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
@@ -19,7 +19,6 @@ macro_rules! messages_port {
                 MessageQuery, MessageStore, ReferencedMessage, StoreError,
             };
             use herald_domain::time::BillingPeriod;
-            use herald_domain::values::PhoneNumber;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::group_commit::{Pending, PreparedAccept, Turn};
             use $crate::rows::{EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
@@ -129,6 +128,17 @@ macro_rules! messages_port {
                 Ok(outcomes)
             }
 
+            /// The rows of accepted items (`insert_accepted`), then the customer events their acceptance
+            /// emits (a scheduled message's `scheduled`), after the messages they name and fanned out to the
+            /// endpoints as every event is; the dispatchers are told there is work at commit.
+            async fn insert_rows(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(), TxError> {
+                super::super::insert_accepted(conn, items).await?;
+                for event in items.iter().filter_map(|item| item.customer_event.as_ref()) {
+                    insert_customer_event(conn, event).await?;
+                }
+                super::super::announce_work(conn).await
+            }
+
             /// Writes a batch of accepts (sorted by organization and period) inside the caller's
             /// transaction: each run's quota and the accepted items' message, event, outbox job and
             /// idempotency record (`insert_accepted`: one statement per table on PostgreSQL), the quota
@@ -160,8 +170,7 @@ macro_rules! messages_port {
                         return Err(TxError::QuotaTight);
                     }
                     if !items.is_empty() {
-                        super::super::insert_accepted(conn, &items).await?;
-                        super::super::announce_work(conn).await?;
+                        insert_rows(conn, &items).await?;
                     }
                     // In the batch's (sorted) order, so two batches never wait for each other in a circle.
                     for run in runs() {
@@ -191,8 +200,7 @@ macro_rules! messages_port {
                     .map(|(item, _)| *item)
                     .collect();
                 if !accepted.is_empty() {
-                    super::super::insert_accepted(conn, &accepted).await?;
-                    super::super::announce_work(conn).await?;
+                    insert_rows(conn, &accepted).await?;
                 }
                 let mut outcomes = outcomes.into_iter();
                 Ok(held
@@ -467,7 +475,7 @@ macro_rules! messages_port {
                     row.map(|(sender, counterpart, network_message_id)| {
                         Ok(ReferencedMessage {
                             sender_id: SenderId::parse(&sender).map_err(|e| corrupt("sender id", e))?,
-                            counterpart: PhoneNumber::parse(&counterpart)
+                            counterpart: herald_domain::contact::Recipient::parse(&counterpart)
                                 .map_err(|e| corrupt("message counterpart", e))?,
                             network_message_id,
                         })

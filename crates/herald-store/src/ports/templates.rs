@@ -8,6 +8,7 @@ macro_rules! templates_port {
             use super::shared::convert;
             use async_trait::async_trait;
             use diesel::prelude::*;
+            use diesel::upsert::excluded;
             use diesel_async::RunQueryDsl;
             use herald_domain::ids::OrganizationId;
             use herald_domain::organization::NetworkRef;
@@ -39,6 +40,9 @@ macro_rules! templates_port {
                         .collect::<Result<Vec<_>, _>>()?;
                     let org = organization.to_string();
                     write_tx!(self, |conn| {
+                        // Two syncs of one account (the API's and a worker's, say) take turns: the second
+                        // then reads and replaces what the first wrote.
+                        super::super::lock_template_sync(conn, &org, waba_id.as_str()).await?;
                         // A copy the sync finds unchanged keeps the time of its last change.
                         let before = templates::table
                             .filter(templates::organization_id.eq(&org))
@@ -60,6 +64,8 @@ macro_rules! templates_port {
                         )
                         .execute(conn)
                         .await?;
+                        // On the table's unique key, a copy already there (a listing that names a template
+                        // twice) is replaced rather than refused: a sync never fails on its own rows.
                         for row in &rows {
                             diesel::insert_into(templates::table)
                                 .values((
@@ -76,6 +82,24 @@ macro_rules! templates_port {
                                     templates::quality.eq(&row.quality),
                                     templates::rejected_reason.eq(&row.rejected_reason),
                                     templates::updated_at.eq(row.updated_at),
+                                ))
+                                .on_conflict((
+                                    templates::organization_id,
+                                    templates::waba_id,
+                                    templates::name,
+                                    templates::language,
+                                ))
+                                .do_update()
+                                .set((
+                                    templates::id.eq(excluded(templates::id)),
+                                    templates::status.eq(excluded(templates::status)),
+                                    templates::category.eq(excluded(templates::category)),
+                                    templates::structure.eq(excluded(templates::structure)),
+                                    templates::network_id.eq(excluded(templates::network_id)),
+                                    templates::synced_at.eq(excluded(templates::synced_at)),
+                                    templates::quality.eq(excluded(templates::quality)),
+                                    templates::rejected_reason.eq(excluded(templates::rejected_reason)),
+                                    templates::updated_at.eq(excluded(templates::updated_at)),
                                 ))
                                 .execute(conn)
                                 .await?;

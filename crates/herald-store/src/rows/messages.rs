@@ -111,7 +111,10 @@ impl TryFrom<MessageRow> for Message {
             organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
             sender_id: parse("sender id", SenderId::parse(&row.sender_id))?,
             from: parse("sender number", PhoneNumber::parse(&row.from_number))?,
-            to: parse("recipient", PhoneNumber::parse(&row.to_number))?,
+            to: parse(
+                "recipient",
+                herald_domain::contact::Recipient::parse(&row.to_number),
+            )?,
             content: parse("message content", MessageContent::try_from(&stored.content))?,
             reply_to: stored
                 .reply_to

@@ -43,7 +43,7 @@ pub async fn isolation_messages(ports: Ports) {
     let probes = [
         everything.clone(),
         MessageQuery {
-            to: Some(message.to.clone()),
+            to: message.to.number().cloned(),
             ..everything.clone()
         },
         MessageQuery {

@@ -240,7 +240,7 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         referenced(queued.id).await,
         Some(ReferencedMessage {
             sender_id: sender.id,
-            counterpart: PhoneNumber::parse(TO).expect("number"),
+            counterpart: PhoneNumber::parse(TO).expect("number").into(),
             network_message_id: None,
         }),
         "a queued message is found, without a network id yet"
@@ -249,7 +249,7 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         referenced(submitted.id).await,
         Some(ReferencedMessage {
             sender_id: sender.id,
-            counterpart: PhoneNumber::parse("+15557654321").expect("number"),
+            counterpart: PhoneNumber::parse("+15557654321").expect("number").into(),
             network_message_id: Some("wamid.submitted".into()),
         })
     );
@@ -300,7 +300,7 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         referenced(received_id).await,
         Some(ReferencedMessage {
             sender_id: sender.id,
-            counterpart: PhoneNumber::parse("+15550002222").expect("number"),
+            counterpart: PhoneNumber::parse("+15550002222").expect("number").into(),
             network_message_id: Some("wamid.received".into()),
         })
     );

@@ -184,3 +184,72 @@ pub async fn templates_replace_is_scoped_by_waba(ports: Ports) {
         .expect("template");
     assert_eq!(read, Some(invoice), "the other account's template is intact");
 }
+
+/// Several syncs of the same business account at once (the API's `POST /templates/sync` beside the workers'
+/// periodic ones, on a fresh database) all succeed, and leave one row per template: the copies of one of
+/// them, never a mix and never a duplicate. Round after round, on an account with no copy yet and then on
+/// one that has them.
+pub async fn templates_concurrent_syncs_all_succeed(ports: Ports) {
+    const SYNCS: usize = 4;
+    let (org, _) = new_organization_with_sender(&ports, "starter").await;
+    for round in 0..6 {
+        // A fresh account every other round: the race of two syncs that both find no row.
+        let waba = network_ref(&format!("20000001{:02}", round / 2));
+        // Each sync lists the same templates under ids of its own, as a real sync makes them.
+        let syncs: Vec<Vec<Template>> = (0..SYNCS)
+            .map(|_| {
+                simulator_templates(org.id, &waba)
+                    .into_iter()
+                    .map(|t| Template {
+                        id: TemplateId::from_ulid(fixtures::next_ulid()),
+                        ..t
+                    })
+                    .collect()
+            })
+            .collect();
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(SYNCS));
+        let handles: Vec<_> = syncs
+            .iter()
+            .cloned()
+            .map(|copies| {
+                let (ports, waba, barrier) = (ports.clone(), waba.clone(), barrier.clone());
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    ports.templates.replace_templates(&org.id, &waba, &copies).await
+                })
+            })
+            .collect();
+        for handle in handles {
+            let result = handle.await.expect("sync task");
+            assert!(
+                result.is_ok(),
+                "round {round}: every concurrent sync must succeed, got {result:?}"
+            );
+        }
+        let listed: Vec<Template> = ports
+            .templates
+            .templates(&org.id, &TemplateQuery::default())
+            .await
+            .expect("templates")
+            .into_iter()
+            .filter(|t| t.waba_id == waba)
+            .collect();
+        let mut keys: Vec<(String, String)> = listed
+            .iter()
+            .map(|t| (t.name.as_str().to_owned(), t.language.as_str().to_owned()))
+            .collect();
+        keys.dedup();
+        assert_eq!(
+            (listed.len(), keys.len()),
+            (syncs[0].len(), syncs[0].len()),
+            "round {round}: one row per template, got {keys:?}"
+        );
+        let ids = |templates: &[Template]| -> std::collections::BTreeSet<TemplateId> {
+            templates.iter().map(|t| t.id).collect()
+        };
+        assert!(
+            syncs.iter().any(|copies| ids(copies) == ids(&listed)),
+            "round {round}: the rows are one sync's copies, whole"
+        );
+    }
+}

@@ -9,8 +9,9 @@
 //! - the quota is read ([`crate::ports::MessageStore::usage`]), not taken in the accept transaction, so a
 //!   dry run near the limit can pass and the real send, racing others, still be refused;
 //! - the `Idempotency-Key` is not looked at: a dry run neither claims a key nor replays one;
-//! - a multipart file is checked against the plan's largest file but never stored, so the media storage
-//!   check (which needs the file written) is not made.
+//! - a multipart file is checked against the plan's largest file and the organization's media storage (the
+//!   bytes its unexpired uploads hold, read, plus the file's), but never stored: a real send racing other
+//!   uploads may still find the storage full.
 
 use super::{SendCommand, SendError, SendMessage};
 use crate::contact::SendPurpose;
@@ -122,10 +123,7 @@ impl SendMessage {
             )));
             return Ok(run);
         };
-        let window = self
-            .windows
-            .window(&organization.id, &sender.id, &draft.to)
-            .await?;
+        let window = self.window_with(&organization, sender, &draft.to).await?;
         let window = WindowState::of(window.as_ref(), now);
         run.pricing = self
             .expected_pricing(&organization.id, sender, &draft.content, &window)
@@ -141,9 +139,13 @@ impl SendMessage {
             push_refusal(&mut run, refusal)?;
         }
         // The staged file is dropped at the end of this call, which removes it: nothing is stored.
-        if let Err(refusal) = self.place_upload(&organization, &plan, &mut draft.content, upload, now) {
-            push_refusal(&mut run, refusal)?;
-        }
+        let placed = match self.place_upload(&organization, &plan, &mut draft.content, upload, now) {
+            Ok(placed) => placed.map(|(file, _staged)| file),
+            Err(refusal) => {
+                push_refusal(&mut run, refusal)?;
+                None
+            }
+        };
         if let Err(errors) = draft.content.file_field_errors().finish(()) {
             run.refusals.push(SendError::Invalid(errors));
         }
@@ -158,6 +160,19 @@ impl SendMessage {
         };
         for refusal in self.recipient_refusals(&organization, &draft, purpose).await? {
             push_refusal(&mut run, refusal)?;
+        }
+        // Where the real send stores its file: after the recipient, before the accept takes the quota.
+        if let (Some(file), Some(limit)) = (&placed, plan.media_storage_bytes) {
+            let used = self
+                .catalog
+                .storage_used(&organization.id, file.created_at)
+                .await?;
+            if used.saturating_add(file.size) > limit {
+                run.refusals
+                    .push(SendError::StorageFull(super::super::media::StorageFull::of(
+                        &plan, used, file,
+                    )));
+            }
         }
         if let Some(limit) = plan.monthly_quota {
             let used = self

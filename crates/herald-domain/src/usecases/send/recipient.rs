@@ -2,7 +2,7 @@
 //! content checks by a real send and by its dry run alike: the one place they plug in.
 
 use super::{SendDraft, SendError, SendMessage};
-use crate::contact::{Recipient, RecipientRefusal, SendPurpose};
+use crate::contact::{RecipientRefusal, SendPurpose};
 use crate::organization::Organization;
 
 impl SendMessage {
@@ -16,7 +16,7 @@ impl SendMessage {
     ) -> Result<Vec<SendError>, SendError> {
         let refusals = self
             .recipients
-            .refusals(&organization.id, &Recipient::Number(draft.to.clone()), purpose)
+            .refusals(&organization.id, &draft.to, purpose)
             .await?;
         Ok(refusals
             .into_iter()

@@ -1,11 +1,26 @@
 //! The messages a send points at (`reply_to`, a reaction's `message_id`), looked up when it is accepted.
 
 use super::{SendDraft, SendError, SendMessage};
+use crate::contact::Recipient;
 use crate::content::MessageTarget;
 use crate::error::ValidationErrors;
 use crate::organization::{Organization, SenderNumber};
 use crate::ports::ReferencedMessage;
 use crate::values::PhoneNumber;
+
+/// The customer of a send: as the client named them, and the number a user id is paired with.
+struct Customer {
+    named: Recipient,
+    linked: Option<PhoneNumber>,
+}
+
+impl Customer {
+    /// Whether `counterpart` (a message's customer) is this one.
+    fn is(&self, counterpart: &Recipient) -> bool {
+        counterpart == &self.named
+            || matches!((counterpart, &self.linked), (Recipient::Number(n), Some(linked)) if n == linked)
+    }
+}
 
 impl SendMessage {
     /// Looks up the messages the draft points at (`reply_to`, a reaction's `message_id`) and fills in their
@@ -18,9 +33,20 @@ impl SendMessage {
     ) -> Result<Option<MessageTarget>, SendError> {
         let mut errors = ValidationErrors::new();
         let mut reply_to = None;
+        // A conversation is kept by number: a user id's paired number names the same one (looked up only
+        // when there is a target to check).
+        let linked = if draft.reply_to.is_some() || draft.content.reaction_target_mut().is_some() {
+            self.recipients.linked_number(&organization.id, &draft.to).await?
+        } else {
+            None
+        };
+        let to = Customer {
+            named: draft.to.clone(),
+            linked,
+        };
         if let Some(reference) = draft.reply_to {
             let found = self.messages.referenced(&organization.id, &reference).await?;
-            match check_target(found.as_ref(), sender, &draft.to) {
+            match check_target(found.as_ref(), sender, &to) {
                 Ok(network_id) => {
                     reply_to = Some(MessageTarget {
                         message: reference,
@@ -30,7 +56,6 @@ impl SendMessage {
                 Err(error) => errors.push(error.at("reply_to")),
             }
         }
-        let to = draft.to.clone();
         if let Some(target) = draft.content.reaction_target_mut() {
             let found = self
                 .messages
@@ -51,14 +76,14 @@ impl SendMessage {
 fn check_target(
     found: Option<&ReferencedMessage>,
     sender: &SenderNumber,
-    to: &PhoneNumber,
+    to: &Customer,
 ) -> Result<String, crate::error::InvalidValue> {
     use crate::error::InvalidValue;
     let found = found.ok_or_else(|| InvalidValue::new("no message with this id"))?;
-    if found.sender_id != sender.id || &found.counterpart != to {
+    if found.sender_id != sender.id || !to.is(&found.counterpart) {
         return Err(InvalidValue::new(format!(
-            "is a message of another conversation: it must be between {} and {to}",
-            sender.number
+            "is a message of another conversation: it must be between {} and {}",
+            sender.number, to.named
         )));
     }
     found.network_message_id.clone().ok_or_else(|| {

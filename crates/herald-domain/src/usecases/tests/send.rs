@@ -221,7 +221,7 @@ fn other_fingerprint() -> RequestFingerprint {
 
 fn draft(content: MessageContent) -> SendDraft {
     SendDraft {
-        to: phone(RECIPIENT),
+        to: phone(RECIPIENT).into(),
         from: None,
         content,
         reply_to: None,
@@ -648,7 +648,7 @@ fn free_form_to_a_number_that_never_wrote_is_window_closed() {
     let result = run(ports.build().execute(text_command()));
 
     assert!(
-        matches!(&result, Err(SendError::WindowClosed { to }) if *to == phone(RECIPIENT)),
+        matches!(&result, Err(SendError::WindowClosed { to }) if *to == Recipient::Number(phone(RECIPIENT))),
         "{result:?}"
     );
 }
@@ -780,7 +780,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
         command(
             MessageKind::Text,
             Ok(SendDraft {
-                to: phone(RECIPIENT),
+                to: phone(RECIPIENT).into(),
                 from: Some(phone(SECOND_NUMBER)),
                 content: text_content("hello"),
                 reply_to: None,
@@ -813,12 +813,13 @@ fn an_open_window_accepts_exactly_the_expected_request() {
     let message_id = request.message.id;
     let sender = second_sender();
     let expected = AcceptRequest {
+        customer_event: None,
         message: Message {
             id: message_id,
             organization_id: org_id(),
             sender_id: sender.id,
             from: sender.number.clone(),
-            to: phone(RECIPIENT),
+            to: phone(RECIPIENT).into(),
             content: text_content("hello"),
             reply_to: None,
             client_reference: Some(reference),
@@ -1952,7 +1953,7 @@ fn a_marketing_template_to_someone_who_stopped_is_refused_before_the_accept() {
     assert!(
         matches!(
             result,
-            Err(SendError::Recipient { refusal: RecipientRefusal::OptedOut, ref to }) if *to == phone(RECIPIENT)
+            Err(SendError::Recipient { refusal: RecipientRefusal::OptedOut, ref to }) if *to == Recipient::Number(phone(RECIPIENT))
         ),
         "{result:?}"
     );
@@ -2065,6 +2066,35 @@ fn a_send_at_in_range_is_stored_scheduled_with_its_job_due_then_and_its_deadline
     assert_eq!(request.event.status, MessageStatus::Scheduled);
     assert_eq!(request.job.available_at, send_at);
     assert_eq!(request.job.deadline, send_at + chrono::TimeDelta::hours(24));
+    // Its acceptance is the message's first customer event: `scheduled`, from no status, at acceptance.
+    let event = request
+        .customer_event
+        .clone()
+        .expect("a scheduled acceptance emits an event");
+    assert_eq!(
+        event.event_type(),
+        crate::customer_event::CustomerEventType::MessageStatus
+    );
+    assert_eq!(
+        event.message_id,
+        crate::content::MessageRef::Outbound(returned.id)
+    );
+    assert_eq!(
+        (event.sequence, event.occurred_at, event.recorded_at),
+        (1, now(), now())
+    );
+    let crate::customer_event::EventBody::Status(body) = &event.body else {
+        panic!("a status event, got {event:?}");
+    };
+    assert_eq!(
+        (body.status, body.previous_status),
+        (MessageStatus::Scheduled, None)
+    );
+    assert_eq!((&body.to, &body.from), (&returned.to, &returned.from));
+    assert_ne!(
+        event.id, request.event.id,
+        "the history entry and the event have ids of their own"
+    );
     // The quota is charged at acceptance, in the period of acceptance.
     assert_eq!(
         request.quota.period,
@@ -2139,4 +2169,100 @@ fn the_minimum_lead_is_a_setting() {
 
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
     assert!(accepted.lock().unwrap().is_some());
+}
+
+// ---- business-scoped user ids as `to` (docs/api.md §4) ----
+
+const USER_ID: &str = "US.13491208655302741918";
+
+fn user() -> Recipient {
+    Recipient::User(crate::contact::UserId::parse(USER_ID).unwrap())
+}
+
+fn to_user(mut command: SendCommand) -> SendCommand {
+    if let Ok(draft) = &mut command.draft {
+        draft.to = user();
+    }
+    command
+}
+
+/// Recipient checks whose store knows the user id as `found` (asked `times` times, only by the user id).
+fn build_with_user(ports: Ports, found: Option<Contact>, times: usize) -> SendMessage {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_contact()
+        .withf(|org, recipient| *org == org_id() && *recipient == user())
+        .times(times)
+        .returning(move |_, _| Ok(found.clone()));
+    ports
+        .build()
+        .with_recipient_checks(RecipientChecks::new(Arc::new(contacts)))
+}
+
+#[test]
+fn free_form_to_a_user_id_uses_the_window_of_its_paired_number_and_keeps_the_user_id() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .window(
+            default_sender().id,
+            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+        )
+        .never_template();
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let mut paired = Contact::unknown(org_id(), &user(), now());
+    paired.number = Some(phone(RECIPIENT));
+    // Asked for the window's number, then for the recipient checks.
+    let send = build_with_user(ports, Some(paired), 2);
+
+    let result = run(send.execute(to_user(text_command())));
+
+    let Ok(SendOutcome::Accepted(message)) = result else {
+        panic!("expected Accepted, got {result:?}");
+    };
+    assert_eq!(
+        message.to,
+        user(),
+        "the message goes to the user id the client named"
+    );
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.message.to, user());
+}
+
+#[test]
+fn free_form_to_a_user_id_paired_with_no_number_is_window_closed() {
+    let mut ports = Ports::new();
+    ports
+        .allow_rate()
+        .senders(two_senders())
+        .never_template()
+        .never_accept();
+    // The window store is never asked: no number, no window.
+    let send = build_with_user(ports, Some(Contact::unknown(org_id(), &user(), now())), 1);
+
+    let result = run(send.execute(to_user(text_command())));
+
+    assert!(
+        matches!(&result, Err(SendError::WindowClosed { to }) if *to == user()),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn a_template_to_an_unknown_user_id_is_accepted_to_that_user_id() {
+    let waba = default_sender().waba_id;
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).template(
+        waba.clone(),
+        Some(template(&waba, "APPROVED", HeaderSpec::None, 1)),
+    );
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let send = build_with_user(ports, None, 1);
+
+    let result = run(send.execute(to_user(template_command(one_variable()))));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.message.to, user());
 }

@@ -14,7 +14,7 @@ fn target_ref() -> MessageRef {
 fn found(customer: &str, sender: SenderId, wamid: Option<&str>) -> Option<ReferencedMessage> {
     Some(ReferencedMessage {
         sender_id: sender,
-        counterpart: phone(customer),
+        counterpart: phone(customer).into(),
         network_message_id: wamid.map(str::to_owned),
     })
 }
