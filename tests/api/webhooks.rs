@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 on_both_stores!(
     every_event_kind_arrives_signed_and_verifies,
+    broadcast_events_arrive_signed_only_where_subscribed,
     failed_attempts_are_retried_with_the_same_webhook_id,
     a_hanging_endpoint_does_not_delay_a_healthy_one,
     during_rotation_both_secrets_verify,
@@ -969,4 +970,96 @@ async fn control_characters_in_a_description_are_refused(db: Db) {
         .expect(reqwest::Method::GET, &format!("/api/v1/webhooks/{id}"), None, 200)
         .await;
     assert_eq!(kept["description"], "two\nlines\tand a tab");
+}
+
+/// A broadcast's end reaches the receiver as `broadcast.completed`, signed, its data the broadcast as GET
+/// shows it; a cancelled one ends with it too; an endpoint that took only `message.status` gets neither.
+async fn broadcast_events_arrive_signed_only_where_subscribed(db: Db) {
+    let app = spawn(db, local_settings()).await;
+    let receiver = spawn_receiver(&[], Answer::Status(204));
+    let (_, secret) = app
+        .register(
+            &receiver.url,
+            Some(&["broadcast.progress", "broadcast.completed"]),
+        )
+        .await;
+    let others = spawn_receiver(&[], Answer::Status(204));
+    app.register(&others.url, Some(&["message.status"])).await;
+    let body = |to: &str, send_at: Option<String>| {
+        let mut body = json!({
+            "template": { "name": "hello_world", "language": "en_US" },
+            "recipients": [ { "to": to } ],
+        });
+        if let Some(send_at) = send_at {
+            body["send_at"] = json!(send_at);
+        }
+        body
+    };
+    let sent = app
+        .expect(
+            reqwest::Method::POST,
+            "/api/v1/broadcasts",
+            Some(body("+15551239101", None)),
+            202,
+        )
+        .await;
+    let later =
+        (chrono::Utc::now() + chrono::TimeDelta::hours(1)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let held = app
+        .expect(
+            reqwest::Method::POST,
+            "/api/v1/broadcasts",
+            Some(body("+15551239102", Some(later))),
+            202,
+        )
+        .await;
+    let held_id = held["id"].as_str().unwrap();
+    app.expect(
+        reqwest::Method::POST,
+        &format!("/api/v1/broadcasts/{held_id}/cancel"),
+        Some(json!({})),
+        200,
+    )
+    .await;
+
+    let completed =
+        |r: &Recorded, id: &Value| r.event_type() == "broadcast.completed" && r.json()["data"]["id"] == *id;
+    let requests = receiver
+        .wait_until(Duration::from_secs(30), |rs| {
+            rs.iter().any(|r| completed(r, &sent["id"])) && rs.iter().any(|r| completed(r, &held["id"]))
+        })
+        .await;
+    let done = requests.iter().find(|r| completed(r, &sent["id"])).unwrap();
+    assert!(done.verifies_with(&secret), "signed with the endpoint's secret");
+    let data = &done.json()["data"];
+    assert_eq!(data["status"], "completed", "{data}");
+    assert_eq!(data["released"], 1, "{data}");
+    assert!(data["completed_at"].is_string(), "{data}");
+    let read = app
+        .expect(
+            reqwest::Method::GET,
+            &format!("/api/v1/broadcasts/{}", sent["id"].as_str().unwrap()),
+            None,
+            200,
+        )
+        .await;
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(data), keys(&read), "the event's data is the resource");
+    let cancelled = requests.iter().find(|r| completed(r, &held["id"])).unwrap();
+    assert_eq!(cancelled.json()["data"]["status"], "cancelled");
+    assert_eq!(cancelled.json()["data"]["counts"]["cancelled"], 1);
+
+    // The message.status endpoint got the sent message's news, never a broadcast event.
+    others
+        .wait_until(Duration::from_secs(30), |rs| {
+            rs.iter().any(|r| r.event_type() == "message.status")
+        })
+        .await;
+    assert!(
+        others
+            .requests()
+            .iter()
+            .all(|r| !r.event_type().starts_with("broadcast.")),
+        "an endpoint that did not subscribe gets no broadcast event"
+    );
 }

@@ -235,12 +235,11 @@ impl Broadcasts {
             rejected: Vec::new(),
         })?;
         let now = self.ports.clock.now();
-        super::schedule::check_send_at(draft.send_at, now, &self.send).map_err(|error| match error {
-            SendError::Invalid(errors) => BroadcastError::Invalid {
+        super::schedule::check_send_at(draft.send_at, now, &self.send).map_err(|errors| {
+            BroadcastError::Invalid {
                 errors,
                 rejected: Vec::new(),
-            },
-            other => BroadcastError::Store(StoreError::Unknown(anyhow::anyhow!("{other}"))),
+            }
         })?;
         let senders = self.ports.accounts.senders(&organization.id).await?;
         let sender = choose_sender(&senders, draft.from.as_ref()).ok_or_else(|| BroadcastError::Invalid {

@@ -1,7 +1,7 @@
 //! Scheduled sends (docs/api.md §4, `send_at`): the range a `send_at` must fall in, and cancelling a
 //! message before dispatch (`POST /api/v1/messages/{id}/cancel`).
 
-use super::send::{SendError, SendSettings};
+use super::send::SendSettings;
 use super::shared::new_id;
 use crate::ValidationErrors;
 use crate::ids::{EventId, MessageId, OrganizationId};
@@ -16,14 +16,14 @@ pub(super) fn check_send_at(
     send_at: Option<Timestamp>,
     now: Timestamp,
     settings: &SendSettings,
-) -> Result<(), SendError> {
+) -> Result<(), ValidationErrors> {
     let Some(send_at) = send_at else {
         return Ok(());
     };
     let earliest = now + settings.schedule_min_lead;
     let latest = now + settings.schedule_max_lead;
     if send_at < earliest || send_at > latest {
-        return Err(SendError::Invalid(ValidationErrors::single(
+        return Err(ValidationErrors::single(
             "send_at",
             format!(
                 "must be from {} s to {} days ahead (between {} and {})",
@@ -32,7 +32,7 @@ pub(super) fn check_send_at(
                 earliest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 latest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             ),
-        )));
+        ));
     }
     Ok(())
 }

@@ -323,7 +323,7 @@ impl SendMessage {
             });
         }
         let mut draft = draft.map_err(SendError::Invalid)?;
-        super::schedule::check_send_at(draft.send_at, now, &self.settings)?;
+        super::schedule::check_send_at(draft.send_at, now, &self.settings).map_err(SendError::Invalid)?;
         // The adapter named the kind before validating; a draft of another kind must pass the plan too.
         let actual = draft.content.kind();
         if actual != kind && !plan.allows(actual) {
