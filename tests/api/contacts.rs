@@ -16,6 +16,7 @@ on_both_stores!(
     the_stop_keyword_rule_is_off_until_set,
     contact_paths_take_numbers_and_user_ids_only,
     sends_take_a_business_scoped_user_id_as_to,
+    a_user_who_hides_their_number_writes_by_user_id_and_is_answered_by_it,
 );
 
 const SENDER: &str = "+15550001111";
@@ -401,4 +402,98 @@ async fn sends_take_a_business_scoped_user_id_as_to(db: Db) {
         let problem = assert_problem(refused, 422, "validation_failed").await;
         assert_eq!(problem["errors"][0]["field"], "to", "{to}: {problem}");
     }
+}
+
+/// Polls the inbound list filtered by `sender` until it holds `count` messages; answers them, newest first.
+async fn wait_inbound(app: &NetApp, sender: &str, count: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let page = app
+            .get(&format!("/api/v1/inbound?sender={}", sender.replace('+', "%2B")))
+            .await;
+        let data = page["data"].as_array().cloned().unwrap_or_default();
+        if data.len() >= count {
+            return data;
+        }
+        assert!(Instant::now() < deadline, "never {count} inbound: {page}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn a_user_who_hides_their_number_writes_by_user_id_and_is_answered_by_it(db: Db) {
+    let app = app(db).await;
+    let user = "US.88800011122233344455";
+    let number = "+15558880001";
+
+    // Meta's envelope for such a user has no `wa_id` and no `from`: the message is from the user id.
+    simulator(
+        &app,
+        "inbound",
+        json!({ "to": SENDER, "text": "hello from a username", "user_id": user }),
+    )
+    .await;
+    let inbound = wait_inbound(&app, user, 1).await;
+    assert_eq!(inbound[0]["from"], user, "{inbound:?}");
+    assert_eq!(inbound[0]["from_user_id"], user, "{inbound:?}");
+    assert_eq!(inbound[0]["text"]["body"], "hello from a username");
+    let one = app
+        .get(&format!("/api/v1/inbound/{}", inbound[0]["id"].as_str().unwrap()))
+        .await;
+    assert_eq!(one["from"], user, "{one}");
+
+    // Its window is the user id's own: a free-form answer to the id goes, and the simulator (which keys
+    // the window by the id too) delivers it.
+    let contact = wait_contact(&app, user, |c| c["window"]["open"] == true).await;
+    assert_eq!(contact["number"], Value::Null, "{contact}");
+    let reply = app
+        .send(
+            "/api/v1/messages/send-text",
+            json!({ "to": user, "message": "hi, how can we help?" }),
+        )
+        .await;
+    assert_eq!(reply["to"], user, "{reply}");
+    let reply_id = reply["id"].as_str().unwrap().to_owned();
+    app.wait_status(&reply_id, "delivered").await;
+    // Another user id has no window.
+    let refused = app
+        .post_response(
+            "/api/v1/messages/send-text",
+            &json!({ "to": "US.99900011122233344455", "message": "hi" }),
+        )
+        .await;
+    assert_problem(refused, 422, "service_window_closed").await;
+
+    // The log's `to` filter takes the user id.
+    app.send("/api/v1/messages/send-template", hello(number)).await;
+    let listed = app.get(&format!("/api/v1/messages?to={user}")).await;
+    let ids: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [reply_id.as_str()], "{listed}");
+    let refused = app.get_response("/api/v1/messages?to=us.888").await;
+    let problem = assert_problem(refused, 422, "validation_failed").await;
+    assert_eq!(problem["errors"][0]["field"], "to", "{problem}");
+
+    // Once a message carries both, the id is paired: its later messages by id alone are the number's.
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": number, "to": SENDER, "text": "it is me", "user_id": user }),
+    )
+    .await;
+    wait_contact(&app, number, |c| c["user_id"] == user).await;
+    simulator(
+        &app,
+        "inbound",
+        json!({ "to": SENDER, "text": "me again", "user_id": user }),
+    )
+    .await;
+    let from_number = wait_inbound(&app, number, 2).await;
+    assert_eq!(from_number[0]["text"]["body"], "me again", "{from_number:?}");
+    assert_eq!(from_number[0]["from"], number);
+    assert_eq!(from_number[0]["from_user_id"], user);
+    assert_eq!(wait_inbound(&app, user, 1).await.len(), 1);
 }

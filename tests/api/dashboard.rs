@@ -810,7 +810,9 @@ async fn the_message_page_shows_the_new_kinds(db: Db) {
         .record_inbound(&herald_domain::window::ServiceWindow {
             organization_id: d.owner_org,
             sender_id: sender.id,
-            recipient: herald_domain::values::PhoneNumber::parse("+15551234567").unwrap(),
+            recipient: herald_domain::values::PhoneNumber::parse("+15551234567")
+                .unwrap()
+                .into(),
             last_inbound_at: chrono::Utc::now(),
         })
         .await

@@ -177,7 +177,7 @@ impl TestApp {
             .record_inbound(&ServiceWindow {
                 organization_id: self.org,
                 sender_id: self.sender.id,
-                recipient: PhoneNumber::parse(to).unwrap(),
+                recipient: PhoneNumber::parse(to).unwrap().into(),
                 last_inbound_at: chrono::Utc::now(),
             })
             .await

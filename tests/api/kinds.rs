@@ -277,7 +277,9 @@ async fn targets_must_be_messages_of_the_conversation_the_network_knows(db: Db) 
         .record_inbound(&herald_domain::window::ServiceWindow {
             organization_id: other_org,
             sender_id: other_sender.id,
-            recipient: herald_domain::values::PhoneNumber::parse(CUSTOMER).unwrap(),
+            recipient: herald_domain::values::PhoneNumber::parse(CUSTOMER)
+                .unwrap()
+                .into(),
             last_inbound_at: chrono::Utc::now(),
         })
         .await

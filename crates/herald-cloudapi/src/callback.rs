@@ -8,7 +8,7 @@ mod preferences;
 
 use crate::errors::classify;
 use herald_domain::Timestamp;
-use herald_domain::contact::UserId;
+use herald_domain::contact::{Recipient, UserId};
 use herald_domain::message::MessageError;
 use herald_domain::network::{
     InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
@@ -379,27 +379,17 @@ fn parse_message(
         .filter(|id| !id.is_empty())
         .map(|id| UserId::parse(id).map_err(|e| format!("`from_user_id` {id}: {e}")))
         .transpose()?;
-    let from_digits = match (
-        str_field(message, "from").filter(|f| !f.is_empty()),
-        &from_user_id,
-    ) {
-        (Some(digits), _) => digits,
-        // A user who hides their number behind a username: the message names them by user id only.
-        // Inbound resources are kept by number, so such a message is not recorded yet.
-        (None, Some(user_id)) => {
-            return Err(format!(
-                "a message from user id {user_id} without a phone number is not recorded (inbound by user id only is not supported yet)"
-            ));
-        }
-        (None, None) => return Err("no `from`".to_owned()),
-    };
-    let from = PhoneNumber::from_digits(from_digits).map_err(|e| format!("`from` {from_digits}: {e}"))?;
+    let from_digits = str_field(message, "from").filter(|f| !f.is_empty());
     let received_at = timestamp(message)?;
     let message_type = required(message, "type")?.to_owned();
     let content = inbound_content(&message_type, message)?;
-    let contact = contacts
-        .iter()
-        .find(|c| str_field(c, "wa_id") == Some(from_digits));
+    // The contact entry of this user: by number, or by user id for a user who hides their number.
+    let contact = contacts.iter().find(|c| match from_digits {
+        Some(digits) => str_field(c, "wa_id") == Some(digits),
+        None => from_user_id
+            .as_ref()
+            .is_some_and(|id| str_field(c, "user_id") == Some(id.as_str())),
+    });
     let from_name = contact
         .and_then(|c| c.get("profile"))
         .and_then(|p| str_field(p, "name"))
@@ -411,6 +401,14 @@ fn parse_message(
             .and_then(|c| str_field(c, "user_id"))
             .and_then(|id| UserId::parse(id).ok())
     });
+    let from = match (from_digits, &from_user_id) {
+        (Some(digits), _) => {
+            Recipient::Number(PhoneNumber::from_digits(digits).map_err(|e| format!("`from` {digits}: {e}"))?)
+        }
+        // A user who hides their number behind a username: the message names them by user id only.
+        (None, Some(user_id)) => Recipient::User(user_id.clone()),
+        (None, None) => return Err("neither `from` nor `from_user_id`".to_owned()),
+    };
     let context_message_id = message
         .get("context")
         .and_then(|c| str_field(c, "id"))

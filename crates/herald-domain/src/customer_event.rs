@@ -64,7 +64,10 @@ pub struct StatusBody {
 /// A message a user sent to one of the organization's numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InboundBody {
-    pub from: PhoneNumber,
+    /// The user's number, or their user id when the network hid the number.
+    pub from: crate::contact::Recipient,
+    /// The user's business-scoped user id, when the network sent one.
+    pub from_user_id: Option<crate::contact::UserId>,
     /// The number of the sender (business number) that received it.
     pub to: PhoneNumber,
     /// The network's `type`.
@@ -158,6 +161,7 @@ pub fn inbound(record: &InboundRecord, to: &PhoneNumber, links: InboundLinks) ->
         recorded_at: record.recorded_at,
         body: EventBody::Inbound(Box::new(InboundBody {
             from: inbound.from.clone(),
+            from_user_id: inbound.from_user_id.clone(),
             to: to.clone(),
             message_type: inbound.message_type.clone(),
             content: inbound.content.clone(),

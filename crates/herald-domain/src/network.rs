@@ -145,7 +145,9 @@ pub struct InboundMessage {
     /// Which business number received it.
     pub phone_number_id: NetworkRef,
     pub network_message_id: String,
-    pub from: PhoneNumber,
+    /// The user's number, or their business-scoped user id when the network hides the number (a user
+    /// who chose a username writes by user id only).
+    pub from: crate::contact::Recipient,
     /// The user's business-scoped user id, when the network sent it (`from_user_id`, or the contact's
     /// `user_id`).
     pub from_user_id: Option<crate::contact::UserId>,

@@ -1,9 +1,9 @@
 //! The 24-hour customer service window (docs/api.md §7): free-form messages may go to a number only within
 //! 24 hours after that number last wrote to the sender. Templates may go at any time.
 
+use crate::contact::Recipient;
 use crate::ids::{OrganizationId, SenderId};
 use crate::time::{Duration, Timestamp};
-use crate::values::PhoneNumber;
 
 /// How long an inbound message keeps the window open.
 pub fn window_length() -> Duration {
@@ -15,7 +15,9 @@ pub fn window_length() -> Duration {
 pub struct ServiceWindow {
     pub organization_id: OrganizationId,
     pub sender_id: SenderId,
-    pub recipient: PhoneNumber,
+    /// Kept by number; by user id only for a user who wrote without one that no contact pairs with a
+    /// number (docs/api.md §7).
+    pub recipient: Recipient,
     pub last_inbound_at: Timestamp,
 }
 
@@ -45,7 +47,7 @@ mod tests {
         ServiceWindow {
             organization_id: OrganizationId::from_ulid(Ulid::from_parts(1, 1)),
             sender_id: SenderId::from_ulid(Ulid::from_parts(1, 2)),
-            recipient: PhoneNumber::parse("+15551234567").unwrap(),
+            recipient: Recipient::parse("+15551234567").unwrap(),
             last_inbound_at: last,
         }
     }

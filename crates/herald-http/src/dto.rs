@@ -479,7 +479,7 @@ pub struct ButtonVariablesRequest {
 pub struct MessageListQuery {
     /// `scheduled`, `accepted`, `submitted`, `sent`, `delivered`, `read`, `failed` or `cancelled`.
     pub status: Option<String>,
-    /// The recipient (E.164, URL-encoded).
+    /// The recipient as the send named them: E.164 (URL-encoded) or a business-scoped user id.
     pub to: Option<String>,
     /// `text`, `template`, `document`, `image`, `video`, `audio`, `sticker`, `interactive`, `reaction`,
     /// `location` or `contacts`.

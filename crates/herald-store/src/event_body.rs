@@ -89,6 +89,9 @@ pub(crate) fn inbound_object(id: &str, body: &InboundBody, received_at: Timestam
     let mut data = Map::new();
     data.insert("id".to_owned(), json!(id));
     data.insert("from".to_owned(), json!(body.from.as_str()));
+    if let Some(user_id) = &body.from_user_id {
+        data.insert("from_user_id".to_owned(), json!(user_id.as_str()));
+    }
     data.insert("to".to_owned(), json!(body.to.as_str()));
     data.insert("type".to_owned(), json!(body.message_type));
     let (key, object) = kind_object(body);
@@ -296,7 +299,7 @@ mod tests {
             message: InboundMessage {
                 phone_number_id: NetworkRef::parse("123").unwrap(),
                 network_message_id: "wamid.A".into(),
-                from: PhoneNumber::parse("+15551234567").unwrap(),
+                from: PhoneNumber::parse("+15551234567").unwrap().into(),
                 from_user_id: None,
                 from_name: None,
                 received_at: at(1_700_000_000_000_000),
@@ -335,7 +338,7 @@ mod tests {
             message: InboundMessage {
                 phone_number_id: NetworkRef::parse("123").unwrap(),
                 network_message_id: "wamid.A".into(),
-                from: PhoneNumber::parse("+15551234567").unwrap(),
+                from: PhoneNumber::parse("+15551234567").unwrap().into(),
                 from_user_id: None,
                 from_name: None,
                 received_at: at(1_700_000_000_000_000),

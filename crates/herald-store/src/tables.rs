@@ -266,6 +266,7 @@ macro_rules! define_tables {
                 reaction_ref -> Nullable<Text>,
                 referral -> Nullable<Text>,
                 read_at -> Nullable<Moment>,
+                from_user_id -> Nullable<Text>,
             }
         }
 

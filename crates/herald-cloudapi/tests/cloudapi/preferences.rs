@@ -2,8 +2,8 @@
 //! business-scoped user ids of inbound envelopes), and on broken items.
 
 use herald_cloudapi::parse_callback;
-use herald_domain::contact::MarketingPreference;
-use herald_domain::network::{NetworkEvent, ParsedCallback, UserPreference};
+use herald_domain::contact::{MarketingPreference, Recipient};
+use herald_domain::network::{InboundContent, NetworkEvent, ParsedCallback, UserPreference};
 use serde_json::{Value, json};
 
 const FIXTURE: &str = include_str!(concat!(
@@ -64,21 +64,50 @@ fn the_user_id_comes_from_the_item_or_its_contact_and_may_stand_alone() {
 }
 
 #[test]
-fn an_inbound_message_carries_its_user_id_and_one_without_a_number_is_skipped_with_a_note() {
+fn an_inbound_message_carries_its_user_id_and_one_without_a_number_is_from_the_user_id() {
     let parsed = parse(&case("text_with_user_id"));
     let [NetworkEvent::Inbound(message)] = parsed.events.as_slice() else {
         panic!("{parsed:?}")
     };
-    assert_eq!(message.from.as_str(), "+16505551234");
+    assert_eq!(message.from, Recipient::parse("+16505551234").unwrap());
     assert_eq!(
         message.from_user_id.as_ref().unwrap().as_str(),
         "US.13491208655302741918"
     );
+    assert_eq!(message.from_name.as_deref(), Some("Sheena Nelson"));
     let parsed = parse(&case("text_user_id_only"));
-    assert!(parsed.events.is_empty());
-    assert_eq!(parsed.skipped.len(), 1);
+    assert!(parsed.skipped.is_empty(), "{:?}", parsed.skipped);
+    let [NetworkEvent::Inbound(message)] = parsed.events.as_slice() else {
+        panic!("{parsed:?}")
+    };
+    assert_eq!(message.from, Recipient::parse("US.13491208655302741918").unwrap());
+    assert_eq!(
+        message.from_user_id.as_ref().unwrap().as_str(),
+        "US.13491208655302741918"
+    );
+    assert_eq!(message.message_type, "text");
+    assert_eq!(
+        message.content,
+        InboundContent::Text {
+            body: "hello".to_owned()
+        }
+    );
+}
+
+#[test]
+fn an_inbound_message_with_neither_number_nor_user_id_is_skipped_with_a_note() {
+    let mut envelope = case("text_user_id_only");
+    let value = &mut envelope["entry"][0]["changes"][0]["value"];
+    value["messages"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("from_user_id");
+    value["contacts"][0].as_object_mut().unwrap().remove("user_id");
+    let parsed = parse(&envelope);
+    assert!(parsed.events.is_empty(), "{parsed:?}");
+    assert_eq!(parsed.skipped.len(), 1, "{:?}", parsed.skipped);
     assert!(
-        parsed.skipped[0].contains("US.13491208655302741918"),
+        parsed.skipped[0].contains("neither `from` nor `from_user_id`"),
         "{:?}",
         parsed.skipped
     );

@@ -10,12 +10,12 @@ use actix_web::http::header::LOCATION;
 use actix_web::{HttpRequest, HttpResponse, web};
 use chrono::{NaiveDate, TimeZone, Utc};
 use herald_domain::Timestamp;
+use herald_domain::contact::Recipient;
 use herald_domain::ids::{BroadcastId, MessageId};
 use herald_domain::interactive::InteractiveAction;
 use herald_domain::message::{Message, MessageContent, MessageStatus, MessageType};
 use herald_domain::ports::MessageQuery;
 use herald_domain::usecases::CancelError;
-use herald_domain::values::PhoneNumber;
 use maud::{Markup, html};
 use serde::Deserialize;
 
@@ -70,9 +70,12 @@ impl Filters {
             }
         }
         if !self.to.trim().is_empty() {
-            match PhoneNumber::parse(self.to.trim()) {
+            match Recipient::parse(self.to.trim()) {
                 Ok(to) => query.to = Some(to),
-                Err(_) => errors.push("Recipient: an international number like +15551234567".to_owned()),
+                Err(_) => errors.push(
+                    "Recipient: an international number like +15551234567, or a user id like US.13491208655302741918"
+                        .to_owned(),
+                ),
             }
         }
         if !self.message_type.is_empty() {

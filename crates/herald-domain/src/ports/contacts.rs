@@ -18,6 +18,14 @@ pub trait ContactStore: Send + Sync + 'static {
         recipient: &Recipient,
     ) -> Result<Option<Contact>, StoreError>;
 
+    /// The contacts of those of `numbers` anything was ever recorded about, in no order: a broadcast's
+    /// recipient checks in one read instead of one per recipient.
+    async fn contacts_with_numbers(
+        &self,
+        organization: &OrganizationId,
+        numbers: &[PhoneNumber],
+    ) -> Result<Vec<Contact>, StoreError>;
+
     /// Records a marketing preference and its `contact.preferences` customer event (with its fan-out) in
     /// one transaction, creating the contact if needed. `false` when a change of the same `dedupe_key`
     /// was recorded before (nothing written). A change that names both a number and a user id pairs them.

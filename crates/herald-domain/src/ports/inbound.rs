@@ -2,6 +2,7 @@
 //! They are written by the [`super::TrackingStore`] when the network delivers them.
 
 use super::error::StoreError;
+use crate::contact::Recipient;
 use crate::ids::{InboundId, OrganizationId, SenderId};
 use crate::time::Timestamp;
 use crate::values::PhoneNumber;
@@ -12,8 +13,8 @@ use async_trait::async_trait;
 pub struct InboundQuery {
     /// The business number that received it.
     pub number: Option<PhoneNumber>,
-    /// The customer who sent it.
-    pub sender: Option<PhoneNumber>,
+    /// The customer who sent it: their number, or their user id for messages that came without one.
+    pub sender: Option<Recipient>,
     /// The network's `type` (`text`, `image`, `reaction`, `interactive`, …).
     pub message_type: Option<String>,
     /// Received at or after (inclusive).
@@ -34,7 +35,7 @@ pub struct InboundView {
     /// The sender number (business number) that received it.
     pub sender_id: SenderId,
     pub to: PhoneNumber,
-    pub from: PhoneNumber,
+    pub from: Recipient,
     /// The wamid, which marks it read on the network.
     pub network_message_id: String,
     pub message_type: String,

@@ -8,7 +8,7 @@ use crate::customer_event::CustomerEvent;
 use crate::ids::{MessageId, OrganizationId, SenderId};
 use crate::message::{Message, MessageStatus, MessageType, StatusEvent};
 use crate::time::{BillingPeriod, Timestamp};
-use crate::values::{ClientReference, PhoneNumber};
+use crate::values::ClientReference;
 use async_trait::async_trait;
 
 /// The monthly quota this accept counts against.
@@ -51,7 +51,8 @@ pub enum AcceptOutcome {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MessageQuery {
     pub status: Option<MessageStatus>,
-    pub to: Option<PhoneNumber>,
+    /// The recipient as the send named them: a number or a business-scoped user id.
+    pub to: Option<crate::contact::Recipient>,
     pub message_type: Option<MessageType>,
     pub client_reference: Option<ClientReference>,
     /// Only the messages of this broadcast.

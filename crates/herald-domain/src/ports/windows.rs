@@ -1,8 +1,8 @@
 //! Service windows, opened by inbound messages.
 
 use super::error::StoreError;
+use crate::contact::Recipient;
 use crate::ids::{OrganizationId, SenderId};
-use crate::values::PhoneNumber;
 use crate::window::ServiceWindow;
 use async_trait::async_trait;
 
@@ -14,7 +14,7 @@ pub trait WindowStore: Send + Sync + 'static {
         &self,
         organization: &OrganizationId,
         sender: &SenderId,
-        recipient: &PhoneNumber,
+        recipient: &Recipient,
     ) -> Result<Option<ServiceWindow>, StoreError>;
 
     /// Records an inbound message. A window only moves forward: an older `last_inbound_at` than the

@@ -8,7 +8,7 @@ use crate::broadcast::{
     Broadcast, BroadcastEvent, BroadcastEventKind, BroadcastState, BroadcastView, PauseReason,
     ReleaseOutcome, ReleasePolicy, held_until,
 };
-use crate::contact::{Recipient, SendPurpose};
+use crate::contact::SendPurpose;
 use crate::error::{FieldError, ValidationErrors};
 use crate::ids::{BroadcastId, EventId, JobId, MessageId, OrganizationId};
 use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
@@ -412,8 +412,9 @@ impl Broadcasts {
             name: template.name.clone(),
             language: template.language.clone(),
         };
-        let mut seen: HashMap<PhoneNumber, usize> = HashMap::with_capacity(rows.len());
-        let mut valid = Vec::with_capacity(rows.len());
+        // First each row on its own (fields, files, variables); then the recipient checks of all that
+        // passed in one store read; then, in row order, repeats.
+        let mut candidates = Vec::with_capacity(rows.len());
         let mut rejected = Vec::new();
         for (index, row) in rows.into_iter().enumerate() {
             let mut row = match row {
@@ -423,16 +424,6 @@ impl Broadcasts {
                     continue;
                 }
             };
-            if let Some(first) = seen.get(&row.to) {
-                rejected.push(RejectedRow {
-                    index,
-                    errors: ValidationErrors::single(
-                        "to",
-                        format!("repeats the recipient of row {first}: a broadcast sends once per person"),
-                    ),
-                });
-                continue;
-            }
             if row.variables.header.is_none() {
                 row.variables.header.clone_from(&header);
             }
@@ -444,27 +435,47 @@ impl Broadcasts {
                 rejected.push(RejectedRow { index, errors });
                 continue;
             }
-            let refusals = self
-                .recipients
-                .refusals(&organization.id, &Recipient::Number(row.to.clone()), purpose)
-                .await?;
-            if let Some(refusal) = refusals.first() {
+            let MessageContent::Template { variables, .. } = content else {
+                continue;
+            };
+            candidates.push((
+                index,
+                BroadcastRecipient {
+                    to: row.to,
+                    variables,
+                    client_reference: row.client_reference,
+                },
+            ));
+        }
+        let numbers: Vec<PhoneNumber> = candidates.iter().map(|(_, row)| row.to.clone()).collect();
+        let refused = self
+            .recipients
+            .refused_numbers(&organization.id, &numbers, purpose)
+            .await?;
+        let mut seen: HashMap<PhoneNumber, usize> = HashMap::with_capacity(candidates.len());
+        let mut valid = Vec::with_capacity(candidates.len());
+        for (index, row) in candidates {
+            if let Some(refusal) = refused.get(&row.to) {
                 rejected.push(RejectedRow {
                     index,
                     errors: ValidationErrors::single("to", format!("{}: {refusal}", refusal.code())),
                 });
                 continue;
             }
-            let MessageContent::Template { variables, .. } = content else {
+            if let Some(first) = seen.get(&row.to) {
+                rejected.push(RejectedRow {
+                    index,
+                    errors: ValidationErrors::single(
+                        "to",
+                        format!("repeats the recipient of row {first}: a broadcast sends once per person"),
+                    ),
+                });
                 continue;
-            };
+            }
             seen.insert(row.to.clone(), index);
-            valid.push(BroadcastRecipient {
-                to: row.to,
-                variables,
-                client_reference: row.client_reference,
-            });
+            valid.push(row);
         }
+        rejected.sort_by_key(|row| row.index);
         Ok((valid, rejected))
     }
 
@@ -819,9 +830,12 @@ impl Broadcasts {
         let Some(last) = failures.iter().map(|f| f.failed_at).max() else {
             return Ok(false);
         };
+        // Once every recipient is released there is nothing left to hold back: a pause would only keep a
+        // finished broadcast from completing (the failures stay on its messages).
         let pause = failures
             .iter()
-            .find_map(|failure| PauseReason::for_error(&failure.error, now));
+            .find_map(|failure| PauseReason::for_error(&failure.error, now))
+            .filter(|_| broadcast.released < broadcast.total);
         let Some(pause) = pause else {
             self.ports.broadcasts.see_failures(org, id, last).await?;
             return Ok(false);

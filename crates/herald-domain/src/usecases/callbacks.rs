@@ -1,8 +1,8 @@
 use super::shared::new_id;
-use crate::contact::{PreferenceChange, PreferenceSource};
+use crate::contact::{PreferenceChange, PreferenceSource, Recipient};
 use crate::customer_event::InboundRecord;
 use crate::dispatch::{ParkedCallback, StoredCallback};
-use crate::ids::{EventId, InboundId, MediaId, MessageId};
+use crate::ids::{EventId, InboundId, MediaId, MessageId, OrganizationId};
 use crate::message::{EventSource, MessageStatus};
 use crate::network::{
     AccountNotice, InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, NoticeChange,
@@ -320,6 +320,7 @@ impl ProcessCallbacks {
             ));
             return Ok(());
         };
+        let inbound = self.by_paired_number(&sender.organization_id, inbound).await?;
         let media_id = matches!(inbound.content, InboundContent::Media { .. })
             .then(|| new_id(self.ids.as_ref(), MediaId::from_ulid));
         let record = InboundRecord {
@@ -341,6 +342,25 @@ impl ProcessCallbacks {
         self.inbound_contact(&record, report).await
     }
 
+    /// A message from a user id alone (a user who hides their number) whose contact already pairs that id
+    /// with a number is the same conversation as that number's: it is recorded from the number, so its
+    /// thread, its window and the organization's view of the person stay one (docs/api.md §5.1).
+    async fn by_paired_number(
+        &self,
+        organization: &OrganizationId,
+        mut inbound: InboundMessage,
+    ) -> Result<InboundMessage, StoreError> {
+        if let (Recipient::User(_), Some(contacts)) = (&inbound.from, &self.contacts)
+            && let Some(number) = contacts
+                .contact(organization, &inbound.from)
+                .await?
+                .and_then(|contact| contact.number)
+        {
+            inbound.from = Recipient::Number(number);
+        }
+        Ok(inbound)
+    }
+
     /// What an inbound message tells about its sender's contact: the user id paired with the number, and
     /// a STOP (or resume) keyword under the organization's rule.
     async fn inbound_contact(
@@ -353,9 +373,9 @@ impl ProcessCallbacks {
         };
         let org = record.organization_id;
         let message = &record.message;
-        if let Some(user_id) = &message.from_user_id {
+        if let (Recipient::Number(number), Some(user_id)) = (&message.from, &message.from_user_id) {
             contacts
-                .pair_user_id(&org, &message.from, user_id, record.recorded_at)
+                .pair_user_id(&org, number, user_id, record.recorded_at)
                 .await?;
         }
         let InboundContent::Text { body } = &message.content else {
@@ -366,7 +386,7 @@ impl ProcessCallbacks {
         };
         let change = PreferenceChange {
             organization_id: org,
-            number: Some(message.from.clone()),
+            number: message.from.number().cloned(),
             user_id: message.from_user_id.clone(),
             preference,
             source: PreferenceSource::Keyword,

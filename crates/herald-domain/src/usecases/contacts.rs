@@ -159,18 +159,18 @@ impl Contacts {
         let now = self.clock.now();
         let known = self.contacts.contact(organization, recipient).await?;
         if blocked {
-            let number = recipient
-                .number()
-                .cloned()
-                .or_else(|| known.as_ref().and_then(|c| c.number.clone()));
-            if let Some(number) = number {
-                let window = self.windows.window(organization, &sender.id, &number).await?;
-                if !window.is_some_and(|w| w.is_open_at(now)) {
-                    return Err(ContactError::WindowClosed {
-                        recipient: recipient.clone(),
-                        from: sender.number.clone(),
-                    });
-                }
+            // The network blocks only users who wrote in the last 24 hours: the window of the number, or
+            // of the user id for a user who writes without one.
+            let key = known
+                .as_ref()
+                .and_then(|c| c.number.clone())
+                .map_or_else(|| recipient.clone(), Recipient::Number);
+            let window = self.windows.window(organization, &sender.id, &key).await?;
+            if !window.is_some_and(|w| w.is_open_at(now)) {
+                return Err(ContactError::WindowClosed {
+                    recipient: recipient.clone(),
+                    from: sender.number.clone(),
+                });
             }
         }
         let failures = self
@@ -258,10 +258,16 @@ impl Contacts {
                 window: None,
             });
         };
-        let window = match &contact.number {
-            Some(number) => {
+        // Kept by number; by user id for a user known only by it (docs/api.md §7).
+        let key = contact
+            .number
+            .clone()
+            .map(Recipient::Number)
+            .or_else(|| contact.user_id.clone().map(Recipient::User));
+        let window = match key {
+            Some(key) => {
                 self.windows
-                    .window(&contact.organization_id, &sender.id, number)
+                    .window(&contact.organization_id, &sender.id, &key)
                     .await?
             }
             None => None,

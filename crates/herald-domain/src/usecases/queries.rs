@@ -1,4 +1,5 @@
 use super::shared::{check_limit, page_of};
+use crate::contact::Recipient;
 use crate::ids::{MessageId, OrganizationId};
 use crate::message::{Message, StatusEvent};
 use crate::organization::choose_sender;
@@ -159,7 +160,10 @@ impl WindowStatus {
                 },
             )))
         })?;
-        let window = self.windows.window(organization, &sender.id, &number).await?;
+        let window = self
+            .windows
+            .window(organization, &sender.id, &Recipient::Number(number.clone()))
+            .await?;
         let now = self.clock.now();
         Ok(WindowView {
             open: window.as_ref().is_some_and(|w| w.is_open_at(now)),

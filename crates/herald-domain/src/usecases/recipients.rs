@@ -5,6 +5,7 @@ use crate::contact::{Recipient, RecipientRefusal, SendPurpose};
 use crate::ids::OrganizationId;
 use crate::ports::{ContactStore, StoreError};
 use crate::values::PhoneNumber;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Why [`RecipientChecks::check`] did not pass.
@@ -54,6 +55,31 @@ impl RecipientChecks {
             .await?
             .map(|contact| RecipientRefusal::all_for(&contact, purpose))
             .unwrap_or_default())
+    }
+
+    /// The first refusal a send of `purpose` to each of `numbers` would meet, for those refused (one store
+    /// read for all of them: a broadcast's rows).
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn refused_numbers(
+        &self,
+        organization: &OrganizationId,
+        numbers: &[PhoneNumber],
+        purpose: SendPurpose,
+    ) -> Result<HashMap<PhoneNumber, RecipientRefusal>, StoreError> {
+        let Some(contacts) = &self.contacts else {
+            return Ok(HashMap::new());
+        };
+        Ok(contacts
+            .contacts_with_numbers(organization, numbers)
+            .await?
+            .into_iter()
+            .filter_map(|contact| {
+                let refusal = *RecipientRefusal::all_for(&contact, purpose).first()?;
+                Some((contact.number?, refusal))
+            })
+            .collect())
     }
 
     /// The number a send to `recipient` reaches, as far as the organization knows it: a number itself; a user

@@ -566,17 +566,20 @@ impl SendMessage {
 
 impl SendMessage {
     /// The service window of `sender` with `to`: windows are kept by number, so a user id's is its paired
-    /// number's (docs/api.md §4); a user id no contact pairs with a number has none (closed).
+    /// number's (docs/api.md §4); a user id no contact pairs with a number has the window its own messages
+    /// opened (a user who writes without a number), if any.
     async fn window_with(
         &self,
         organization: &Organization,
         sender: &SenderNumber,
         to: &Recipient,
     ) -> Result<Option<crate::window::ServiceWindow>, SendError> {
-        match self.recipients.linked_number(&organization.id, to).await? {
-            Some(number) => Ok(self.windows.window(&organization.id, &sender.id, &number).await?),
-            None => Ok(None),
-        }
+        let key = self
+            .recipients
+            .linked_number(&organization.id, to)
+            .await?
+            .map_or_else(|| to.clone(), Recipient::Number);
+        Ok(self.windows.window(&organization.id, &sender.id, &key).await?)
     }
 }
 

@@ -14,9 +14,14 @@ use utoipa::{IntoParams, ToSchema};
 pub struct InboundResource {
     #[schema(example = "inb_01JD0000000000000000000000")]
     pub id: String,
-    /// The customer's number.
+    /// The customer's number; their business-scoped user id when the network hid the number (a user who
+    /// chose a username) and no earlier message paired that id with a number.
     #[schema(example = "+15551234567")]
     pub from: String,
+    /// The customer's business-scoped user id, when the network sent one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = "US.13491208655302741918")]
+    pub from_user_id: Option<String>,
     /// The business number that received it.
     #[schema(example = "+15550001111")]
     pub to: String,
@@ -85,7 +90,8 @@ pub struct InboundReadRequest {
 pub struct InboundListQuery {
     /// The business number that received it (E.164, URL-encoded).
     pub number: Option<String>,
-    /// The customer who sent it (E.164, URL-encoded).
+    /// The customer who sent it (E.164, URL-encoded), or their business-scoped user id for messages that
+    /// came without a number.
     pub sender: Option<String>,
     /// The network's type (`text`, `image`, `reaction`, `interactive`, …).
     #[param(rename = "type")]

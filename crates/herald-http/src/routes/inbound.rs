@@ -8,6 +8,7 @@ use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::query::{parse_limit, parse_time, query_pairs};
 use actix_web::{HttpRequest, HttpResponse, web};
+use herald_domain::contact::Recipient;
 use herald_domain::error::InvalidValue;
 use herald_domain::ids::{InboundId, MessageId};
 use herald_domain::ports::{InboundQuery, InboundView};
@@ -179,7 +180,7 @@ pub(crate) fn parse_list_query(pairs: &[(String, String)]) -> Result<InboundQuer
         }
         match key {
             "number" => query.number = errors.check(key, PhoneNumber::parse(value)),
-            "sender" => query.sender = errors.check(key, PhoneNumber::parse(value)),
+            "sender" => query.sender = errors.check(key, Recipient::parse(value)),
             "type" => query.message_type = errors.check(key, parse_type(value)),
             "since" => query.since = errors.check(key, parse_time(value)),
             "until" => query.until = errors.check(key, parse_time(value)),

@@ -8,12 +8,13 @@ use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::query::{parse_limit, parse_time, query_pairs};
 use actix_web::{HttpRequest, HttpResponse, web};
+use herald_domain::contact::Recipient;
 use herald_domain::error::InvalidValue;
 use herald_domain::ids::MessageId;
 use herald_domain::message::{MessageStatus, MessageType};
 use herald_domain::ports::MessageQuery;
 use herald_domain::usecases::ListMessages;
-use herald_domain::values::{ClientReference, PhoneNumber};
+use herald_domain::values::ClientReference;
 use herald_domain::{FieldError, ValidationErrors};
 use std::collections::HashSet;
 
@@ -205,7 +206,7 @@ pub(crate) fn parse_list_query(pairs: &[(String, String)]) -> Result<MessageQuer
         }
         match key {
             "status" => query.status = errors.check(key, MessageStatus::parse(value)),
-            "to" => query.to = errors.check(key, PhoneNumber::parse(value)),
+            "to" => query.to = errors.check(key, Recipient::parse(value)),
             "type" => query.message_type = errors.check(key, MessageType::parse(value)),
             "client_reference" => query.client_reference = errors.check(key, ClientReference::parse(value)),
             "created_after" => query.created_after = errors.check(key, parse_time(value)),

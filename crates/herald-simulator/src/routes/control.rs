@@ -18,7 +18,9 @@ use crate::wire;
 /// one of the kinds of [`Extras`] — plus, for any of them, an optional `context` and `referral`.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Inbound {
-    from: String,
+    /// The user's number; absent for a user who hides it behind a username, who is then named by
+    /// `user_id` alone (the envelope carries no `wa_id` and no `from`, as Meta's does for such users).
+    from: Option<String>,
     to: String,
     text: Option<String>,
     media: Option<InboundMedia>,
@@ -60,8 +62,30 @@ fn problem(status: StatusCode, message: &str) -> HttpResponse {
 
 pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inbound>) -> HttpResponse {
     let body = body.into_inner();
-    let Some(from) = wire::wa_id(&body.from) else {
-        return problem(StatusCode::BAD_REQUEST, "from must be a phone number");
+    if body
+        .user_id
+        .as_deref()
+        .is_some_and(|id| !super::block::is_user_id(id))
+    {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "user_id must be a business-scoped user id (US.…)",
+        );
+    }
+    // Whom the simulator keys this user by: their number's digits, or their user id when they hide the
+    // number.
+    let (from, hidden) = match (body.from.as_deref(), body.user_id.as_deref()) {
+        (Some(from), _) => match wire::wa_id(from) {
+            Some(digits) => (digits, false),
+            None => return problem(StatusCode::BAD_REQUEST, "from must be a phone number"),
+        },
+        (None, Some(user_id)) => (user_id.to_owned(), true),
+        (None, None) => {
+            return problem(
+                StatusCode::BAD_REQUEST,
+                "give from (a phone number), user_id, or both",
+            );
+        }
     };
     let Some(sender) = wire::wa_id(&body.to).and_then(|to| simulator.sender_by_number(&to)) else {
         return problem(
@@ -100,22 +124,12 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
     if let Err(message) = body.extras.decorate(&mut fields, &from, sender.digits(), &known) {
         return problem(StatusCode::BAD_REQUEST, &message);
     }
-    if body
-        .user_id
-        .as_deref()
-        .is_some_and(|id| !super::block::is_user_id(id))
-    {
-        return problem(
-            StatusCode::BAD_REQUEST,
-            "user_id must be a business-scoped user id (US.…)",
-        );
-    }
     let wamid = wire::wamid(&from);
     {
         let mut state = simulator.state();
         let now = chrono::Utc::now();
         state.open_window(sender.phone_number_id, &from, now);
-        if let Some(user_id) = &body.user_id {
+        if let Some(user_id) = body.user_id.as_deref().filter(|_| !hidden) {
             state.open_window(sender.phone_number_id, user_id, now);
         }
         state.remember(sender.phone_number_id, &wamid, Direction::Inbound, &from);
@@ -132,6 +146,9 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
     );
     if let Some(user_id) = &body.user_id {
         with_user_id(&mut envelope, user_id);
+    }
+    if hidden {
+        without_number(&mut envelope);
     }
     // Delivered before answering, so a caller knows the callback has reached its receiver.
     if !simulator.dispatcher.inbound(envelope).await {
@@ -155,6 +172,22 @@ fn with_user_id(envelope: &mut Value, user_id: &str) {
         }
         if let Some(Value::Object(message)) = value.get_mut("messages").and_then(|m| m.get_mut(0)) {
             message.insert("from_user_id".to_owned(), json!(user_id));
+        }
+    }
+}
+
+/// Takes the number out of an inbound envelope, as Meta's webhooks leave it out for a user who hides it:
+/// the contact has no `wa_id` and the message no `from`.
+fn without_number(envelope: &mut Value) {
+    let value = envelope
+        .pointer_mut("/entry/0/changes/0/value")
+        .and_then(Value::as_object_mut);
+    if let Some(value) = value {
+        if let Some(Value::Object(contact)) = value.get_mut("contacts").and_then(|c| c.get_mut(0)) {
+            contact.remove("wa_id");
+        }
+        if let Some(Value::Object(message)) = value.get_mut("messages").and_then(|m| m.get_mut(0)) {
+            message.remove("from");
         }
     }
 }

@@ -230,6 +230,32 @@ macro_rules! contacts_port {
                     row.map(Contact::try_from).transpose()
                 }
 
+                async fn contacts_with_numbers(
+                    &self,
+                    organization: &OrganizationId,
+                    numbers: &[PhoneNumber],
+                ) -> Result<Vec<Contact>, StoreError> {
+                    let org = organization.to_string();
+                    let mut conn = self.read().await?;
+                    let mut found = Vec::new();
+                    // Bounded statements: SQLite caps bound parameters, and a plan over a short list stays
+                    // an index lookup per number.
+                    for chunk in numbers.chunks(500) {
+                        let chunk: Vec<&str> = chunk.iter().map(PhoneNumber::as_str).collect();
+                        let rows = contacts::table
+                            .filter(contacts::organization_id.eq(&org))
+                            .filter(contacts::number.eq_any(&chunk))
+                            .select(ContactRow::as_select())
+                            .load::<ContactRow>(&mut *conn)
+                            .await
+                            .map_err(from_diesel)?;
+                        for row in rows {
+                            found.push(Contact::try_from(row)?);
+                        }
+                    }
+                    Ok(found)
+                }
+
                 async fn record_preference(&self, change: &PreferenceChange) -> Result<bool, StoreError> {
                     let recorded = match write_tx!(self, |conn| record_in_tx(conn, change).await)
                         .map_err(TxError::into_store)

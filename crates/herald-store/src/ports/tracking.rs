@@ -11,6 +11,7 @@ macro_rules! tracking_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
+            use herald_domain::contact::UserId;
             use herald_domain::customer_event::InboundRecord;
             use herald_domain::customer_event::{self, InboundLinks};
             use herald_domain::dispatch::{ParkedCallback, StoredCallback};
@@ -190,6 +191,8 @@ macro_rules! tracking_port {
                                 inbound_messages::context_ref.eq(context.map(|id| id.to_string())),
                                 inbound_messages::reaction_ref.eq(reaction.map(|id| id.to_string())),
                                 inbound_messages::referral.eq(&inbound.referral),
+                                inbound_messages::from_user_id
+                                    .eq(inbound.from_user_id.as_ref().map(UserId::as_str)),
                             ))
                             .on_conflict_do_nothing()
                             .execute(conn)

@@ -8,10 +8,10 @@ macro_rules! windows_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
+            use herald_domain::contact::Recipient;
             use herald_domain::ids::{OrganizationId, SenderId};
             use herald_domain::ports::{StoreError, WindowStore};
             use herald_domain::time::Timestamp;
-            use herald_domain::values::PhoneNumber;
             use herald_domain::window::ServiceWindow;
             use $crate::error::{TxError, from_diesel};
             use $crate::rows::WindowRow;
@@ -54,7 +54,7 @@ macro_rules! windows_port {
                     &self,
                     organization: &OrganizationId,
                     sender: &SenderId,
-                    recipient: &PhoneNumber,
+                    recipient: &Recipient,
                 ) -> Result<Option<ServiceWindow>, StoreError> {
                     let mut conn = self.read().await?;
                     let row = service_windows::table

@@ -4,6 +4,7 @@ use super::shared::*;
 use crate::dto::InboundContentDto;
 use crate::event_body::inbound_object;
 use chrono::SecondsFormat;
+use herald_domain::contact::{Recipient, UserId};
 use herald_domain::content::MessageRef;
 use herald_domain::customer_event::{InboundBody, InboundLinks};
 use herald_domain::ids::{InboundId, MediaId, OrganizationId, SenderId};
@@ -31,6 +32,7 @@ row! {
         pub reaction_ref: Option<String>,
         pub referral: Option<String>,
         pub read_at: Option<Time>,
+        pub from_user_id: Option<String>,
     }
 }
 
@@ -44,7 +46,12 @@ impl InboundRow {
         let id = parse("inbound id", InboundId::parse(&self.id))?;
         let content = from_json::<InboundContentDto>("inbound content", &self.content)?.into();
         let body = InboundBody {
-            from: parse("inbound from", PhoneNumber::parse(&self.from_number))?,
+            from: parse("inbound from", Recipient::parse(&self.from_number))?,
+            from_user_id: self
+                .from_user_id
+                .as_deref()
+                .map(|id| parse("inbound from_user_id", UserId::parse(id)))
+                .transpose()?,
             to: to.clone(),
             message_type: self.message_type.clone(),
             content,

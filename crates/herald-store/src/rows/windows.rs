@@ -1,9 +1,9 @@
 //! Rows of `service_windows`.
 
 use super::shared::*;
+use herald_domain::contact::Recipient;
 use herald_domain::ids::{OrganizationId, SenderId};
 use herald_domain::ports::StoreError;
-use herald_domain::values::PhoneNumber;
 use herald_domain::window::ServiceWindow;
 
 row! {
@@ -23,7 +23,7 @@ impl TryFrom<WindowRow> for ServiceWindow {
         Ok(Self {
             organization_id: parse("organization id", OrganizationId::parse(&row.organization_id))?,
             sender_id: parse("sender id", SenderId::parse(&row.sender_id))?,
-            recipient: parse("recipient", PhoneNumber::parse(&row.recipient))?,
+            recipient: parse("recipient", Recipient::parse(&row.recipient))?,
             last_inbound_at: row.last_inbound_at,
         })
     }

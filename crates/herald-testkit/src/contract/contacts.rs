@@ -11,6 +11,7 @@ use herald_domain::contact::{
 };
 use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{EventId, OrganizationId};
+use herald_domain::values::PhoneNumber;
 use herald_domain::webhook::EventSelection;
 
 const NUMBER: &str = "+15551234567";
@@ -267,6 +268,34 @@ pub async fn contacts_are_found_by_number_or_user_id_and_paired(ports: Ports) {
         .expect("created");
     assert_eq!(paired.number, Some(phone("+15557654321")));
     assert_eq!(paired.marketing, MarketingPreference::Allowed);
+
+    // Many numbers in one read (a broadcast's rows): only those known, of this organization, across
+    // chunks of the statement.
+    let mut asked: Vec<PhoneNumber> = (0..1_200).map(|i| phone(&format!("+1555800{i:04}"))).collect();
+    asked.push(phone(NUMBER));
+    asked.push(phone("+15557654321"));
+    let other = new_organization(&ports, "starter").await;
+    ports
+        .contacts
+        .set_blocked(&other.id, &number("+15558000001"), true, at(50))
+        .await
+        .expect("set_blocked");
+    let mut found: Vec<_> = ports
+        .contacts
+        .contacts_with_numbers(&org.id, &asked)
+        .await
+        .expect("contacts_with_numbers")
+        .into_iter()
+        .map(|c| (c.number, c.marketing))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        found,
+        [
+            (Some(phone(NUMBER)), MarketingPreference::Stopped),
+            (Some(phone("+15557654321")), MarketingPreference::Allowed),
+        ]
+    );
 }
 
 pub async fn contacts_block_and_keyword_rule_round_trip(ports: Ports) {

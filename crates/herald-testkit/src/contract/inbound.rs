@@ -25,7 +25,7 @@ fn message(
     InboundMessage {
         phone_number_id: network_ref(sender.phone_number_id.as_str()),
         network_message_id: wamid.to_owned(),
-        from: phone(from),
+        from: phone(from).into(),
         from_user_id: None,
         from_name: Some("Ana".to_owned()),
         received_at,
@@ -235,7 +235,7 @@ pub async fn inbound_list_filters_and_pages(ports: Ports) {
     };
     assert!(list(&ports, &org.id, unknown_number).await.is_empty());
     let customer = InboundQuery {
-        sender: Some(phone("+15557000001")),
+        sender: Some(phone("+15557000001").into()),
         ..all(10)
     };
     assert_eq!(list(&ports, &org.id, customer).await, [d, c, a], "by customer");

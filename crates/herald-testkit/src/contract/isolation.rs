@@ -43,7 +43,7 @@ pub async fn isolation_messages(ports: Ports) {
     let probes = [
         everything.clone(),
         MessageQuery {
-            to: message.to.number().cloned(),
+            to: Some(message.to.clone()),
             ..everything.clone()
         },
         MessageQuery {
@@ -134,7 +134,7 @@ pub async fn isolation_windows(ports: Ports) {
     let window = ServiceWindow {
         organization_id: org_a.id,
         sender_id: sender_a.id,
-        recipient: phone("+15551234567"),
+        recipient: phone("+15551234567").into(),
         last_inbound_at: at(0),
     };
     ports

@@ -274,7 +274,7 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
         message: InboundMessage {
             phone_number_id: network_ref(sender.phone_number_id.as_str()),
             network_message_id: "wamid.received".to_owned(),
-            from: PhoneNumber::parse("+15550002222").expect("number"),
+            from: PhoneNumber::parse("+15550002222").expect("number").into(),
             from_user_id: None,
             from_name: None,
             received_at: at(4),

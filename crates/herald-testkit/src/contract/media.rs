@@ -423,7 +423,7 @@ fn inbound_record(
         message: InboundMessage {
             phone_number_id: network_ref(sender.phone_number_id.as_str()),
             network_message_id: wamid.to_owned(),
-            from: phone("+15557654321"),
+            from: phone("+15557654321").into(),
             from_user_id: None,
             from_name: None,
             received_at: at(10),

@@ -531,7 +531,7 @@ pub async fn messages_filters(ports: Ports) {
         (
             "to",
             MessageQuery {
-                to: Some(phone(one)),
+                to: Some(phone(one).into()),
                 ..base.clone()
             },
             vec![&m3, &m1],
@@ -612,7 +612,7 @@ pub async fn messages_filters(ports: Ports) {
         (
             "to and type together",
             MessageQuery {
-                to: Some(phone(two)),
+                to: Some(phone(two).into()),
                 message_type: Some(MessageType::Text),
                 ..base.clone()
             },

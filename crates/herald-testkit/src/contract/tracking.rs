@@ -327,7 +327,7 @@ fn inbound(
     InboundMessage {
         phone_number_id: network_ref(sender.phone_number_id.as_str()),
         network_message_id: wamid.to_owned(),
-        from: phone("+15557654321"),
+        from: phone("+15557654321").into(),
         from_user_id: None,
         from_name: Some("Ana".to_owned()),
         received_at,
@@ -361,7 +361,7 @@ fn text(body: &str) -> InboundContent {
 async fn window_at(ports: &Ports, org: &Organization, sender: &SenderNumber) -> Option<Timestamp> {
     ports
         .windows
-        .window(&org.id, &sender.id, &phone("+15557654321"))
+        .window(&org.id, &sender.id, &phone("+15557654321").into())
         .await
         .expect("window")
         .map(|w| w.last_inbound_at)

@@ -169,7 +169,7 @@ async fn inbound_event(
             message: InboundMessage {
                 phone_number_id: network_ref(sender.phone_number_id.as_str()),
                 network_message_id: wamid.clone(),
-                from: phone("+15557654321"),
+                from: phone("+15557654321").into(),
                 from_user_id: None,
                 from_name: None,
                 received_at: recorded_at - TimeDelta::seconds(1),

@@ -3,6 +3,7 @@
 use super::{Ports, new_organization_with_sender};
 use crate::fixtures::{SIMULATOR_SENDER_2, at, phone, sender};
 use chrono::TimeDelta;
+use herald_domain::contact::Recipient;
 use herald_domain::window::ServiceWindow;
 
 /// None before any inbound; a newer inbound moves the window, an older or equal one does not; windows
@@ -15,7 +16,8 @@ pub async fn windows_only_move_forward(ports: Ports) {
         .add_sender(&second_sender)
         .await
         .expect("add_sender");
-    let (recipient, other_recipient) = (phone("+15551234567"), phone("+15557654321"));
+    let (recipient, other_recipient): (Recipient, Recipient) =
+        (phone("+15551234567").into(), phone("+15557654321").into());
     let window_at = |last_inbound_at| ServiceWindow {
         organization_id: org.id,
         sender_id: first_sender.id,
@@ -91,4 +93,27 @@ pub async fn windows_only_move_forward(ports: Ports) {
         .await
         .expect("window");
     assert_eq!(to_other_recipient, None, "a window is per recipient");
+
+    // A person who writes by user id alone has a window of that id, apart from any number's.
+    let user = Recipient::parse("US.13491208655302741918").expect("user id");
+    let by_user = ServiceWindow {
+        recipient: user.clone(),
+        ..window_at(at(2_000))
+    };
+    ports
+        .windows
+        .record_inbound(&by_user)
+        .await
+        .expect("record_inbound");
+    let read_user = ports
+        .windows
+        .window(&org.id, &first_sender.id, &user)
+        .await
+        .expect("window");
+    assert_eq!(read_user, Some(by_user), "a window is kept by user id too");
+    assert_eq!(
+        read().await.map(|w| w.recipient),
+        Some(recipient.clone()),
+        "the number's window is its own"
+    );
 }

@@ -153,6 +153,67 @@ fn each_bad_row_is_rejected_with_its_index_and_the_rest_are_accepted_whole_with_
 }
 
 #[test]
+fn blocked_recipients_are_rejected_by_index_after_one_read_of_every_row_contact() {
+    let mut mocks = Mocks::new();
+    mocks.ready();
+    let written: Arc<Mutex<Option<BroadcastAccept>>> = Arc::default();
+    let keep = written.clone();
+    mocks
+        .broadcasts
+        .expect_accept()
+        .times(1)
+        .returning(move |request| {
+            *keep.lock().unwrap() = Some(request.clone());
+            Ok(BroadcastAcceptOutcome::Accepted)
+        });
+    let mut contacts = crate::ports::MockContactStore::new();
+    contacts.expect_contact().times(0);
+    contacts
+        .expect_contacts_with_numbers()
+        .withf(|org, numbers| {
+            let asked: Vec<&str> = numbers.iter().map(|n| n.as_str()).collect();
+            // The row with a variables error is not asked about; the repeat is (it is refused later).
+            *org == org_id() && asked == ["+15551000001", "+15551000002", "+15551000001", "+15551000004"]
+        })
+        .times(1)
+        .returning(|org, _| {
+            let mut blocked = crate::contact::Contact::unknown(*org, &phone("+15551000002").into(), now());
+            blocked.blocked = true;
+            Ok(vec![blocked])
+        });
+    let rows = vec![
+        row("+15551000001", &["Ana"]),
+        row("+15551000002", &["Bo"]),
+        row("+15551000003", &["Cy", "extra"]),
+        row("+15551000001", &["Ana again"]),
+        row("+15551000004", &["Di"]),
+    ];
+    let broadcasts = mocks
+        .build()
+        .with_recipient_checks(crate::usecases::RecipientChecks::new(Arc::new(contacts)));
+
+    let result = run(broadcasts.create(command(rows))).unwrap();
+
+    let BroadcastCreated::Accepted { rejected, .. } = result else {
+        panic!("{result:?}");
+    };
+    let indexes: Vec<usize> = rejected.iter().map(|r| r.index).collect();
+    assert_eq!(indexes, vec![1, 2, 3], "in row order");
+    assert!(
+        rejected[0].errors.errors()[0]
+            .message
+            .starts_with("recipient_blocked"),
+        "{:?}",
+        rejected[0]
+    );
+    assert_eq!(rejected[1].errors.errors()[0].field, "variables");
+    assert!(rejected[2].errors.errors()[0].message.contains("row 0"));
+    let request = written.lock().unwrap().clone().unwrap();
+    let to: Vec<&str> = request.messages.iter().map(|m| m.message.to.as_str()).collect();
+    assert_eq!(to, vec!["+15551000001", "+15551000004"]);
+}
+
+#[test]
 fn no_valid_row_refuses_the_broadcast_and_writes_nothing() {
     let mut mocks = Mocks::new();
     mocks.ready();
@@ -280,10 +341,11 @@ fn failure(code: &str, at: i64) -> BroadcastFailure {
 #[test]
 fn a_spam_rate_failure_pauses_the_broadcast_with_its_reason_and_releases_nothing() {
     let mut mocks = Mocks::new();
-    mocks
-        .broadcasts
-        .expect_due()
-        .returning(|_, _| Ok(vec![due(None)]));
+    mocks.broadcasts.expect_due().returning(|_, _| {
+        let mut due = due(None);
+        due.broadcast.released = 1;
+        Ok(vec![due])
+    });
     mocks.broadcasts.expect_failures().returning(|_, _, _, _| {
         Ok(vec![
             failure("recipient_unreachable", 3),
@@ -317,6 +379,46 @@ fn a_spam_rate_failure_pauses_the_broadcast_with_its_reason_and_releases_nothing
     let report = run(mocks.build().pace()).unwrap();
 
     assert_eq!((report.paused, report.released), (1, 0));
+}
+
+#[test]
+fn a_spam_rate_failure_after_the_last_release_does_not_pause_and_the_broadcast_completes() {
+    let mut mocks = Mocks::new();
+    // Every recipient released (3 of 3): nothing is left to hold back.
+    mocks
+        .broadcasts
+        .expect_due()
+        .returning(|_, _| Ok(vec![due(None)]));
+    mocks
+        .broadcasts
+        .expect_failures()
+        .returning(|_, _, _, _| Ok(vec![failure("spam_rate_limited", 2)]));
+    mocks
+        .broadcasts
+        .expect_see_failures()
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    mocks.broadcasts.expect_release().times(1).returning(|_, _, _| {
+        Ok(ReleaseOutcome::Released {
+            count: 0,
+            held: 0,
+            waiting_for_tier: false,
+        })
+    });
+    mocks
+        .broadcasts
+        .expect_broadcast()
+        .returning(|_, _| Ok(Some(view(BroadcastState::Running))));
+    mocks
+        .broadcasts
+        .expect_transition()
+        .withf(|_, _, change| change.to == BroadcastState::Completed && change.pause.is_none())
+        .times(1)
+        .returning(|_, _, _| Ok(Some(view(BroadcastState::Completed).broadcast)));
+
+    let report = run(mocks.build().pace()).unwrap();
+
+    assert_eq!((report.paused, report.completed), (0, 1));
 }
 
 #[test]

@@ -51,7 +51,7 @@ fn inbound(phone_number_id: &str) -> InboundMessage {
     InboundMessage {
         phone_number_id: network_ref(phone_number_id),
         network_message_id: "wamid.INBOUND1".into(),
-        from: phone(RECIPIENT),
+        from: phone(RECIPIENT).into(),
         from_user_id: None,
         from_name: Some("Ana".into()),
         received_at: now() - seconds(3),

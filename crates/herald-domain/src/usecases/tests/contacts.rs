@@ -7,6 +7,7 @@ use super::*;
 use crate::contact::{
     Contact, KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient, UserId,
 };
+use crate::customer_event::InboundRecord;
 use crate::dispatch::StoredCallback;
 use crate::ids::EventId;
 use crate::message::MessageError;
@@ -29,7 +30,7 @@ fn open_window() -> ServiceWindow {
     ServiceWindow {
         organization_id: org_id(),
         sender_id: sender(1, DEFAULT_NUMBER, true).id,
-        recipient: phone(RECIPIENT),
+        recipient: recipient(),
         last_inbound_at: now() - chrono::TimeDelta::hours(1),
     }
 }
@@ -252,6 +253,15 @@ fn stored() -> StoredCallback {
 }
 
 fn callbacks(events: Vec<NetworkEvent>, contacts: MockContactStore) -> ProcessCallbacks {
+    callbacks_recording(events, contacts).0
+}
+
+/// [`callbacks`], and the inbound messages it records as it records them.
+fn callbacks_recording(
+    events: Vec<NetworkEvent>,
+    contacts: MockContactStore,
+) -> (ProcessCallbacks, Arc<Mutex<Vec<InboundRecord>>>) {
+    let recorded = Arc::new(Mutex::new(Vec::new()));
     let mut decoder = MockCallbackDecoder::new();
     decoder.expect_decode().returning(move |_| {
         Ok(ParsedCallback {
@@ -268,15 +278,22 @@ fn callbacks(events: Vec<NetworkEvent>, contacts: MockContactStore) -> ProcessCa
     tracking
         .expect_mark_callback_processed()
         .returning(|_, _, _| Ok(()));
-    tracking.expect_record_inbound_message().returning(|_| Ok(true));
-    ProcessCallbacks::new(
+    tracking.expect_record_inbound_message().returning({
+        let recorded = Arc::clone(&recorded);
+        move |record| {
+            recorded.lock().unwrap().push(record.clone());
+            Ok(true)
+        }
+    });
+    let callbacks = ProcessCallbacks::new(
         Arc::new(accounts),
         Arc::new(tracking),
         Arc::new(decoder),
         Arc::new(clock_at(now())),
         Arc::new(sequential_ids()),
     )
-    .with_contacts(Arc::new(contacts))
+    .with_contacts(Arc::new(contacts));
+    (callbacks, recorded)
 }
 
 #[test]
@@ -327,7 +344,7 @@ fn inbound_text(body: &str, user_id: Option<&str>) -> InboundMessage {
     InboundMessage {
         phone_number_id: sender(1, DEFAULT_NUMBER, true).phone_number_id,
         network_message_id: "wamid.KEYWORD".into(),
-        from: phone(RECIPIENT),
+        from: recipient(),
         from_user_id: user_id.map(|id| UserId::parse(id).unwrap()),
         from_name: None,
         received_at: now() - seconds(3),
@@ -379,4 +396,79 @@ fn an_inbound_user_id_is_paired_and_a_keyword_records_a_preference_under_the_rul
         run(callbacks(vec![NetworkEvent::Inbound(inbound_text("STOP", None))], contacts).process(&stored()))
             .unwrap();
     assert_eq!(report.preferences_recorded, 0, "the rule is off by default");
+}
+
+/// A message from a user who hides their number, named by user id alone.
+fn inbound_by_user_id(body: &str) -> InboundMessage {
+    let user = UserId::parse(USER).unwrap();
+    InboundMessage {
+        from: Recipient::User(user.clone()),
+        from_user_id: Some(user),
+        ..inbound_text(body, None)
+    }
+}
+
+fn user_contact(number: Option<&str>) -> Contact {
+    Contact {
+        number: number.map(phone),
+        user_id: Some(UserId::parse(USER).unwrap()),
+        ..Contact::unknown(org_id(), &Recipient::User(UserId::parse(USER).unwrap()), now())
+    }
+}
+
+#[test]
+fn a_message_by_user_id_alone_is_recorded_from_the_number_its_contact_pairs_it_with() {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_contact()
+        .withf(|org, who| *org == org_id() && who.as_str() == USER)
+        .times(1)
+        .returning(|_, _| Ok(Some(user_contact(Some(RECIPIENT)))));
+    // Already paired: pairing again would change nothing, and the message's own pair is (number, id).
+    contacts
+        .expect_pair_user_id()
+        .withf(|_, number, user, _| *number == phone(RECIPIENT) && user.as_str() == USER)
+        .returning(|_, _, _, _| Ok(()));
+    contacts
+        .expect_keyword_rule()
+        .returning(|_| Ok(KeywordRule::default()));
+    let (callbacks, recorded) =
+        callbacks_recording(vec![NetworkEvent::Inbound(inbound_by_user_id("hi"))], contacts);
+    let report = run(callbacks.process(&stored())).unwrap();
+    assert_eq!(report.inbound_recorded, 1, "{:?}", report.skipped);
+    let recorded = recorded.lock().unwrap();
+    assert_eq!(recorded[0].message.from, recipient());
+    assert_eq!(recorded[0].message.from_user_id.as_ref().unwrap().as_str(), USER);
+}
+
+#[test]
+fn a_message_by_an_unpaired_user_id_is_recorded_from_the_user_id_and_its_keyword_names_it() {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_contact()
+        .times(1)
+        .returning(|_, _| Ok(Some(user_contact(None))));
+    contacts.expect_pair_user_id().times(0);
+    contacts
+        .expect_keyword_rule()
+        .returning(|_| Ok(KeywordRule::new(vec!["STOP".into()], vec![]).unwrap()));
+    contacts
+        .expect_record_preference()
+        .withf(|change| {
+            change.number.is_none()
+                && change.user_id.as_ref().map(UserId::as_str) == Some(USER)
+                && change.preference == MarketingPreference::Stopped
+        })
+        .times(1)
+        .returning(|_| Ok(true));
+    let (callbacks, recorded) =
+        callbacks_recording(vec![NetworkEvent::Inbound(inbound_by_user_id("STOP"))], contacts);
+    let report = run(callbacks.process(&stored())).unwrap();
+    assert_eq!(report.inbound_recorded, 1, "{:?}", report.skipped);
+    assert_eq!(report.preferences_recorded, 1);
+    let recorded = recorded.lock().unwrap();
+    assert_eq!(
+        recorded[0].message.from,
+        Recipient::User(UserId::parse(USER).unwrap())
+    );
 }

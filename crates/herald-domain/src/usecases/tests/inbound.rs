@@ -16,7 +16,7 @@ fn view(n: u128, sender: &SenderNumber) -> InboundView {
         organization_id: org_id(),
         sender_id: sender.id,
         to: sender.number.clone(),
-        from: phone("+15551234567"),
+        from: phone("+15551234567").into(),
         network_message_id: format!("wamid.{n}"),
         message_type: "text".into(),
         received_at: now(),

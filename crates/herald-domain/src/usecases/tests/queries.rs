@@ -187,7 +187,7 @@ fn the_read_asks_one_row_more_and_keeps_every_filter() {
     let cursor = stored_message(9).id;
     let asked = MessageQuery {
         status: Some(MessageStatus::Delivered),
-        to: Some(phone(RECIPIENT)),
+        to: Some(phone(RECIPIENT).into()),
         message_type: Some(MessageType::Text),
         client_reference: Some(crate::values::ClientReference::parse("order-1").unwrap()),
         broadcast: None,
@@ -287,7 +287,7 @@ fn windows_with(sender: SenderId, window: Option<ServiceWindow>) -> MockWindowSt
     let mut windows = MockWindowStore::new();
     windows
         .expect_window()
-        .withf(move |org, s, to| *org == org_id() && *s == sender && *to == phone(RECIPIENT))
+        .withf(move |org, s, to| *org == org_id() && *s == sender && *to == phone(RECIPIENT).into())
         .times(1)
         .returning(move |_, _, _| Ok(window.clone()));
     windows
@@ -301,7 +301,7 @@ fn inbound(sender: SenderId, at: Timestamp) -> ServiceWindow {
     ServiceWindow {
         organization_id: org_id(),
         sender_id: sender,
-        recipient: phone(RECIPIENT),
+        recipient: phone(RECIPIENT).into(),
         last_inbound_at: at,
     }
 }

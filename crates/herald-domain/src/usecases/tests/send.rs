@@ -74,7 +74,9 @@ impl Ports {
     fn window(&mut self, sender: SenderId, window: Option<ServiceWindow>) -> &mut Self {
         self.windows
             .expect_window()
-            .withf(move |org, s, to| *org == org_id() && *s == sender && *to == phone(RECIPIENT))
+            .withf(move |org, s, to| {
+                *org == org_id() && *s == sender && *to == Recipient::Number(phone(RECIPIENT))
+            })
             .times(1)
             .returning(move |_, _, _| Ok(window.clone()));
         self
@@ -267,7 +269,7 @@ fn window_since(sender: SenderId, ago: chrono::TimeDelta) -> ServiceWindow {
     ServiceWindow {
         organization_id: org_id(),
         sender_id: sender,
-        recipient: phone(RECIPIENT),
+        recipient: Recipient::Number(phone(RECIPIENT)),
         last_inbound_at: now() - ago,
     }
 }
@@ -2231,14 +2233,20 @@ fn free_form_to_a_user_id_uses_the_window_of_its_paired_number_and_keeps_the_use
 }
 
 #[test]
-fn free_form_to_a_user_id_paired_with_no_number_is_window_closed() {
+fn free_form_to_a_user_id_paired_with_no_number_is_window_closed_until_that_user_id_writes() {
     let mut ports = Ports::new();
     ports
         .allow_rate()
         .senders(two_senders())
         .never_template()
         .never_accept();
-    // The window store is never asked: no number, no window.
+    // No number: the window asked for is the user id's own, and it never wrote.
+    ports
+        .windows
+        .expect_window()
+        .withf(|org, s, to| *org == org_id() && *s == default_sender().id && *to == user())
+        .times(1)
+        .returning(|_, _, _| Ok(None));
     let send = build_with_user(ports, Some(Contact::unknown(org_id(), &user(), now())), 1);
 
     let result = run(send.execute(to_user(text_command())));
@@ -2247,6 +2255,30 @@ fn free_form_to_a_user_id_paired_with_no_number_is_window_closed() {
         matches!(&result, Err(SendError::WindowClosed { to }) if *to == user()),
         "{result:?}"
     );
+}
+
+#[test]
+fn free_form_to_a_user_id_that_wrote_without_a_number_uses_the_window_its_messages_opened() {
+    let mut ports = Ports::new();
+    ports.allow_rate().senders(two_senders()).never_template();
+    ports
+        .windows
+        .expect_window()
+        .withf(|org, s, to| *org == org_id() && *s == default_sender().id && *to == user())
+        .times(1)
+        .returning(|_, _, _| {
+            Ok(Some(ServiceWindow {
+                recipient: user(),
+                ..window_since(default_sender().id, chrono::TimeDelta::hours(2))
+            }))
+        });
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let send = build_with_user(ports, Some(Contact::unknown(org_id(), &user(), now())), 2);
+
+    let result = run(send.execute(to_user(text_command())));
+
+    assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert_eq!(accepted.lock().unwrap().clone().unwrap().message.to, user());
 }
 
 #[test]

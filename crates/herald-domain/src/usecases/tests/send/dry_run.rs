@@ -28,7 +28,7 @@ impl Ports {
     fn window_read(&mut self, sender: SenderId, window: Option<ServiceWindow>, times: usize) -> &mut Self {
         self.windows
             .expect_window()
-            .withf(move |org, s, to| *org == org_id() && *s == sender && *to == phone(RECIPIENT))
+            .withf(move |org, s, to| *org == org_id() && *s == sender && *to == phone(RECIPIENT).into())
             .times(times)
             .returning(move |_, _, _| Ok(window.clone()));
         self

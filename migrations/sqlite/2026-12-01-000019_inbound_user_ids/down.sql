@@ -1,0 +1,1 @@
+ALTER TABLE inbound_messages DROP COLUMN from_user_id;
