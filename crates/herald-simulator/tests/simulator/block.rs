@@ -123,4 +123,22 @@ async fn user_preferences_and_inbound_user_ids_arrive_in_metas_shape() {
         .block_users(reqwest::Method::POST, &["US.13491208655302741918"])
         .await;
     assert_eq!(status, 200, "{answer}");
+
+    // A user who hides their number writes by user id alone: Meta's envelope has no `from` and no `wa_id`,
+    // and their window opens under the id, so they can be blocked by it.
+    let hidden = "US.55500011122233344455";
+    let (status, _) = sim
+        .inbound_with(&json!({ "to": "+15550001111", "text": "hi", "user_id": hidden }))
+        .await;
+    assert_eq!(status, 200);
+    let message = sim.last_inbound();
+    assert!(message.get("from").is_none(), "{message}");
+    assert_eq!(message["from_user_id"], hidden);
+    let (status, answer) = sim.block_users(reqwest::Method::POST, &[hidden]).await;
+    assert_eq!(status, 200, "{answer}");
+    // Neither a number nor a user id names nobody.
+    let (status, _) = sim
+        .inbound_with(&json!({ "to": "+15550001111", "text": "hi" }))
+        .await;
+    assert_eq!(status, 400);
 }

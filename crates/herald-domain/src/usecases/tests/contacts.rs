@@ -143,6 +143,25 @@ fn blocking_someone_whose_window_is_closed_asks_nothing_of_the_network() {
 }
 
 #[test]
+fn blocking_a_user_id_known_by_no_number_checks_the_window_its_own_messages_opened() {
+    let user = Recipient::User(UserId::parse(USER).unwrap());
+    let mut ports = Ports::new();
+    ports.known(None);
+    ports
+        .windows
+        .expect_window()
+        .withf(move |_, _, key| key.as_str() == USER)
+        .times(1)
+        .returning(|_, _, _| Ok(None));
+    ports.network.expect_block_users().times(0);
+    let result = run(ports.build().set_blocked(&org_id(), &user, None, true));
+    assert!(
+        matches!(result, Err(ContactError::WindowClosed { .. })),
+        "{result:?}"
+    );
+}
+
+#[test]
 fn a_block_goes_to_the_network_of_the_sender_then_is_recorded() {
     let mut ports = Ports::new();
     ports.known(None).window(Some(open_window()));
