@@ -24,9 +24,17 @@ pub(crate) fn from_diesel(error: DieselError) -> StoreError {
                 }
                 // SQLITE_BUSY / SQLITE_LOCKED reach diesel as an unknown kind: the writer held the file
                 // longer than busy_timeout, which is overload, not a bug.
-                _ if is_sqlite_busy(&detail) => StoreError::Unavailable(detail),
+                _ if is_sqlite_busy(&detail) || is_postgres_going_away(&detail) => {
+                    StoreError::Unavailable(detail)
+                }
                 _ => StoreError::Unknown(anyhow::anyhow!("database error: {detail}")),
             }
+        }
+        // A commit that failed because the connection went: its outcome is the lost connection's.
+        DieselError::RollbackErrorOnCommit { commit_error, .. } => from_diesel(*commit_error),
+        // Left behind by a connection lost mid-transaction; the pool drops such a connection.
+        DieselError::BrokenTransactionManager => {
+            StoreError::Unavailable("the database connection was lost mid-transaction".to_owned())
         }
         other => StoreError::Unknown(anyhow::Error::new(other)),
     }
@@ -34,6 +42,16 @@ pub(crate) fn from_diesel(error: DieselError) -> StoreError {
 
 fn is_sqlite_busy(message: &str) -> bool {
     message.contains("database is locked") || message.contains("database table is locked")
+}
+
+/// PostgreSQL ending a session under a running statement: a fast or immediate shutdown or
+/// `pg_terminate_backend` (57P01 "terminating connection due to administrator command"), a crashed
+/// sibling (57P02), a server still starting or already stopping (57P03 "the database system is …"), a
+/// session or idle-in-transaction timeout. diesel-async reports all of these as an unknown kind and hides
+/// the SQLSTATE, so the server's (English, the default `lc_messages`) text is all there is to go on. They
+/// are an outage, not a bug: the caller answers 503 and may retry.
+fn is_postgres_going_away(message: &str) -> bool {
+    message.starts_with("terminating connection") || message.starts_with("the database system is")
 }
 
 /// Translates a failure to get a pooled connection: always `Unavailable`, the caller may retry.

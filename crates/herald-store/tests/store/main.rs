@@ -12,6 +12,7 @@
     reason = "test code: failing loudly is the point"
 )]
 
+mod connection_loss;
 mod helpers;
 mod inline;
 mod migration_events;
