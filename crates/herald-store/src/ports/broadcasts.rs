@@ -187,6 +187,19 @@ macro_rules! broadcasts_port {
                     .await?)
             }
 
+            /// Jobs of every broadcast of the sender, released and not done yet: their people count against
+            /// the sender's tier before they are sent, whichever broadcast they belong to.
+            async fn sender_open_jobs(conn: &mut Conn, sender: &str) -> Result<i64, TxError> {
+                Ok(outbox::table
+                    .filter(outbox::sender_id.eq(sender))
+                    .filter(outbox::broadcast_id.is_not_null())
+                    .filter(outbox::available_at.lt(held_until()))
+                    .filter(outbox::state.eq_any([JOB_PENDING, JOB_IN_FLIGHT]))
+                    .count()
+                    .get_result(conn)
+                    .await?)
+            }
+
             async fn held_jobs(conn: &mut Conn, id: &str) -> Result<i64, TxError> {
                 Ok(outbox::table
                     .filter(outbox::broadcast_id.eq(id))
@@ -237,9 +250,16 @@ macro_rules! broadcasts_port {
                 let held = count_u32("held jobs", held_jobs(conn, id).await?)?;
                 let open = count_u32("open jobs", open_jobs(conn, id).await?)?;
                 let tier_used = if policy.tier_limit.is_some() && held > 0 {
-                    // This broadcast's released jobs are not dispatched yet but will reach their people.
+                    // Released broadcast jobs (this broadcast's and the sender's other ones) are not
+                    // dispatched yet but will reach their people.
+                    // Two workers releasing two of the sender's broadcasts at once would each miss the
+                    // other's release: the sender's row serializes them.
+                    for_update!(senders::table.find(&row.sender_id).select(senders::id))
+                        .first::<String>(conn)
+                        .await?;
+                    let queued = sender_open_jobs(conn, &row.sender_id).await?;
                     count_u32("tier use", tier_used(conn, &row.sender_id, policy.tier_since).await?)?
-                        .saturating_add(open)
+                        .saturating_add(count_u32("the sender's released jobs", queued)?)
                 } else {
                     0
                 };

@@ -208,8 +208,9 @@ pub async fn broadcasts_concurrent_releases_respect_the_queue(ports: Ports) {
     assert_eq!(seen.len(), 30, "every job was released and claimed once");
 }
 
-/// The tier counts the sender's unique template recipients of the last 24 hours (and this broadcast's
-/// released jobs): with no room, nothing is released and the outcome says it waits for the tier.
+/// The tier counts the sender's unique template recipients of the last 24 hours (and the released jobs of
+/// every broadcast of the sender): with no room, nothing is released and the outcome says it waits for the
+/// tier.
 pub async fn broadcasts_release_waits_for_the_tier(ports: Ports) {
     let (org, sender) = new_organization_with_sender(&ports, "starter").await;
     let request = broadcast_of(&org, &sender, 10, None, None);
@@ -241,6 +242,22 @@ pub async fn broadcasts_release_waits_for_the_tier(ports: Ports) {
             waiting_for_tier: true
         },
         "the released jobs count against the tier until they are sent"
+    );
+    let other = broadcast_of(&org, &sender, 5, None, None);
+    assert_eq!(accept(&ports, &other).await, BroadcastAcceptOutcome::Accepted);
+    let outcome = ports
+        .broadcasts
+        .release(&org.id, &other.broadcast.id, &policy(7, 100, Some(3)))
+        .await
+        .expect("release");
+    assert_eq!(
+        outcome,
+        ReleaseOutcome::Released {
+            count: 0,
+            held: 5,
+            waiting_for_tier: true
+        },
+        "another broadcast's released jobs of the same sender count against its tier too"
     );
 }
 
