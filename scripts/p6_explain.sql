@@ -7,7 +7,8 @@
 \pset pager off
 SELECT id AS mid, organization_id AS org, network_message_id AS wamid, to_number AS tonum,
        client_reference AS ref
-FROM messages WHERE client_reference IS NOT NULL ORDER BY id DESC OFFSET 5000 LIMIT 1 \gset
+FROM messages WHERE client_reference IS NOT NULL ORDER BY id DESC
+OFFSET (SELECT LEAST(5000, COUNT(*) / 2) FROM messages WHERE client_reference IS NOT NULL) LIMIT 1 \gset
 
 \echo '== message lookup by id (GET /messages/{id})'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
@@ -149,3 +150,44 @@ ROLLBACK;
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
 SELECT id FROM messages WHERE organization_id = :'org' AND id < 'msg_' || :'mid' AND created_at < now() - interval '30 days'
 ORDER BY id LIMIT 1000;
+
+-- The broadcast pacer's queries (ports/broadcasts.rs), once a second per worker and active broadcast, on the
+-- seeded running broadcast: 1,000 of 10,000 released, 9,000 held.
+SELECT id AS bid, organization_id AS borg, sender_id AS bsender FROM broadcasts LIMIT 1 \gset
+
+\echo '== broadcast pacer: due broadcasts'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT b.*, s.throughput_per_second, s.messaging_limit FROM broadcasts b JOIN senders s ON s.id = b.sender_id
+WHERE b.state IN ('scheduled', 'running') AND (b.send_at IS NULL OR b.send_at <= now()) ORDER BY b.id LIMIT 50;
+
+\echo '== broadcast pacer: held jobs of a broadcast'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT COUNT(*) FROM outbox WHERE broadcast_id = :'bid' AND available_at = '9999-01-01T00:00:00Z';
+
+\echo '== broadcast pacer: released jobs not done yet'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT COUNT(*) FROM outbox WHERE broadcast_id = :'bid' AND available_at < '9999-01-01T00:00:00Z'
+    AND state IN ('pending', 'in_flight');
+
+\echo '== broadcast pacer: the sender tier (unique template recipients dispatched in 24 h)'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT COUNT(DISTINCT to_number) FROM messages WHERE sender_id = :'bsender' AND message_type = 'template'
+    AND submitted_at >= now() - interval '24 hours';
+
+\echo '== broadcast pacer: the next held jobs to release'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT id FROM outbox WHERE broadcast_id = :'bid' AND available_at = '9999-01-01T00:00:00Z'
+ORDER BY message_id LIMIT 400;
+
+\echo '== broadcast pacer: failures since the last round'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT id, error, failed_at FROM messages WHERE broadcast_id = :'bid' AND organization_id = :'borg'
+    AND status = 'failed' ORDER BY failed_at, id LIMIT 200;
+
+\echo '== broadcast: counts by status (GET /broadcasts/{id})'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT status, COUNT(*) FROM messages WHERE broadcast_id = :'bid' AND organization_id = :'borg' GROUP BY status;
+
+\echo '== broadcast: its messages, first page (GET /broadcasts/{id}/messages)'
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+SELECT * FROM messages WHERE organization_id = :'borg' AND broadcast_id = :'bid' ORDER BY id DESC LIMIT 51;

@@ -80,7 +80,7 @@ INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, me
                       client_reference, status, network_message_id, created_at, updated_at, accepted_at,
                       submitted_at, sent_at, delivered_at)
 SELECT mid, org, sender, '+15550000000', '+1555' || lpad((g % 200000)::text, 7, '0'), 'template',
-       '{"content":{"kind":"template","name":"hello_world","language":"en_US"}}',
+       '{"kind":"template","name":"hello_world","language":"en_US","variables":{"body":{"type":"positional","value":[]},"buttons":[]}}',
        CASE WHEN g % 10 = 0 THEN 'ref-' || g END, 'delivered', 'wamid.P6' || g, t, t + interval '3 seconds', t,
        t + interval '1 second', t + interval '2 seconds', t + interval '3 seconds'
 FROM p6_m;
@@ -111,4 +111,44 @@ SELECT 'whd_' || u5, org, endpoint, 'evt_' || u5, 'message.status', 'succeeded',
 FROM p6_m;
 
 DROP TABLE p6_m;
+
+-- One running broadcast of 10,000 recipients (issue 19) of organization 0, 10 minutes old: the first 1,000
+-- released and delivered, the other 9,000 accepted with their outbox jobs held (due 9999-01-01, as
+-- ports/broadcasts.rs holds them), so the pacer's queries (scripts/p6_explain.sql) meet a real backlog.
+CREATE TEMP TABLE p6_b AS
+SELECT g, o.id AS org, s.id AS sender, s.number AS from_number,
+       'brd_' || pg_temp.p6_ulid(b_ms, 77) AS bid,
+       'msg_' || pg_temp.p6_ulid(b_ms + g, 1000000000 + g) AS mid,
+       'job_' || pg_temp.p6_ulid(b_ms + g, 2000000000 + g) AS jid,
+       to_timestamp(b_ms / 1000.0) AS t
+FROM (SELECT (extract(epoch FROM now() - interval '10 minutes') * 1000)::bigint AS b_ms) AS b
+CROSS JOIN generate_series(1, 10000) AS g
+JOIN p6_orgs AS o ON o.n = 0
+JOIN senders AS s ON s.organization_id = o.id;
+
+INSERT INTO broadcasts (id, organization_id, sender_id, from_number, template_name, template_language, state,
+                        total, released, created_at, updated_at)
+SELECT DISTINCT bid, org, sender, from_number, 'hello_world', 'en_US', 'running', 10000, 1000, t, now()
+FROM p6_b;
+
+INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, status,
+                      network_message_id, created_at, updated_at, accepted_at, submitted_at, sent_at,
+                      delivered_at, broadcast_id)
+SELECT mid, org, sender, from_number, '+1556' || lpad(g::text, 7, '0'), 'template',
+       '{"kind":"template","name":"hello_world","language":"en_US","variables":{"body":{"type":"positional","value":[]},"buttons":[]}}',
+       CASE WHEN g <= 1000 THEN 'delivered' ELSE 'accepted' END,
+       CASE WHEN g <= 1000 THEN 'wamid.P6B' || g END, t, t, t,
+       CASE WHEN g <= 1000 THEN t + interval '1 second' END, CASE WHEN g <= 1000 THEN t + interval '2 seconds' END,
+       CASE WHEN g <= 1000 THEN t + interval '3 seconds' END, bid
+FROM p6_b;
+
+INSERT INTO outbox (id, organization_id, message_id, sender_id, state, available_at, deadline, attempts,
+                    created_at, updated_at, broadcast_id)
+SELECT jid, org, mid, sender, CASE WHEN g <= 1000 THEN 'done' ELSE 'pending' END,
+       CASE WHEN g <= 1000 THEN t ELSE '9999-01-01T00:00:00Z' END,
+       CASE WHEN g <= 1000 THEN t + interval '1 day' ELSE '9999-01-01T00:00:00Z' END,
+       CASE WHEN g <= 1000 THEN 1 ELSE 0 END, t, t, bid
+FROM p6_b;
+
+DROP TABLE p6_b;
 ANALYZE;
