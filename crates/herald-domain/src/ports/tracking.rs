@@ -18,6 +18,17 @@ pub trait TrackingStore: Send + Sync + 'static {
         update: &crate::status::StatusUpdate,
     ) -> Result<Option<crate::status::StatusApplied>, StoreError>;
 
+    /// [`Self::apply_status`] for a report that came alone in the stored callback `callback`, which is marked
+    /// processed at `at` (without a note) in the same transaction: the usual callback then costs one commit,
+    /// not two. `None` when the message does not exist; then nothing is written and the callback stays
+    /// unmarked, for the caller to mark with its note.
+    async fn apply_callback_status(
+        &self,
+        update: &crate::status::StatusUpdate,
+        callback: &crate::ids::EventId,
+        at: Timestamp,
+    ) -> Result<Option<crate::status::StatusApplied>, StoreError>;
+
     /// The organization's message with this network id.
     async fn message_by_network_id(
         &self,

@@ -120,13 +120,19 @@ impl ProcessCallbacks {
     #[tracing::instrument(name = "process_callback", skip_all, fields(callback = %callback.id))]
     pub async fn process(&self, callback: &StoredCallback) -> Result<CallbackReport, StoreError> {
         let mut report = CallbackReport::default();
+        let mut marked = false;
         match self.decoder.decode(&callback.body) {
             Err(reason) => report.skipped.push(format!("not a callback envelope: {reason}")),
             Ok(parsed) => {
                 report.skipped.extend(parsed.skipped);
+                // The network's usual callback is one status report and nothing else: it is applied and the
+                // callback marked processed in one transaction.
+                let alone = (parsed.events.len() == 1 && report.skipped.is_empty()).then_some(callback);
                 for event in parsed.events {
                     match event {
-                        NetworkEvent::Status(status) => self.apply_status(status, &mut report).await?,
+                        NetworkEvent::Status(status) => {
+                            marked = self.apply_status(status, alone, &mut report).await?;
+                        }
                         NetworkEvent::Inbound(inbound) => self.record_inbound(inbound, &mut report).await?,
                         NetworkEvent::Notice(notice) => self.record_notice(notice, &mut report).await?,
                         NetworkEvent::Preference(preference) => {
@@ -139,10 +145,12 @@ impl ProcessCallbacks {
         for note in &report.skipped {
             tracing::info!(note, "callback item skipped");
         }
-        let note = (!report.skipped.is_empty()).then(|| report.skipped.join("; "));
-        self.tracking
-            .mark_callback_processed(&callback.id, self.clock.now(), note)
-            .await?;
+        if !marked {
+            let note = (!report.skipped.is_empty()).then(|| report.skipped.join("; "));
+            self.tracking
+                .mark_callback_processed(&callback.id, self.clock.now(), note)
+                .await?;
+        }
         Ok(report)
     }
 
@@ -216,11 +224,14 @@ impl ProcessCallbacks {
         self.tracking.requeue_parked_callbacks().await
     }
 
+    /// Applies one status report; with `alone` (the callback carried nothing else), marks that callback
+    /// processed in the same transaction. Answers whether it did.
     async fn apply_status(
         &self,
         status: NetworkStatusReport,
+        alone: Option<&StoredCallback>,
         report: &mut CallbackReport,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let Some(sender) = self
             .accounts
             .sender_by_phone_number_id(&status.phone_number_id)
@@ -230,7 +241,7 @@ impl ProcessCallbacks {
                 "status for unknown phone_number_id {}",
                 status.phone_number_id
             ));
-            return Ok(());
+            return Ok(false);
         };
         let org = sender.organization_id;
         let by_callback_data = status
@@ -250,7 +261,7 @@ impl ProcessCallbacks {
                 "status for unknown message {}",
                 status.network_message_id
             ));
-            return Ok(());
+            return Ok(false);
         };
         let update = StatusUpdate {
             organization_id: org,
@@ -267,11 +278,22 @@ impl ProcessCallbacks {
             customer_event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
             recorded_at: self.clock.now(),
         };
-        match self.tracking.apply_status(&update).await? {
-            None => report.skipped.push(format!(
-                "status for unknown message {}",
-                status.network_message_id
-            )),
+        let applied = match alone {
+            Some(callback) => {
+                self.tracking
+                    .apply_callback_status(&update, &callback.id, self.clock.now())
+                    .await?
+            }
+            None => self.tracking.apply_status(&update).await?,
+        };
+        match applied {
+            None => {
+                report.skipped.push(format!(
+                    "status for unknown message {}",
+                    status.network_message_id
+                ));
+                Ok(false)
+            }
             Some(applied) => {
                 if let Some(trace) = &applied.trace {
                     // The callback's own span began before its message was known: a span in the message's
@@ -299,9 +321,9 @@ impl ProcessCallbacks {
                     }
                     crate::status::Transition::Recorded { .. } => report.statuses_recorded_only += 1,
                 }
+                Ok(alone.is_some())
             }
         }
-        Ok(())
     }
 
     async fn record_inbound(

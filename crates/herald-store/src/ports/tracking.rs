@@ -104,8 +104,51 @@ macro_rules! tracking_port {
                 }))
             }
 
+            /// Marks a stored callback processed; [`StoreError::NotFound`] when there is no such callback.
+            async fn mark_processed(
+                conn: &mut Conn,
+                id: &EventId,
+                at: Timestamp,
+                note: Option<String>,
+            ) -> Result<(), TxError> {
+                let changed = diesel::update(network_callbacks::table.find(id.to_string()))
+                    .set((
+                        network_callbacks::processed_at.eq(Some(at)),
+                        network_callbacks::note.eq(note),
+                    ))
+                    .execute(conn)
+                    .await?;
+                if changed == 0 {
+                    return Err(StoreError::NotFound.into());
+                }
+                Ok(())
+            }
+
             #[async_trait]
             impl TrackingStore for Db {
+                async fn apply_callback_status(
+                    &self,
+                    update: &StatusUpdate,
+                    callback: &EventId,
+                    at: Timestamp,
+                ) -> Result<Option<StatusApplied>, StoreError> {
+                    let applied = write_tx!(self, |conn| {
+                        let applied = apply_in_tx(conn, update).await?;
+                        if applied.is_some() {
+                            mark_processed(conn, callback, at, None).await?;
+                        }
+                        Ok(applied)
+                    })
+                    .map_err(TxError::into_store)?;
+                    if applied
+                        .as_ref()
+                        .is_some_and(|a| matches!(a.transition, Transition::Applied { .. }))
+                    {
+                        self.webhooks_committed();
+                    }
+                    Ok(applied)
+                }
+
                 async fn apply_status(
                     &self,
                     update: &StatusUpdate,
@@ -260,18 +303,9 @@ macro_rules! tracking_port {
                     note: Option<String>,
                 ) -> Result<(), StoreError> {
                     let mut conn = self.write().await?;
-                    let changed = diesel::update(network_callbacks::table.find(id.to_string()))
-                        .set((
-                            network_callbacks::processed_at.eq(Some(at)),
-                            network_callbacks::note.eq(note),
-                        ))
-                        .execute(&mut *conn)
+                    mark_processed(&mut conn, id, at, note)
                         .await
-                        .map_err(from_diesel)?;
-                    if changed == 0 {
-                        return Err(StoreError::NotFound);
-                    }
-                    Ok(())
+                        .map_err(TxError::into_store)
                 }
 
                 async fn record_callback_failure(

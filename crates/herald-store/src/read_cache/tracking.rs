@@ -42,6 +42,15 @@ impl TrackingStore for EvictingTracking {
         self.inner.apply_status(update).await
     }
 
+    async fn apply_callback_status(
+        &self,
+        update: &StatusUpdate,
+        callback: &EventId,
+        at: Timestamp,
+    ) -> Result<Option<StatusApplied>, StoreError> {
+        self.inner.apply_callback_status(update, callback, at).await
+    }
+
     async fn message_by_network_id(
         &self,
         organization: &OrganizationId,

@@ -11,6 +11,7 @@ use herald_domain::ids::{EventId, InboundId, MediaId, MessageId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SenderNumber};
+use herald_domain::ports::StoreError;
 use herald_domain::status::{NotApplied, StatusReport, Transition};
 use herald_domain::status::{StatusApplied, StatusUpdate};
 
@@ -604,6 +605,79 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
         .await
         .expect("unprocessed_callbacks");
     assert_eq!(rest, vec![third], "processed callbacks are no longer listed");
+}
+
+/// A status that came alone in its callback is applied and the callback marked processed in one
+/// transaction: both or neither. A message that does not exist writes nothing and leaves the callback in the
+/// backlog (the caller marks it with a note); a callback that does not exist undoes the status.
+pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Ports) {
+    let (org, _sender, message) = accepted_message(&ports).await;
+    let stored = |seconds: i64| StoredCallback {
+        id: EventId::from_ulid(next_ulid()),
+        received_at: at(seconds),
+        body: b"{}".to_vec(),
+    };
+    let backlog = || async {
+        ports
+            .tracking
+            .unprocessed_callbacks(at(1_000), 10)
+            .await
+            .expect("unprocessed_callbacks")
+            .into_iter()
+            .map(|c| c.id)
+            .collect::<Vec<_>>()
+    };
+
+    let sent = stored(1);
+    ports.tracking.store_callback(&sent).await.expect("store_callback");
+    let applied = ports
+        .tracking
+        .apply_callback_status(&update(&message, MessageStatus::Sent, at(1), Some("wamid.ALONE")), &sent.id, at(2))
+        .await
+        .expect("apply_callback_status")
+        .expect("the message exists");
+    assert_eq!(applied.message.status, MessageStatus::Sent);
+    assert!(backlog().await.is_empty(), "the callback was marked processed with the status");
+
+    let orphan = stored(3);
+    ports.tracking.store_callback(&orphan).await.expect("store_callback");
+    let unknown = StatusUpdate {
+        message_id: MessageId::from_ulid(next_ulid()),
+        ..update(&message, MessageStatus::Delivered, at(3), None)
+    };
+    assert_eq!(
+        ports
+            .tracking
+            .apply_callback_status(&unknown, &orphan.id, at(4))
+            .await
+            .expect("apply_callback_status"),
+        None
+    );
+    assert_eq!(backlog().await, vec![orphan.id], "a status for no message leaves its callback unmarked");
+
+    let never_stored = EventId::from_ulid(next_ulid());
+    let events_before = events_of(&ports, &org).await.len();
+    let answer = ports
+        .tracking
+        .apply_callback_status(&update(&message, MessageStatus::Delivered, at(5), None), &never_stored, at(6))
+        .await;
+    assert!(matches!(answer, Err(StoreError::NotFound)), "got {answer:?}");
+    let stored_message = ports
+        .messages
+        .message(&message.organization_id, &message.id)
+        .await
+        .expect("message")
+        .expect("exists");
+    assert_eq!(
+        stored_message.status,
+        MessageStatus::Sent,
+        "the status is not applied when its callback cannot be marked"
+    );
+    assert_eq!(
+        events_of(&ports, &org).await.len(),
+        events_before,
+        "no customer event of the undone status"
+    );
 }
 
 /// A callback whose processing keeps failing is counted, then parked at the given number of failures: it

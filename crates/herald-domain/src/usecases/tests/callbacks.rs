@@ -198,6 +198,26 @@ impl Ports {
         seen
     }
 
+    /// `apply_callback_status` answers `answer` once, for `callback(n)` at `now()` (a status alone in its
+    /// callback: applied and the callback marked in one transaction), and keeps the update it was given.
+    fn applies_marking(
+        &mut self,
+        n: u128,
+        answer: Option<StatusApplied>,
+    ) -> Arc<Mutex<Vec<StatusUpdate>>> {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&seen);
+        self.tracking
+            .expect_apply_callback_status()
+            .withf(move |_, id, at| *id == callback(n).id && *at == now())
+            .times(1)
+            .returning(move |update, _, _| {
+                keep.lock().unwrap().push(update.clone());
+                Ok(answer.clone())
+            });
+        seen
+    }
+
     fn use_case(self) -> ProcessCallbacks {
         ProcessCallbacks::new(
             Arc::new(self.accounts),
@@ -296,9 +316,8 @@ fn a_status_with_callback_data_is_applied_to_that_message_without_a_lookup() {
             )),
         )
         .knows_default_sender()
-        .never_looks_up_by_network_id()
-        .marks(1, None);
-    let seen = ports.applies(Some(applied(MessageStatus::Delivered)));
+        .never_looks_up_by_network_id();
+    let seen = ports.applies_marking(1, Some(applied(MessageStatus::Delivered)));
     let report = run(ports.use_case().process(&callback(1))).unwrap();
     assert_eq!(
         only_update(&seen),
@@ -325,11 +344,10 @@ fn a_status_applied_to_a_traced_message_is_marked_in_that_trace() {
             )),
         )
         .knows_default_sender()
-        .never_looks_up_by_network_id()
-        .marks(1, None);
+        .never_looks_up_by_network_id();
     let mut answer = applied(MessageStatus::Delivered);
     answer.trace = Some(trace_context());
-    ports.applies(Some(answer));
+    ports.applies_marking(1, Some(answer));
     let traces = follows_the_trace_once();
 
     let report = run(ports
@@ -359,9 +377,8 @@ fn every_reported_status_maps_to_its_message_status_and_played_counts_as_read() 
                 )),
             )
             .knows_default_sender()
-            .never_looks_up_by_network_id()
-            .marks(1, None);
-        let seen = ports.applies(Some(applied(status)));
+            .never_looks_up_by_network_id();
+        let seen = ports.applies_marking(1, Some(applied(status)));
         run(ports.use_case().process(&callback(1))).unwrap();
         assert_eq!(
             only_update(&seen),
@@ -385,9 +402,8 @@ fn a_failed_status_carries_the_networks_error() {
     ports
         .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report_in)], vec![])))
         .knows_default_sender()
-        .never_looks_up_by_network_id()
-        .marks(1, None);
-    let seen = ports.applies(Some(applied(MessageStatus::Failed)));
+        .never_looks_up_by_network_id();
+    let seen = ports.applies_marking(1, Some(applied(MessageStatus::Failed)));
     run(ports.use_case().process(&callback(1))).unwrap();
     assert_eq!(
         only_update(&seen),
@@ -409,8 +425,7 @@ fn a_status_without_usable_callback_data_is_matched_by_network_id() {
         let mut ports = Ports::new();
         ports
             .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report_in)], vec![])))
-            .knows_default_sender()
-            .marks(1, None);
+            .knows_default_sender();
         // The message found by network id is stored_message(3), so the update cannot come from elsewhere.
         ports
             .tracking
@@ -418,7 +433,7 @@ fn a_status_without_usable_callback_data_is_matched_by_network_id() {
             .withf(|org, id| *org == org_id() && id == WAMID)
             .times(1)
             .returning(|_, _| Ok(Some(stored_message(3))));
-        let seen = ports.applies(Some(applied(MessageStatus::Sent)));
+        let seen = ports.applies_marking(1, Some(applied(MessageStatus::Sent)));
         let report = run(ports.use_case().process(&callback(1))).unwrap();
         assert_eq!(
             only_update(&seen),
@@ -488,7 +503,7 @@ fn a_status_whose_message_the_store_does_not_have_is_skipped_and_noted() {
         .knows_default_sender()
         .never_looks_up_by_network_id()
         .marks(1, Some(&note));
-    ports.applies(None);
+    ports.applies_marking(1, None);
     let report = run(ports.use_case().process(&callback(1))).unwrap();
     assert_eq!(
         report,
@@ -511,9 +526,8 @@ fn a_status_the_machine_only_records_is_counted_as_recorded() {
             )),
         )
         .knows_default_sender()
-        .never_looks_up_by_network_id()
-        .marks(1, None);
-    ports.applies(Some(recorded_only()));
+        .never_looks_up_by_network_id();
+    ports.applies_marking(1, Some(recorded_only()));
     let report = run(ports.use_case().process(&callback(1))).unwrap();
     assert_eq!(
         report,
@@ -743,9 +757,9 @@ fn a_failure_applying_a_status_propagates_and_leaves_the_callback_unprocessed() 
         .never_marks();
     ports
         .tracking
-        .expect_apply_status()
+        .expect_apply_callback_status()
         .times(1)
-        .returning(|_| Err(StoreError::Unavailable("deadlock".into())));
+        .returning(|_, _, _| Err(StoreError::Unavailable("deadlock".into())));
     let err = run(ports.use_case().process(&callback(1))).unwrap_err();
     assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
 }
@@ -904,9 +918,9 @@ fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
             .marks(2, None);
         ports
             .tracking
-            .expect_apply_status()
+            .expect_apply_callback_status()
             .times(1)
-            .returning(|_| Err(StoreError::Unknown(anyhow::anyhow!("cannot be applied"))));
+            .returning(|_, _, _| Err(StoreError::Unknown(anyhow::anyhow!("cannot be applied"))));
         ports
             .tracking
             .expect_record_callback_failure()
@@ -948,12 +962,11 @@ fn a_delivery_reports_its_time_since_submission() {
                 )),
             )
             .knows_default_sender()
-            .never_looks_up_by_network_id()
-            .marks(1, None);
+            .never_looks_up_by_network_id();
         let mut answer = applied(status);
         answer.message.timestamps.submitted = Some(now() - seconds(90));
         answer.message.timestamps.delivered = Some(now() - seconds(10));
-        let _seen = ports.applies(Some(answer));
+        let _seen = ports.applies_marking(1, Some(answer));
         let report = run(ports.use_case().process(&callback(1))).unwrap();
         assert_eq!(report.submitted_to_delivered, expected, "{status:?}");
     }
