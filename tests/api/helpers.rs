@@ -290,6 +290,7 @@ pub async fn fill_quota(
                 now,
             );
             AcceptRequest {
+                recipient_check: None,
                 customer_event: None,
                 event: StatusEvent {
                     id: EventId::from_ulid(services.ids.next_ulid()),

@@ -195,6 +195,7 @@ async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
                 now,
             );
             AcceptRequest {
+                recipient_check: None,
                 customer_event: None,
                 event: StatusEvent {
                     id: EventId::from_ulid(services.ids.next_ulid()),

@@ -18,6 +18,7 @@
 
 use crate::rows::{CustomerEventRow, EventRow, MessageRow, quota_ceiling};
 use herald_domain::Timestamp;
+use herald_domain::contact::{Recipient, SendPurpose};
 use herald_domain::ports::{AcceptOutcome, AcceptRequest, OutboxJob, StoreError};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
@@ -202,6 +203,9 @@ pub(crate) struct PreparedAccept {
     pub(crate) idempotency_key: Option<String>,
     /// The token of the request's idempotency claim (with `idempotency_key`).
     pub(crate) idempotency_token: Option<String>,
+    /// The recipient and the send's purpose, when its contact may refuse it
+    /// (`AcceptRequest::recipient_check`).
+    pub(crate) recipient_check: Option<(Recipient, SendPurpose)>,
 }
 
 impl PreparedAccept {
@@ -223,6 +227,9 @@ impl PreparedAccept {
             now: request.message.created_at,
             idempotency_key: request.idempotency.as_ref().map(|h| h.key.as_str().to_owned()),
             idempotency_token: request.idempotency.as_ref().map(|h| h.token.as_string()),
+            recipient_check: request
+                .recipient_check
+                .map(|purpose| (request.message.to.clone(), purpose)),
         })
     }
 }

@@ -431,6 +431,7 @@ pub fn accept_request(
 ) -> AcceptRequest {
     let now = message.created_at;
     AcceptRequest {
+        recipient_check: None,
         customer_event: None,
         event: StatusEvent {
             id: EventId::from_ulid(next_ulid()),

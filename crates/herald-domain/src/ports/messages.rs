@@ -34,6 +34,11 @@ pub struct AcceptRequest {
     /// Completed in the same transaction, so a replay finds the message exactly when it exists; only while
     /// this claim still holds the key.
     pub idempotency: Option<IdempotencyHold>,
+    /// Refuse the accept, writing nothing, when the recipient's contact refuses a send of this purpose
+    /// ([`crate::contact::RecipientRefusal::all_for`]: blocked; a marketing template to someone who
+    /// stopped them). The store reads the contacts of a whole group-committed batch in the accept's own
+    /// transaction, so a send makes no read of its own for it. `None`: not checked.
+    pub recipient_check: Option<crate::contact::SendPurpose>,
 }
 
 /// The outcome of [`MessageStore::accept`].
@@ -45,6 +50,9 @@ pub enum AcceptOutcome {
     /// The request's idempotency claim lapsed and another request took the key over: nothing was written
     /// (the key belongs to the other request now).
     IdempotencyClaimLost,
+    /// The recipient refuses it ([`AcceptRequest::recipient_check`]): nothing was written. Checked before
+    /// the quota, so a refused send is not counted.
+    RecipientRefused(crate::contact::RecipientRefusal),
 }
 
 /// Filters and position of a message log read, newest first.

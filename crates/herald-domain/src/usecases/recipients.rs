@@ -36,6 +36,12 @@ impl RecipientChecks {
         Self { contacts: None }
     }
 
+    /// Whether sends are checked at all (a real send leaves the check to its accept's transaction,
+    /// [`crate::ports::AcceptRequest::recipient_check`]).
+    pub fn enabled(&self) -> bool {
+        self.contacts.is_some()
+    }
+
     /// Every refusal a send of `purpose` to `recipient` would meet, in the order they are checked
     /// (blocked, then opted out); empty when it may go.
     ///

@@ -349,7 +349,8 @@ impl SendMessage {
             .finish(())
             .map_err(SendError::Invalid)?;
         let purpose = self.check_content(&organization, sender, &mut draft, now).await?;
-        self.check_recipient(&organization, &draft, purpose).await?;
+        // The recipient's own refusals (blocked, stopped marketing) are checked by the accept's transaction,
+        // for a whole batch of accepts at once, rather than by a read of each send's own.
         let upload = match upload {
             Some((file, staged)) => Some(self.store_upload(&plan, file, staged).await?),
             None => None,
@@ -398,6 +399,7 @@ impl SendMessage {
                 limit: plan.monthly_quota,
             },
             idempotency: idempotency_key,
+            recipient_check: self.recipients.enabled().then_some(purpose),
             message,
         };
         // A scheduled message tells the customer it is waiting; an immediate one's first event is `submitted`.
@@ -428,6 +430,15 @@ impl SendMessage {
                     self.forget_upload(file).await;
                 }
                 Err(SendError::IdempotencyConflict)
+            }
+            AcceptOutcome::RecipientRefused(refusal) => {
+                if let Some(file) = &upload {
+                    self.forget_upload(file).await;
+                }
+                Err(SendError::Recipient {
+                    refusal,
+                    to: request.message.to,
+                })
             }
         }
     }

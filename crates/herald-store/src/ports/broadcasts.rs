@@ -137,6 +137,8 @@ macro_rules! broadcasts_port {
                                 job: m.job.clone(),
                                 quota: request.quota.clone(),
                                 idempotency: None,
+                                // Its rows were checked before the accept, with one read per 500 numbers.
+                                recipient_check: None,
                                 // A broadcast is announced by its own events, not one per message.
                                 customer_event: None,
                             })

@@ -4,13 +4,15 @@ macro_rules! messages_port {
     () => {
         pub(super) mod messages {
             use super::super::schema::{
-                idempotency_keys, inbound_messages, message_events, messages, outbox, usage_counters,
+                contacts, idempotency_keys, inbound_messages, message_events, messages, outbox,
+                usage_counters,
             };
             use super::super::{Conn, Db};
             use super::shared::{convert, insert_customer_event, insert_status_event};
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
+            use herald_domain::contact::{Contact, Recipient, RecipientRefusal};
             use herald_domain::content::MessageRef;
             use herald_domain::ids::{MessageId, OrganizationId, SenderId};
             use herald_domain::message::{Message, StatusEvent};
@@ -21,7 +23,7 @@ macro_rules! messages_port {
             use herald_domain::time::BillingPeriod;
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::group_commit::{Pending, PreparedAccept, Turn};
-            use $crate::rows::{EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
+            use $crate::rows::{ContactRow, EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
 
             // ---- Group commit of accepts (see `crate::group_commit`) ----
 
@@ -139,6 +141,81 @@ macro_rules! messages_port {
                 super::super::announce_work(conn).await
             }
 
+            /// The first refusal each item's recipient gives its send (blocked; a marketing template to
+            /// someone who stopped them), for the items that ask for the check: the contacts of the whole
+            /// batch are read with one statement per kind of recipient (numbers, user ids), and only those
+            /// that refuse something.
+            async fn recipient_refusals(
+                conn: &mut Conn,
+                items: &[&PreparedAccept],
+            ) -> Result<Vec<Option<RecipientRefusal>>, TxError> {
+                let checked = || items.iter().filter_map(|item| item.recipient_check.as_ref());
+                if checked().next().is_none() {
+                    return Ok(vec![None; items.len()]);
+                }
+                let mut orgs: Vec<&str> = items
+                    .iter()
+                    .filter(|item| item.recipient_check.is_some())
+                    .map(|item| item.message.organization_id.as_str())
+                    .collect();
+                orgs.sort_unstable();
+                orgs.dedup();
+                let numbers: Vec<&str> = checked()
+                    .filter_map(|(to, _)| match to {
+                        Recipient::Number(number) => Some(number.as_str()),
+                        Recipient::User(_) => None,
+                    })
+                    .collect();
+                let users: Vec<&str> = checked()
+                    .filter_map(|(to, _)| match to {
+                        Recipient::User(user) => Some(user.as_str()),
+                        Recipient::Number(_) => None,
+                    })
+                    .collect();
+                let restricted = || contacts::blocked.eq(true).or(contacts::marketing.eq("stopped"));
+                let mut rows: Vec<ContactRow> = Vec::new();
+                if !numbers.is_empty() {
+                    rows.extend(
+                        contacts::table
+                            .filter(contacts::organization_id.eq_any(&orgs))
+                            .filter(contacts::number.eq_any(&numbers))
+                            .filter(restricted())
+                            .select(ContactRow::as_select())
+                            .load::<ContactRow>(conn)
+                            .await?,
+                    );
+                }
+                if !users.is_empty() {
+                    rows.extend(
+                        contacts::table
+                            .filter(contacts::organization_id.eq_any(&orgs))
+                            .filter(contacts::user_id.eq_any(&users))
+                            .filter(restricted())
+                            .select(ContactRow::as_select())
+                            .load::<ContactRow>(conn)
+                            .await?,
+                    );
+                }
+                let found = rows
+                    .into_iter()
+                    .map(Contact::try_from)
+                    .collect::<Result<Vec<Contact>, StoreError>>()?;
+                Ok(items
+                    .iter()
+                    .map(|item| {
+                        let (to, purpose) = item.recipient_check.as_ref()?;
+                        let contact = found.iter().find(|contact| {
+                            contact.organization_id.to_string() == item.message.organization_id
+                                && match to {
+                                    Recipient::Number(number) => contact.number.as_ref() == Some(number),
+                                    Recipient::User(user) => contact.user_id.as_ref() == Some(user),
+                                }
+                        })?;
+                        RecipientRefusal::all_for(contact, *purpose).into_iter().next()
+                    })
+                    .collect())
+            }
+
             /// Writes a batch of accepts (sorted by organization and period) inside the caller's
             /// transaction: each run's quota and the accepted items' message, event, outbox job and
             /// idempotency record (`insert_accepted`: one statement per table on PostgreSQL), the quota
@@ -148,15 +225,24 @@ macro_rules! messages_port {
                 all: &[&PreparedAccept],
                 charge: Charge,
             ) -> Result<Vec<AcceptOutcome>, TxError> {
-                // An item whose idempotency claim another request took over writes nothing; the others go on.
-                let mut held = Vec::with_capacity(all.len());
+                // Each item's answer when it writes nothing: its idempotency claim was taken over by another
+                // request, or its recipient refuses it (checked before the quota, so it is not counted). The
+                // others go on.
+                let mut settled: Vec<Option<AcceptOutcome>> = Vec::with_capacity(all.len());
                 for item in all {
-                    held.push(super::idempotency::claim_held(conn, item).await?);
+                    let held = super::idempotency::claim_held(conn, item).await?;
+                    settled.push((!held).then_some(AcceptOutcome::IdempotencyClaimLost));
+                }
+                let refusals = recipient_refusals(conn, all).await?;
+                for (answer, refusal) in settled.iter_mut().zip(refusals) {
+                    if answer.is_none() {
+                        *answer = refusal.map(AcceptOutcome::RecipientRefused);
+                    }
                 }
                 let items: Vec<&PreparedAccept> = all
                     .iter()
-                    .zip(&held)
-                    .filter(|(_, held)| **held)
+                    .zip(&settled)
+                    .filter(|(_, settled)| settled.is_none())
                     .map(|(item, _)| *item)
                     .collect();
                 let runs = || {
@@ -178,15 +264,9 @@ macro_rules! messages_port {
                             return Err(TxError::QuotaTight);
                         }
                     }
-                    return Ok(held
+                    return Ok(settled
                         .into_iter()
-                        .map(|held| {
-                            if held {
-                                AcceptOutcome::Accepted
-                            } else {
-                                AcceptOutcome::IdempotencyClaimLost
-                            }
-                        })
+                        .map(|settled| settled.unwrap_or(AcceptOutcome::Accepted))
                         .collect());
                 }
                 let mut outcomes = Vec::with_capacity(items.len());
@@ -203,14 +283,10 @@ macro_rules! messages_port {
                     insert_rows(conn, &accepted).await?;
                 }
                 let mut outcomes = outcomes.into_iter();
-                Ok(held
+                Ok(settled
                     .into_iter()
-                    .map(|held| {
-                        if held {
-                            outcomes.next().unwrap_or(AcceptOutcome::QuotaExceeded)
-                        } else {
-                            AcceptOutcome::IdempotencyClaimLost
-                        }
+                    .map(|settled| {
+                        settled.unwrap_or_else(|| outcomes.next().unwrap_or(AcceptOutcome::QuotaExceeded))
                     })
                     .collect())
             }

@@ -337,6 +337,7 @@ pub async fn messages_concurrent_accepts_respect_quota(ports: Ports) {
             }
             Ok(AcceptOutcome::QuotaExceeded) => refused += 1,
             Ok(AcceptOutcome::IdempotencyClaimLost) => panic!("no accept here holds a key"),
+            Ok(AcceptOutcome::RecipientRefused(refusal)) => panic!("no recipient here refuses: {refusal:?}"),
             Err(error) => panic!("a concurrent accept must not fail: {error:?}"),
         }
     }
@@ -780,6 +781,9 @@ pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
             }
             (Some(_), Err(error)) => panic!("a valid accept must not fail beside a bad one: {error:?}"),
             (Some(_), Ok(AcceptOutcome::IdempotencyClaimLost)) => panic!("every claim here is live"),
+            (Some(_), Ok(AcceptOutcome::RecipientRefused(refusal))) => {
+                panic!("no recipient here refuses: {refusal:?}")
+            }
         }
     }
     assert_eq!(
@@ -819,4 +823,93 @@ pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
         Some(original),
         "the original is unchanged by its duplicate"
     );
+}
+
+/// An accept that asks for the recipient check is refused, writing and counting nothing, when the
+/// recipient's contact in the accept's organization refuses a send of its purpose: blocked (by number or by
+/// user id), or a marketing template to someone who stopped them. Everything else in the same batches goes
+/// through: another purpose, an unchecked accept, an unknown recipient, another organization's.
+pub async fn messages_accept_refuses_what_the_recipient_refuses(ports: Ports) {
+    use herald_domain::contact::{
+        MarketingPreference, PreferenceChange, PreferenceSource, Recipient, RecipientRefusal, SendPurpose,
+        UserId,
+    };
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let (other, other_sender) = new_organization_with_sender(&ports, "starter").await;
+    let blocked = "+15551110001";
+    let stopped = "+15551110002";
+    let user = Recipient::User(UserId::parse("US.555000111").expect("a user id"));
+    ports
+        .contacts
+        .set_blocked(&org.id, &Recipient::Number(phone(blocked)), true, at(0))
+        .await
+        .expect("set_blocked");
+    ports
+        .contacts
+        .set_blocked(&org.id, &user, true, at(0))
+        .await
+        .expect("set_blocked");
+    ports
+        .contacts
+        .record_preference(&PreferenceChange {
+            organization_id: org.id,
+            number: Some(phone(stopped)),
+            user_id: None,
+            preference: MarketingPreference::Stopped,
+            source: PreferenceSource::Api,
+            occurred_at: at(0),
+            recorded_at: at(0),
+            event_id: herald_domain::ids::EventId::from_ulid(crate::fixtures::next_ulid()),
+            dedupe_key: None,
+        })
+        .await
+        .expect("record_preference");
+
+    let request = |org: &herald_domain::organization::Organization,
+                   sender: &herald_domain::organization::SenderNumber,
+                   to: Recipient,
+                   check: Option<SendPurpose>,
+                   i: i64| {
+        let mut message = text_message(org.id, sender, "+15551119999", at(i));
+        message.to = to;
+        AcceptRequest {
+            recipient_check: check,
+            ..accept_request(&message, Some(100), None)
+        }
+    };
+    let number = |n: &str| Recipient::Number(phone(n));
+    let cases = vec![
+        (request(&org, &sender, number(blocked), Some(SendPurpose::Other), 1),
+         AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked)),
+        (request(&org, &sender, number(blocked), Some(SendPurpose::Marketing), 2),
+         AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked)),
+        (request(&org, &sender, user.clone(), Some(SendPurpose::Other), 3),
+         AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked)),
+        (request(&org, &sender, number(stopped), Some(SendPurpose::Marketing), 4),
+         AcceptOutcome::RecipientRefused(RecipientRefusal::OptedOut)),
+        (request(&org, &sender, number(stopped), Some(SendPurpose::Other), 5), AcceptOutcome::Accepted),
+        (request(&org, &sender, number(blocked), None, 6), AcceptOutcome::Accepted),
+        (request(&org, &sender, number("+15551110003"), Some(SendPurpose::Marketing), 7),
+         AcceptOutcome::Accepted),
+        (request(&other, &other_sender, number(blocked), Some(SendPurpose::Marketing), 8),
+         AcceptOutcome::Accepted),
+    ];
+    // At once, so the group commit puts several of them in one batch.
+    let answers = futures::future::join_all(cases.iter().map(|(request, _)| ports.messages.accept(request))).await;
+    for ((request, expected), answer) in cases.iter().zip(answers) {
+        assert_eq!(answer.expect("accept"), *expected, "to {:?}", request.message.to);
+        let stored = ports
+            .messages
+            .message(&request.message.organization_id, &request.message.id)
+            .await
+            .expect("message");
+        assert_eq!(
+            stored.is_some(),
+            *expected == AcceptOutcome::Accepted,
+            "only what is accepted is stored: to {:?}",
+            request.message.to
+        );
+    }
+    assert_eq!(super::schedule::usage(&ports, &org).await, 3, "a refused accept is not counted");
+    assert_eq!(super::schedule::usage(&ports, &other).await, 1);
 }

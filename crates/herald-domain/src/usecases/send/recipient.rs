@@ -1,5 +1,6 @@
-//! The checks about the recipient themself (issue 20: a block, a marketing opt-out), made after the
-//! content checks by a real send and by its dry run alike: the one place they plug in.
+//! The checks about the recipient themself (issue 20: a block, a marketing opt-out), as a dry run reads
+//! them after the content checks. A real send has them made by its accept's transaction
+//! (`AcceptRequest::recipient_check`, the same `RecipientRefusal::all_for`), still before the quota.
 
 use super::{SendDraft, SendError, SendMessage};
 use crate::contact::{RecipientRefusal, SendPurpose};
@@ -25,23 +26,5 @@ impl SendMessage {
                 to: draft.to.clone(),
             })
             .collect())
-    }
-
-    /// Refuses a send the recipient's state forbids, with the first refusal it meets.
-    pub(super) async fn check_recipient(
-        &self,
-        organization: &Organization,
-        draft: &SendDraft,
-        purpose: SendPurpose,
-    ) -> Result<(), SendError> {
-        match self
-            .recipient_refusals(organization, draft, purpose)
-            .await?
-            .into_iter()
-            .next()
-        {
-            Some(refusal) => Err(refusal),
-            None => Ok(()),
-        }
     }
 }

@@ -1,7 +1,7 @@
 //! `SendMessage`: every refusal, the order of the checks (docs/api.md §8), the exact accept, idempotency.
 
 use super::*;
-use crate::contact::{Contact, MarketingPreference, Recipient, RecipientRefusal};
+use crate::contact::{Contact, Recipient, RecipientRefusal, SendPurpose};
 use crate::error::ValidationErrors;
 use crate::ids::{EventId, JobId};
 use crate::message::{EventSource, MessageStatus, StatusEvent};
@@ -815,6 +815,7 @@ fn an_open_window_accepts_exactly_the_expected_request() {
     let message_id = request.message.id;
     let sender = second_sender();
     let expected = AcceptRequest {
+        recipient_check: None,
         customer_event: None,
         message: Message {
             id: message_id,
@@ -1911,24 +1912,12 @@ mod media_sends {
 
 // ---- recipient checks (docs/api.md §7.1) ----
 
-fn contact(marketing: MarketingPreference, blocked: bool) -> Contact {
-    let mut contact = Contact::unknown(org_id(), &Recipient::Number(phone(RECIPIENT)), now());
-    contact.marketing = marketing;
-    contact.blocked = blocked;
-    contact
-}
-
-/// The use case with recipient checks that find `found` for the recipient (asked exactly once).
-fn build_with_contact(ports: Ports, found: Option<Contact>) -> SendMessage {
-    let mut contacts = MockContactStore::new();
-    contacts
-        .expect_contact()
-        .withf(|org, recipient| *org == org_id() && *recipient == Recipient::Number(phone(RECIPIENT)))
-        .times(1)
-        .returning(move |_, _| Ok(found.clone()));
+/// The use case with recipient checks on: a real send leaves them to its accept's transaction
+/// (`AcceptRequest::recipient_check`) and reads no contact itself (the mock allows no read).
+fn build_with_checks(ports: Ports) -> SendMessage {
     ports
         .build()
-        .with_recipient_checks(RecipientChecks::new(Arc::new(contacts)))
+        .with_recipient_checks(RecipientChecks::new(Arc::new(MockContactStore::new())))
 }
 
 fn marketing_template(waba: &NetworkRef) -> Template {
@@ -1939,16 +1928,16 @@ fn marketing_template(waba: &NetworkRef) -> Template {
 }
 
 #[test]
-fn a_marketing_template_to_someone_who_stopped_is_refused_before_the_accept() {
+fn a_marketing_template_asks_the_accept_for_the_marketing_check_and_its_refusal_is_the_answer() {
     let waba = default_sender().waba_id;
     let mut ports = Ports::new();
     ports
         .allow_rate()
         .senders(two_senders())
         .template(waba.clone(), Some(marketing_template(&waba)))
-        .never_accept()
         .never_release();
-    let send = build_with_contact(ports, Some(contact(MarketingPreference::Stopped, false)));
+    let asked = ports.accept(AcceptOutcome::RecipientRefused(RecipientRefusal::OptedOut));
+    let send = build_with_checks(ports);
 
     let result = run(send.execute(template_command(one_variable())));
 
@@ -1959,10 +1948,12 @@ fn a_marketing_template_to_someone_who_stopped_is_refused_before_the_accept() {
         ),
         "{result:?}"
     );
+    let request = asked.lock().unwrap().clone().unwrap();
+    assert_eq!(request.recipient_check, Some(SendPurpose::Marketing));
 }
 
 #[test]
-fn a_utility_template_still_goes_to_someone_who_stopped_marketing() {
+fn a_utility_template_asks_the_accept_for_the_check_of_other_sends() {
     let waba = default_sender().waba_id;
     let mut ports = Ports::new();
     ports
@@ -1974,17 +1965,17 @@ fn a_utility_template_still_goes_to_someone_who_stopped_marketing() {
         )
         .never_release();
     let accepted = ports.accept(AcceptOutcome::Accepted);
-    let send = build_with_contact(ports, Some(contact(MarketingPreference::Stopped, false)));
+    let send = build_with_checks(ports);
 
     let result = run(send.execute(template_command(one_variable())));
 
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
-    assert!(accepted.lock().unwrap().is_some());
+    let request = accepted.lock().unwrap().clone().unwrap();
+    assert_eq!(request.recipient_check, Some(SendPurpose::Other));
 }
 
 #[test]
-fn every_kind_to_a_blocked_recipient_is_refused_and_blocked_comes_first() {
-    let waba = default_sender().waba_id;
+fn a_free_form_send_the_accept_finds_blocked_answers_blocked() {
     let mut ports = Ports::new();
     ports
         .allow_rate()
@@ -1992,9 +1983,9 @@ fn every_kind_to_a_blocked_recipient_is_refused_and_blocked_comes_first() {
         .window(
             default_sender().id,
             Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
-        )
-        .never_accept();
-    let send = build_with_contact(ports, Some(contact(MarketingPreference::Allowed, true)));
+        );
+    let asked = ports.accept(AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked));
+    let send = build_with_checks(ports);
     let result = run(send.execute(text_command()));
     assert!(
         matches!(
@@ -2006,39 +1997,22 @@ fn every_kind_to_a_blocked_recipient_is_refused_and_blocked_comes_first() {
         ),
         "{result:?}"
     );
-
-    let mut ports = Ports::new();
-    ports
-        .allow_rate()
-        .senders(two_senders())
-        .template(waba.clone(), Some(marketing_template(&waba)))
-        .never_accept();
-    let send = build_with_contact(ports, Some(contact(MarketingPreference::Stopped, true)));
-    let result = run(send.execute(template_command(one_variable())));
-    assert!(
-        matches!(
-            result,
-            Err(SendError::Recipient {
-                refusal: RecipientRefusal::Blocked,
-                ..
-            })
-        ),
-        "blocked is checked before opted out: {result:?}"
-    );
+    let request = asked.lock().unwrap().clone().unwrap();
+    assert_eq!(request.recipient_check, Some(SendPurpose::Other));
 }
 
 #[test]
-fn a_recipient_nothing_is_recorded_about_is_sent_to() {
+fn without_recipient_checks_the_accept_is_asked_for_none() {
     let waba = default_sender().waba_id;
     let mut ports = Ports::new();
     ports
         .allow_rate()
         .senders(two_senders())
         .template(waba.clone(), Some(marketing_template(&waba)));
-    ports.accept(AcceptOutcome::Accepted);
-    let send = build_with_contact(ports, None);
-    let result = run(send.execute(template_command(one_variable())));
+    let accepted = ports.accept(AcceptOutcome::Accepted);
+    let result = run(ports.build().execute(template_command(one_variable())));
     assert!(matches!(result, Ok(SendOutcome::Accepted(_))), "{result:?}");
+    assert_eq!(accepted.lock().unwrap().clone().unwrap().recipient_check, None);
 }
 
 // ---- scheduled sends (`send_at`) ----
@@ -2215,8 +2189,8 @@ fn free_form_to_a_user_id_uses_the_window_of_its_paired_number_and_keeps_the_use
     let accepted = ports.accept(AcceptOutcome::Accepted);
     let mut paired = Contact::unknown(org_id(), &user(), now());
     paired.number = Some(phone(RECIPIENT));
-    // Asked for the window's number, then for the recipient checks.
-    let send = build_with_user(ports, Some(paired), 2);
+    // Asked for the window's number; the recipient checks are the accept's.
+    let send = build_with_user(ports, Some(paired), 1);
 
     let result = run(send.execute(to_user(text_command())));
 
@@ -2273,7 +2247,7 @@ fn free_form_to_a_user_id_that_wrote_without_a_number_uses_the_window_its_messag
             }))
         });
     let accepted = ports.accept(AcceptOutcome::Accepted);
-    let send = build_with_user(ports, Some(Contact::unknown(org_id(), &user(), now())), 2);
+    let send = build_with_user(ports, Some(Contact::unknown(org_id(), &user(), now())), 1);
 
     let result = run(send.execute(to_user(text_command())));
 
@@ -2290,7 +2264,8 @@ fn a_template_to_an_unknown_user_id_is_accepted_to_that_user_id() {
         Some(template(&waba, "APPROVED", HeaderSpec::None, 1)),
     );
     let accepted = ports.accept(AcceptOutcome::Accepted);
-    let send = build_with_user(ports, None, 1);
+    // A template needs no window, and the recipient checks are the accept's: no contact is read.
+    let send = build_with_user(ports, None, 0);
 
     let result = run(send.execute(to_user(template_command(one_variable()))));
 
