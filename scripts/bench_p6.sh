@@ -56,7 +56,7 @@ rm -f "$large_plans" "$small_plans"
 echo
 echo "Under load on the $messages-message database, beside an empty one in the same run (\`scripts/bench_p6_load.py\`):"
 echo "P1 as in the HTTP section, alternating the two databases run by run; then reads offered at a constant rate"
-echo "(\`oha --rand-regex-url -c 4 -q ${HERALD_BENCH_P6_READ_RATE:-200} --latency-correction\`), one API process each."
+echo "(\`oha --urls-from-file -c 4 -q ${HERALD_BENCH_P6_READ_RATE:-200} --latency-correction\`), one API process each."
 echo
 echo "| figure | median | min | max |"
 echo "|---|---|---|---|"

@@ -149,7 +149,11 @@ macro_rules! messages_port {
                 conn: &mut Conn,
                 items: &[&PreparedAccept],
             ) -> Result<Vec<Option<RecipientRefusal>>, TxError> {
-                let checked = || items.iter().filter_map(|item| item.recipient_check.as_ref());
+                let checked = || {
+                    items
+                        .iter()
+                        .filter_map(|item| item.recipient_check.as_ref())
+                };
                 if checked().next().is_none() {
                     return Ok(vec![None; items.len()]);
                 }
@@ -172,7 +176,11 @@ macro_rules! messages_port {
                         Recipient::Number(_) => None,
                     })
                     .collect();
-                let restricted = || contacts::blocked.eq(true).or(contacts::marketing.eq("stopped"));
+                let restricted = || {
+                    contacts::blocked
+                        .eq(true)
+                        .or(contacts::marketing.eq("stopped"))
+                };
                 let mut rows: Vec<ContactRow> = Vec::new();
                 if !numbers.is_empty() {
                     rows.extend(
@@ -211,7 +219,9 @@ macro_rules! messages_port {
                                     Recipient::User(user) => contact.user_id.as_ref() == Some(user),
                                 }
                         })?;
-                        RecipientRefusal::all_for(contact, *purpose).into_iter().next()
+                        RecipientRefusal::all_for(contact, *purpose)
+                            .into_iter()
+                            .next()
                     })
                     .collect())
             }

@@ -124,18 +124,18 @@ macro_rules! tracking_port {
                 Ok(())
             }
 
-            #[async_trait]
-            impl TrackingStore for Db {
-                async fn apply_callback_status(
+            impl Db {
+                /// Applies `update` and, with `callback`, marks that stored callback processed in the same
+                /// transaction; wakes the webhook workers when the status changed.
+                async fn apply_marking(
                     &self,
                     update: &StatusUpdate,
-                    callback: &EventId,
-                    at: Timestamp,
+                    callback: Option<(&EventId, Timestamp)>,
                 ) -> Result<Option<StatusApplied>, StoreError> {
                     let applied = write_tx!(self, |conn| {
                         let applied = apply_in_tx(conn, update).await?;
-                        if applied.is_some() {
-                            mark_processed(conn, callback, at, None).await?;
+                        if let (Some(_), Some((id, at))) = (&applied, callback) {
+                            mark_processed(conn, id, at, None).await?;
                         }
                         Ok(applied)
                     })
@@ -148,20 +148,24 @@ macro_rules! tracking_port {
                     }
                     Ok(applied)
                 }
+            }
+
+            #[async_trait]
+            impl TrackingStore for Db {
+                async fn apply_callback_status(
+                    &self,
+                    update: &StatusUpdate,
+                    callback: &EventId,
+                    at: Timestamp,
+                ) -> Result<Option<StatusApplied>, StoreError> {
+                    self.apply_marking(update, Some((callback, at))).await
+                }
 
                 async fn apply_status(
                     &self,
                     update: &StatusUpdate,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    let applied = write_tx!(self, |conn| apply_in_tx(conn, update).await)
-                        .map_err(TxError::into_store)?;
-                    if applied
-                        .as_ref()
-                        .is_some_and(|a| matches!(a.transition, Transition::Applied { .. }))
-                    {
-                        self.webhooks_committed();
-                    }
-                    Ok(applied)
+                    self.apply_marking(update, None).await
                 }
 
                 async fn record_notice(

@@ -878,24 +878,55 @@ pub async fn messages_accept_refuses_what_the_recipient_refuses(ports: Ports) {
         }
     };
     let number = |n: &str| Recipient::Number(phone(n));
-    let cases = vec![
-        (request(&org, &sender, number(blocked), Some(SendPurpose::Other), 1),
-         AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked)),
-        (request(&org, &sender, number(blocked), Some(SendPurpose::Marketing), 2),
-         AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked)),
-        (request(&org, &sender, user.clone(), Some(SendPurpose::Other), 3),
-         AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked)),
-        (request(&org, &sender, number(stopped), Some(SendPurpose::Marketing), 4),
-         AcceptOutcome::RecipientRefused(RecipientRefusal::OptedOut)),
-        (request(&org, &sender, number(stopped), Some(SendPurpose::Other), 5), AcceptOutcome::Accepted),
-        (request(&org, &sender, number(blocked), None, 6), AcceptOutcome::Accepted),
-        (request(&org, &sender, number("+15551110003"), Some(SendPurpose::Marketing), 7),
-         AcceptOutcome::Accepted),
-        (request(&other, &other_sender, number(blocked), Some(SendPurpose::Marketing), 8),
-         AcceptOutcome::Accepted),
+    let cases = [
+        (
+            request(&org, &sender, number(blocked), Some(SendPurpose::Other), 1),
+            AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked),
+        ),
+        (
+            request(&org, &sender, number(blocked), Some(SendPurpose::Marketing), 2),
+            AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked),
+        ),
+        (
+            request(&org, &sender, user.clone(), Some(SendPurpose::Other), 3),
+            AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked),
+        ),
+        (
+            request(&org, &sender, number(stopped), Some(SendPurpose::Marketing), 4),
+            AcceptOutcome::RecipientRefused(RecipientRefusal::OptedOut),
+        ),
+        (
+            request(&org, &sender, number(stopped), Some(SendPurpose::Other), 5),
+            AcceptOutcome::Accepted,
+        ),
+        (
+            request(&org, &sender, number(blocked), None, 6),
+            AcceptOutcome::Accepted,
+        ),
+        (
+            request(
+                &org,
+                &sender,
+                number("+15551110003"),
+                Some(SendPurpose::Marketing),
+                7,
+            ),
+            AcceptOutcome::Accepted,
+        ),
+        (
+            request(
+                &other,
+                &other_sender,
+                number(blocked),
+                Some(SendPurpose::Marketing),
+                8,
+            ),
+            AcceptOutcome::Accepted,
+        ),
     ];
     // At once, so the group commit puts several of them in one batch.
-    let answers = futures::future::join_all(cases.iter().map(|(request, _)| ports.messages.accept(request))).await;
+    let answers =
+        futures::future::join_all(cases.iter().map(|(request, _)| ports.messages.accept(request))).await;
     for ((request, expected), answer) in cases.iter().zip(answers) {
         assert_eq!(answer.expect("accept"), *expected, "to {:?}", request.message.to);
         let stored = ports
@@ -910,6 +941,10 @@ pub async fn messages_accept_refuses_what_the_recipient_refuses(ports: Ports) {
             request.message.to
         );
     }
-    assert_eq!(super::schedule::usage(&ports, &org).await, 3, "a refused accept is not counted");
+    assert_eq!(
+        super::schedule::usage(&ports, &org).await,
+        3,
+        "a refused accept is not counted"
+    );
     assert_eq!(super::schedule::usage(&ports, &other).await, 1);
 }

@@ -629,18 +629,33 @@ pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Port
     };
 
     let sent = stored(1);
-    ports.tracking.store_callback(&sent).await.expect("store_callback");
+    ports
+        .tracking
+        .store_callback(&sent)
+        .await
+        .expect("store_callback");
     let applied = ports
         .tracking
-        .apply_callback_status(&update(&message, MessageStatus::Sent, at(1), Some("wamid.ALONE")), &sent.id, at(2))
+        .apply_callback_status(
+            &update(&message, MessageStatus::Sent, at(1), Some("wamid.ALONE")),
+            &sent.id,
+            at(2),
+        )
         .await
         .expect("apply_callback_status")
         .expect("the message exists");
     assert_eq!(applied.message.status, MessageStatus::Sent);
-    assert!(backlog().await.is_empty(), "the callback was marked processed with the status");
+    assert!(
+        backlog().await.is_empty(),
+        "the callback was marked processed with the status"
+    );
 
     let orphan = stored(3);
-    ports.tracking.store_callback(&orphan).await.expect("store_callback");
+    ports
+        .tracking
+        .store_callback(&orphan)
+        .await
+        .expect("store_callback");
     let unknown = StatusUpdate {
         message_id: MessageId::from_ulid(next_ulid()),
         ..update(&message, MessageStatus::Delivered, at(3), None)
@@ -653,13 +668,21 @@ pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Port
             .expect("apply_callback_status"),
         None
     );
-    assert_eq!(backlog().await, vec![orphan.id], "a status for no message leaves its callback unmarked");
+    assert_eq!(
+        backlog().await,
+        vec![orphan.id],
+        "a status for no message leaves its callback unmarked"
+    );
 
     let never_stored = EventId::from_ulid(next_ulid());
     let events_before = events_of(&ports, &org).await.len();
     let answer = ports
         .tracking
-        .apply_callback_status(&update(&message, MessageStatus::Delivered, at(5), None), &never_stored, at(6))
+        .apply_callback_status(
+            &update(&message, MessageStatus::Delivered, at(5), None),
+            &never_stored,
+            at(6),
+        )
         .await;
     assert!(matches!(answer, Err(StoreError::NotFound)), "got {answer:?}");
     let stored_message = ports

@@ -184,27 +184,9 @@ impl Ports {
         self
     }
 
-    /// `apply_status` answers `answer` once and keeps the update it was given.
-    fn applies(&mut self, answer: Option<StatusApplied>) -> Arc<Mutex<Vec<StatusUpdate>>> {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let keep = Arc::clone(&seen);
-        self.tracking
-            .expect_apply_status()
-            .times(1)
-            .returning(move |update| {
-                keep.lock().unwrap().push(update.clone());
-                Ok(answer.clone())
-            });
-        seen
-    }
-
     /// `apply_callback_status` answers `answer` once, for `callback(n)` at `now()` (a status alone in its
     /// callback: applied and the callback marked in one transaction), and keeps the update it was given.
-    fn applies_marking(
-        &mut self,
-        n: u128,
-        answer: Option<StatusApplied>,
-    ) -> Arc<Mutex<Vec<StatusUpdate>>> {
+    fn applies_marking(&mut self, n: u128, answer: Option<StatusApplied>) -> Arc<Mutex<Vec<StatusUpdate>>> {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let keep = Arc::clone(&seen);
         self.tracking

@@ -1977,13 +1977,10 @@ fn a_utility_template_asks_the_accept_for_the_check_of_other_sends() {
 #[test]
 fn a_free_form_send_the_accept_finds_blocked_answers_blocked() {
     let mut ports = Ports::new();
-    ports
-        .allow_rate()
-        .senders(two_senders())
-        .window(
-            default_sender().id,
-            Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
-        );
+    ports.allow_rate().senders(two_senders()).window(
+        default_sender().id,
+        Some(window_since(default_sender().id, chrono::TimeDelta::hours(1))),
+    );
     let asked = ports.accept(AcceptOutcome::RecipientRefused(RecipientRefusal::Blocked));
     let send = build_with_checks(ports);
     let result = run(send.execute(text_command()));
