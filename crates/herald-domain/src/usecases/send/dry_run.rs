@@ -158,10 +158,8 @@ impl SendMessage {
                 SendPurpose::Other
             }
         };
-        for refusal in self.recipient_refusals(&organization, &draft, purpose).await? {
-            push_refusal(&mut run, refusal)?;
-        }
-        // Where the real send stores its file: after the recipient, before the accept takes the quota.
+        // Where the real send stores its file: before its accept, whose transaction checks the recipient
+        // and then takes the quota.
         if let (Some(file), Some(limit)) = (&placed, plan.media_storage_bytes) {
             let used = self
                 .catalog
@@ -173,6 +171,9 @@ impl SendMessage {
                         &plan, used, file,
                     )));
             }
+        }
+        for refusal in self.recipient_refusals(&organization, &draft, purpose).await? {
+            push_refusal(&mut run, refusal)?;
         }
         if let Some(limit) = plan.monthly_quota {
             let used = self
