@@ -18,6 +18,7 @@ on_both_stores!(
     a_dry_run_sees_the_rate_limit_without_spending_it,
     a_dry_run_of_a_form_keeps_no_file,
     a_dry_run_of_a_form_meets_the_media_storage_check,
+    a_file_to_a_blocked_recipient_meets_the_storage_first_and_keeps_no_file,
     usage_ranges_are_checked,
 );
 
@@ -495,4 +496,67 @@ async fn a_dry_run_of_a_form_meets_the_media_storage_check(db: Db) {
         "neither the dry run nor the refused send kept a file"
     );
     assert_eq!(app.message_count().await, 0);
+}
+
+/// A real send stores its file before its accept, whose transaction checks the recipient: a file that does
+/// not fit answers `413 payload_too_large` even to a blocked recipient, and the dry run lists the two
+/// refusals in that order; a file that fits, to a blocked recipient, answers `422 recipient_blocked` and the
+/// stored file is removed again. Nothing is stored or counted either way.
+async fn a_file_to_a_blocked_recipient_meets_the_storage_first_and_keeps_no_file(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    app.open_window_with(TO).await;
+    let blocked = app
+        .post_response(
+            &format!("/api/v1/contacts/{}/block", TO.replace('+', "%2B")),
+            &json!({}),
+        )
+        .await;
+    assert_eq!(blocked.status(), 200, "{}", blocked.text().await.unwrap());
+    let bytes = files::padded(files::png(), 10_000);
+    let size = bytes.len() as u64;
+    let form = || {
+        Form::new()
+            .text("to", TO)
+            .part("file", file_part(bytes.clone(), "p.png", "image/png"))
+    };
+
+    custom_plan(&app, |plan| plan.media_storage_bytes = Some(size / 2)).await;
+    let run: Value = app
+        .post_form("/api/v1/messages/send-file?dry_run=true", form())
+        .await
+        .json()
+        .await
+        .unwrap();
+    let codes: Vec<&str> = run["refusals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["payload_too_large", "recipient_blocked"], "{run}");
+    assert_problem(
+        app.post_form("/api/v1/messages/send-file", form()).await,
+        413,
+        "payload_too_large",
+    )
+    .await;
+
+    custom_plan(&app, |plan| plan.media_storage_bytes = Some(size * 4)).await;
+    assert_problem(
+        app.post_form("/api/v1/messages/send-file", form()).await,
+        422,
+        "recipient_blocked",
+    )
+    .await;
+    assert_eq!(
+        files_under(app.media_root()),
+        Vec::<String>::new(),
+        "the file stored before the accept's refusal is removed"
+    );
+    assert_eq!(app.message_count().await, 0);
+    assert_eq!(
+        app.get("/api/v1/usage").await["messages"],
+        0,
+        "a refused send is not counted"
+    );
 }
