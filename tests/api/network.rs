@@ -17,6 +17,7 @@ on_both_stores!(
     text_inside_the_window_is_delivered,
     templates_are_delivered_and_endings_steer_the_outcome,
     duplicated_callbacks_produce_one_event_each,
+    the_callbacks_of_a_delivered_message_are_all_marked_processed,
     throughput_errors_slow_dispatch_without_failing,
     a_worker_dying_after_the_network_accepted_does_not_double_send,
     a_slow_sender_gets_each_of_200_messages_submitted_exactly_once,
@@ -417,6 +418,34 @@ async fn duplicated_callbacks_produce_one_event_each(db: Db) {
         ],
         "one customer event per change of status, in sequence"
     );
+}
+
+/// Every status callback the network sent for a delivered message is marked processed (the usual callback,
+/// one status report, in the transaction that applies it), so the backlog sweep has nothing to redo.
+async fn the_callbacks_of_a_delivered_message_are_all_marked_processed(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    let message = app
+        .send("/api/v1/messages/send-template", template("+15551234567"))
+        .await;
+    app.wait_status(message["id"].as_str().unwrap(), "delivered")
+        .await;
+    let tracking = app.services.store.tracking();
+    let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = tracking.unprocessed_callbacks(later, 10).await.unwrap();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "callbacks left unprocessed: {:?}",
+            left.iter()
+                .map(|c| String::from_utf8_lossy(&c.body).into_owned())
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 async fn throughput_errors_slow_dispatch_without_failing(db: Db) {
