@@ -39,6 +39,7 @@ tmp=$(mktemp)
 } > "$tmp"
 scripts/bench_http.py >> "$tmp"
 scripts/bench_broadcast.py >> "$tmp"
+scripts/bench_dispatch.py >> "$tmp"
 HERALD_BENCH_REPORT="$tmp" RUST_LOG=warn cargo bench -p herald-tests --bench dispatch --bench webhooks
 # P6 (issue 18): 10 million stored messages and the plans of the hot queries on them; minutes of seeding,
 # so only when asked.

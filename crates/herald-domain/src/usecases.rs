@@ -30,7 +30,7 @@ pub use broadcasts::{
     BroadcastChangeError, BroadcastCommand, BroadcastCreated, BroadcastDraft, BroadcastError,
     BroadcastMessages, BroadcastPorts, BroadcastRecipient, Broadcasts, PaceReport, PaceSettings, RejectedRow,
 };
-pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
+pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks, Received};
 pub use contacts::{ContactError, ContactPorts, ContactView, ContactWindow, Contacts};
 pub use deliver_webhooks::{DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings};
 pub use dispatch::{

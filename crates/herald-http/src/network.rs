@@ -2,7 +2,7 @@
 //! `POST /webhooks/whatsapp` takes the network's signed callbacks.
 
 use actix_web::{HttpRequest, HttpResponse, web};
-use herald_domain::usecases::ProcessCallbacks;
+use herald_domain::usecases::{CallbackReport, ProcessCallbacks, Received};
 use serde::Deserialize;
 use std::sync::Arc;
 
@@ -72,8 +72,9 @@ async fn verify(webhook: web::Data<NetworkWebhook>, query: web::Query<Handshake>
     }
 }
 
-/// Verifies the signature on the raw bytes before anything is parsed, stores the body durably, answers 200,
-/// and processes it afterwards. A crash after the 200 loses nothing: the worker's backlog sweep processes
+/// Verifies the signature on the raw bytes before anything is parsed, stores the body durably, and answers
+/// 200. The usual callback (one status report) is applied by the transaction that stores it; any other is
+/// processed after the answer. A crash after the 200 loses nothing: the worker's backlog sweep processes
 /// stored callbacks that were never marked processed.
 async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web::Bytes) -> HttpResponse {
     let signature = req
@@ -85,8 +86,26 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
         tracing::warn!("network callback refused: bad or missing signature");
         return HttpResponse::Unauthorized().finish();
     }
-    let stored = match webhook.callbacks.receive(body.to_vec()).await {
-        Ok(stored) => stored,
+    // Applied as it arrives only within the processing bound: in a burst, the excess is stored alone and
+    // waits its turn below, so callbacks never take every store connection from the API's own requests.
+    let inline = Arc::clone(&webhook.processing).try_acquire_owned().ok();
+    let received = match inline {
+        Some(_) => webhook.callbacks.receive_and_apply(body.to_vec()).await,
+        None => webhook
+            .callbacks
+            .receive(body.to_vec())
+            .await
+            .map(Received::Stored),
+    };
+    drop(inline);
+    let stored = match received {
+        Ok(Received::Processed(report)) => {
+            metrics::counter!("herald_callbacks_received_total", "outcome" => "stored").increment(1);
+            record_processed(&report);
+            metrics::counter!("herald_callbacks_processed_total", "outcome" => "applied").increment(1);
+            return HttpResponse::Ok().finish();
+        }
+        Ok(Received::Stored(stored)) => stored,
         Err(error) => {
             metrics::counter!("herald_callbacks_received_total", "outcome" => "not_stored").increment(1);
             // Not acknowledged: the network retries it.
@@ -105,10 +124,7 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
         };
         let outcome = match callbacks.process(&stored).await {
             Ok(report) => {
-                for wait in report.submitted_to_delivered {
-                    metrics::histogram!("herald_submitted_to_delivered_seconds")
-                        .record(wait.to_std().unwrap_or_default().as_secs_f64());
-                }
+                record_processed(&report);
                 "applied"
             }
             Err(error) => {
@@ -119,4 +135,11 @@ async fn receive(webhook: web::Data<NetworkWebhook>, req: HttpRequest, body: web
         metrics::counter!("herald_callbacks_processed_total", "outcome" => outcome).increment(1);
     });
     HttpResponse::Ok().finish()
+}
+
+fn record_processed(report: &CallbackReport) {
+    for wait in &report.submitted_to_delivered {
+        metrics::histogram!("herald_submitted_to_delivered_seconds")
+            .record(wait.to_std().unwrap_or_default().as_secs_f64());
+    }
 }

@@ -6,6 +6,7 @@
 //! the binary, one set per backend (`migrations/postgres`, `migrations/sqlite`).
 
 mod backend;
+mod cached;
 mod dto;
 mod error;
 mod event_body;

@@ -29,6 +29,17 @@ pub trait TrackingStore: Send + Sync + 'static {
         at: Timestamp,
     ) -> Result<Option<crate::status::StatusApplied>, StoreError>;
 
+    /// Stores `callback` and applies `update`, the one status report it holds, in one transaction: the
+    /// callback is stored processed at `at` (without a note) when the message exists, and unprocessed when
+    /// it does not (`None`: only the callback is written, for the caller to mark with its note). The
+    /// network's usual callback then costs one commit from its arrival to its status applied.
+    async fn store_callback_applying_status(
+        &self,
+        callback: &crate::dispatch::StoredCallback,
+        update: &crate::status::StatusUpdate,
+        at: Timestamp,
+    ) -> Result<Option<crate::status::StatusApplied>, StoreError>;
+
     /// The organization's message with this network id.
     async fn message_by_network_id(
         &self,

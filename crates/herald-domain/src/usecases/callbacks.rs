@@ -50,6 +50,26 @@ pub struct BacklogReport {
     pub parked: usize,
 }
 
+/// How a status report's transaction treats the callback that carried it alone.
+#[derive(Clone, Copy)]
+enum Marking<'a> {
+    /// Not at all: the callback carried more, and is marked processed once all of it is applied.
+    No,
+    /// Stored already: marked processed in the transaction that applies the status.
+    Stored(&'a StoredCallback),
+    /// Not stored yet: stored (processed, when the status applied) by the transaction that applies it.
+    New(&'a StoredCallback),
+}
+
+/// What [`ProcessCallbacks::receive_and_apply`] did with a callback.
+#[derive(Debug)]
+pub enum Received {
+    /// Stored and processed (the network's usual callback, one status report).
+    Processed(CallbackReport),
+    /// Stored, not processed yet: the caller processes it ([`ProcessCallbacks::process`]) after answering.
+    Stored(StoredCallback),
+}
+
 /// The network's callbacks (flow 3): stored durably first, then applied to messages, windows and events.
 pub struct ProcessCallbacks {
     accounts: Arc<dyn AccountStore>,
@@ -111,6 +131,61 @@ impl ProcessCallbacks {
         Ok(callback)
     }
 
+    /// Stores a verified callback body, and when it is the network's usual callback (one status report and
+    /// nothing else) applies it in the same transaction: one commit from arrival to applied instead of one
+    /// to store it and one to apply it (issue 18). Any other callback, or one whose transaction failed, is
+    /// only stored, for the caller to [`Self::process`]. Either way, once this returns the network may be
+    /// answered 200.
+    ///
+    /// # Errors
+    /// When the store cannot take it (the network then retries it).
+    #[tracing::instrument(name = "receive_callback", skip_all)]
+    pub async fn receive_and_apply(&self, body: Vec<u8>) -> Result<Received, StoreError> {
+        let callback = StoredCallback {
+            id: new_id(self.ids.as_ref(), EventId::from_ulid),
+            received_at: self.clock.now(),
+            body,
+        };
+        if let Ok(parsed) = self.decoder.decode(&callback.body)
+            && parsed.skipped.is_empty()
+            && parsed.events.len() == 1
+            && let Some(NetworkEvent::Status(status)) = parsed.events.into_iter().next()
+        {
+            let mut report = CallbackReport::default();
+            match self
+                .apply_status(status, Marking::New(&callback), &mut report)
+                .await
+            {
+                Ok(marked) => {
+                    for note in &report.skipped {
+                        tracing::info!(note, "callback item skipped");
+                    }
+                    if !marked {
+                        let note = (!report.skipped.is_empty()).then(|| report.skipped.join("; "));
+                        if let Err(error) = self
+                            .tracking
+                            .mark_callback_processed(&callback.id, self.clock.now(), note)
+                            .await
+                        {
+                            // Stored: the backlog sweep processes it again.
+                            tracing::warn!(%error, callback = %callback.id, "could not mark a callback processed");
+                        }
+                    }
+                    return Ok(Received::Processed(report));
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "applying a callback as it arrived failed; it is stored for processing");
+                }
+            }
+        }
+        match self.tracking.store_callback(&callback).await {
+            // Already there: the failed transaction did commit (its outcome was unknown); processing it again
+            // changes nothing.
+            Ok(()) | Err(StoreError::Conflict(_)) => Ok(Received::Stored(callback)),
+            Err(error) => Err(error),
+        }
+    }
+
     /// Applies every event of a stored callback and marks it processed. Safe to run twice: statuses go
     /// through the status machine (a repeat changes nothing), inbound messages are deduplicated by the
     /// network's message id, and notices by their key within each organization.
@@ -127,11 +202,15 @@ impl ProcessCallbacks {
                 report.skipped.extend(parsed.skipped);
                 // The network's usual callback is one status report and nothing else: it is applied and the
                 // callback marked processed in one transaction.
-                let alone = (parsed.events.len() == 1 && report.skipped.is_empty()).then_some(callback);
+                let marking = if parsed.events.len() == 1 && report.skipped.is_empty() {
+                    Marking::Stored(callback)
+                } else {
+                    Marking::No
+                };
                 for event in parsed.events {
                     match event {
                         NetworkEvent::Status(status) => {
-                            marked = self.apply_status(status, alone, &mut report).await?;
+                            marked = self.apply_status(status, marking, &mut report).await?;
                         }
                         NetworkEvent::Inbound(inbound) => self.record_inbound(inbound, &mut report).await?,
                         NetworkEvent::Notice(notice) => self.record_notice(notice, &mut report).await?,
@@ -224,14 +303,56 @@ impl ProcessCallbacks {
         self.tracking.requeue_parked_callbacks().await
     }
 
-    /// Applies one status report; with `alone` (the callback carried nothing else), marks that callback
-    /// processed in the same transaction. Answers whether it did.
+    /// Applies one status report; with a callback that carried nothing else, marks that callback processed
+    /// in the same transaction ([`Marking`]). Answers whether it did. With [`Marking::New`] the callback is
+    /// stored whatever the answer.
     async fn apply_status(
         &self,
         status: NetworkStatusReport,
-        alone: Option<&StoredCallback>,
+        marking: Marking<'_>,
         report: &mut CallbackReport,
     ) -> Result<bool, StoreError> {
+        let Some(update) = self.status_update(&status, report).await? else {
+            if let Marking::New(callback) = marking {
+                self.tracking.store_callback(callback).await?;
+            }
+            return Ok(false);
+        };
+        let now = self.clock.now();
+        let applied = match marking {
+            Marking::No => self.tracking.apply_status(&update).await?,
+            Marking::Stored(callback) => {
+                self.tracking
+                    .apply_callback_status(&update, &callback.id, now)
+                    .await?
+            }
+            Marking::New(callback) => {
+                self.tracking
+                    .store_callback_applying_status(callback, &update, now)
+                    .await?
+            }
+        };
+        match applied {
+            None => {
+                report.skipped.push(format!(
+                    "status for unknown message {}",
+                    status.network_message_id
+                ));
+                Ok(false)
+            }
+            Some(applied) => {
+                self.note_applied(&applied, report);
+                Ok(!matches!(marking, Marking::No))
+            }
+        }
+    }
+
+    /// The status update a report asks for: `None` (with a note) when its number or message is unknown.
+    async fn status_update(
+        &self,
+        status: &NetworkStatusReport,
+        report: &mut CallbackReport,
+    ) -> Result<Option<StatusUpdate>, StoreError> {
         let Some(sender) = self
             .accounts
             .sender_by_phone_number_id(&status.phone_number_id)
@@ -241,7 +362,7 @@ impl ProcessCallbacks {
                 "status for unknown phone_number_id {}",
                 status.phone_number_id
             ));
-            return Ok(false);
+            return Ok(None);
         };
         let org = sender.organization_id;
         let by_callback_data = status
@@ -261,68 +382,52 @@ impl ProcessCallbacks {
                 "status for unknown message {}",
                 status.network_message_id
             ));
-            return Ok(false);
+            return Ok(None);
         };
-        let update = StatusUpdate {
+        Ok(Some(StatusUpdate {
             organization_id: org,
             message_id,
             report: StatusReport {
                 status: status.status.as_message_status(),
                 occurred_at: status.occurred_at,
-                error: status.error,
+                error: status.error.clone(),
             },
             network_message_id: Some(status.network_message_id.clone()),
-            pricing: status.pricing,
+            pricing: status.pricing.clone(),
             source: EventSource::Network,
             event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
             customer_event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
             recorded_at: self.clock.now(),
-        };
-        let applied = match alone {
-            Some(callback) => {
-                self.tracking
-                    .apply_callback_status(&update, &callback.id, self.clock.now())
-                    .await?
-            }
-            None => self.tracking.apply_status(&update).await?,
-        };
-        match applied {
-            None => {
-                report.skipped.push(format!(
-                    "status for unknown message {}",
-                    status.network_message_id
-                ));
-                Ok(false)
-            }
-            Some(applied) => {
-                if let Some(trace) = &applied.trace {
-                    // The callback's own span began before its message was known: a span in the message's
-                    // trace marks the status applied there.
-                    let span = tracing::info_span!(
-                        "status_applied",
-                        message_id = %applied.message.id,
-                        status = applied.message.status.as_str(),
-                    );
-                    span_following(self.traces.as_ref(), span, Some(trace))
-                        .in_scope(|| tracing::debug!("network status applied"));
+        }))
+    }
+
+    /// Counts an applied status in the report and marks it in its message's trace.
+    fn note_applied(&self, applied: &crate::status::StatusApplied, report: &mut CallbackReport) {
+        if let Some(trace) = &applied.trace {
+            // The callback's own span began before its message was known: a span in the message's
+            // trace marks the status applied there.
+            let span = tracing::info_span!(
+                "status_applied",
+                message_id = %applied.message.id,
+                status = applied.message.status.as_str(),
+            );
+            span_following(self.traces.as_ref(), span, Some(trace))
+                .in_scope(|| tracing::debug!("network status applied"));
+        }
+        match applied.transition {
+            crate::status::Transition::Applied { .. } => {
+                report.statuses_applied += 1;
+                let times = &applied.message.timestamps;
+                if applied.message.status == MessageStatus::Delivered
+                    && let (Some(submitted), Some(delivered)) = (times.submitted, times.delivered)
+                {
+                    // The network's clock against Herald's: a skew must not make it negative.
+                    report
+                        .submitted_to_delivered
+                        .push((delivered - submitted).max(Duration::zero()));
                 }
-                match applied.transition {
-                    crate::status::Transition::Applied { .. } => {
-                        report.statuses_applied += 1;
-                        let times = &applied.message.timestamps;
-                        if applied.message.status == MessageStatus::Delivered
-                            && let (Some(submitted), Some(delivered)) = (times.submitted, times.delivered)
-                        {
-                            // The network's clock against Herald's: a skew must not make it negative.
-                            report
-                                .submitted_to_delivered
-                                .push((delivered - submitted).max(Duration::zero()));
-                        }
-                    }
-                    crate::status::Transition::Recorded { .. } => report.statuses_recorded_only += 1,
-                }
-                Ok(alone.is_some())
             }
+            crate::status::Transition::Recorded { .. } => report.statuses_recorded_only += 1,
         }
     }
 

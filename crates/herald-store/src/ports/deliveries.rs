@@ -94,17 +94,16 @@ macro_rules! deliveries_port {
                 let Some(endpoint) = endpoint else {
                     return Ok(None);
                 };
-                diesel::update(webhook_deliveries::table.find(&id))
-                    .set((
-                        webhook_deliveries::status.eq(completion.status.as_str()),
-                        webhook_deliveries::attempts.eq(number),
-                        webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
-                        webhook_deliveries::claim_token.eq(None::<String>),
-                        webhook_deliveries::lease_until.eq(None::<Timestamp>),
-                        webhook_deliveries::updated_at.eq(attempt.at),
-                    ))
-                    .execute(conn)
-                    .await?;
+                $crate::cached::Cached(diesel::update(webhook_deliveries::table.find(&id)).set((
+                    webhook_deliveries::status.eq(completion.status.as_str()),
+                    webhook_deliveries::attempts.eq(number),
+                    webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
+                    webhook_deliveries::claim_token.eq(None::<String>),
+                    webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                    webhook_deliveries::updated_at.eq(attempt.at),
+                )))
+                .execute(conn)
+                .await?;
                 diesel::insert_into(webhook_attempts::table)
                     .values((
                         webhook_attempts::delivery_id.eq(&id),
@@ -129,21 +128,22 @@ macro_rules! deliveries_port {
                 let endpoint = webhook_endpoints::table.find(endpoint);
                 match &completion.disable_reason {
                     Some(reason) => {
-                        diesel::update(endpoint)
-                            .set((
-                                webhook_endpoints::failing_since.eq(completion.failing_since),
-                                webhook_endpoints::enabled.eq(false),
-                                webhook_endpoints::disabled_reason.eq(Some(reason)),
-                                webhook_endpoints::updated_at.eq(completion.attempt.at),
-                            ))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(diesel::update(endpoint).set((
+                            webhook_endpoints::failing_since.eq(completion.failing_since),
+                            webhook_endpoints::enabled.eq(false),
+                            webhook_endpoints::disabled_reason.eq(Some(reason)),
+                            webhook_endpoints::updated_at.eq(completion.attempt.at),
+                        )))
+                        .execute(conn)
+                        .await?
                     }
                     None => {
-                        diesel::update(endpoint)
-                            .set(webhook_endpoints::failing_since.eq(completion.failing_since))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(
+                            diesel::update(endpoint)
+                                .set(webhook_endpoints::failing_since.eq(completion.failing_since)),
+                        )
+                        .execute(conn)
+                        .await?
                     }
                 };
                 Ok(())

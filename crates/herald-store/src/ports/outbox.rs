@@ -45,58 +45,55 @@ macro_rules! outbox_port {
                 );
                 let changed = match &completion.outcome {
                     JobOutcome::Submitted { .. } | JobOutcome::AlreadyDone => {
-                        diesel::update(held!())
-                            .set((outbox::state.eq(JOB_DONE), released))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(
+                            diesel::update(held!()).set((outbox::state.eq(JOB_DONE), released)),
+                        )
+                        .execute(conn)
+                        .await?
                     }
                     JobOutcome::Failed { error } => {
-                        diesel::update(held!())
-                            .set((
-                                outbox::state.eq(JOB_FAILED),
-                                outbox::last_error.eq(Some(job_error(error))),
-                                released,
-                            ))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(diesel::update(held!()).set((
+                            outbox::state.eq(JOB_FAILED),
+                            outbox::last_error.eq(Some(job_error(error))),
+                            released,
+                        )))
+                        .execute(conn)
+                        .await?
                     }
                     JobOutcome::Retry {
                         at: retry_at,
                         error,
                     } => {
-                        diesel::update(held!())
-                            .set((
-                                outbox::state.eq(JOB_PENDING),
-                                outbox::available_at.eq(*retry_at),
-                                outbox::last_error.eq(Some(error)),
-                                released,
-                            ))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(diesel::update(held!()).set((
+                            outbox::state.eq(JOB_PENDING),
+                            outbox::available_at.eq(*retry_at),
+                            outbox::last_error.eq(Some(error)),
+                            released,
+                        )))
+                        .execute(conn)
+                        .await?
                     }
                     JobOutcome::AwaitCallback { until, detail } => {
-                        diesel::update(held!())
-                            .set((
-                                outbox::state.eq(JOB_PENDING),
-                                outbox::available_at.eq(*until),
-                                outbox::awaiting_callback.eq(true),
-                                outbox::last_error.eq(Some(detail)),
-                                released,
-                            ))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(diesel::update(held!()).set((
+                            outbox::state.eq(JOB_PENDING),
+                            outbox::available_at.eq(*until),
+                            outbox::awaiting_callback.eq(true),
+                            outbox::last_error.eq(Some(detail)),
+                            released,
+                        )))
+                        .execute(conn)
+                        .await?
                     }
                     JobOutcome::Hold { until } => {
                         // A hold is not an attempt: the claim's count is given back.
-                        diesel::update(held!())
-                            .set((
-                                outbox::state.eq(JOB_PENDING),
-                                outbox::available_at.eq(*until),
-                                outbox::attempts.eq(outbox::attempts - 1),
-                                released,
-                            ))
-                            .execute(conn)
-                            .await?
+                        $crate::cached::Cached(diesel::update(held!()).set((
+                            outbox::state.eq(JOB_PENDING),
+                            outbox::available_at.eq(*until),
+                            outbox::attempts.eq(outbox::attempts - 1),
+                            released,
+                        )))
+                        .execute(conn)
+                        .await?
                     }
                 };
                 if changed == 0 {

@@ -63,35 +63,33 @@ macro_rules! tracking_port {
                 let decision = status::decide(message, update, next_sequence);
                 if let Some(change) = &decision.change {
                     let times = &change.timestamps;
-                    diesel::update(messages::table.find(&id))
-                        .set((
-                            messages::status.eq(change.status.as_str()),
-                            messages::network_message_id.eq(&change.network_message_id),
-                            messages::error.eq(error_json(change.error.as_ref())?),
-                            messages::updated_at.eq(change.updated_at),
-                            messages::accepted_at.eq(times.accepted),
-                            messages::submitted_at.eq(times.submitted),
-                            messages::sent_at.eq(times.sent),
-                            messages::delivered_at.eq(times.delivered),
-                            messages::read_at.eq(times.read),
-                            messages::failed_at.eq(times.failed),
-                            messages::cancelled_at.eq(times.cancelled),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    $crate::cached::Cached(diesel::update(messages::table.find(&id)).set((
+                        messages::status.eq(change.status.as_str()),
+                        messages::network_message_id.eq(&change.network_message_id),
+                        messages::error.eq(error_json(change.error.as_ref())?),
+                        messages::updated_at.eq(change.updated_at),
+                        messages::accepted_at.eq(times.accepted),
+                        messages::submitted_at.eq(times.submitted),
+                        messages::sent_at.eq(times.sent),
+                        messages::delivered_at.eq(times.delivered),
+                        messages::read_at.eq(times.read),
+                        messages::failed_at.eq(times.failed),
+                        messages::cancelled_at.eq(times.cancelled),
+                    )))
+                    .execute(conn)
+                    .await?;
                 }
                 if let Some(pricing) = &decision.pricing {
                     let word =
                         |w: Option<&herald_domain::pricing::PricingWord>| w.map(|w| w.as_str().to_owned());
-                    diesel::update(messages::table.find(&id))
-                        .set((
-                            messages::pricing_model.eq(word(pricing.model.as_ref())),
-                            messages::pricing_category.eq(word(pricing.category.as_ref())),
-                            messages::pricing_type.eq(word(pricing.kind.as_ref())),
-                            messages::pricing_billable.eq(pricing.billable),
-                        ))
-                        .execute(conn)
-                        .await?;
+                    $crate::cached::Cached(diesel::update(messages::table.find(&id)).set((
+                        messages::pricing_model.eq(word(pricing.model.as_ref())),
+                        messages::pricing_category.eq(word(pricing.category.as_ref())),
+                        messages::pricing_type.eq(word(pricing.kind.as_ref())),
+                        messages::pricing_billable.eq(pricing.billable),
+                    )))
+                    .execute(conn)
+                    .await?;
                 }
                 insert_status_event(conn, &EventRow::new(&decision.history)?).await?;
                 if let Some(event) = &decision.customer_event {
@@ -104,6 +102,23 @@ macro_rules! tracking_port {
                 }))
             }
 
+            /// Writes a callback as it arrived, processed at `processed_at` when that is known already.
+            async fn insert_callback(
+                conn: &mut Conn,
+                callback: &StoredCallback,
+                processed_at: Option<Timestamp>,
+            ) -> QueryResult<usize> {
+                diesel::insert_into(network_callbacks::table)
+                    .values((
+                        network_callbacks::id.eq(callback.id.to_string()),
+                        network_callbacks::received_at.eq(callback.received_at),
+                        network_callbacks::body.eq(&callback.body),
+                        network_callbacks::processed_at.eq(processed_at),
+                    ))
+                    .execute(conn)
+                    .await
+            }
+
             /// Marks a stored callback processed; [`StoreError::NotFound`] when there is no such callback.
             async fn mark_processed(
                 conn: &mut Conn,
@@ -111,13 +126,14 @@ macro_rules! tracking_port {
                 at: Timestamp,
                 note: Option<String>,
             ) -> Result<(), TxError> {
-                let changed = diesel::update(network_callbacks::table.find(id.to_string()))
-                    .set((
+                let changed = $crate::cached::Cached(
+                    diesel::update(network_callbacks::table.find(id.to_string())).set((
                         network_callbacks::processed_at.eq(Some(at)),
                         network_callbacks::note.eq(note),
-                    ))
-                    .execute(conn)
-                    .await?;
+                    )),
+                )
+                .execute(conn)
+                .await?;
                 if changed == 0 {
                     return Err(StoreError::NotFound.into());
                 }
@@ -140,13 +156,15 @@ macro_rules! tracking_port {
                         Ok(applied)
                     })
                     .map_err(TxError::into_store)?;
-                    if applied
-                        .as_ref()
-                        .is_some_and(|a| matches!(a.transition, Transition::Applied { .. }))
-                    {
+                    self.status_committed(applied.as_ref());
+                    Ok(applied)
+                }
+
+                /// After a status transaction: a status that changed may have made deliveries due.
+                fn status_committed(&self, applied: Option<&StatusApplied>) {
+                    if applied.is_some_and(|a| matches!(a.transition, Transition::Applied { .. })) {
                         self.webhooks_committed();
                     }
-                    Ok(applied)
                 }
             }
 
@@ -166,6 +184,22 @@ macro_rules! tracking_port {
                     update: &StatusUpdate,
                 ) -> Result<Option<StatusApplied>, StoreError> {
                     self.apply_marking(update, None).await
+                }
+
+                async fn store_callback_applying_status(
+                    &self,
+                    callback: &StoredCallback,
+                    update: &StatusUpdate,
+                    at: Timestamp,
+                ) -> Result<Option<StatusApplied>, StoreError> {
+                    let applied = write_tx!(self, |conn| {
+                        let applied = apply_in_tx(conn, update).await?;
+                        insert_callback(conn, callback, applied.is_some().then_some(at)).await?;
+                        Ok(applied)
+                    })
+                    .map_err(TxError::into_store)?;
+                    self.status_committed(applied.as_ref());
+                    Ok(applied)
                 }
 
                 async fn record_notice(
@@ -269,13 +303,7 @@ macro_rules! tracking_port {
 
                 async fn store_callback(&self, callback: &StoredCallback) -> Result<(), StoreError> {
                     let mut conn = self.write().await?;
-                    diesel::insert_into(network_callbacks::table)
-                        .values((
-                            network_callbacks::id.eq(callback.id.to_string()),
-                            network_callbacks::received_at.eq(callback.received_at),
-                            network_callbacks::body.eq(&callback.body),
-                        ))
-                        .execute(&mut *conn)
+                    insert_callback(&mut conn, callback, None)
                         .await
                         .map_err(from_diesel)?;
                     Ok(())

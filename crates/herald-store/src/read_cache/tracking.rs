@@ -51,6 +51,17 @@ impl TrackingStore for EvictingTracking {
         self.inner.apply_callback_status(update, callback, at).await
     }
 
+    async fn store_callback_applying_status(
+        &self,
+        callback: &StoredCallback,
+        update: &StatusUpdate,
+        at: Timestamp,
+    ) -> Result<Option<StatusApplied>, StoreError> {
+        self.inner
+            .store_callback_applying_status(callback, update, at)
+            .await
+    }
+
     async fn message_by_network_id(
         &self,
         organization: &OrganizationId,

@@ -703,6 +703,94 @@ pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Port
     );
 }
 
+/// A callback that arrives with one status report is stored and the status applied in one transaction:
+/// stored processed when its message exists, stored unprocessed (and nothing else written) when it does not,
+/// and neither when the transaction fails.
+pub async fn tracking_a_callback_and_its_status_are_stored_together(ports: Ports) {
+    let (org, _sender, message) = accepted_message(&ports).await;
+    let arrived = |seconds: i64| StoredCallback {
+        id: EventId::from_ulid(next_ulid()),
+        received_at: at(seconds),
+        body: format!("{{\"n\":{seconds}}}").into_bytes(),
+    };
+    let backlog = || async {
+        ports
+            .tracking
+            .unprocessed_callbacks(at(1_000), 10)
+            .await
+            .expect("unprocessed_callbacks")
+    };
+
+    let sent = arrived(1);
+    let applied = ports
+        .tracking
+        .store_callback_applying_status(
+            &sent,
+            &update(&message, MessageStatus::Sent, at(1), Some("wamid.TOGETHER")),
+            at(2),
+        )
+        .await
+        .expect("store_callback_applying_status")
+        .expect("the message exists");
+    assert_eq!(applied.message.status, MessageStatus::Sent);
+    assert!(
+        backlog().await.is_empty(),
+        "the callback is stored processed with its status"
+    );
+    assert!(
+        matches!(
+            ports.tracking.store_callback(&sent).await,
+            Err(StoreError::Conflict(_))
+        ),
+        "the callback itself is stored"
+    );
+    let events_after_sent = events_of(&ports, &org).await.len();
+
+    let orphan = arrived(3);
+    let unknown = StatusUpdate {
+        message_id: MessageId::from_ulid(next_ulid()),
+        ..update(&message, MessageStatus::Delivered, at(3), None)
+    };
+    assert_eq!(
+        ports
+            .tracking
+            .store_callback_applying_status(&orphan, &unknown, at(4))
+            .await
+            .expect("store_callback_applying_status"),
+        None
+    );
+    assert_eq!(
+        backlog().await,
+        vec![orphan.clone()],
+        "a status for no message stores its callback unprocessed, body and all"
+    );
+    assert_eq!(events_of(&ports, &org).await.len(), events_after_sent);
+
+    // The same callback id again: its insert fails, and the status applied before it in that transaction is
+    // undone with it.
+    let answer = ports
+        .tracking
+        .store_callback_applying_status(
+            &sent,
+            &update(&message, MessageStatus::Delivered, at(5), None),
+            at(6),
+        )
+        .await;
+    assert!(matches!(answer, Err(StoreError::Conflict(_))), "got {answer:?}");
+    let stored_message = ports
+        .messages
+        .message(&message.organization_id, &message.id)
+        .await
+        .expect("message")
+        .expect("exists");
+    assert_eq!(stored_message.status, MessageStatus::Sent);
+    assert_eq!(
+        events_of(&ports, &org).await.len(),
+        events_after_sent,
+        "no customer event of the undone status"
+    );
+}
+
 /// A callback whose processing keeps failing is counted, then parked at the given number of failures: it
 /// leaves the backlog (the callbacks after it are listed), is kept with its attempts and last error, and
 /// requeueing puts it back with a fresh count.

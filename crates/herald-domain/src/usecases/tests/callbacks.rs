@@ -12,7 +12,7 @@ use crate::network::{
 use crate::ports::{MockAccountStore, MockCallbackDecoder, MockTrackingStore, StoreError};
 use crate::status::{NotApplied, StatusReport, StatusState, Transition};
 use crate::status::{StatusApplied, StatusUpdate};
-use crate::usecases::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks};
+use crate::usecases::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks, Received};
 use std::sync::{Arc, Mutex};
 
 const WAMID: &str = "wamid.HBgLMTU1NTEyMzQ1NjcVAgARGBI";
@@ -249,6 +249,187 @@ fn receive_returns_a_store_failure_so_the_network_retries() {
         .returning(|_| Err(StoreError::Unavailable("disk full".into())));
     let err = run(ports.use_case().receive(b"{}".to_vec())).unwrap_err();
     assert!(matches!(err, StoreError::Unavailable(_)), "{err:?}");
+}
+
+// ---- receive_and_apply ----
+
+/// `callback(1)`'s body as it arrives: the id is the first one generated, the time the clock's.
+fn arriving() -> StoredCallback {
+    StoredCallback {
+        id: EventId::from_ulid(generated(1)),
+        received_at: now(),
+        body: callback(1).body,
+    }
+}
+
+/// The update for `stored_message(1)` when the callback's id was generated first.
+fn arriving_update(status: MessageStatus) -> StatusUpdate {
+    StatusUpdate {
+        event_id: EventId::from_ulid(generated(2)),
+        customer_event_id: EventId::from_ulid(generated(3)),
+        ..expected_update(stored_message(1).id, status, None)
+    }
+}
+
+impl Ports {
+    /// `store_callback_applying_status` answers `answer` once, for the arriving callback and `update`.
+    fn stores_applying(
+        &mut self,
+        update: StatusUpdate,
+        answer: Result<Option<StatusApplied>, StoreError>,
+    ) -> &mut Self {
+        let answer = Mutex::new(Some(answer));
+        self.tracking
+            .expect_store_callback_applying_status()
+            .withf(move |callback, given, at| *callback == arriving() && *given == update && *at == now())
+            .times(1)
+            .returning(move |_, _, _| answer.lock().unwrap().take().unwrap());
+        self
+    }
+
+    /// `store_callback` is called once, with the arriving callback, and answers `answer`.
+    fn stores_alone(&mut self, answer: Result<(), StoreError>) -> &mut Self {
+        let answer = Mutex::new(Some(answer));
+        self.tracking
+            .expect_store_callback()
+            .withf(|callback| *callback == arriving())
+            .times(1)
+            .returning(move |_| answer.lock().unwrap().take().unwrap());
+        self
+    }
+
+    fn never_stores_alone(&mut self) -> &mut Self {
+        self.tracking.expect_store_callback().times(0);
+        self
+    }
+}
+
+fn lone_status() -> Result<ParsedCallback, String> {
+    Ok(parsed(
+        vec![NetworkEvent::Status(status_report(ReportedStatus::Delivered))],
+        vec![],
+    ))
+}
+
+#[test]
+fn a_lone_status_is_stored_and_applied_by_one_store_call() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, lone_status())
+        .knows_default_sender()
+        .never_looks_up_by_network_id()
+        .stores_applying(
+            arriving_update(MessageStatus::Delivered),
+            Ok(Some(applied(MessageStatus::Delivered))),
+        )
+        .never_stores_alone()
+        .never_marks();
+    let received = run(ports.use_case().receive_and_apply(callback(1).body)).unwrap();
+    let Received::Processed(report) = received else {
+        panic!("applied as it arrived, got {received:?}");
+    };
+    assert_eq!(report.statuses_applied, 1);
+    assert!(report.skipped.is_empty());
+}
+
+#[test]
+fn a_lone_status_for_no_message_is_stored_unprocessed_then_marked_with_a_note() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(1, lone_status())
+        .knows_default_sender()
+        .stores_applying(arriving_update(MessageStatus::Delivered), Ok(None))
+        .never_stores_alone();
+    let note = format!("status for unknown message {WAMID}");
+    let want = Some(note.clone());
+    ports
+        .tracking
+        .expect_mark_callback_processed()
+        .withf(move |id, at, given| *id == arriving().id && *at == now() && *given == want)
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let received = run(ports.use_case().receive_and_apply(callback(1).body)).unwrap();
+    let Received::Processed(report) = received else {
+        panic!("handled as it arrived, got {received:?}");
+    };
+    assert_eq!(report.skipped, vec![note]);
+}
+
+#[test]
+fn a_lone_status_of_an_unknown_number_is_stored_before_it_is_marked() {
+    let mut ports = Ports::new();
+    let mut report = status_report(ReportedStatus::Delivered);
+    report.phone_number_id = network_ref(UNKNOWN_PHONE_NUMBER_ID);
+    ports
+        .decodes(1, Ok(parsed(vec![NetworkEvent::Status(report)], vec![])))
+        .knows_default_sender()
+        .stores_alone(Ok(()));
+    ports.tracking.expect_store_callback_applying_status().times(0);
+    ports
+        .tracking
+        .expect_mark_callback_processed()
+        .withf(|id, _, note| {
+            *id == arriving().id
+                && note
+                    .as_deref()
+                    .is_some_and(|n| n.contains(UNKNOWN_PHONE_NUMBER_ID))
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let received = run(ports.use_case().receive_and_apply(callback(1).body)).unwrap();
+    assert!(matches!(received, Received::Processed(_)), "{received:?}");
+}
+
+#[test]
+fn a_callback_that_carries_more_than_one_status_is_only_stored() {
+    let mut ports = Ports::new();
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![
+                    NetworkEvent::Status(status_report(ReportedStatus::Sent)),
+                    NetworkEvent::Status(status_report(ReportedStatus::Delivered)),
+                ],
+                vec![],
+            )),
+        )
+        .stores_alone(Ok(()))
+        .never_applies()
+        .never_marks();
+    ports.tracking.expect_store_callback_applying_status().times(0);
+    let received = run(ports.use_case().receive_and_apply(callback(1).body)).unwrap();
+    assert!(
+        matches!(received, Received::Stored(ref c) if *c == arriving()),
+        "{received:?}"
+    );
+}
+
+#[test]
+fn a_failed_transaction_falls_back_to_storing_the_callback_for_processing() {
+    for (fallback, stored) in [
+        (Ok(()), true),
+        // The failed transaction had committed after all: the callback is there, processing it again is safe.
+        (Err(StoreError::Conflict("network_callbacks_pkey".into())), true),
+        (Err(StoreError::Unavailable("down".into())), false),
+    ] {
+        let mut ports = Ports::new();
+        ports
+            .decodes(1, lone_status())
+            .knows_default_sender()
+            .stores_applying(
+                arriving_update(MessageStatus::Delivered),
+                Err(StoreError::Unavailable("connection lost".into())),
+            )
+            .stores_alone(fallback)
+            .never_marks();
+        let received = run(ports.use_case().receive_and_apply(callback(1).body));
+        match received {
+            Ok(Received::Stored(c)) if stored => assert_eq!(c, arriving()),
+            Err(StoreError::Unavailable(_)) if !stored => {}
+            other => panic!("stored {stored}: got {other:?}"),
+        }
+    }
 }
 
 // ---- process: envelopes ----
