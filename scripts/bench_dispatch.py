@@ -135,10 +135,8 @@ def run(database_url, senders):
                                     stdout=h.subprocess.DEVNULL, stderr=h.subprocess.DEVNULL)
         processes.append(worker)
         dispatched = None
-        worker_cpu = 0.0
         while True:
             time.sleep(0.25)
-            worker_cpu = h.proc_cpu(worker.pid)
             if dispatched is None and not left(base, keys, ["accepted"]):
                 dispatched = time.time() - started
             if dispatched is not None and not left(base, keys, ["accepted", "submitted", "sent"]):

@@ -31,3 +31,53 @@ impl<Q: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Cached<Q> {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
+    use super::Cached;
+    use crate::pg::schema::network_callbacks;
+    use diesel::prelude::*;
+    use diesel::sql_types::BigInt;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    /// The statements a PostgreSQL session keeps prepared that update `network_callbacks`.
+    async fn prepared_updates(conn: &mut AsyncPgConnection) -> i64 {
+        diesel::select(diesel::dsl::sql::<BigInt>(
+            "(SELECT count(*) FROM pg_prepared_statements \
+              WHERE statement LIKE 'UPDATE \"network_callbacks\"%')",
+        ))
+        .get_result(conn)
+        .await
+        .expect("pg_prepared_statements")
+    }
+
+    /// Run twice on one connection, diesel's own update is prepared neither time (PostgreSQL parses and
+    /// plans it each time); the same update in `Cached` is prepared once and kept.
+    #[tokio::test]
+    async fn a_cached_update_stays_prepared_on_its_connection() {
+        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
+            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+            return;
+        };
+        let mut conn = AsyncPgConnection::establish(guard.database_url())
+            .await
+            .expect("a connection");
+        let update = || {
+            diesel::update(network_callbacks::table.find("cb_none"))
+                .set(network_callbacks::note.eq(Some("seen")))
+        };
+        for _ in 0..2 {
+            update().execute(&mut conn).await.expect("update");
+        }
+        assert_eq!(
+            prepared_updates(&mut conn).await,
+            0,
+            "diesel prepares updates anew"
+        );
+        for _ in 0..2 {
+            Cached(update()).execute(&mut conn).await.expect("cached update");
+        }
+        assert_eq!(prepared_updates(&mut conn).await, 1, "prepared once, then reused");
+    }
+}
