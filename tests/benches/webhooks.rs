@@ -27,9 +27,21 @@ const OFFERED_RATE: usize = 1_000;
 const OFFERED_SECONDS: usize = 3;
 const RUNS: usize = 3;
 
-/// One run's figures: deliveries per second draining the backlog, then the delays at the offered rate.
+/// Deliveries in flight at most: the worker's cap per endpoint (4) times the endpoints. The receiver's own
+/// ceiling is measured with as many requests in flight.
+const IN_FLIGHT: usize = ENDPOINTS * 4;
+
+/// One run's figures: deliveries per second draining the backlog, the CPU it took, the receiver's own
+/// ceiling, then the delays at the offered rate.
 struct Figures {
     rate: f64,
+    /// CPU per delivery while draining, µs: this process (worker, receiver), then PostgreSQL's.
+    bench_cpu_us: f64,
+    postgres_cpu_us: f64,
+    /// The machine's idle share while draining.
+    idle: f64,
+    /// Requests per second the same receiver answers driven directly, `IN_FLIGHT` at a time.
+    receiver_ceiling: f64,
     p50: Duration,
     p99: Duration,
     p999: Duration,
@@ -55,12 +67,21 @@ fn main() {
              database."
         ),
         String::new(),
-        "| store | deliveries/s | min–max | latency p50 | p99 | min–max | p99.9 | max |".to_owned(),
-        "|---|---|---|---|---|---|---|---|".to_owned(),
+        "CPU per delivery while draining, from /proc: this process (the worker and the receiver) and every \
+         PostgreSQL process; idle: the machine's idle share meanwhile. Receiver alone: the same receiver driven \
+         directly by a reqwest client with as many requests in flight as the worker's cap allows (16)."
+            .to_owned(),
+        String::new(),
+        "| store | deliveries/s | min–max | CPU µs/delivery: bench process | PostgreSQL | idle | receiver alone/s | ratio | latency p50 | p99 | min–max | p99.9 | max |".to_owned(),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     let mut stores = vec!["sqlite"];
     if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_ok() {
         stores.push("postgres");
+    }
+    // HERALD_BENCH_WEBHOOK_STORES=postgres measures one store alone (an A/B of two builds).
+    if let Ok(only) = std::env::var("HERALD_BENCH_WEBHOOK_STORES") {
+        stores.retain(|store| only.split(',').any(|wanted| wanted.trim() == *store));
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     for store in stores {
@@ -72,8 +93,19 @@ fn main() {
         p99.sort();
         // The other latency figures come from the run with the median p99.
         let typical = runs.iter().find(|r| r.p99 == p99[RUNS / 2]).unwrap();
+        // CPU and the receiver's ceiling come from the run with the median rate.
+        let median = &runs[RUNS / 2];
+        let postgres_cpu = if store == "postgres" {
+            format!("{:.0}", median.postgres_cpu_us)
+        } else {
+            "–".to_owned()
+        };
         let line = format!(
-            "| {store} | {rate:.0} | {slowest:.0}–{fastest:.0} | {:.1} ms | {:.1} ms | {:.1}–{:.1} ms | {:.1} ms | {:.1} ms |",
+            "| {store} | {rate:.0} | {slowest:.0}–{fastest:.0} | {:.0} | {postgres_cpu} | {:.0} % | {:.0} | {:.2}× | {:.1} ms | {:.1} ms | {:.1}–{:.1} ms | {:.1} ms | {:.1} ms |",
+            median.bench_cpu_us,
+            median.idle * 100.0,
+            median.receiver_ceiling,
+            rate / median.receiver_ceiling,
             ms(typical.p50),
             ms(p99[RUNS / 2]),
             ms(p99[0]),
@@ -203,6 +235,7 @@ async fn run(store: &str) -> Figures {
     for chunk in (0..BACKLOG).collect::<Vec<_>>().chunks(50) {
         backlog.extend(futures::future::join_all(chunk.iter().map(|i| record(*i))).await);
     }
+    let cpu_before = CpuTimes::now();
     let worker = Application::build(&settings, &services, herald_app::cli::Role::Worker).unwrap();
     let started = Instant::now();
     while arrivals.lock().unwrap().len() < BACKLOG {
@@ -213,6 +246,8 @@ async fn run(store: &str) -> Figures {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let rate = BACKLOG as f64 / started.elapsed().as_secs_f64();
+    let cpu = CpuTimes::now().since(&cpu_before);
+    let per_delivery = |seconds: f64| seconds * 1e6 / BACKLOG as f64;
 
     // Latency at a fixed offered rate, with the worker already running.
     let mut committed: Vec<(String, Instant)> = Vec::new();
@@ -241,12 +276,135 @@ async fn run(store: &str) -> Figures {
     delays.sort();
     let pct = |p: f64| delays[((delays.len() as f64 * p) as usize).min(delays.len() - 1)];
     worker.stop().await;
+    let receiver_ceiling = receiver_ceiling(&url).await;
     drop(guard);
     Figures {
         rate,
+        bench_cpu_us: per_delivery(cpu.bench),
+        postgres_cpu_us: per_delivery(cpu.postgres),
+        idle: cpu.idle,
+        receiver_ceiling,
         p50: pct(0.5),
         p99: pct(0.99),
         p999: pct(0.999),
         max: delays[delays.len() - 1],
     }
+}
+
+/// Requests per second the receiver at `url` answers when a reqwest client keeps `IN_FLIGHT` requests of a
+/// webhook's size in flight, `BACKLOG` requests in all: what the worker could reach at best.
+async fn receiver_ceiling(url: &str) -> f64 {
+    let client = reqwest::Client::new();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let body = r#"{"type":"webhook.test","timestamp":"2026-11-29T00:00:00Z","data":{}}"#;
+    let started = Instant::now();
+    let senders = (0..IN_FLIGHT).map(|_| {
+        let (client, next) = (client.clone(), next.clone());
+        async move {
+            loop {
+                let request = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if request >= BACKLOG {
+                    break;
+                }
+                let response = client
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .header("webhook-id", format!("ceiling-{request}"))
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                assert!(response.status().is_success());
+            }
+        }
+    });
+    futures::future::join_all(senders).await;
+    BACKLOG as f64 / started.elapsed().as_secs_f64()
+}
+
+/// CPU seconds used so far by this process and by PostgreSQL, and the machine's jiffies, from /proc.
+struct CpuTimes {
+    bench: f64,
+    postgres: f64,
+    idle: u64,
+    all: u64,
+}
+
+/// What was used between two [`CpuTimes`]: CPU seconds, and the machine's idle share.
+struct CpuUsed {
+    bench: f64,
+    postgres: f64,
+    idle: f64,
+}
+
+impl CpuTimes {
+    fn now() -> Self {
+        let tick = 100.0; // USER_HZ: /proc counts in 1/100 s on Linux whatever the kernel's HZ.
+        let (own_user, own_system) = {
+            let fields = proc_stat("self").unwrap();
+            (fields[11], fields[12])
+        };
+        let stat = std::fs::read_to_string("/proc/stat").unwrap();
+        let machine: Vec<u64> = stat
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|value| value.parse().unwrap())
+            .collect();
+        Self {
+            bench: (own_user + own_system) as f64 / tick,
+            postgres: postgres_jiffies() as f64 / tick,
+            idle: machine[3] + machine[4],
+            all: machine.iter().sum(),
+        }
+    }
+
+    fn since(&self, before: &Self) -> CpuUsed {
+        CpuUsed {
+            bench: self.bench - before.bench,
+            postgres: self.postgres - before.postgres,
+            idle: (self.idle - before.idle) as f64 / (self.all - before.all).max(1) as f64,
+        }
+    }
+}
+
+/// The numeric fields of /proc/PID/stat after the command name (index 11 is utime, 13 cutime).
+fn proc_stat(pid: &str) -> Option<Vec<u64>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, fields) = stat.rsplit_once(')')?;
+    Some(
+        fields
+            .split_whitespace()
+            .map(|field| field.parse().unwrap_or(0))
+            .collect(),
+    )
+}
+
+/// Jiffies used by every live `postgres` process, plus what the postmaster has reaped from its backends
+/// already gone (its children's times).
+fn postgres_jiffies() -> u64 {
+    let mut total = 0;
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let is_postgres = |pid: &str| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres")
+        };
+        if !is_postgres(&pid) {
+            continue;
+        }
+        let Some(fields) = proc_stat(&pid) else {
+            continue;
+        };
+        total += fields[11] + fields[12];
+        if !is_postgres(&fields[1].to_string()) {
+            total += fields[13] + fields[14];
+        }
+    }
+    total
 }

@@ -22,6 +22,11 @@ impl<Q> QueryId for Cached<Q> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
+// So that a cached `UPDATE … RETURNING` loads its rows.
+impl<Q: diesel::query_builder::Query> diesel::query_builder::Query for Cached<Q> {
+    type SqlType = Q::SqlType;
+}
+
 impl<Q: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Cached<Q> {
     fn walk_ast<'b>(&'b self, pass: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.0.walk_ast(pass)

@@ -4,6 +4,7 @@ mod prepared;
 pub(crate) mod schema;
 
 use crate::backend::{Admin, Backend, CustomerEventRecord, Keepalive, StoreOptions, pooled};
+use crate::cached::Cached;
 use crate::error::{TxError, from_pool};
 use crate::group_commit::PreparedAccept;
 use crate::notify::WorkNotifier;
@@ -297,9 +298,11 @@ async fn announce_work(conn: &mut Conn) -> Result<(), TxError> {
 
 /// Inside a transaction that made deliveries due: delivered to every listener at commit.
 async fn announce_webhooks(conn: &mut Conn) -> Result<(), TxError> {
-    diesel::sql_query(format!("SELECT pg_notify('{WEBHOOK_CHANNEL}', '')"))
-        .execute(conn)
-        .await?;
+    Cached(diesel::sql_query(format!(
+        "SELECT pg_notify('{WEBHOOK_CHANNEL}', '')"
+    )))
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
@@ -332,6 +335,8 @@ struct ClaimedDeliveryId {
 /// completed or redelivered is left for the next round instead of waited for), their due condition
 /// re-checked on the locked version. Claims are serialized by a transaction-level advisory lock, so the
 /// live-lease count each one reads includes every earlier claim and the cap holds across processes.
+/// Both statements stay prepared ([`Cached`]): parsing and planning the claim took about 0.9 ms of the 2 ms
+/// each claim held that lock, and the lock is what bounds the delivery rate (docs/benchmarks.md, P4).
 async fn claim_due_deliveries(
     conn: &mut Conn,
     token: &str,
@@ -340,17 +345,20 @@ async fn claim_due_deliveries(
     limit: i64,
     cap: i64,
 ) -> Result<Vec<String>, TxError> {
-    diesel::sql_query(format!("SELECT pg_advisory_xact_lock({DELIVERY_CLAIM_LOCK})"))
-        .execute(conn)
-        .await?;
+    Cached(diesel::sql_query(format!(
+        "SELECT pg_advisory_xact_lock({DELIVERY_CLAIM_LOCK})"
+    )))
+    .execute(conn)
+    .await?;
     // Per endpoint, not over the whole backlog: walk the endpoints that have pending deliveries (an index
     // skip scan), give each enabled one its room under the cap (its live leases counted from a small
     // partial index), and read that many of its oldest due deliveries from its index; the oldest `limit`
     // of those are claimed, found by primary key (a join with the CTE would be planned as a scan of the
     // table). A claim so costs the endpoints and the cap, however deep the backlog.
     let pending = format!("status = '{DELIVERY_PENDING}'");
-    let rows = diesel::sql_query(format!(
-        "WITH RECURSIVE pending_endpoints (endpoint_id) AS ( \
+    let rows = Cached(
+        diesel::sql_query(format!(
+            "WITH RECURSIVE pending_endpoints (endpoint_id) AS ( \
              (SELECT endpoint_id FROM webhook_deliveries WHERE {pending} ORDER BY endpoint_id LIMIT 1) \
              UNION ALL \
              SELECT (SELECT d.endpoint_id FROM webhook_deliveries d \
@@ -379,12 +387,13 @@ async fn claim_due_deliveries(
          UPDATE webhook_deliveries SET claim_token = $4, lease_until = $5, updated_at = $1 \
          WHERE id = ANY(ARRAY(SELECT id FROM chosen)) \
          RETURNING id"
-    ))
-    .bind::<Timestamptz, _>(now)
-    .bind::<BigInt, _>(cap)
-    .bind::<BigInt, _>(limit)
-    .bind::<Text, _>(token)
-    .bind::<Timestamptz, _>(lease_until)
+        ))
+        .bind::<Timestamptz, _>(now)
+        .bind::<BigInt, _>(cap)
+        .bind::<BigInt, _>(limit)
+        .bind::<Text, _>(token)
+        .bind::<Timestamptz, _>(lease_until),
+    )
     .load::<ClaimedDeliveryId>(conn)
     .await?;
     Ok(rows.into_iter().map(|row| row.id).collect())
@@ -609,4 +618,42 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
         .await?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
+    use super::claim_due_deliveries;
+    use diesel::sql_types::BigInt;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+
+    /// A webhook claim run twice on one connection is parsed and planned once: its statement and the advisory
+    /// lock's stay prepared, since every claim holds the lock that serializes them all.
+    #[tokio::test]
+    async fn a_delivery_claim_stays_prepared_on_its_connection() {
+        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
+            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+            return;
+        };
+        let mut conn = AsyncPgConnection::establish(guard.database_url())
+            .await
+            .expect("a connection");
+        let now = chrono::Utc::now();
+        // Outside a transaction each statement is its own: enough to see what stays prepared.
+        for token in ["claim-1", "claim-2"] {
+            let claimed =
+                claim_due_deliveries(&mut conn, token, now, now + chrono::Duration::seconds(60), 100, 4)
+                    .await;
+            assert!(matches!(claimed, Ok(ids) if ids.is_empty()), "nothing is due");
+        }
+        let prepared: i64 = diesel::select(diesel::dsl::sql::<BigInt>(
+            "(SELECT count(*) FROM pg_prepared_statements \
+              WHERE statement LIKE 'WITH RECURSIVE pending_endpoints%' \
+                 OR statement LIKE 'SELECT pg_advisory_xact_lock%')",
+        ))
+        .get_result(&mut conn)
+        .await
+        .expect("pg_prepared_statements");
+        assert_eq!(prepared, 2, "the claim and its lock, each prepared once");
+    }
 }

@@ -80,30 +80,31 @@ macro_rules! deliveries_port {
                 let number = to_i32("attempt number", attempt.number)?;
                 let duration =
                     i64::try_from(attempt.duration_ms).map_err(|e| corrupt("attempt duration", e))?;
-                // Only the claim that holds the delivery may record its attempt.
-                let endpoint = for_update!(
-                    webhook_deliveries::table
-                        .find(&id)
-                        .filter(webhook_deliveries::claim_token.eq(&token))
-                        .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
-                        .select(webhook_deliveries::endpoint_id)
+                // Only the claim that holds the delivery may record its attempt: one statement checks the
+                // claim and writes the new state.
+                let endpoint = $crate::cached::Cached(
+                    diesel::update(
+                        webhook_deliveries::table
+                            .find(&id)
+                            .filter(webhook_deliveries::claim_token.eq(&token))
+                            .filter(webhook_deliveries::status.eq(DELIVERY_PENDING)),
+                    )
+                    .set((
+                        webhook_deliveries::status.eq(completion.status.as_str()),
+                        webhook_deliveries::attempts.eq(number),
+                        webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
+                        webhook_deliveries::claim_token.eq(None::<String>),
+                        webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                        webhook_deliveries::updated_at.eq(attempt.at),
+                    ))
+                    .returning(webhook_deliveries::endpoint_id),
                 )
-                .first::<String>(conn)
+                .get_result::<String>(conn)
                 .await
                 .optional()?;
                 let Some(endpoint) = endpoint else {
                     return Ok(None);
                 };
-                $crate::cached::Cached(diesel::update(webhook_deliveries::table.find(&id)).set((
-                    webhook_deliveries::status.eq(completion.status.as_str()),
-                    webhook_deliveries::attempts.eq(number),
-                    webhook_deliveries::next_attempt_at.eq(completion.next_attempt_at),
-                    webhook_deliveries::claim_token.eq(None::<String>),
-                    webhook_deliveries::lease_until.eq(None::<Timestamp>),
-                    webhook_deliveries::updated_at.eq(attempt.at),
-                )))
-                .execute(conn)
-                .await?;
                 diesel::insert_into(webhook_attempts::table)
                     .values((
                         webhook_attempts::delivery_id.eq(&id),
@@ -137,14 +138,35 @@ macro_rules! deliveries_port {
                         .execute(conn)
                         .await?
                     }
-                    None => {
-                        $crate::cached::Cached(
-                            diesel::update(endpoint)
-                                .set(webhook_endpoints::failing_since.eq(completion.failing_since)),
-                        )
-                        .execute(conn)
-                        .await?
-                    }
+                    // Written only when it changes: every success of a healthy endpoint would otherwise
+                    // rewrite its row, and concurrent recordings for one endpoint would queue on that row's
+                    // lock until each one's commit.
+                    None => match completion.failing_since {
+                        None => {
+                            $crate::cached::Cached(
+                                diesel::update(
+                                    endpoint.filter(webhook_endpoints::failing_since.is_not_null()),
+                                )
+                                .set(webhook_endpoints::failing_since.eq(None::<Timestamp>)),
+                            )
+                            .execute(conn)
+                            .await?
+                        }
+                        Some(since) => {
+                            $crate::cached::Cached(
+                                diesel::update(
+                                    endpoint.filter(
+                                        webhook_endpoints::failing_since
+                                            .is_null()
+                                            .or(webhook_endpoints::failing_since.ne(since)),
+                                    ),
+                                )
+                                .set(webhook_endpoints::failing_since.eq(Some(since))),
+                            )
+                            .execute(conn)
+                            .await?
+                        }
+                    },
                 };
                 Ok(())
             }
