@@ -38,7 +38,7 @@ impl<Q: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Cached<Q> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
     use super::Cached;
     use crate::pg::schema::network_callbacks;
@@ -46,15 +46,19 @@ mod tests {
     use diesel::sql_types::BigInt;
     use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
-    /// The statements a PostgreSQL session keeps prepared that update `network_callbacks`.
-    async fn prepared_updates(conn: &mut AsyncPgConnection) -> i64 {
-        diesel::select(diesel::dsl::sql::<BigInt>(
-            "(SELECT count(*) FROM pg_prepared_statements \
-              WHERE statement LIKE 'UPDATE \"network_callbacks\"%')",
-        ))
+    /// The statements a PostgreSQL session keeps prepared whose text starts with `prefix`.
+    pub(crate) async fn prepared_statements(conn: &mut AsyncPgConnection, prefix: &str) -> i64 {
+        diesel::select(diesel::dsl::sql::<BigInt>(&format!(
+            "(SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '{prefix}%')"
+        )))
         .get_result(conn)
         .await
         .expect("pg_prepared_statements")
+    }
+
+    /// The statements a PostgreSQL session keeps prepared that update `network_callbacks`.
+    async fn prepared_updates(conn: &mut AsyncPgConnection) -> i64 {
+        prepared_statements(conn, "UPDATE \"network_callbacks\"").await
     }
 
     /// Run twice on one connection, diesel's own update is prepared neither time (PostgreSQL parses and

@@ -624,8 +624,8 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
     use super::claim_due_deliveries;
-    use diesel::sql_types::BigInt;
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    use crate::cached::tests::prepared_statements;
+    use diesel_async::{AsyncConnection, AsyncPgConnection};
 
     /// A webhook claim run twice on one connection is parsed and planned once: its statement and the advisory
     /// lock's stay prepared, since every claim holds the lock that serializes them all.
@@ -646,14 +646,8 @@ mod tests {
                     .await;
             assert!(matches!(claimed, Ok(ids) if ids.is_empty()), "nothing is due");
         }
-        let prepared: i64 = diesel::select(diesel::dsl::sql::<BigInt>(
-            "(SELECT count(*) FROM pg_prepared_statements \
-              WHERE statement LIKE 'WITH RECURSIVE pending_endpoints%' \
-                 OR statement LIKE 'SELECT pg_advisory_xact_lock%')",
-        ))
-        .get_result(&mut conn)
-        .await
-        .expect("pg_prepared_statements");
+        let prepared = prepared_statements(&mut conn, "WITH RECURSIVE pending_endpoints").await
+            + prepared_statements(&mut conn, "SELECT pg_advisory_xact_lock").await;
         assert_eq!(prepared, 2, "the claim and its lock, each prepared once");
     }
 }
