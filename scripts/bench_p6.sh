@@ -57,6 +57,10 @@ echo
 echo "Under load on the $messages-message database, beside an empty one in the same run (\`scripts/bench_p6_load.py\`):"
 echo "P1 as in the HTTP section, alternating the two databases run by run; then reads offered at a constant rate"
 echo "(\`oha --urls-from-file -c 4 -q ${HERALD_BENCH_P6_READ_RATE:-200} --latency-correction\`), one API process each."
+echo "Last, retention beside sends: every plan's retention set to 30 days (two thirds of the seeded messages past"
+echo "it), P1 on the seeded database alone and with \`herald admin retention sweep\` running beside it on the"
+echo "defaults (1,000 messages per transaction, 200 ms apart), alternated run by run (PostgreSQL's CPU then"
+echo "includes the sweep's)."
 echo
 echo "| figure | median | min | max |"
 echo "|---|---|---|---|"

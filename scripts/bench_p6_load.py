@@ -6,7 +6,11 @@ scripts/bench_p6.sh seeded (its URL is the argument) beside a fresh empty databa
   connections), alternating the empty database and the seeded one run by run;
 - a message lookup and the message log's first and next page at a constant offered rate, latency-corrected
   (no coordinated omission), p99 and p50, each database's own messages (on the seeded one, those of one of its
-  organizations with 100,000 messages).
+  organizations with 100,000 messages);
+- the retention sweep beside sends: the seeded plans' retention lowered to RETENTION_DAYS (two thirds of the
+  seeded messages fall past it), P1 on the seeded database alternately alone and with `herald admin retention
+  sweep` running beside it on the defaults (1,000 messages per transaction, 200 ms between them), and what the
+  sweep removed per second meanwhile.
 
 Prints Markdown table rows (the section's header is bench_p6.sh's).
 """
@@ -26,6 +30,8 @@ import bench_http as h  # noqa: E402
 # Reads are offered at this rate (requests/s over 4 connections) for h.SECONDS each: a steady API load,
 # well under the machine's capacity, so the p99 shows the query's cost and not a queue.
 READ_RATE = int(os.environ.get("HERALD_BENCH_P6_READ_RATE", "200"))
+# The seed spreads messages over 90 days: with 30, two thirds of them are past their retention.
+RETENTION_DAYS = 30
 # The per-key read limit would answer 429 long before that.
 READS_UNLIMITED = {"HERALD_READ_RATE_PER_SECOND": "1000000", "HERALD_READ_BURST": "1000000"}
 
@@ -67,6 +73,37 @@ def reads(server, key, ids):
     return figures
 
 
+def retention_beside_sends(url, env, orgs):
+    """P1 on the seeded database alone and with a retention sweep beside it, alternated run by run:
+    {"alone": [rate], "sweeping": [rate], "removed": [(messages/s, rows/s)], "costs": {label: [cost]}}."""
+    psql_value(url, f"UPDATE plans SET retention_days = {RETENTION_DAYS}")
+    result = {"alone": [], "sweeping": [], "removed": [], "costs": {"alone": [], "sweeping": []}}
+    for run in range(h.RUNS):
+        for label in ("alone", "sweeping"):
+            server = h.Server(env)
+            sweep = None
+            try:
+                h.sync_templates(server, orgs)
+                if label == "sweeping":
+                    # Bounded a little past the load, so it sweeps the whole run and ends on its own.
+                    sweep = subprocess.Popen([h.HERALD, "admin", "--json", "retention", "sweep", "--seconds",
+                                              str(h.SECONDS + 2)], env=env, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL, text=True)
+                result[label].append(h.accepts_per_second(server, orgs, costs=result["costs"][label]))
+                if sweep:
+                    report = json.loads(sweep.communicate(timeout=120)[0])
+                    if report["ended"] != "stopped":
+                        h.log(f"warning: the sweep ended {report['ended']} before the load did")
+                    result["removed"].append((report["removed"]["messages"] / report["seconds"],
+                                              report["rows"] / report["seconds"]))
+            finally:
+                if sweep and sweep.poll() is None:
+                    sweep.kill()
+                server.stop()
+            h.log(f"P6 retention, {label}, run {run}: {result[label][-1]:.0f}/s")
+    return result
+
+
 def main():
     seeded_url = sys.argv[1]
     empty = h.PgDatabase(f"herald_bench_p6_empty_{os.getpid()}")
@@ -101,6 +138,7 @@ def main():
                 figures[label] = reads(server, key, ids.split(","))
             finally:
                 server.stop()
+        sweep = retention_beside_sends(seeded_url, envs["seeded"], orgs["seeded"])
     finally:
         empty.drop()
 
@@ -121,6 +159,19 @@ def main():
             p50, p99, ok, total = figures[label][name]
             lines.append(f"| {name}, {label}: p50 / p99, ms ({ok:,} of {total:,} answered 200; target p99 ≤ 20 ms) | "
                          f"{p50:.1f} / {p99:.1f} | | |")
+    lines.append(f"| retention beside sends: P1 accepts/s on the seeded database, alone | {h.fmt(sweep['alone'])} |")
+    lines.append(f"| retention beside sends: P1 accepts/s with `herald admin retention sweep` beside it | "
+                 f"{h.fmt(sweep['sweeping'])} |")
+    ratio = statistics.median(sweep["sweeping"]) / statistics.median(sweep["alone"])
+    lines.append(f"| retention beside sends: sweeping ÷ alone | {ratio:.2f}× | | |")
+    for label in ("alone", "sweeping"):
+        col = lambda key: [c[key] for c in sweep["costs"][label]]  # noqa: E731
+        lines.append(f"| retention beside sends: Herald / PostgreSQL CPU per accept, µs, {label} | "
+                     f"{statistics.median(col('herald')):.0f} / {statistics.median(col('pg')):.0f} | | |")
+    lines.append("| retention beside sends: messages removed per second by the sweep | "
+                 f"{h.fmt([m for m, _ in sweep['removed']])} |")
+    lines.append("| retention beside sends: rows removed per second by the sweep (every table) | "
+                 f"{h.fmt([r for _, r in sweep['removed']])} |")
     print("\n".join(lines))
 
 

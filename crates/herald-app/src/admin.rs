@@ -2,7 +2,7 @@
 
 use crate::cli::{
     AdminArgs, AdminCommand, CallbacksCommand, KeyCommand, OrgCommand, OwnerCommand, RateCommand,
-    SenderCommand,
+    RetentionCommand, SenderCommand,
 };
 use crate::services::Services;
 use anyhow::Context;
@@ -223,16 +223,9 @@ pub async fn run_with(
                 .collect();
             (Value::Array(value), text)
         }
-        AdminCommand::Reseal => {
-            let (value, text, failure) = reseal(services).await?;
-            if let Some(reason) = failure {
-                return Err(Incomplete {
-                    output: render(json, &value, text)?,
-                    reason,
-                }
-                .into());
-            }
-            (value, text)
+        AdminCommand::Reseal => complete(json, reseal(services).await?)?,
+        AdminCommand::Retention(RetentionCommand::Sweep { seconds }) => {
+            complete(json, retention_sweep(services, settings, seconds).await)?
         }
         AdminCommand::Callbacks(CallbacksCommand::Requeue) => {
             let requeued = services.process_callbacks().requeue_parked().await?;
@@ -243,6 +236,68 @@ pub async fn run_with(
         }
     };
     render(json, &value, text)
+}
+
+/// `admin retention sweep`: one sweep now, bounded by `seconds`; what it removed, and its error if a batch
+/// failed (what earlier batches removed stays removed, and is reported).
+async fn retention_sweep(
+    services: &Services,
+    settings: &crate::config::Settings,
+    seconds: Option<u64>,
+) -> (Value, String, Option<String>) {
+    use crate::retention::{RetentionSettings, SweepEnd, sweep_retention};
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let timer = seconds.map(|seconds| {
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+            let _ = stop.send(true);
+        })
+    });
+    let started = std::time::Instant::now();
+    let sweep_settings = RetentionSettings {
+        interval: std::time::Duration::from_secs(settings.retention_interval_seconds),
+        batch: settings.retention_batch.max(1),
+        pause: std::time::Duration::from_millis(settings.retention_pause_ms),
+    };
+    let swept = sweep_retention(
+        &*services.store.retention(),
+        &*services.clock,
+        sweep_settings,
+        &stopped,
+    )
+    .await;
+    if let Some(timer) = timer {
+        timer.abort();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let removed = swept.removed;
+    let mut tables = serde_json::Map::new();
+    for (table, rows) in removed.by_table() {
+        tables.insert(table.to_owned(), json!(rows));
+    }
+    let (ended, why, failure) = match swept.ended {
+        SweepEnd::NothingDue => ("nothing_due", "nothing more is due", None),
+        SweepEnd::Stopped => ("stopped", "stopped at --seconds, more may be due", None),
+        SweepEnd::Failed(error) => (
+            "failed",
+            "a batch failed",
+            Some(format!("a retention batch failed: {error}")),
+        ),
+    };
+    let value = json!({
+        "removed": tables,
+        "rows": removed.total(),
+        "seconds": (elapsed * 1000.0).round() / 1000.0,
+        "ended": ended,
+    });
+    let text = format!(
+        "removed {} messages, {} inbound messages and {} callbacks ({} rows) in {elapsed:.1} s; {why}",
+        removed.messages,
+        removed.inbound,
+        removed.callbacks,
+        removed.total(),
+    );
+    (value, text, failure)
 }
 
 /// `admin rate …`: the organization's rate card.
@@ -344,6 +399,21 @@ impl std::fmt::Display for Incomplete {
 }
 
 impl std::error::Error for Incomplete {}
+
+/// What a command that may stop part way printed: its output, or [`Incomplete`] with its failure.
+fn complete(
+    json: bool,
+    (value, text, failure): (Value, String, Option<String>),
+) -> anyhow::Result<(Value, String)> {
+    match failure {
+        None => Ok((value, text)),
+        Some(reason) => Err(Incomplete {
+            output: render(json, &value, text)?,
+            reason,
+        }
+        .into()),
+    }
+}
 
 /// The report, and why the command must fail when some values could not be opened.
 async fn reseal(services: &Services) -> anyhow::Result<(Value, String, Option<String>)> {

@@ -114,9 +114,24 @@ pub enum AdminCommand {
     /// The network's stored callbacks that failed repeatedly and were parked.
     #[command(subcommand)]
     Callbacks(CallbacksCommand),
+    /// Data past its plan's retention.
+    #[command(subcommand)]
+    Retention(RetentionCommand),
     /// Seal every stored access token and webhook secret still in the legacy form again, bound to its row
     /// (run once after upgrading; safe to run again and while Herald runs).
     Reseal,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RetentionCommand {
+    /// Remove now what is past its plan's retention, as the worker does every `retention_interval_seconds`
+    /// (`retention_batch` messages per transaction, `retention_pause_ms` between them), until nothing more is
+    /// due or `--seconds` have passed; prints the rows removed per table. Safe while Herald runs.
+    Sweep {
+        /// Stop after this many seconds even if more is due (a later sweep goes on from there).
+        #[arg(long)]
+        seconds: Option<u64>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -16,16 +16,39 @@ pub struct RetentionSettings {
     pub pause: Duration,
 }
 
-/// One sweep: batches until one comes back short (nothing more is due), the workers stop, or a batch fails
+/// What one sweep removed, and why it ended.
+#[derive(Debug)]
+pub struct Swept {
+    /// The rows removed, summed over the sweep's batches.
+    pub removed: RetentionReport,
+    /// Why the sweep ended.
+    pub ended: SweepEnd,
+}
+
+/// Why a sweep ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SweepEnd {
+    /// A batch came back short: nothing more is due.
+    NothingDue,
+    /// Asked to stop (the workers stop, or `admin retention sweep --seconds` ran out) with more perhaps due.
+    Stopped,
+    /// A batch failed (the next sweep tries again), with the store's error.
+    Failed(String),
+}
+
+/// One sweep: batches until one comes back short (nothing more is due), `stop` turns true, or a batch fails
 /// (the next sweep tries again).
 pub async fn sweep_retention(
     store: &dyn RetentionStore,
     clock: &dyn Clock,
     settings: RetentionSettings,
     stop: &watch::Receiver<bool>,
-) -> RetentionReport {
-    let mut swept = RetentionReport::default();
-    while !*stop.borrow() {
+) -> Swept {
+    let mut removed = RetentionReport::default();
+    let ended = loop {
+        if *stop.borrow() {
+            break SweepEnd::Stopped;
+        }
         match store.purge_expired(clock.now(), settings.batch).await {
             Ok(report) => {
                 for (table, rows) in report.by_table() {
@@ -34,29 +57,29 @@ pub async fn sweep_retention(
                             .increment(rows);
                     }
                 }
-                swept = add(swept, report);
+                removed = add(removed, report);
                 if report.roots() < u64::from(settings.batch) {
-                    break;
+                    break SweepEnd::NothingDue;
                 }
             }
             Err(error) => {
                 metrics::counter!("herald_retention_failures_total").increment(1);
                 tracing::warn!(%error, "a retention batch failed");
-                break;
+                break SweepEnd::Failed(error.to_string());
             }
         }
         tokio::time::sleep(settings.pause).await;
-    }
-    if swept.total() > 0 {
+    };
+    if removed.total() > 0 {
         tracing::info!(
-            messages = swept.messages,
-            inbound = swept.inbound,
-            callbacks = swept.callbacks,
-            rows = swept.total(),
+            messages = removed.messages,
+            inbound = removed.inbound,
+            callbacks = removed.callbacks,
+            rows = removed.total(),
             "removed rows past their retention"
         );
     }
-    swept
+    Swept { removed, ended }
 }
 
 fn add(a: RetentionReport, b: RetentionReport) -> RetentionReport {
@@ -81,19 +104,45 @@ mod tests {
     use herald_domain::ports::StoreError;
     use std::sync::Mutex;
 
-    /// Answers the queued reports in turn (then empty ones), and counts the calls and their limits.
-    struct Scripted(Mutex<(Vec<RetentionReport>, Vec<u32>)>);
+    /// Answers the queued results in turn (then empty reports), and counts the calls and their limits.
+    struct Scripted(Mutex<(Vec<Batch>, Vec<u32>)>);
+
+    type Batch = Result<RetentionReport, StoreError>;
+
+    impl Scripted {
+        fn new(results: Vec<Batch>) -> Self {
+            Self(Mutex::new((results, Vec::new())))
+        }
+
+        fn limits(&self) -> Vec<u32> {
+            self.0.lock().unwrap().1.clone()
+        }
+    }
 
     #[async_trait::async_trait]
     impl RetentionStore for Scripted {
         async fn purge_expired(&self, _now: Timestamp, limit: u32) -> Result<RetentionReport, StoreError> {
             let mut state = self.0.lock().unwrap();
             state.1.push(limit);
-            Ok(if state.0.is_empty() {
-                RetentionReport::default()
+            if state.0.is_empty() {
+                Ok(RetentionReport::default())
             } else {
                 state.0.remove(0)
-            })
+            }
+        }
+    }
+
+    const SETTINGS: RetentionSettings = RetentionSettings {
+        interval: Duration::from_secs(3_600),
+        batch: 2,
+        pause: Duration::ZERO,
+    };
+
+    fn full() -> RetentionReport {
+        RetentionReport {
+            messages: 2,
+            status_events: 6,
+            ..RetentionReport::default()
         }
     }
 
@@ -109,29 +158,50 @@ mod tests {
     /// asks every batch for the configured bound.
     #[tokio::test]
     async fn a_sweep_runs_full_batches_until_a_short_one() {
-        let full = RetentionReport {
-            messages: 2,
-            status_events: 6,
-            ..RetentionReport::default()
-        };
         let short = RetentionReport {
             messages: 1,
             ..RetentionReport::default()
         };
-        let store = Scripted(Mutex::new((vec![full, full, short, full], Vec::new())));
+        let store = Scripted::new(vec![Ok(full()), Ok(full()), Ok(short), Ok(full())]);
         let (_stop, stopped) = watch::channel(false);
-        let settings = RetentionSettings {
-            interval: Duration::from_secs(3_600),
-            batch: 2,
-            pause: Duration::ZERO,
-        };
-        let swept = sweep_retention(&store, &At(chrono::Utc::now()), settings, &stopped).await;
-        assert_eq!(swept.messages, 5);
-        assert_eq!(swept.total(), 17);
+        let swept = sweep_retention(&store, &At(chrono::Utc::now()), SETTINGS, &stopped).await;
+        assert_eq!(swept.ended, SweepEnd::NothingDue);
+        assert_eq!(swept.removed.messages, 5);
+        assert_eq!(swept.removed.total(), 17);
         assert_eq!(
-            store.0.lock().unwrap().1,
+            store.limits(),
             [2, 2, 2],
             "three batches of at most 2, then it stops"
         );
+    }
+
+    /// A failed batch ends the sweep with the store's error and keeps what earlier batches removed.
+    #[tokio::test]
+    async fn a_failed_batch_ends_the_sweep_with_its_error() {
+        let store = Scripted::new(vec![
+            Ok(full()),
+            Err(StoreError::Unavailable("the pool is empty".into())),
+            Ok(full()),
+        ]);
+        let (_stop, stopped) = watch::channel(false);
+        let swept = sweep_retention(&store, &At(chrono::Utc::now()), SETTINGS, &stopped).await;
+        assert_eq!(
+            swept.ended,
+            SweepEnd::Failed("store unavailable: the pool is empty".into())
+        );
+        assert_eq!(swept.removed, full());
+        assert_eq!(store.limits().len(), 2, "no batch after the failed one");
+    }
+
+    /// Asked to stop, a sweep starts no further batch, however much is still due.
+    #[tokio::test]
+    async fn a_stopped_sweep_starts_no_further_batch() {
+        let store = Scripted::new(vec![Ok(full()), Ok(full()), Ok(full())]);
+        let (stop, stopped) = watch::channel(false);
+        stop.send(true).unwrap();
+        let swept = sweep_retention(&store, &At(chrono::Utc::now()), SETTINGS, &stopped).await;
+        assert_eq!(swept.ended, SweepEnd::Stopped);
+        assert_eq!(swept.removed, RetentionReport::default());
+        assert!(store.limits().is_empty());
     }
 }

@@ -950,6 +950,7 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
 
 mod dashboard;
 mod metrics;
+mod retention;
 mod scheduled;
 mod smoke;
 mod traces;

@@ -162,11 +162,32 @@ impl Smoke {
         &self.banner.key
     }
 
+    /// The folder the server runs in (its `./data` is the embedded store's).
+    pub(crate) fn folder(&self) -> &Path {
+        self.folder.path()
+    }
+
+    /// `herald admin … --json` in the server's folder with its settings, as its operator would run it;
+    /// answers the exit status and the printed JSON.
+    pub(crate) fn admin(&self, args: &[&str]) -> (std::process::ExitStatus, Value) {
+        let mut command = Command::new(BINARY);
+        newcomer(&mut command, self.folder.path(), &self.settings);
+        let output = command.arg("admin").args(args).arg("--json").output().unwrap();
+        let printed = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+            panic!(
+                "herald admin {args:?}: not JSON ({e}): {}\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        (output.status, printed)
+    }
+
     pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    async fn call(&self, request: reqwest::RequestBuilder, expected: u16) -> Value {
+    pub(crate) async fn call(&self, request: reqwest::RequestBuilder, expected: u16) -> Value {
         let response = request.bearer_auth(&self.banner.key).send().await.unwrap();
         let status = response.status().as_u16();
         let text = response.text().await.unwrap();
@@ -174,7 +195,7 @@ impl Smoke {
         serde_json::from_str(&text).unwrap_or(Value::Null)
     }
 
-    async fn get(&self, path: &str) -> Value {
+    pub(crate) async fn get(&self, path: &str) -> Value {
         self.call(self.http.get(self.url(path)), 200).await
     }
 
