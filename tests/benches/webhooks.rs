@@ -27,9 +27,13 @@ const OFFERED_RATE: usize = 1_000;
 const OFFERED_SECONDS: usize = 3;
 const RUNS: usize = 3;
 
-/// Deliveries in flight at most: the worker's cap per endpoint (4) times the endpoints. The receiver's own
-/// ceiling is measured with as many requests in flight.
-const IN_FLIGHT: usize = ENDPOINTS * 4;
+/// Deliveries in flight at most: the worker's cap per endpoint (4 by default) times the endpoints. The
+/// receiver's own ceiling is measured with as many requests in flight.
+fn in_flight() -> usize {
+    let cap: u32 =
+        knob("HERALD_BENCH_WEBHOOK_INFLIGHT").unwrap_or(Settings::default().webhook_per_endpoint_inflight);
+    ENDPOINTS * cap as usize
+}
 
 /// One run's figures: deliveries per second draining the backlog, the CPU it took, the receiver's own
 /// ceiling, then the delays at the offered rate.
@@ -40,7 +44,7 @@ struct Figures {
     postgres_cpu_us: f64,
     /// The machine's idle share while draining.
     idle: f64,
-    /// Requests per second the same receiver answers driven directly, `IN_FLIGHT` at a time.
+    /// Requests per second the same receiver answers driven directly, `in_flight()` at a time.
     receiver_ceiling: f64,
     p50: Duration,
     p99: Duration,
@@ -60,17 +64,21 @@ fn main() {
         "## P4 customer webhooks, issue 5".to_owned(),
         String::new(),
         format!(
-            "Command: `make bench` (`cargo bench -p herald-tests --bench webhooks`). One worker process (default loops, \
-             4 in flight per endpoint), {ENDPOINTS} endpoints on one local receiver answering 200 at once. Throughput: a \
+            "Command: `make bench` (`cargo bench -p herald-tests --bench webhooks`). One worker process \
+             (`webhook_loops` {}, `webhook_per_endpoint_inflight` {}), {ENDPOINTS} endpoints on one local receiver answering 200 at once. Throughput: a \
              backlog of {BACKLOG} events drained. Latency: {OFFERED_RATE} events/s offered for {OFFERED_SECONDS} s, \
              from the event's commit to the receiver's first byte. Median of {RUNS} runs (min–max), each on a fresh \
-             database."
+             database.",
+            knob("HERALD_BENCH_WEBHOOK_LOOPS").unwrap_or(Settings::default().webhook_loops),
+            in_flight() / ENDPOINTS,
         ),
         String::new(),
-        "CPU per delivery while draining, from /proc: this process (the worker and the receiver) and every \
-         PostgreSQL process; idle: the machine's idle share meanwhile. Receiver alone: the same receiver driven \
-         directly by a reqwest client with as many requests in flight as the worker's cap allows (16)."
-            .to_owned(),
+        format!(
+            "CPU per delivery while draining, from /proc: this process (the worker and the receiver) and every \
+             PostgreSQL process; idle: the machine's idle share meanwhile. Receiver alone: the same receiver driven \
+             directly by a reqwest client with as many requests in flight as the worker's cap allows ({}).",
+            in_flight()
+        ),
         String::new(),
         "| store | deliveries/s | min–max | CPU µs/delivery: bench process | PostgreSQL | idle | receiver alone/s | ratio | latency p50 | p99 | min–max | p99.9 | max |".to_owned(),
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_owned(),
@@ -149,6 +157,11 @@ async fn receiver(arrivals: Arrivals) -> String {
     url
 }
 
+/// A setting the bench may be asked to vary (to show what limits the rate), from the environment.
+fn knob<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
 async fn run(store: &str) -> Figures {
     let (_store, guard) = match store {
         "sqlite" => herald_store::testing::fresh_sqlite().await.unwrap(),
@@ -160,6 +173,9 @@ async fn run(store: &str) -> Figures {
         encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
         allow_private_webhook_targets: true,
         allow_insecure_webhooks: true,
+        webhook_loops: knob("HERALD_BENCH_WEBHOOK_LOOPS").unwrap_or(Settings::default().webhook_loops),
+        webhook_per_endpoint_inflight: knob("HERALD_BENCH_WEBHOOK_INFLIGHT")
+            .unwrap_or(Settings::default().webhook_per_endpoint_inflight),
         ..Settings::default()
     };
     let services = Services::connect(&settings).await.unwrap();
@@ -291,14 +307,14 @@ async fn run(store: &str) -> Figures {
     }
 }
 
-/// Requests per second the receiver at `url` answers when a reqwest client keeps `IN_FLIGHT` requests of a
+/// Requests per second the receiver at `url` answers when a reqwest client keeps `in_flight()` requests of a
 /// webhook's size in flight, `BACKLOG` requests in all: what the worker could reach at best.
 async fn receiver_ceiling(url: &str) -> f64 {
     let client = reqwest::Client::new();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let body = r#"{"type":"webhook.test","timestamp":"2026-11-29T00:00:00Z","data":{}}"#;
     let started = Instant::now();
-    let senders = (0..IN_FLIGHT).map(|_| {
+    let senders = (0..in_flight()).map(|_| {
         let (client, next) = (client.clone(), next.clone());
         async move {
             loop {
