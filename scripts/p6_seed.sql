@@ -22,7 +22,6 @@
 \endif
 
 SET synchronous_commit = off;
-SET maintenance_work_mem = '256MB';
 
 -- ULIDs in Crockford base32: the time part from a time in ms (48 bits, 10 characters) and the random part
 -- from a number, as its 16 hexadecimal digits (each one a base32 digit too, so distinct numbers give distinct,
@@ -66,6 +65,21 @@ INSERT INTO webhook_endpoints (id, organization_id, url, sub_status, sub_failed,
 SELECT 'whe_' || pg_temp.p6_ulid(1700000000000 + n, n), id, 'https://example.invalid/hook', TRUE, TRUE, TRUE,
        TRUE, '\x00', now() - interval '400 days', now() - interval '400 days'
 FROM p6_orgs;
+
+-- A bulk load, the way PostgreSQL's manual advises ("Populating a Database"): the secondary indexes of the
+-- tables filled below are dropped now and built once at the end (one sort each instead of 10 million
+-- insertions into each), and foreign keys are not checked row by row (session_replication_role = replica
+-- skips their triggers; every row references rows this script made). Primary keys stay (other tables'
+-- foreign keys hang on them), and the ids grow with time, so their indexes are appended to.
+SET session_replication_role = replica;
+CREATE TEMP TABLE p6_indexes AS
+SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
+FROM pg_index AS i
+JOIN pg_class AS t ON t.oid = i.indrelid
+WHERE t.relname IN ('messages', 'message_events', 'outbox', 'events', 'webhook_deliveries')
+  AND t.relnamespace = 'public'::regnamespace
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint AS c WHERE c.conindid = i.indexrelid);
+SELECT format('DROP INDEX %s', name) FROM p6_indexes \gexec
 
 -- One row per message: its organization, time (oldest first, so ids grow with time) and ids.
 CREATE TEMP TABLE p6_m AS
@@ -164,4 +178,8 @@ SELECT jid, org, mid, sender, CASE WHEN g <= 1000 THEN 'done' ELSE 'pending' END
 FROM p6_b;
 
 DROP TABLE p6_b;
+
+SET maintenance_work_mem = '1GB';
+SELECT definition FROM p6_indexes \gexec
+SET session_replication_role = DEFAULT;
 ANALYZE;
