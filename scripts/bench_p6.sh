@@ -12,6 +12,13 @@ name="herald_bench_p6_$$"
 small="herald_bench_p6_small_$$"
 url="${admin%/*}/$name"
 small_url="${admin%/*}/$small"
+oha="${OHA:-$PWD/.tools/bin/oha}"
+# Everything the load part needs, checked before tens of minutes of seeding (the trap drops the seeded
+# database on any failure).
+for tool in target/release/herald "$oha" psql; do
+  command -v "$tool" >/dev/null || { echo "bench_p6.sh: $tool is missing (make bench builds and installs it)" >&2; exit 1; }
+done
+export OHA="$oha"
 messages="${P6_MESSAGES:-10000000}"
 small_messages="${P6_SMALL_MESSAGES:-10000}"
 trap 'psql -q "$admin" -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" -c "DROP DATABASE IF EXISTS \"$small\" WITH (FORCE)"' EXIT

@@ -80,7 +80,7 @@ pub async fn list(
             PageError::BadRequest("The page link is not valid; start from the first page.".to_owned())
         })?)
     };
-    let mut broadcasts = ctx
+    let mut views = ctx
         .broadcasts
         .list(
             org,
@@ -91,16 +91,10 @@ pub async fn list(
             },
         )
         .await?;
-    let next = (broadcasts.len() > PAGE_SIZE as usize).then(|| {
-        broadcasts.truncate(PAGE_SIZE as usize);
-        broadcasts.last().map(|b| b.id)
+    let next = (views.len() > PAGE_SIZE as usize).then(|| {
+        views.truncate(PAGE_SIZE as usize);
+        views.last().map(|v| v.broadcast.id)
     });
-    let mut views = Vec::with_capacity(broadcasts.len());
-    for broadcast in &broadcasts {
-        if let Some(view) = ctx.broadcasts.get(org, &broadcast.id).await? {
-            views.push(view);
-        }
-    }
     let body = html! {
         h1 { "Broadcasts" }
         p.muted { "One template to many recipients, created with " code { "POST /api/v1/broadcasts" } " and released at the sender's pace." }

@@ -114,12 +114,13 @@ pub trait BroadcastStore: Send + Sync + 'static {
         id: &BroadcastId,
     ) -> Result<Option<BroadcastView>, StoreError>;
 
-    /// The organization's broadcasts, newest first.
+    /// The organization's broadcasts, newest first, each with its messages counted by status (as
+    /// `broadcast` reads it).
     async fn broadcasts(
         &self,
         organization: &OrganizationId,
         query: &BroadcastQuery,
-    ) -> Result<Vec<Broadcast>, StoreError>;
+    ) -> Result<Vec<BroadcastView>, StoreError>;
 
     /// Up to `limit` broadcasts of every organization that are scheduled or running and whose `send_at`
     /// (if any) has come.

@@ -574,7 +574,7 @@ impl Broadcasts {
         &self,
         organization: &OrganizationId,
         query: &BroadcastQuery,
-    ) -> Result<Vec<Broadcast>, StoreError> {
+    ) -> Result<Vec<BroadcastView>, StoreError> {
         self.ports.broadcasts.broadcasts(organization, query).await
     }
 

@@ -142,22 +142,13 @@ pub(crate) async fn list_broadcasts(
         .map_err(ApiError::from)?;
     let next = if broadcasts.len() > limit as usize {
         broadcasts.truncate(limit as usize);
-        broadcasts.last().map(|b| cursor::encode_broadcast(&b.id))
+        broadcasts
+            .last()
+            .map(|b| cursor::encode_broadcast(&b.broadcast.id))
     } else {
         None
     };
-    let mut data = Vec::with_capacity(broadcasts.len());
-    for broadcast in &broadcasts {
-        // Each with its counts, as `GET /broadcasts/{id}` shows it; one gone meanwhile is left out.
-        if let Some(view) = ctx
-            .broadcasts
-            .get(&organization, &broadcast.id)
-            .await
-            .map_err(ApiError::from)?
-        {
-            data.push(BroadcastResource::from(&view));
-        }
-    }
+    let data = broadcasts.iter().map(BroadcastResource::from).collect();
     Ok(HttpResponse::Ok().json(BroadcastPageResource {
         data,
         next_cursor: next,

@@ -8,7 +8,9 @@ use herald_domain::ids::{DeliveryId, EventId};
 use herald_domain::message::{EventSource, MessageStatus};
 use herald_domain::status::StatusReport;
 use herald_domain::status::StatusUpdate;
-use herald_domain::webhook::{EventSelection, TestEvent, WebhookEndpoint};
+use herald_domain::webhook::{
+    DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection, TestEvent, WebhookEndpoint,
+};
 use herald_store::Store;
 use herald_testkit::fixtures::{
     SIMULATOR_SENDER_1, accept_request, at, next_ulid, organization, sender, text_message, webhook_endpoint,
@@ -192,4 +194,120 @@ async fn postgres_webhook_waiter_wakes_after_a_fan_out() {
         return;
     };
     a_webhook_waiter_wakes_after_a_fan_out(store).await;
+}
+
+/// The row version (`xmin`) of a webhook endpoint: it changes whenever the row is written.
+async fn endpoint_version(url: &str, endpoint: &WebhookEndpoint) -> String {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Version {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        version: String,
+    }
+    let mut conn = AsyncPgConnection::establish(url).await.expect("a connection");
+    let row: Version = diesel::sql_query("SELECT xmin::text AS version FROM webhook_endpoints WHERE id = $1")
+        .bind::<diesel::sql_types::Text, _>(endpoint.id.to_string())
+        .get_result(&mut conn)
+        .await
+        .expect("the endpoint's row");
+    row.version
+}
+
+/// Recording an attempt writes the endpoint's row only when its failing streak changes: successes to a
+/// healthy endpoint (and failures that continue a streak) leave it alone, so recordings for one endpoint do
+/// not queue on its row lock (issue 18, P4).
+#[tokio::test]
+async fn postgres_an_unchanged_failing_streak_is_not_rewritten() {
+    let fresh = herald_store::testing::fresh_postgres()
+        .await
+        .unwrap_or_else(|error| panic!("no fresh PostgreSQL database: {error:#}"));
+    let Some((store, guard)) = fresh else {
+        eprintln!(
+            "SKIPPED ({} unset): {}",
+            herald_store::testing::DATABASE_URL_ENV,
+            test_name!()
+        );
+        return;
+    };
+    let org = organization("business");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let endpoint = endpoint_with_due_deliveries(&store, org.id, 4).await;
+    let token = ClaimToken(next_ulid());
+    let claimed = store
+        .webhooks()
+        .claim_deliveries(&token, at(100), at(100) + TimeDelta::seconds(60), 4, 4)
+        .await
+        .expect("claim_deliveries");
+    assert_eq!(claimed.len(), 4);
+    let record = |n: usize, failing_since: Option<herald_domain::time::Timestamp>| {
+        let (status, next_attempt_at, code) = match failing_since {
+            None => (DeliveryStatus::Succeeded, None, 200),
+            Some(_) => (DeliveryStatus::Pending, Some(at(200)), 500),
+        };
+        DeliveryCompletion {
+            delivery_id: claimed[n].delivery_id,
+            token,
+            attempt: DeliveryAttempt {
+                number: claimed[n].attempt_number,
+                at: at(101),
+                status_code: Some(code),
+                response_prefix: String::new(),
+                error_kind: (code != 200).then(|| "http_status".to_owned()),
+                duration_ms: 1,
+            },
+            status,
+            next_attempt_at,
+            failing_since,
+            disable_reason: None,
+        }
+    };
+    let webhooks = store.webhooks();
+    let url = guard.database_url();
+    let healthy = endpoint_version(url, &endpoint).await;
+    assert!(
+        webhooks
+            .complete_delivery(&record(0, None))
+            .await
+            .expect("complete")
+    );
+    assert_eq!(
+        endpoint_version(url, &endpoint).await,
+        healthy,
+        "a success to a healthy endpoint"
+    );
+
+    assert!(
+        webhooks
+            .complete_delivery(&record(1, Some(at(101))))
+            .await
+            .expect("complete")
+    );
+    let failing = endpoint_version(url, &endpoint).await;
+    assert_ne!(failing, healthy, "a failure starts the streak");
+    assert!(
+        webhooks
+            .complete_delivery(&record(2, Some(at(101))))
+            .await
+            .expect("complete")
+    );
+    assert_eq!(
+        endpoint_version(url, &endpoint).await,
+        failing,
+        "the same streak goes on"
+    );
+    assert!(
+        webhooks
+            .complete_delivery(&record(3, None))
+            .await
+            .expect("complete")
+    );
+    assert_ne!(
+        endpoint_version(url, &endpoint).await,
+        failing,
+        "an answer ends the streak"
+    );
 }

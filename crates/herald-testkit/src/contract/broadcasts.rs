@@ -444,6 +444,50 @@ pub async fn broadcasts_transitions_due_and_untaken(ports: Ports) {
     );
 }
 
+/// A page of the list carries each broadcast's own counts, the same as reading it alone (one grouped read
+/// for the page must not mix two broadcasts' messages up).
+pub async fn broadcasts_list_carries_each_ones_counts(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let sent_now = broadcast_of(&org, &sender, 3, None, None);
+    let later = broadcast_of(&org, &sender, 5, Some(100), None);
+    assert_eq!(accept(&ports, &sent_now).await, BroadcastAcceptOutcome::Accepted);
+    assert_eq!(accept(&ports, &later).await, BroadcastAcceptOutcome::Accepted);
+    let cancelled: Vec<_> = later.messages[..2]
+        .iter()
+        .map(|m| cancel_update(&m.message, &org, at(50)))
+        .collect();
+    assert_eq!(
+        ports.schedule.cancel_many(&cancelled).await.expect("cancel_many"),
+        2
+    );
+
+    let query = BroadcastQuery {
+        limit: 10,
+        ..BroadcastQuery::default()
+    };
+    let page = ports.broadcasts.broadcasts(&org.id, &query).await.expect("list");
+    let ids: Vec<_> = page.iter().map(|v| v.broadcast.id).collect();
+    assert_eq!(
+        ids,
+        vec![later.broadcast.id, sent_now.broadcast.id],
+        "newest first"
+    );
+    assert_eq!(page[0].counts.get(MessageStatus::Scheduled), 3);
+    assert_eq!(page[0].counts.get(MessageStatus::Cancelled), 2);
+    assert_eq!(page[0].counts.get(MessageStatus::Accepted), 0);
+    assert_eq!(page[1].counts.get(MessageStatus::Accepted), 3);
+    assert_eq!(page[1].counts.get(MessageStatus::Scheduled), 0);
+    for view in &page {
+        let alone = ports
+            .broadcasts
+            .broadcast(&org.id, &view.broadcast.id)
+            .await
+            .expect("read")
+            .expect("exists");
+        assert_eq!(view, &alone);
+    }
+}
+
 /// Another organization's broadcast does not exist for the caller: not read, listed, released, changed or
 /// searched for untaken messages.
 pub async fn broadcasts_stay_in_their_organization(ports: Ports) {
