@@ -254,11 +254,7 @@ async fn retention_sweep(
         })
     });
     let started = std::time::Instant::now();
-    let sweep_settings = RetentionSettings {
-        interval: std::time::Duration::from_secs(settings.retention_interval_seconds),
-        batch: settings.retention_batch.max(1),
-        pause: std::time::Duration::from_millis(settings.retention_pause_ms),
-    };
+    let sweep_settings = RetentionSettings::new(settings);
     let swept = sweep_retention(
         &*services.store.retention(),
         &*services.clock,

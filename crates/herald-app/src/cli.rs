@@ -125,8 +125,9 @@ pub enum AdminCommand {
 #[derive(Debug, Subcommand)]
 pub enum RetentionCommand {
     /// Remove now what is past its plan's retention, as the worker does every `retention_interval_seconds`
-    /// (`retention_batch` messages per transaction, `retention_pause_ms` between them), until nothing more is
-    /// due or `--seconds` have passed; prints the rows removed per table. Safe while Herald runs.
+    /// (`retention_batch` messages per transaction, paced by `retention_pause_ms` and
+    /// `retention_busy_percent`), until nothing more is due or `--seconds` have passed; prints the rows removed
+    /// per table. Safe while Herald runs.
     Sweep {
         /// Stop after this many seconds even if more is due (a later sweep goes on from there).
         #[arg(long)]

@@ -175,8 +175,11 @@ pub struct Settings {
     pub retention_interval_seconds: u64,
     /// Messages removed (with their rows) per retention transaction.
     pub retention_batch: u32,
-    /// The pause between two retention transactions, milliseconds.
+    /// The shortest pause between two retention transactions, milliseconds.
     pub retention_pause_ms: u64,
+    /// The most of its time a sweep spends inside its transactions, percent: after a transaction that took
+    /// `d`, it pauses at least `d × (100 − p) / p`, so a sweep slows down as the database gets busy.
+    pub retention_busy_percent: u8,
 
     // ---- The owner's dashboard (issue 7) ----
     /// Signs the dashboard's cookies: base64 of at least 32 random bytes, the same in every API process.
@@ -286,6 +289,7 @@ impl Default for Settings {
             retention_interval_seconds: 3_600,
             retention_batch: 1_000,
             retention_pause_ms: 200,
+            retention_busy_percent: 20,
             dashboard_cookie_key: None,
             dashboard_session_idle_minutes: 30,
             dashboard_session_absolute_hours: 12,
@@ -365,6 +369,10 @@ impl Settings {
         anyhow::ensure!(
             (1..=60).contains(&self.schedule_min_lead_seconds),
             "schedule_min_lead_seconds must be 1 to 60 (the contract's minimum is a minute; shorter is for tests)"
+        );
+        anyhow::ensure!(
+            (1..=100).contains(&self.retention_busy_percent),
+            "retention_busy_percent must be 1 to 100"
         );
         anyhow::ensure!(self.webhook_loops >= 1, "webhook_loops must be at least 1");
         anyhow::ensure!(
@@ -529,6 +537,31 @@ mod tests {
                 jail.set_env(name, value);
                 let error = format!("{:#}", Settings::load(None).unwrap_err());
                 assert!(error.contains(&name["HERALD_".len()..].to_lowercase()), "{error}");
+            }
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn the_retention_busy_share_defaults_to_a_fifth_and_is_bounded() {
+        figment::Jail::expect_with(|jail| {
+            assert_eq!(
+                Settings::load(None)
+                    .map_err(|e| e.to_string())?
+                    .retention_busy_percent,
+                20
+            );
+            jail.set_env("HERALD_RETENTION_BUSY_PERCENT", "100");
+            assert_eq!(
+                Settings::load(None)
+                    .map_err(|e| e.to_string())?
+                    .retention_busy_percent,
+                100
+            );
+            for value in ["0", "101"] {
+                jail.set_env("HERALD_RETENTION_BUSY_PERCENT", value);
+                let error = format!("{:#}", Settings::load(None).unwrap_err());
+                assert!(error.contains("retention_busy_percent"), "{value}: {error}");
             }
             Ok(())
         });

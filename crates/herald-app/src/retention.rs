@@ -12,8 +12,32 @@ pub struct RetentionSettings {
     /// Messages (and separately inbound messages, organization events and callbacks) removed per transaction,
     /// with their rows.
     pub batch: u32,
-    /// The pause between two transactions of one sweep.
+    /// The shortest pause between two transactions of one sweep.
     pub pause: Duration,
+    /// The most of its time a sweep spends inside its transactions, percent (1 to 100).
+    pub busy_percent: u8,
+}
+
+impl RetentionSettings {
+    /// The sweep's settings from the service's (`retention_*`).
+    pub fn new(settings: &crate::config::Settings) -> Self {
+        Self {
+            interval: Duration::from_secs(settings.retention_interval_seconds),
+            batch: settings.retention_batch.max(1),
+            pause: Duration::from_millis(settings.retention_pause_ms),
+            busy_percent: settings.retention_busy_percent.clamp(1, 100),
+        }
+    }
+
+    /// The pause after a transaction that took `busy`: at least `pause`, and long enough that the sweep is
+    /// inside its transactions at most `busy_percent` of the time. A transaction slowed by a busy database
+    /// is followed by a longer pause, so the sweep yields to sends instead of competing with them (the P6
+    /// bench: with a fixed 200 ms pause on 10 million messages, sends beside a sweep ran at 0.65× their rate
+    /// alone; docs/benchmarks-notes.md).
+    pub fn pause_after(&self, busy: Duration) -> Duration {
+        let percent = u32::from(self.busy_percent.clamp(1, 100));
+        self.pause.max(busy * (100 - percent) / percent)
+    }
 }
 
 /// What one sweep removed, and why it ended.
@@ -49,6 +73,7 @@ pub async fn sweep_retention(
         if *stop.borrow() {
             break SweepEnd::Stopped;
         }
+        let started = tokio::time::Instant::now();
         match store.purge_expired(clock.now(), settings.batch).await {
             Ok(report) => {
                 for (table, rows) in report.by_table() {
@@ -68,7 +93,7 @@ pub async fn sweep_retention(
                 break SweepEnd::Failed(error.to_string());
             }
         }
-        tokio::time::sleep(settings.pause).await;
+        tokio::time::sleep(settings.pause_after(started.elapsed())).await;
     };
     if removed.total() > 0 {
         tracing::info!(
@@ -136,6 +161,7 @@ mod tests {
         interval: Duration::from_secs(3_600),
         batch: 2,
         pause: Duration::ZERO,
+        busy_percent: 100,
     };
 
     fn full() -> RetentionReport {
@@ -203,5 +229,72 @@ mod tests {
         assert_eq!(swept.ended, SweepEnd::Stopped);
         assert_eq!(swept.removed, RetentionReport::default());
         assert!(store.limits().is_empty());
+    }
+
+    /// Takes `busy` for every batch, as a database under load would, and answers full batches `full` times.
+    struct Slow {
+        busy: Duration,
+        full: Mutex<u32>,
+    }
+
+    #[async_trait::async_trait]
+    impl RetentionStore for Slow {
+        async fn purge_expired(&self, _now: Timestamp, _limit: u32) -> Result<RetentionReport, StoreError> {
+            tokio::time::sleep(self.busy).await;
+            let mut left = self.full.lock().unwrap();
+            if *left == 0 {
+                return Ok(RetentionReport::default());
+            }
+            *left -= 1;
+            Ok(full())
+        }
+    }
+
+    /// The pause after a transaction keeps the sweep inside its transactions at most `busy_percent` of the
+    /// time, and never drops below the configured pause.
+    #[test]
+    fn the_pause_grows_with_the_time_a_transaction_took() {
+        let settings = RetentionSettings {
+            pause: Duration::from_millis(200),
+            busy_percent: 20,
+            ..SETTINGS
+        };
+        assert_eq!(
+            settings.pause_after(Duration::from_millis(10)),
+            Duration::from_millis(200)
+        );
+        assert_eq!(
+            settings.pause_after(Duration::from_millis(300)),
+            Duration::from_millis(1_200)
+        );
+        let all_the_time = RetentionSettings {
+            busy_percent: 100,
+            ..settings
+        };
+        assert_eq!(
+            all_the_time.pause_after(Duration::from_secs(5)),
+            Duration::from_millis(200)
+        );
+    }
+
+    /// A sweep whose transactions take 100 ms each, allowed 25 % of its time, pauses 300 ms after each
+    /// full batch: three batches (the last one short) take 3 × 100 + 2 × 300 ms.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_transaction_is_followed_by_a_longer_pause() {
+        let store = Slow {
+            busy: Duration::from_millis(100),
+            full: Mutex::new(2),
+        };
+        let settings = RetentionSettings {
+            pause: Duration::from_millis(10),
+            busy_percent: 25,
+            ..SETTINGS
+        };
+        let (_stop, stopped) = watch::channel(false);
+        let started = tokio::time::Instant::now();
+        let swept = sweep_retention(&store, &At(chrono::Utc::now()), settings, &stopped).await;
+        assert_eq!(swept.ended, SweepEnd::NothingDue);
+        assert_eq!(swept.removed.messages, 4);
+        assert_eq!(started.elapsed(), Duration::from_millis(900));
     }
 }

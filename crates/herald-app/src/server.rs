@@ -259,11 +259,7 @@ fn start_workers(
         workers.spawn_retention(
             services.store.retention(),
             services.clock.clone(),
-            crate::retention::RetentionSettings {
-                interval: std::time::Duration::from_secs(settings.retention_interval_seconds),
-                batch: settings.retention_batch.max(1),
-                pause: std::time::Duration::from_millis(settings.retention_pause_ms),
-            },
+            crate::retention::RetentionSettings::new(settings),
         );
     }
     Ok(workers)
