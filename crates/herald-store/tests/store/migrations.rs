@@ -118,6 +118,38 @@ async fn postgres_fresh_store_is_migrated() {
     assert_eq!(store.accounts().plans().await.unwrap(), sorted_default_plans());
 }
 
+/// A fresh database's tables are left never analyzed: a table ANALYZEd while empty is planned as empty
+/// (sequential scans, nested loops) until autovacuum analyzes it again, and a migration that did so held the
+/// first minute of sends on a new installation to a fraction of their rate (docs/benchmarks-notes.md).
+#[tokio::test]
+async fn postgres_migrations_leave_no_table_analyzed_empty() {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Table {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        name: String,
+    }
+    let fresh = testing::fresh_postgres()
+        .await
+        .unwrap_or_else(|error| panic!("no fresh PostgreSQL database: {error:#}"));
+    let Some((_store, guard)) = fresh else {
+        eprintln!("SKIPPED ({} unset): {}", testing::DATABASE_URL_ENV, test_name!());
+        return;
+    };
+    let mut conn = AsyncPgConnection::establish(guard.database_url())
+        .await
+        .expect("a connection");
+    let analyzed_empty: Vec<Table> = diesel::sql_query(
+        "SELECT relname::text AS name FROM pg_class \
+         WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND reltuples = 0",
+    )
+    .load(&mut conn)
+    .await
+    .expect("pg_class");
+    let names: Vec<String> = analyzed_empty.into_iter().map(|t| t.name).collect();
+    assert!(names.is_empty(), "analyzed while empty: {names:?}");
+}
+
 #[tokio::test]
 async fn unreachable_postgres_fails_to_connect() {
     let options = StoreOptions {
