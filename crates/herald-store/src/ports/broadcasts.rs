@@ -178,6 +178,10 @@ macro_rules! broadcasts_port {
                 conn: &mut Conn,
                 ids: &[String],
             ) -> Result<std::collections::HashMap<String, BroadcastCounts>, TxError> {
+                if ids.is_empty() {
+                    // An empty page (a new organization's list): no round trip for nothing.
+                    return Ok(std::collections::HashMap::new());
+                }
                 let rows: Vec<(Option<String>, String, i64)> = messages::table
                     .filter(messages::broadcast_id.eq_any(ids))
                     .group_by((messages::broadcast_id, messages::status))

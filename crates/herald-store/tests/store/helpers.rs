@@ -62,19 +62,35 @@ pub async fn sqlite() -> Store {
 /// A fresh migrated PostgreSQL store, or `None` after printing the SKIPPED line when the server URL is
 /// unset. A set URL with an unreachable server fails the test.
 pub async fn postgres_or_skip(test: &str) -> Option<Store> {
+    fresh_postgres_or_skip(test).await.map(|(store, _guard)| store)
+}
+
+/// [`postgres_or_skip`], with the database's guard kept: its URL, for reading what the store wrote with SQL
+/// of the test's own ([`pg_texts`]).
+pub async fn fresh_postgres_or_skip(test: &str) -> Option<(Store, testing::Guard)> {
     let fresh = testing::fresh_postgres().await.unwrap_or_else(|error| {
         panic!(
             "{} is set but no fresh PostgreSQL database could be made: {error:#}",
             testing::DATABASE_URL_ENV
         )
     });
-    match fresh {
-        Some((store, _guard)) => Some(store),
-        None => {
-            eprintln!("SKIPPED ({} unset): {test}", testing::DATABASE_URL_ENV);
-            None
-        }
+    if fresh.is_none() {
+        eprintln!("SKIPPED ({} unset): {test}", testing::DATABASE_URL_ENV);
     }
+    fresh
+}
+
+/// The rows of `sql`, a query of one text column named `value`, on the PostgreSQL database at `url`.
+pub async fn pg_texts(url: &str, sql: &str) -> Vec<String> {
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        value: String,
+    }
+    let mut conn = AsyncPgConnection::establish(url).await.expect("a connection");
+    let rows: Vec<Row> = diesel::sql_query(sql).load(&mut conn).await.expect(sql);
+    rows.into_iter().map(|row| row.value).collect()
 }
 
 /// The path of the test this expands in, without the binary's name (`postgres_contract::windows_…`).

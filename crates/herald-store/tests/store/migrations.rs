@@ -1,6 +1,6 @@
 //! Migrations on both backends, the seeded plans, and connection handling.
 
-use crate::helpers::{postgres_or_skip, sqlite, test_name};
+use crate::helpers::{fresh_postgres_or_skip, pg_texts, postgres_or_skip, sqlite, test_name};
 use herald_domain::organization::Plan;
 use herald_store::{Backend, Store, StoreOptions, testing};
 use std::time::Duration;
@@ -123,31 +123,19 @@ async fn postgres_fresh_store_is_migrated() {
 /// first minute of sends on a new installation to a fraction of their rate (docs/benchmarks-notes.md).
 #[tokio::test]
 async fn postgres_migrations_leave_no_table_analyzed_empty() {
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-    #[derive(diesel::QueryableByName)]
-    struct Table {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        name: String,
-    }
-    let fresh = testing::fresh_postgres()
-        .await
-        .unwrap_or_else(|error| panic!("no fresh PostgreSQL database: {error:#}"));
-    let Some((_store, guard)) = fresh else {
-        eprintln!("SKIPPED ({} unset): {}", testing::DATABASE_URL_ENV, test_name!());
+    let Some((_store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
         return;
     };
-    let mut conn = AsyncPgConnection::establish(guard.database_url())
-        .await
-        .expect("a connection");
-    let analyzed_empty: Vec<Table> = diesel::sql_query(
-        "SELECT relname::text AS name FROM pg_class \
+    let analyzed_empty = pg_texts(
+        guard.database_url(),
+        "SELECT relname::text AS value FROM pg_class \
          WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND reltuples = 0",
     )
-    .load(&mut conn)
-    .await
-    .expect("pg_class");
-    let names: Vec<String> = analyzed_empty.into_iter().map(|t| t.name).collect();
-    assert!(names.is_empty(), "analyzed while empty: {names:?}");
+    .await;
+    assert!(
+        analyzed_empty.is_empty(),
+        "analyzed while empty: {analyzed_empty:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! Webhook deliveries beyond the contract: concurrent claims under the per-endpoint cap, and the wake-up
 //! of webhook loops when a fan-out makes deliveries due.
 
-use crate::helpers::{postgres_or_skip, sqlite, test_name};
+use crate::helpers::{fresh_postgres_or_skip, pg_texts, postgres_or_skip, sqlite, test_name};
 use chrono::TimeDelta;
 use herald_domain::dispatch::ClaimToken;
 use herald_domain::ids::{DeliveryId, EventId};
@@ -196,37 +196,12 @@ async fn postgres_webhook_waiter_wakes_after_a_fan_out() {
     a_webhook_waiter_wakes_after_a_fan_out(store).await;
 }
 
-/// The row version (`xmin`) of a webhook endpoint: it changes whenever the row is written.
-async fn endpoint_version(url: &str, endpoint: &WebhookEndpoint) -> String {
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-    #[derive(diesel::QueryableByName)]
-    struct Version {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        version: String,
-    }
-    let mut conn = AsyncPgConnection::establish(url).await.expect("a connection");
-    let row: Version = diesel::sql_query("SELECT xmin::text AS version FROM webhook_endpoints WHERE id = $1")
-        .bind::<diesel::sql_types::Text, _>(endpoint.id.to_string())
-        .get_result(&mut conn)
-        .await
-        .expect("the endpoint's row");
-    row.version
-}
-
 /// Recording an attempt writes the endpoint's row only when its failing streak changes: successes to a
 /// healthy endpoint (and failures that continue a streak) leave it alone, so recordings for one endpoint do
-/// not queue on its row lock (issue 18, P4).
+/// not queue on its row lock (issue 18, P4). The row's `xmin` tells whether it was written.
 #[tokio::test]
 async fn postgres_an_unchanged_failing_streak_is_not_rewritten() {
-    let fresh = herald_store::testing::fresh_postgres()
-        .await
-        .unwrap_or_else(|error| panic!("no fresh PostgreSQL database: {error:#}"));
-    let Some((store, guard)) = fresh else {
-        eprintln!(
-            "SKIPPED ({} unset): {}",
-            herald_store::testing::DATABASE_URL_ENV,
-            test_name!()
-        );
+    let Some((store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
         return;
     };
     let org = organization("business");
@@ -243,12 +218,19 @@ async fn postgres_an_unchanged_failing_streak_is_not_rewritten() {
         .await
         .expect("claim_deliveries");
     assert_eq!(claimed.len(), 4);
+    let version_sql = format!(
+        "SELECT xmin::text AS value FROM webhook_endpoints WHERE id = '{}'",
+        endpoint.id
+    );
+    let version = || pg_texts(guard.database_url(), &version_sql);
+    // Records the n-th claimed delivery's attempt (a success when `failing_since` is `None`) and answers the
+    // endpoint's row version after it.
     let record = |n: usize, failing_since: Option<herald_domain::time::Timestamp>| {
         let (status, next_attempt_at, code) = match failing_since {
             None => (DeliveryStatus::Succeeded, None, 200),
             Some(_) => (DeliveryStatus::Pending, Some(at(200)), 500),
         };
-        DeliveryCompletion {
+        let completion = DeliveryCompletion {
             delivery_id: claimed[n].delivery_id,
             token,
             attempt: DeliveryAttempt {
@@ -263,51 +245,17 @@ async fn postgres_an_unchanged_failing_streak_is_not_rewritten() {
             next_attempt_at,
             failing_since,
             disable_reason: None,
+        };
+        let (webhooks, version) = (store.webhooks(), version());
+        async move {
+            assert!(webhooks.complete_delivery(&completion).await.expect("complete"));
+            version.await
         }
     };
-    let webhooks = store.webhooks();
-    let url = guard.database_url();
-    let healthy = endpoint_version(url, &endpoint).await;
-    assert!(
-        webhooks
-            .complete_delivery(&record(0, None))
-            .await
-            .expect("complete")
-    );
-    assert_eq!(
-        endpoint_version(url, &endpoint).await,
-        healthy,
-        "a success to a healthy endpoint"
-    );
-
-    assert!(
-        webhooks
-            .complete_delivery(&record(1, Some(at(101))))
-            .await
-            .expect("complete")
-    );
-    let failing = endpoint_version(url, &endpoint).await;
+    let healthy = version().await;
+    assert_eq!(record(0, None).await, healthy, "a success to a healthy endpoint");
+    let failing = record(1, Some(at(101))).await;
     assert_ne!(failing, healthy, "a failure starts the streak");
-    assert!(
-        webhooks
-            .complete_delivery(&record(2, Some(at(101))))
-            .await
-            .expect("complete")
-    );
-    assert_eq!(
-        endpoint_version(url, &endpoint).await,
-        failing,
-        "the same streak goes on"
-    );
-    assert!(
-        webhooks
-            .complete_delivery(&record(3, None))
-            .await
-            .expect("complete")
-    );
-    assert_ne!(
-        endpoint_version(url, &endpoint).await,
-        failing,
-        "an answer ends the streak"
-    );
+    assert_eq!(record(2, Some(at(101))).await, failing, "the same streak goes on");
+    assert_ne!(record(3, None).await, failing, "an answer ends the streak");
 }
