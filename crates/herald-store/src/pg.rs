@@ -399,6 +399,137 @@ async fn claim_due_deliveries(
     Ok(rows.into_iter().map(|row| row.id).collect())
 }
 
+/// A delivery the batched recording found held by its completion's token: its id, that token, its endpoint.
+#[derive(diesel::QueryableByName)]
+struct RecordedAttempt {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    token: String,
+    #[diesel(sql_type = Text)]
+    endpoint_id: String,
+}
+
+/// Records a round's attempts with one `UPDATE … FROM unnest(…)` and one `INSERT … SELECT unnest(…)`,
+/// whatever their number, instead of two statements each: PostgreSQL was waiting on the worker between
+/// statements of the open transaction (`ClientRead`) more than on anything but the commit's flush
+/// (docs/benchmarks.md, P4). Answers, per completion in order, the delivery's endpoint when its token held
+/// it, exactly as recording them one by one would: a delivery completed twice in the batch under the same
+/// token is recorded once, for its first completion.
+async fn record_attempts_together(
+    conn: &mut Conn,
+    completions: &[herald_domain::webhook::DeliveryCompletion],
+) -> Result<Option<Vec<Option<String>>>, TxError> {
+    use crate::error::corrupt;
+    use crate::rows::to_i32;
+    use diesel::sql_types::{Array, Nullable};
+    // The first completion of each (delivery, token), with its place: a repeat can no longer hold it.
+    let mut seen = std::collections::HashSet::new();
+    let unique: Vec<_> = completions
+        .iter()
+        .enumerate()
+        .map(|(place, c)| (place, c, (c.delivery_id.to_string(), c.token.as_string())))
+        .filter(|(_, _, key)| seen.insert(key.clone()))
+        .collect();
+    let numbers = unique
+        .iter()
+        .map(|(_, c, _)| to_i32("attempt number", c.attempt.number))
+        .collect::<Result<Vec<_>, _>>()?;
+    let updated = Cached(
+        diesel::sql_query(format!(
+            "UPDATE webhook_deliveries d SET status = i.status, attempts = i.number, \
+             next_attempt_at = i.next_at, claim_token = NULL, lease_until = NULL, updated_at = i.at \
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::timestamptz[], $6::timestamptz[]) \
+             AS i (id, token, status, number, next_at, at) \
+         WHERE d.id = i.id AND d.claim_token = i.token AND d.status = '{DELIVERY_PENDING}' \
+         RETURNING d.id, i.token, d.endpoint_id"
+        ))
+        .bind::<Array<Text>, _>(
+            unique
+                .iter()
+                .map(|(_, _, key)| key.0.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Text>, _>(
+            unique
+                .iter()
+                .map(|(_, _, key)| key.1.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Text>, _>(
+            unique
+                .iter()
+                .map(|(_, c, _)| c.status.as_str())
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Integer>, _>(&numbers)
+        .bind::<Array<Nullable<Timestamptz>>, _>(
+            unique
+                .iter()
+                .map(|(_, c, _)| c.next_attempt_at)
+                .collect::<Vec<_>>(),
+        )
+        .bind::<Array<Timestamptz>, _>(unique.iter().map(|(_, c, _)| c.attempt.at).collect::<Vec<_>>()),
+    )
+    .load::<RecordedAttempt>(conn)
+    .await?;
+    let mut held: std::collections::HashMap<(String, String), String> = updated
+        .into_iter()
+        .map(|row| ((row.id, row.token), row.endpoint_id))
+        .collect();
+    let mut answers = vec![None; completions.len()];
+    let mut written = Vec::new();
+    for (place, completion, key) in &unique {
+        if let (Some(endpoint), Some(answer)) = (held.remove(key), answers.get_mut(*place)) {
+            *answer = Some(endpoint);
+            written.push((key.0.as_str(), &completion.attempt));
+        }
+    }
+    if !written.is_empty() {
+        let durations = written
+            .iter()
+            .map(|(_, a)| i64::try_from(a.duration_ms).map_err(|e| corrupt("attempt duration", e)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let numbers = written
+            .iter()
+            .map(|(_, a)| to_i32("attempt number", a.number))
+            .collect::<Result<Vec<_>, _>>()?;
+        Cached(
+            diesel::sql_query(
+                "INSERT INTO webhook_attempts \
+                 (delivery_id, number, at, status_code, response_prefix, error_kind, duration_ms) \
+             SELECT * FROM unnest($1::text[], $2::int4[], $3::timestamptz[], $4::int4[], $5::text[], \
+                 $6::text[], $7::int8[])",
+            )
+            .bind::<Array<Text>, _>(written.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+            .bind::<Array<Integer>, _>(&numbers)
+            .bind::<Array<Timestamptz>, _>(written.iter().map(|(_, a)| a.at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Integer>>, _>(
+                written
+                    .iter()
+                    .map(|(_, a)| a.status_code.map(i32::from))
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Text>, _>(
+                written
+                    .iter()
+                    .map(|(_, a)| a.response_prefix.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<Nullable<Text>>, _>(
+                written
+                    .iter()
+                    .map(|(_, a)| a.error_kind.as_deref())
+                    .collect::<Vec<_>>(),
+            )
+            .bind::<Array<BigInt>, _>(&durations),
+        )
+        .execute(conn)
+        .await?;
+    }
+    Ok(Some(answers))
+}
+
 /// The notifiers the LISTEN connection wakes, one per channel.
 struct Notifiers {
     work: WorkNotifier,

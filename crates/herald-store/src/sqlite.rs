@@ -420,6 +420,16 @@ async fn claim_due_deliveries(
     Ok(ids)
 }
 
+/// SQLite runs in this process: a statement per completion costs no round trip, so a round's attempts are
+/// recorded one by one (`None`; the PostgreSQL store records them with one statement per table).
+#[allow(clippy::unused_async, reason = "the same signature as the PostgreSQL store's")]
+async fn record_attempts_together(
+    _conn: &mut Conn,
+    _completions: &[herald_domain::webhook::DeliveryCompletion],
+) -> Result<Option<Vec<Option<String>>>, TxError> {
+    Ok(None)
+}
+
 crate::ports::port_impls!();
 
 #[async_trait]

@@ -135,7 +135,12 @@ pub(super) fn error_response(status: StatusCode, headers: &HeaderMap, body: &[u8
         return reaction.into_network_error(retry_after);
     }
     let detail = format!("the network answered HTTP {status} without a Graph error");
-    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+    // 408: the server gave up reading the request before it had all of it, so nothing was done with it and
+    // sending it again is safe (a loaded server answers it; failing the message for it lost messages).
+    if status.is_server_error()
+        || status == StatusCode::TOO_MANY_REQUESTS
+        || status == StatusCode::REQUEST_TIMEOUT
+    {
         NetworkError::Retryable {
             code: None,
             detail,

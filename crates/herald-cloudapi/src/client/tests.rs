@@ -102,6 +102,11 @@ fn unknown_codes_follow_the_http_status() {
         error_response(StatusCode::FORBIDDEN, &headers, b""),
         NetworkError::Credentials { code: None, .. }
     ));
+    // The server stopped reading before it had the request: nothing was done, so it is sent again.
+    assert!(matches!(
+        error_response(StatusCode::REQUEST_TIMEOUT, &headers, b""),
+        NetworkError::Retryable { code: None, .. }
+    ));
     // A known code wins over the HTTP status.
     assert!(matches!(
         error_response(

@@ -536,10 +536,20 @@ macro_rules! webhooks_port {
                     }
                     // One transaction for the whole round: one commit instead of one per attempt.
                     write_tx!(self, |conn| {
+                        let recorded = match super::super::record_attempts_together(conn, completions).await?
+                        {
+                            Some(recorded) => recorded,
+                            None => {
+                                let mut recorded = Vec::with_capacity(completions.len());
+                                for completion in completions {
+                                    recorded.push(record_attempt_in_tx(conn, completion).await?);
+                                }
+                                recorded
+                            }
+                        };
                         let mut held = Vec::with_capacity(completions.len());
                         let mut endpoints = Vec::with_capacity(completions.len());
-                        for completion in completions {
-                            let endpoint = record_attempt_in_tx(conn, completion).await?;
+                        for (endpoint, completion) in recorded.into_iter().zip(completions) {
                             held.push(endpoint.is_some());
                             endpoints.extend(endpoint.map(|endpoint| (endpoint, completion)));
                         }
