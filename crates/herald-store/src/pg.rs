@@ -754,7 +754,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
-    use super::claim_due_deliveries;
+    use super::{claim_due_deliveries, record_attempts_together};
     use crate::cached::tests::prepared_statements;
     use diesel_async::{AsyncConnection, AsyncPgConnection};
 
@@ -780,5 +780,51 @@ mod tests {
         let prepared = prepared_statements(&mut conn, "WITH RECURSIVE pending_endpoints").await
             + prepared_statements(&mut conn, "SELECT pg_advisory_xact_lock").await;
         assert_eq!(prepared, 2, "the claim and its lock, each prepared once");
+    }
+
+    /// A round's outcomes are recorded with one statement whatever their number, prepared once on the
+    /// connection; completions whose token holds nothing answer `None`.
+    #[tokio::test]
+    async fn a_batch_of_outcomes_is_one_prepared_statement_whatever_its_size() {
+        use herald_domain::dispatch::ClaimToken;
+        use herald_domain::ids::DeliveryId;
+        use herald_domain::webhook::{DeliveryAttempt, DeliveryCompletion, DeliveryStatus};
+        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
+            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+            return;
+        };
+        let mut conn = AsyncPgConnection::establish(guard.database_url())
+            .await
+            .expect("a connection");
+        let now = chrono::Utc::now();
+        let completion = |n: u64| DeliveryCompletion {
+            delivery_id: DeliveryId::from_ulid(ulid::Ulid::from_parts(n, 1)),
+            token: ClaimToken(ulid::Ulid::from_parts(n, 2)),
+            attempt: DeliveryAttempt {
+                number: 1,
+                at: now,
+                status_code: Some(200),
+                response_prefix: String::new(),
+                error_kind: None,
+                duration_ms: 1,
+            },
+            status: DeliveryStatus::Succeeded,
+            next_attempt_at: None,
+            failing_since: None,
+            disable_reason: None,
+        };
+        for size in [1, 3] {
+            let batch: Vec<_> = (0..size).map(completion).collect();
+            let recorded = record_attempts_together(&mut conn, &batch).await;
+            assert!(
+                matches!(&recorded, Ok(Some(answers)) if answers.len() == batch.len() && answers.iter().all(Option::is_none)),
+                "nothing is held by these tokens"
+            );
+        }
+        assert_eq!(
+            prepared_statements(&mut conn, "UPDATE webhook_deliveries d SET status = i.status").await,
+            1,
+            "batches of 1 and 3 share one prepared statement"
+        );
     }
 }
