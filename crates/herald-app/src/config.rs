@@ -52,8 +52,8 @@ pub struct Settings {
     pub migrate_on_start: bool,
     /// HTTP worker threads; 0 = one per core.
     pub http_workers: usize,
-    /// Commit the accepts that arrive together in one transaction (group commit); `false` only to
-    /// measure the difference.
+    /// Commit the accepts that arrive together in one transaction (group commit), and the network's
+    /// status callbacks likewise; `false` only to measure the difference.
     pub accept_group_commit: bool,
     /// Accept batches in flight at once per process on PostgreSQL (issue 18); 0 picks one. SQLite always
     /// writes one.

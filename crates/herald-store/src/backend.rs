@@ -30,8 +30,9 @@ pub struct StoreOptions {
     pub max_connections: u32,
     /// How long to wait for a connection, new or pooled, before the store answers `Unavailable`.
     pub connect_timeout: Duration,
-    /// Commit concurrent accepts of this process together, in one transaction (see `group_commit`).
-    /// Off: one transaction per accept (kept for the benchmark's before/after comparison).
+    /// Commit concurrent accepts of this process together, in one transaction, and concurrent status
+    /// callbacks likewise (see `group_commit`).
+    /// Off: one transaction per accept and per callback (kept for the benchmark's before/after comparison).
     pub group_commit: bool,
     /// Group-commit batches in flight at once on PostgreSQL (SQLite writes one); 0 picks one (see
     /// `pg::accept_writers`), at most `max_connections`.

@@ -1,4 +1,5 @@
-//! Group commit of accepts: concurrent `accept` calls of one process share a few transactions.
+//! Group commit: concurrent `accept` calls of one process share a few transactions, and so do the network's
+//! status callbacks (`TrackingStore::store_callback_applying_status`).
 //!
 //! One commit per request caps durable accepts at the database's single-transaction rate (one WAL flush
 //! each). Here each caller queues its prepared accept and waits for its own answer; whoever finds a writer
@@ -19,7 +20,9 @@
 use crate::rows::{CustomerEventRow, EventRow, MessageRow, quota_ceiling};
 use herald_domain::Timestamp;
 use herald_domain::contact::{Recipient, SendPurpose};
+use herald_domain::dispatch::StoredCallback;
 use herald_domain::ports::{AcceptOutcome, AcceptRequest, OutboxJob, StoreError};
+use herald_domain::status::StatusUpdate;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
@@ -33,49 +36,58 @@ pub(crate) const MAX_BATCH: usize = 256;
 pub(crate) const OVERLAP_AT: usize = 8;
 
 /// What a waiter receives.
-pub(crate) type Answer = Result<AcceptOutcome, StoreError>;
+pub(crate) type Answer<A> = Result<A, StoreError>;
 
-/// A queued accept and where its answer goes.
-pub(crate) struct Pending<T> {
+/// A queued item and where its answer goes.
+pub(crate) struct Pending<T, A = AcceptOutcome> {
     pub(crate) item: T,
-    pub(crate) reply: oneshot::Sender<Answer>,
+    pub(crate) reply: oneshot::Sender<Answer<A>>,
 }
 
-/// The queue and the leadership of one store.
-pub(crate) struct GroupCommit<T> {
-    queue: Mutex<Vec<Pending<T>>>,
+/// The queue and the leadership of one store, for items `T` answered with `A`.
+pub(crate) struct GroupCommit<T, A = AcceptOutcome> {
+    queue: Mutex<Vec<Pending<T, A>>>,
     /// One permit per batch in flight, held by the task writing it until every waiter of that batch has
     /// its answer.
     writing: Arc<Semaphore>,
     writers: usize,
+    /// What its batches hold, the `kind` label of `herald_group_commit_batch_size`.
+    kind: &'static str,
 }
 
 /// What a caller should do next.
-pub(crate) enum Turn<T> {
+pub(crate) enum Turn<T, A = AcceptOutcome> {
     /// Its answer came.
-    Answered(Answer),
+    Answered(Answer<A>),
     /// It leads: write this batch (non-empty), holding the permit until all its answers are sent.
-    Lead(Vec<Pending<T>>, OwnedSemaphorePermit),
+    Lead(Vec<Pending<T, A>>, OwnedSemaphorePermit),
 }
 
-impl<T> Default for GroupCommit<T> {
+impl<T, A> Default for GroupCommit<T, A> {
     fn default() -> Self {
         Self::new(1)
     }
 }
 
-impl<T> GroupCommit<T> {
+impl<T, A> GroupCommit<T, A> {
     /// A queue written by up to `writers` batches at once (at least one).
     pub(crate) fn new(writers: usize) -> Self {
         Self {
             queue: Mutex::new(Vec::new()),
             writing: Arc::new(Semaphore::new(writers.max(1))),
             writers: writers.max(1),
+            kind: "accept",
         }
     }
 
+    /// The same queue, its batches counted under `kind` in the batch-size histogram.
+    pub(crate) fn of_kind(mut self, kind: &'static str) -> Self {
+        self.kind = kind;
+        self
+    }
+
     /// Queues `item`; the receiver gets its answer.
-    pub(crate) fn enqueue(&self, item: T) -> oneshot::Receiver<Answer> {
+    pub(crate) fn enqueue(&self, item: T) -> oneshot::Receiver<Answer<A>> {
         let (reply, answer) = oneshot::channel();
         self.queue
             .lock()
@@ -86,7 +98,7 @@ impl<T> GroupCommit<T> {
 
     /// Waits until either this caller's answer arrives or a writer slot is free, in which case the caller
     /// leads the next batch.
-    pub(crate) async fn next_turn(&self, answer: &mut oneshot::Receiver<Answer>) -> Turn<T> {
+    pub(crate) async fn next_turn(&self, answer: &mut oneshot::Receiver<Answer<A>>) -> Turn<T, A> {
         let guard = tokio::select! {
             biased;
             answered = &mut *answer => return Turn::Answered(answered.unwrap_or_else(|_| Err(lost()))),
@@ -122,7 +134,7 @@ impl<T> GroupCommit<T> {
     /// Answers every queued accept with `error()` (the database is unreachable: they would only wait out
     /// the same timeout again). Their callers return at once, having stored nothing.
     pub(crate) fn fail_queued(&self, error: impl Fn() -> StoreError) {
-        let queued: Vec<Pending<T>> = self
+        let queued: Vec<Pending<T, A>> = self
             .queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -139,16 +151,17 @@ impl<T> GroupCommit<T> {
     /// takes the lead itself, so without this its accept would wait for the next caller to come along.
     pub(crate) async fn write_all<F, Fut>(
         &self,
-        mut batch: Vec<Pending<T>>,
+        mut batch: Vec<Pending<T, A>>,
         mut guard: OwnedSemaphorePermit,
         commit: F,
     ) where
-        F: Fn(Vec<Pending<T>>) -> Fut,
+        F: Fn(Vec<Pending<T, A>>) -> Fut,
         Fut: std::future::Future<Output = ()>,
     {
         loop {
             #[allow(clippy::cast_precision_loss, reason = "a batch is far below 2^52 accepts")]
-            metrics::histogram!("herald_group_commit_batch_size").record(batch.len() as f64);
+            metrics::histogram!("herald_group_commit_batch_size", "kind" => self.kind)
+                .record(batch.len() as f64);
             commit(batch).await;
             batch = self.take();
             if batch.is_empty() {
@@ -174,20 +187,98 @@ impl<T> GroupCommit<T> {
         }
     }
 
+    /// Answers a batch whose transaction failed with `error`. When the database cannot be reached, retrying
+    /// item by item, or letting the queued items lead a batch of their own, would make each waiter sit out
+    /// the pool's connect timeout again: every one of them, queued ones too, answers `Unavailable` now,
+    /// having stored nothing, and its client retries. A batch of one answers its error. Otherwise each item
+    /// is written again alone by `alone`, so one bad item fails only itself.
+    pub(crate) async fn answer_failed<F, Fut>(
+        &self,
+        mut batch: Vec<Pending<T, A>>,
+        error: StoreError,
+        alone: F,
+    ) where
+        F: Fn(T) -> Fut,
+        Fut: std::future::Future<Output = Answer<A>>,
+    {
+        match error {
+            StoreError::Unavailable(reason) => {
+                for pending in batch {
+                    // A waiter that is gone (its client left) needs no answer.
+                    let _ = pending.reply.send(Err(StoreError::Unavailable(reason.clone())));
+                }
+                self.fail_queued(|| StoreError::Unavailable(reason.clone()));
+            }
+            error if batch.len() == 1 => {
+                if let Some(pending) = batch.pop() {
+                    let _ = pending.reply.send(Err(error));
+                }
+            }
+            _ => {
+                for pending in batch {
+                    let answer = alone(pending.item).await;
+                    let _ = pending.reply.send(answer);
+                }
+            }
+        }
+    }
+
     fn queued(&self) -> usize {
         self.queue.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 
-    fn take(&self) -> Vec<Pending<T>> {
+    fn take(&self) -> Vec<Pending<T, A>> {
         let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
         let n = queue.len().min(MAX_BATCH);
         queue.drain(..n).collect()
     }
 }
 
+/// Writes a batch of `S`'s queue in one transaction and answers each of its waiters.
+pub(crate) type Commit<S, T, A> = fn(&S, Vec<Pending<T, A>>) -> futures::future::BoxFuture<'_, ()>;
+
+/// Queues `item` on `store`'s queue (`queue`) and waits for its answer. Whenever a writer slot is free
+/// this caller leads: the batch is written by `commit` on a spawned task (then whatever queued meanwhile),
+/// so a caller dropped mid-commit cannot abandon the others' transaction.
+pub(crate) async fn submit<S, T, A>(
+    store: &Arc<S>,
+    queue: fn(&S) -> &GroupCommit<T, A>,
+    item: T,
+    commit: Commit<S, T, A>,
+) -> Answer<A>
+where
+    S: Send + Sync + 'static,
+    T: Send + 'static,
+    A: Send + 'static,
+{
+    let mut answer = queue(store).enqueue(item);
+    loop {
+        match queue(store).next_turn(&mut answer).await {
+            Turn::Answered(answered) => return answered,
+            Turn::Lead(batch, guard) => {
+                let store = Arc::clone(store);
+                tokio::spawn(async move {
+                    queue(&store)
+                        .write_all(batch, guard, |batch| commit(&store, batch))
+                        .await;
+                });
+            }
+        }
+    }
+}
+
 /// The batch task ended without answering (the runtime shut down mid-commit): the outcome is unknown.
 fn lost() -> StoreError {
-    StoreError::Unavailable("the accept's commit was interrupted; its outcome is unknown".to_owned())
+    StoreError::Unavailable("the commit was interrupted; its outcome is unknown".to_owned())
+}
+
+/// A status callback to store and apply in whichever transaction its batch leader writes: the network's
+/// usual callback, one status report, arrives several at once under load, and one commit for a few of them
+/// costs the database far less than a commit each (issue 18, P3).
+pub(crate) struct PreparedCallback {
+    pub(crate) callback: StoredCallback,
+    pub(crate) update: StatusUpdate,
+    pub(crate) at: Timestamp,
 }
 
 /// An accept with its rows built, ready to be written by whichever caller leads.

@@ -54,6 +54,16 @@ fn accept_writers(options: &StoreOptions) -> usize {
     }
 }
 
+/// Callback batches in flight at once. Unlike an accept batch (a few set-wise statements), a callbacks batch
+/// applies its statuses one after the other, several statements each, so one batch at a time is bound by
+/// round trips, not by the database: one writer left the machine 22–41 % idle in P3, four drained the
+/// callbacks at 1.6× its rate with less CPU per message (docs/benchmarks-notes.md, issue 18). At most half
+/// the pool, so the API's own requests keep the rest.
+fn callback_writers(options: &StoreOptions) -> usize {
+    const CALLBACK_WRITERS: usize = 4;
+    CALLBACK_WRITERS.min(usize::try_from(options.max_connections / 2).unwrap_or(1).max(1))
+}
+
 /// The PostgreSQL store. One pool serves reads and writes; PostgreSQL handles concurrent writers.
 pub(crate) struct Db {
     pool: Pool<Conn>,
@@ -66,6 +76,11 @@ pub(crate) struct Db {
     _keepalive: Keepalive,
     /// Accepts waiting to be committed together (see `crate::group_commit`).
     accepts: crate::group_commit::GroupCommit<crate::group_commit::PreparedAccept>,
+    /// Status callbacks waiting to be stored and applied together (see `crate::group_commit`).
+    callbacks: crate::group_commit::GroupCommit<
+        crate::group_commit::PreparedCallback,
+        Option<herald_domain::status::StatusApplied>,
+    >,
     /// The store's own handle, set once it is shared, so a batch can be written on a spawned task.
     pub(crate) this: std::sync::OnceLock<std::sync::Weak<Db>>,
 }
@@ -105,6 +120,7 @@ impl Db {
             listener: OnceLock::new(),
             _keepalive: keepalive,
             accepts: crate::group_commit::GroupCommit::new(accept_writers(options)),
+            callbacks: crate::group_commit::GroupCommit::new(callback_writers(options)).of_kind("callback"),
             this: std::sync::OnceLock::new(),
         })
     }

@@ -114,6 +114,9 @@ pub(crate) struct CachedAccounts {
     inner: Arc<dyn AccountStore>,
     credentials: Entries<[u8; 32], Credential>,
     senders: Entries<OrganizationId, Vec<SenderNumber>>,
+    /// By the network's phone number id: every status callback names its business number this way, and
+    /// reading it from the store took a pooled connection per callback before its transaction (issue 18).
+    numbers: Entries<String, SenderNumber>,
 }
 
 impl CachedAccounts {
@@ -122,13 +125,20 @@ impl CachedAccounts {
             inner,
             credentials: Entries::new(ttl),
             senders: Entries::new(ttl),
+            numbers: Entries::new(ttl),
         }
     }
 
     fn forget_organization(&self, id: &OrganizationId) {
         self.credentials
             .evict(|_, credential| credential.organization.id == *id);
-        self.senders.evict(|organization, _| organization == id);
+        self.forget_senders(id);
+    }
+
+    fn forget_senders(&self, organization: &OrganizationId) {
+        self.senders.evict(|cached, _| cached == organization);
+        self.numbers
+            .evict(|_, sender| sender.organization_id == *organization);
     }
 }
 
@@ -176,9 +186,11 @@ impl AccountStore for CachedAccounts {
 
     async fn add_sender(&self, sender: &SenderNumber) -> Result<(), StoreError> {
         let result = self.inner.add_sender(sender).await;
-        // Adding a default sender changes the others too: the organization's whole list goes.
-        self.senders
-            .evict(|organization, _| *organization == sender.organization_id);
+        // Adding a default sender changes the others too: the organization's whole list goes, and a number
+        // that moves to this organization is forgotten wherever it was.
+        self.forget_senders(&sender.organization_id);
+        self.numbers
+            .evict(|number, _| number == sender.phone_number_id.as_str());
         result
     }
 
@@ -198,7 +210,16 @@ impl AccountStore for CachedAccounts {
         &self,
         phone_number_id: &NetworkRef,
     ) -> Result<Option<SenderNumber>, StoreError> {
-        self.inner.sender_by_phone_number_id(phone_number_id).await
+        let began = match self.numbers.get(&phone_number_id.as_str().to_owned()) {
+            Ok(sender) => return Ok(Some(sender)),
+            Err(began) => began,
+        };
+        let sender = self.inner.sender_by_phone_number_id(phone_number_id).await?;
+        if let Some(sender) = &sender {
+            self.numbers
+                .put(phone_number_id.as_str().to_owned(), sender.clone(), began);
+        }
+        Ok(sender)
     }
 
     async fn senders_of_business_account(
@@ -228,7 +249,7 @@ impl AccountStore for CachedAccounts {
             .replace_sealed_access_token(organization, id, expected, new)
             .await;
         // The cached senders carry the old sealed bytes, which would no longer match the store.
-        self.senders.evict(|cached, _| cached == organization);
+        self.forget_senders(organization);
         result
     }
 

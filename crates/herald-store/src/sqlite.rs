@@ -70,6 +70,11 @@ pub(crate) struct Db {
     _keepalive: Keepalive,
     /// Accepts waiting to be committed together (see `crate::group_commit`).
     accepts: crate::group_commit::GroupCommit<crate::group_commit::PreparedAccept>,
+    /// Status callbacks waiting to be stored and applied together (see `crate::group_commit`).
+    callbacks: crate::group_commit::GroupCommit<
+        crate::group_commit::PreparedCallback,
+        Option<herald_domain::status::StatusApplied>,
+    >,
     /// The store's own handle, set once it is shared, so a batch can be written on a spawned task.
     pub(crate) this: std::sync::OnceLock<std::sync::Weak<Db>>,
 }
@@ -132,6 +137,7 @@ impl Db {
             webhook_notifier: WorkNotifier::new(),
             _keepalive: keepalive,
             accepts: crate::group_commit::GroupCommit::default(),
+            callbacks: crate::group_commit::GroupCommit::default().of_kind("callback"),
             this: std::sync::OnceLock::new(),
         })
     }

@@ -158,7 +158,20 @@ async fn a_send_shows_in_the_metrics_from_request_to_dispatch() {
     );
     assert!(sample(&text, "herald_store_connections_in_use", &[("pool", "read")]).is_some());
     assert!(
-        sample(&text, "herald_group_commit_batch_size_count", &[]) >= Some(1.0),
+        sample(
+            &text,
+            "herald_group_commit_batch_size_count",
+            &[("kind", "accept")]
+        ) >= Some(1.0),
+        "{text}"
+    );
+    // The simulator's status callbacks went through their own group commit.
+    assert!(
+        sample(
+            &text,
+            "herald_group_commit_batch_size_count",
+            &[("kind", "callback")]
+        ) >= Some(1.0),
         "{text}"
     );
     assert_eq!(

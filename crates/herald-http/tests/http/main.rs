@@ -12,5 +12,6 @@
 mod api;
 mod client_address;
 mod helpers;
+mod network;
 mod openapi;
 mod webhooks;

@@ -22,7 +22,7 @@ macro_rules! messages_port {
             };
             use herald_domain::time::BillingPeriod;
             use $crate::error::{TxError, corrupt, from_diesel};
-            use $crate::group_commit::{Pending, PreparedAccept, Turn};
+            use $crate::group_commit::{Pending, PreparedAccept};
             use $crate::rows::{ContactRow, EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
 
             // ---- Group commit of accepts (see `crate::group_commit`) ----
@@ -408,32 +408,13 @@ macro_rules! messages_port {
                                 let _ = pending.reply.send(Ok(outcome));
                             }
                         }
-                        Err(error) => match error.into_store() {
-                            StoreError::Unavailable(reason) => {
-                                // The database cannot be reached: retrying item by item, or letting the
-                                // queued accepts lead a batch of their own, would make each waiter sit out
-                                // the pool's connect timeout again. Every one of them answers `503` now,
-                                // having stored nothing, and the client retries.
-                                for pending in batch {
-                                    let _ = pending
-                                        .reply
-                                        .send(Err(StoreError::Unavailable(reason.clone())));
-                                }
-                                self.accepts
-                                    .fail_queued(|| StoreError::Unavailable(reason.clone()));
-                            }
-                            error if batch.len() == 1 => {
-                                if let Some(pending) = batch.pop() {
-                                    let _ = pending.reply.send(Err(error));
-                                }
-                            }
-                            _ => {
-                                for pending in batch {
-                                    let outcome = self.accept_alone(&pending.item).await;
-                                    let _ = pending.reply.send(outcome);
-                                }
-                            }
-                        },
+                        Err(error) => {
+                            self.accepts
+                                .answer_failed(batch, error.into_store(), |item| async move {
+                                    self.accept_alone(&item).await
+                                })
+                                .await;
+                        }
                     }
                 }
             }
@@ -462,20 +443,13 @@ macro_rules! messages_port {
                     let Some(this) = this.filter(|_| tokio::runtime::Handle::try_current().is_ok()) else {
                         return self.accept_alone(&prepared).await;
                     };
-                    let mut answer = self.accepts.enqueue(prepared);
-                    loop {
-                        match self.accepts.next_turn(&mut answer).await {
-                            Turn::Answered(answered) => return answered,
-                            Turn::Lead(batch, guard) => {
-                                let db = std::sync::Arc::clone(&this);
-                                tokio::spawn(async move {
-                                    db.accepts
-                                        .write_all(batch, guard, |batch| db.commit_accepts(batch))
-                                        .await;
-                                });
-                            }
-                        }
-                    }
+                    $crate::group_commit::submit(
+                        &this,
+                        |db| &db.accepts,
+                        prepared,
+                        |db, batch| Box::pin(db.commit_accepts(batch)),
+                    )
+                    .await
                 }
 
                 async fn message(

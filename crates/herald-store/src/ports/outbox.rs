@@ -231,12 +231,20 @@ macro_rules! outbox_port {
                     }
                     // One transaction for the whole round: one commit instead of one per job. Each job is
                     // still written only under its own claim token, and a lost claim only answers `false`.
+                    // Written in message order, the order the callbacks' batches lock message rows in, so
+                    // a round never deadlocks with a batch of status callbacks; answered in the caller's.
+                    let mut order: Vec<(usize, &JobCompletion)> = completions.iter().enumerate().collect();
+                    order.sort_by_key(|(_, completion)| completion.message_id);
                     let held = write_tx!(self, |conn| {
-                        let mut held = Vec::with_capacity(completions.len());
-                        for completion in completions {
-                            held.push(complete_in_tx(conn, completion).await?);
+                        let mut held = Vec::with_capacity(order.len());
+                        for (i, completion) in &order {
+                            held.push((*i, complete_in_tx(conn, completion).await?));
                         }
-                        Ok(held)
+                        held.sort_unstable_by_key(|(i, _)| *i);
+                        Ok(held
+                            .into_iter()
+                            .map(|(_, held)| held)
+                            .collect::<Vec<bool>>())
                     })
                     .map_err(TxError::into_store)?;
                     if held.iter().any(|held| *held) {

@@ -24,6 +24,7 @@ macro_rules! tracking_port {
             use herald_domain::values::PhoneNumber;
             use $crate::dto::InboundContentDto;
             use $crate::error::{TxError, corrupt, from_diesel};
+            use $crate::group_commit::{Pending, PreparedCallback};
             use $crate::rows::{
                 CallbackRow, CustomerEventRow, EventRow, MessageRow, ParkedCallbackRow, error_json, to_json,
             };
@@ -140,6 +141,16 @@ macro_rules! tracking_port {
                 Ok(())
             }
 
+            /// Applies a callback's status and stores the callback, processed when the status applied.
+            async fn store_applying_in_tx(
+                conn: &mut Conn,
+                item: &PreparedCallback,
+            ) -> Result<Option<StatusApplied>, TxError> {
+                let applied = apply_in_tx(conn, &item.update).await?;
+                insert_callback(conn, &item.callback, applied.is_some().then_some(item.at)).await?;
+                Ok(applied)
+            }
+
             impl Db {
                 /// Applies `update` and, with `callback`, marks that stored callback processed in the same
                 /// transaction; wakes the webhook workers when the status changed.
@@ -158,6 +169,55 @@ macro_rules! tracking_port {
                     .map_err(TxError::into_store)?;
                     self.status_committed(applied.as_ref());
                     Ok(applied)
+                }
+
+                /// Stores one callback and applies its status in a transaction of its own.
+                async fn store_applying_alone(
+                    &self,
+                    item: &PreparedCallback,
+                ) -> Result<Option<StatusApplied>, StoreError> {
+                    let applied = write_tx!(self, |conn| store_applying_in_tx(conn, item).await)
+                        .map_err(TxError::into_store)?;
+                    self.status_committed(applied.as_ref());
+                    Ok(applied)
+                }
+
+                /// Stores and applies a batch of callbacks in one transaction and answers each waiter after
+                /// the commit. When the transaction fails, each is written alone, so one callback that cannot
+                /// be applied fails only itself (its caller then stores it for the backlog); when the
+                /// database is unreachable, the batch and everything queued answer `Unavailable` at once and
+                /// the network retries them.
+                async fn commit_callbacks(
+                    &self,
+                    mut batch: Vec<Pending<PreparedCallback, Option<StatusApplied>>>,
+                ) {
+                    // Message rows are locked in one order by every batch (stable, so two reports of one
+                    // message keep their arrival order), so two batches in flight never deadlock.
+                    batch.sort_by(|a, b| a.item.update.message_id.cmp(&b.item.update.message_id));
+                    let written = write_tx!(self, |conn| {
+                        let mut applied = Vec::with_capacity(batch.len());
+                        for pending in &batch {
+                            applied.push(store_applying_in_tx(conn, &pending.item).await?);
+                        }
+                        Ok(applied)
+                    });
+                    match written {
+                        Ok(applied) => {
+                            for (pending, applied) in batch.into_iter().zip(applied) {
+                                self.status_committed(applied.as_ref());
+                                // A waiter that is gone (the network hung up) needs no answer: the
+                                // callback is stored and applied.
+                                let _ = pending.reply.send(Ok(applied));
+                            }
+                        }
+                        Err(error) => {
+                            self.callbacks
+                                .answer_failed(batch, error.into_store(), |item| async move {
+                                    self.store_applying_alone(&item).await
+                                })
+                                .await;
+                        }
+                    }
                 }
 
                 /// After a status transaction: a status that changed may have made deliveries due.
@@ -192,14 +252,23 @@ macro_rules! tracking_port {
                     update: &StatusUpdate,
                     at: Timestamp,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    let applied = write_tx!(self, |conn| {
-                        let applied = apply_in_tx(conn, update).await?;
-                        insert_callback(conn, callback, applied.is_some().then_some(at)).await?;
-                        Ok(applied)
-                    })
-                    .map_err(TxError::into_store)?;
-                    self.status_committed(applied.as_ref());
-                    Ok(applied)
+                    let prepared = PreparedCallback {
+                        callback: callback.clone(),
+                        update: update.clone(),
+                        at,
+                    };
+                    // Group commit needs a runtime to write batches on, and the store's own handle.
+                    let this = self.this.get().and_then(std::sync::Weak::upgrade);
+                    let Some(this) = this.filter(|_| tokio::runtime::Handle::try_current().is_ok()) else {
+                        return self.store_applying_alone(&prepared).await;
+                    };
+                    $crate::group_commit::submit(
+                        &this,
+                        |db| &db.callbacks,
+                        prepared,
+                        |db, batch| Box::pin(db.commit_callbacks(batch)),
+                    )
+                    .await
                 }
 
                 async fn record_notice(

@@ -209,3 +209,74 @@ async fn a_template_notice_recorded_through_the_same_store_is_seen_at_once() {
         "the entry had a minute left to live"
     );
 }
+
+/// A status callback finds its business number by the network's phone number id: the read is reused within
+/// the cache's lifetime (another process's change shows once it expires), a change made through this store is
+/// seen at once, and an unknown number is asked of the store every time.
+#[tokio::test]
+async fn a_number_found_by_its_network_id_is_reused_and_forgotten_on_a_change_here() {
+    use herald_domain::organization::SealedSecret;
+    let ttl = Duration::from_millis(700);
+    let (_dir, api, admin) = two_stores(Some(ttl)).await;
+    let org = fixtures::organization("business");
+    admin.accounts().create_organization(&org).await.unwrap();
+    let sender = herald_domain::organization::SenderNumber {
+        sealed_access_token: Some(SealedSecret::new(b"first".to_vec())),
+        ..fixtures::sender(org.id, "+15550001111", true)
+    };
+    let by_id = |store: &Store| {
+        let accounts = store.accounts();
+        let id = sender.phone_number_id.clone();
+        async move {
+            accounts
+                .sender_by_phone_number_id(&id)
+                .await
+                .unwrap()
+                .map(|s| s.sealed_access_token.map(SealedSecret::into_bytes))
+        }
+    };
+    assert_eq!(by_id(&api).await, None);
+    admin.accounts().add_sender(&sender).await.unwrap();
+    assert_eq!(
+        by_id(&api).await,
+        Some(Some(b"first".to_vec())),
+        "a miss is never cached: a number added elsewhere is found at once"
+    );
+
+    let replace = |store: &Store, from: &'static [u8], to: &'static [u8]| {
+        let accounts = store.accounts();
+        let (org, id) = (sender.organization_id, sender.id);
+        async move {
+            assert!(
+                accounts
+                    .replace_sealed_access_token(
+                        &org,
+                        &id,
+                        &SealedSecret::new(from.to_vec()),
+                        &SealedSecret::new(to.to_vec()),
+                    )
+                    .await
+                    .unwrap()
+            );
+        }
+    };
+    replace(&admin, b"first", b"second").await;
+    assert_eq!(
+        by_id(&api).await,
+        Some(Some(b"first".to_vec())),
+        "another process's change: the read is reused"
+    );
+    tokio::time::sleep(ttl).await;
+    assert_eq!(
+        by_id(&api).await,
+        Some(Some(b"second".to_vec())),
+        "... until it expires"
+    );
+
+    replace(&api, b"second", b"third").await;
+    assert_eq!(
+        by_id(&api).await,
+        Some(Some(b"third".to_vec())),
+        "a change through this store is seen at once"
+    );
+}

@@ -703,16 +703,20 @@ pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Port
     );
 }
 
+/// A callback of its own, arrived at `at(seconds)`.
+fn arrived(seconds: i64) -> StoredCallback {
+    StoredCallback {
+        id: EventId::from_ulid(next_ulid()),
+        received_at: at(seconds),
+        body: format!("{{\"n\":{seconds}}}").into_bytes(),
+    }
+}
+
 /// A callback that arrives with one status report is stored and the status applied in one transaction:
 /// stored processed when its message exists, stored unprocessed (and nothing else written) when it does not,
 /// and neither when the transaction fails.
 pub async fn tracking_a_callback_and_its_status_are_stored_together(ports: Ports) {
     let (org, _sender, message) = accepted_message(&ports).await;
-    let arrived = |seconds: i64| StoredCallback {
-        id: EventId::from_ulid(next_ulid()),
-        received_at: at(seconds),
-        body: format!("{{\"n\":{seconds}}}").into_bytes(),
-    };
     let backlog = || async {
         ports
             .tracking
@@ -788,6 +792,134 @@ pub async fn tracking_a_callback_and_its_status_are_stored_together(ports: Ports
         events_of(&ports, &org).await.len(),
         events_after_sent,
         "no customer event of the undone status"
+    );
+}
+
+/// Status callbacks that arrive together are stored and applied together (one transaction for several, on
+/// both stores), and each answers as it would alone: both reports of each message land, a status for no
+/// message stores its callback unprocessed, and a callback that cannot be stored (its id is taken) fails
+/// alone, its status undone with it, while the others sharing its transaction are written.
+pub async fn tracking_callbacks_arriving_together_each_answer_alone(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let mut messages = Vec::new();
+    for i in 0..4 {
+        let message = text_message(org.id, &sender, &format!("+1555123450{i}"), at(0));
+        accept_ok(&ports, &accept_request(&message, None, None)).await;
+        messages.push(message);
+    }
+    let taken = arrived(1);
+    ports
+        .tracking
+        .store_callback(&taken)
+        .await
+        .expect("store_callback");
+    ports
+        .tracking
+        .mark_callback_processed(&taken.id, at(1), None)
+        .await
+        .expect("mark_callback_processed");
+    let mut calls: Vec<(StoredCallback, StatusUpdate)> = Vec::new();
+    for (i, message) in (0_i64..).zip(&messages) {
+        let wamid = format!("wamid.TOGETHER{i}");
+        calls.push((
+            arrived(10 + i),
+            update(message, MessageStatus::Sent, at(10), Some(&wamid)),
+        ));
+        calls.push((
+            arrived(20 + i),
+            update(message, MessageStatus::Delivered, at(20), None),
+        ));
+    }
+    let orphan = arrived(30);
+    calls.push((
+        orphan.clone(),
+        StatusUpdate {
+            message_id: MessageId::from_ulid(next_ulid()),
+            ..update(&messages[0], MessageStatus::Delivered, at(30), None)
+        },
+    ));
+    // In the middle, so that it shares a transaction with others whatever the store's number of writers.
+    let failing = 3;
+    calls.insert(
+        failing,
+        (
+            StoredCallback {
+                body: b"{\"taken\":true}".to_vec(),
+                ..taken.clone()
+            },
+            update(&messages[3], MessageStatus::Read, at(31), None),
+        ),
+    );
+
+    let answers = futures::future::join_all(calls.iter().map(|(callback, update)| {
+        ports
+            .tracking
+            .store_callback_applying_status(callback, update, at(40))
+    }))
+    .await;
+
+    for (i, (answer, (callback, update))) in answers.iter().zip(&calls).enumerate() {
+        if i == failing {
+            assert!(matches!(answer, Err(StoreError::Conflict(_))), "got {answer:?}");
+        } else if callback.id == orphan.id {
+            assert!(matches!(answer, Ok(None)), "got {answer:?}");
+        } else {
+            let applied = answer
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{:?}: {e}", update.report.status))
+                .as_ref()
+                .expect("the message exists");
+            assert_eq!(applied.message.id, update.message_id);
+            assert!(
+                matches!(
+                    ports.tracking.store_callback(callback).await,
+                    Err(StoreError::Conflict(_))
+                ),
+                "the callback of each applied status is stored"
+            );
+        }
+    }
+    assert_eq!(
+        ports
+            .tracking
+            .unprocessed_callbacks(at(1_000), 10)
+            .await
+            .expect("unprocessed_callbacks"),
+        vec![orphan],
+        "only the status for no message left its callback unprocessed; the taken id kept its first body"
+    );
+    for message in &messages {
+        let stored = ports
+            .messages
+            .message(&message.organization_id, &message.id)
+            .await
+            .expect("message")
+            .expect("exists");
+        assert_eq!(
+            stored.status,
+            MessageStatus::Delivered,
+            "both reports of {} landed, and the failed callback's `read` did not",
+            message.id
+        );
+    }
+    let statuses: Vec<String> = events_of(&ports, &org)
+        .await
+        .iter()
+        .map(|e| {
+            payload(e)["data"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert!(
+        !statuses.iter().any(|s| s == "read"),
+        "no customer event of the undone status: {statuses:?}"
+    );
+    assert_eq!(
+        statuses.iter().filter(|s| *s == "delivered").count(),
+        messages.len(),
+        "one `delivered` event per message: {statuses:?}"
     );
 }
 
