@@ -40,25 +40,26 @@ macro_rules! tracking_port {
                 let id = update.message_id.to_string();
                 // Locked, so two reports about one message are applied one after the other, each on the
                 // other's result, and their customer events get distinct sequence numbers.
+                // The last customer-event sequence comes with the row, in the same statement: one round trip
+                // fewer per status, three per message (issue 18, P3).
+                let last_sequence = events::table
+                    .filter(events::message_id.eq(messages::id.nullable()))
+                    .select(diesel::dsl::max(events::sequence))
+                    .single_value();
                 let row = for_update!(
                     messages::table
                         .find(&id)
                         .filter(messages::organization_id.eq(&org))
-                        .select(MessageRow::as_select())
+                        .select((MessageRow::as_select(), last_sequence))
                 )
-                .first::<MessageRow>(conn)
+                .first::<(MessageRow, Option<i32>)>(conn)
                 .await
                 .optional()?;
-                let Some(row) = row else {
+                let Some((row, last)) = row else {
                     return Ok(None);
                 };
                 let trace = row.trace();
                 let message = Message::try_from(row)?;
-                let last = events::table
-                    .filter(events::message_id.eq(&id))
-                    .select(diesel::dsl::max(events::sequence))
-                    .first::<Option<i32>>(conn)
-                    .await?;
                 let next_sequence = u32::try_from(last.unwrap_or(0).saturating_add(1))
                     .map_err(|e| corrupt("event sequence", e))?;
                 let decision = status::decide(message, update, next_sequence);
