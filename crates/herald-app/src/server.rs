@@ -152,7 +152,6 @@ type RunningServer = (
     tokio::task::JoinHandle<std::io::Result<()>>,
 );
 
-/// Binds `settings.listen` for a role that serves HTTP, and refuses a simulator reachable beyond this machine.
 /// How many network callbacks are applied as they arrive at once. Group-committed (the default), a waiting
 /// callback holds no store connection, only its body and its request, so a burst is applied inline well past
 /// the pool. Past the bound the excess is stored alone and applied after its answer, two transactions each
@@ -172,6 +171,7 @@ fn inline_callbacks(settings: &Settings) -> usize {
     }
 }
 
+/// Binds `settings.listen` for a role that serves HTTP, and refuses a simulator reachable beyond this machine.
 fn bind(settings: &Settings, serves_http: bool) -> anyhow::Result<Option<TcpListener>> {
     if !serves_http {
         return Ok(None);
