@@ -152,22 +152,26 @@ type RunningServer = (
     tokio::task::JoinHandle<std::io::Result<()>>,
 );
 
-/// How many network callbacks are applied as they arrive at once. Group-committed (the default), a waiting
-/// callback holds no store connection, only its body and its request, so a burst is applied inline well past
-/// the pool. Past the bound the excess is stored alone and applied after its answer, two transactions each
-/// instead of a share of one, and that dearer path takes capacity from the inline one, so an overflow feeds
-/// itself: in P3 on 2 cores (about 1,500 callbacks/s offered), a bound of 256 sent 70 % of the callbacks that
-/// way, 1,024 65 %, 2,048 51 %, 4,096 13 %, which drained them 1.3× faster than 1,024 with 0.7× the
-/// database's CPU per message (issue 18). At that machine's drain rate the last of 4,096 waits about 3 s for
-/// its `200`; the network's timeout is reported as 3 to 20 s (docs/cloud-api.md), and a callback it retries
-/// is applied once (the status machine records a repeat only). Without group commit each holds a
-/// connection, so half the pool at most, as for processing after the answer.
-fn inline_callbacks(settings: &Settings) -> usize {
+/// How many network callbacks are processed at once after their answer, and how many are applied as they
+/// arrive. Processing holds a store connection each, so half the pool at most: the API's own requests keep
+/// the rest. Group-committed (the default), a callback waiting to be applied on arrival holds no connection,
+/// only its body and its request, so a burst is applied inline well past the pool. Past that bound the
+/// excess is stored alone and applied after its answer, two transactions each instead of a share of one,
+/// and that dearer path takes capacity from the inline one, so an overflow feeds itself: in P3 on 2 cores
+/// (about 1,500 callbacks/s offered), a bound of 256 sent 70 % of the callbacks that way, 1,024 65 %, 2,048
+/// 51 %, 4,096 13 %, which drained them 1.3× faster than 1,024 with 0.7× the database's CPU per message
+/// (issue 18). At that machine's drain rate the last of 4,096 waits about 3 s for its `200`; the network's
+/// timeout is reported as 3 to 20 s (docs/cloud-api.md), and a callback it retries is applied once (the
+/// status machine records a repeat only). Without group commit an inline callback holds a connection too, so
+/// the two bounds share half the pool.
+fn callback_bounds(settings: &Settings) -> (usize, usize) {
     const QUEUED_AT_MOST: usize = 4096;
+    let half_pool = (settings.max_connections as usize / 2).max(1);
     if settings.accept_group_commit {
-        QUEUED_AT_MOST
+        (half_pool, QUEUED_AT_MOST)
     } else {
-        (settings.max_connections as usize / 2).max(1)
+        let quarter = (half_pool / 2).max(1);
+        (quarter, quarter)
     }
 }
 
@@ -198,6 +202,7 @@ fn serve_http(
         parts.review.clone(),
         sealer.clone(),
     ));
+    let (processing, inline) = callback_bounds(settings);
     let webhook = actix_web::web::Data::new(
         NetworkWebhook::new(
             Arc::new(services.process_callbacks()),
@@ -205,10 +210,9 @@ fn serve_http(
                 app_secret,
                 verify_token: settings.verify_token.clone(),
             }),
-            // Half the pool at most: the API's own requests keep the rest.
-            (settings.max_connections as usize / 2).max(1),
+            processing,
         )
-        .applying_inline(inline_callbacks(settings)),
+        .applying_inline(inline),
     );
     let dashboard = actix_web::web::Data::new(services.dashboard_context(
         settings,
@@ -302,3 +306,24 @@ const WEBHOOK_ROUNDS_PER_LOOP: usize = 16;
 /// How often a worker samples the outbox backlog and the pending webhook deliveries for their gauges: often
 /// enough for an alert on a backlog that lasts minutes, rarely enough that the two grouped reads cost nothing.
 const GAUGE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::callback_bounds;
+    use crate::config::Settings;
+
+    /// Callbacks that hold a store connection never take more than half the pool together, so the API's own
+    /// requests keep the rest; only group-committed callbacks, which hold none while they wait, go past it.
+    #[test]
+    fn callbacks_holding_connections_share_half_the_pool() {
+        let settings = |group_commit| Settings {
+            max_connections: 16,
+            accept_group_commit: group_commit,
+            ..Settings::default()
+        };
+        assert_eq!(callback_bounds(&settings(true)), (8, 4096));
+        let (processing, inline) = callback_bounds(&settings(false));
+        assert!(processing + inline <= 8, "{processing} + {inline}");
+        assert!(processing >= 1 && inline >= 1);
+    }
+}

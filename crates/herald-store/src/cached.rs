@@ -46,6 +46,19 @@ pub(crate) mod tests {
     use diesel::sql_types::BigInt;
     use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 
+    /// A connection of its own to a fresh migrated PostgreSQL database (the guard drops the database), or
+    /// `None`, said on stderr, when no server is configured.
+    pub(crate) async fn fresh_connection() -> Option<(crate::testing::Guard, AsyncPgConnection)> {
+        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
+            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+            return None;
+        };
+        let conn = AsyncPgConnection::establish(guard.database_url())
+            .await
+            .expect("a connection");
+        Some((guard, conn))
+    }
+
     /// The statements a PostgreSQL session keeps prepared whose text starts with `prefix`.
     pub(crate) async fn prepared_statements(conn: &mut AsyncPgConnection, prefix: &str) -> i64 {
         diesel::select(diesel::dsl::sql::<BigInt>(&format!(
@@ -65,13 +78,9 @@ pub(crate) mod tests {
     /// plans it each time); the same update in `Cached` is prepared once and kept.
     #[tokio::test]
     async fn a_cached_update_stays_prepared_on_its_connection() {
-        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
-            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+        let Some((_guard, mut conn)) = fresh_connection().await else {
             return;
         };
-        let mut conn = AsyncPgConnection::establish(guard.database_url())
-            .await
-            .expect("a connection");
         let update = || {
             diesel::update(network_callbacks::table.find("cb_none"))
                 .set(network_callbacks::note.eq(Some("seen")))

@@ -771,20 +771,15 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
     use super::{claim_due_deliveries, record_attempts_together};
-    use crate::cached::tests::prepared_statements;
-    use diesel_async::{AsyncConnection, AsyncPgConnection};
+    use crate::cached::tests::{fresh_connection, prepared_statements};
 
     /// A webhook claim run twice on one connection is parsed and planned once: its statement and the advisory
     /// lock's stay prepared, since every claim holds the lock that serializes them all.
     #[tokio::test]
     async fn a_delivery_claim_stays_prepared_on_its_connection() {
-        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
-            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+        let Some((_guard, mut conn)) = fresh_connection().await else {
             return;
         };
-        let mut conn = AsyncPgConnection::establish(guard.database_url())
-            .await
-            .expect("a connection");
         let now = chrono::Utc::now();
         // Outside a transaction each statement is its own: enough to see what stays prepared.
         for token in ["claim-1", "claim-2"] {
@@ -805,13 +800,9 @@ mod tests {
         use herald_domain::dispatch::ClaimToken;
         use herald_domain::ids::DeliveryId;
         use herald_domain::webhook::{DeliveryAttempt, DeliveryCompletion, DeliveryStatus};
-        let Some((_store, guard)) = crate::testing::fresh_postgres().await.expect("PostgreSQL") else {
-            eprintln!("skipped: {} is not set", crate::testing::DATABASE_URL_ENV);
+        let Some((_guard, mut conn)) = fresh_connection().await else {
             return;
         };
-        let mut conn = AsyncPgConnection::establish(guard.database_url())
-            .await
-            .expect("a connection");
         let now = chrono::Utc::now();
         let completion = |n: u64| DeliveryCompletion {
             delivery_id: DeliveryId::from_ulid(ulid::Ulid::from_parts(n, 1)),

@@ -114,6 +114,17 @@ async fn server_failures_are_retryable() {
     );
 }
 
+/// A server that stopped reading the request before it had all of it (HTTP 408, no Graph error) did nothing
+/// with it: the send is retried, not failed for good (a loaded network answered one and a message was lost).
+#[tokio::test]
+async fn a_bare_request_timeout_is_retryable() {
+    let error = outcome(ResponseTemplate::new(408)).await;
+    assert!(
+        matches!(error, NetworkError::Retryable { code: None, .. }),
+        "{error:?}"
+    );
+}
+
 #[tokio::test]
 async fn an_expired_token_is_a_credentials_problem() {
     let error = outcome(graph_error(401, 190, "Error validating access token")).await;
