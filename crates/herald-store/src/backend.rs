@@ -86,6 +86,12 @@ pub(crate) trait Admin: Send + Sync + 'static {
         &self,
         organization: &OrganizationId,
     ) -> Result<Vec<CustomerEventRecord>, StoreError>;
+    /// Applies `updates` in one transaction, as a batch of callbacks does ([`crate::Store::apply_statuses_together`]).
+    #[cfg(feature = "test-support")]
+    async fn apply_statuses_together(
+        &self,
+        updates: &[herald_domain::status::StatusUpdate],
+    ) -> Result<Vec<Option<herald_domain::status::StatusApplied>>, StoreError>;
 }
 
 /// Where a SQLite URL points.

@@ -326,6 +326,21 @@ impl Store {
     ) -> Result<Vec<CustomerEventRecord>, StoreError> {
         self.admin.customer_events(organization).await
     }
+
+    /// Applies status reports in order in one transaction, each on the result of those before it, as a batch
+    /// of network callbacks is applied (no port applies several reports of one message at once, and a batch
+    /// that fails is retried item by item, which would hide a fault of the set-wise path). For the contract
+    /// suite.
+    ///
+    /// # Errors
+    /// The store cannot be written.
+    #[cfg(feature = "test-support")]
+    pub async fn apply_statuses_together(
+        &self,
+        updates: &[herald_domain::status::StatusUpdate],
+    ) -> Result<Vec<Option<herald_domain::status::StatusApplied>>, StoreError> {
+        self.admin.apply_statuses_together(updates).await
+    }
 }
 
 #[cfg(test)]

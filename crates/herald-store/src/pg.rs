@@ -647,6 +647,14 @@ impl Admin for Db {
     ) -> Result<Vec<CustomerEventRecord>, StoreError> {
         self.customer_events_query(organization).await
     }
+
+    #[cfg(feature = "test-support")]
+    async fn apply_statuses_together(
+        &self,
+        updates: &[herald_domain::status::StatusUpdate],
+    ) -> Result<Vec<Option<herald_domain::status::StatusApplied>>, StoreError> {
+        self.apply_statuses_together_query(updates).await
+    }
 }
 
 // ---- Group commit of accepts (see `crate::group_commit`) ----
@@ -694,24 +702,7 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
     .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.clone()))
     .execute(conn)
     .await?;
-    prepared::fixed(
-        "INSERT INTO message_events (id, organization_id, message_id, status, previous_status, applied, source, \
-         error, occurred_at, recorded_at) \
-         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], \
-         $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])",
-    )
-    .bind::<Array<Text>, _>(m(|i| i.event.id.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.event.organization_id.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.event.message_id.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.event.status.clone()))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.event.previous_status.clone()))
-    .bind::<Array<Bool>, _>(items.iter().map(|i| i.event.applied).collect::<Vec<bool>>())
-    .bind::<Array<Text>, _>(m(|i| i.event.source.clone()))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.event.error.clone()))
-    .bind::<Array<Timestamptz>, _>(mt(|i| i.event.occurred_at))
-    .bind::<Array<Timestamptz>, _>(mt(|i| i.event.recorded_at))
-    .execute(conn)
-    .await?;
+    insert_status_events(conn, &items.iter().map(|i| &i.event).collect::<Vec<_>>()).await?;
     prepared::fixed(
         "INSERT INTO outbox (id, organization_id, message_id, sender_id, state, available_at, deadline, attempts, \
          created_at, updated_at, broadcast_id) \
@@ -764,6 +755,158 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
         .execute(conn)
         .await?;
     }
+    Ok(())
+}
+
+// ---- Status reports and customer events, one statement per table whatever their number ----
+
+/// Collects one column of `rows`.
+fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
+    rows.iter().map(f).collect()
+}
+
+/// Writes each message's status columns as a batch of reports left them.
+async fn update_statuses(conn: &mut Conn, rows: &[crate::rows::StatusColumns]) -> Result<(), TxError> {
+    use diesel::sql_types::{Array, Nullable};
+    if rows.is_empty() {
+        return Ok(());
+    }
+    prepared::fixed(
+        "UPDATE messages AS m SET status = u.status, network_message_id = u.network_message_id, \
+         error = u.error, updated_at = u.updated_at, accepted_at = u.accepted_at, \
+         submitted_at = u.submitted_at, sent_at = u.sent_at, delivered_at = u.delivered_at, \
+         read_at = u.read_at, failed_at = u.failed_at, cancelled_at = u.cancelled_at, \
+         pricing_model = u.pricing_model, pricing_category = u.pricing_category, \
+         pricing_type = u.pricing_type, pricing_billable = u.pricing_billable \
+         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], \
+         $7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], \
+         $12::timestamptz[], $13::text[], $14::text[], $15::text[], $16::bool[]) \
+         AS u(id, status, network_message_id, error, updated_at, accepted_at, submitted_at, sent_at, \
+         delivered_at, read_at, failed_at, cancelled_at, pricing_model, pricing_category, pricing_type, \
+         pricing_billable) \
+         WHERE m.id = u.id",
+    )
+    .bind::<Array<Text>, _>(column(rows, |r| r.id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.status.as_str()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.network_message_id.as_deref()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.error.as_deref()))
+    .bind::<Array<Timestamptz>, _>(column(rows, |r| r.updated_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.accepted_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.submitted_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.sent_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.delivered_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.read_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.failed_at))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.cancelled_at))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.pricing_model.as_deref()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.pricing_category.as_deref()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.pricing_type.as_deref()))
+    .bind::<Array<Nullable<Bool>>, _>(column(rows, |r| r.pricing_billable))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes history entries (`message_events`).
+async fn insert_status_events(conn: &mut Conn, rows: &[&crate::rows::EventRow]) -> Result<(), TxError> {
+    use diesel::sql_types::{Array, Nullable};
+    if rows.is_empty() {
+        return Ok(());
+    }
+    prepared::fixed(
+        "INSERT INTO message_events (id, organization_id, message_id, status, previous_status, applied, source, \
+         error, occurred_at, recorded_at) \
+         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], \
+         $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])",
+    )
+    .bind::<Array<Text>, _>(column(rows, |r| r.id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.organization_id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.message_id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.status.as_str()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.previous_status.as_deref()))
+    .bind::<Array<Bool>, _>(column(rows, |r| r.applied))
+    .bind::<Array<Text>, _>(column(rows, |r| r.source.as_str()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.error.as_deref()))
+    .bind::<Array<Timestamptz>, _>(column(rows, |r| r.occurred_at))
+    .bind::<Array<Timestamptz>, _>(column(rows, |r| r.recorded_at))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes customer events' rows (`events`), and nothing else.
+async fn insert_event_rows(conn: &mut Conn, rows: &[&crate::rows::CustomerEventRow]) -> Result<(), TxError> {
+    use diesel::sql_types::{Array, Nullable};
+    if rows.is_empty() {
+        return Ok(());
+    }
+    prepared::fixed(
+        "INSERT INTO events (id, organization_id, event_type, message_id, sequence, payload, occurred_at, \
+         created_at, trace_context, dedupe_key) \
+         SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], \
+         $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[])",
+    )
+    .bind::<Array<Text>, _>(column(rows, |r| r.id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.organization_id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.event_type.as_str()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.message_id.as_deref()))
+    .bind::<Array<Integer>, _>(column(rows, |r| r.sequence))
+    .bind::<Array<Text>, _>(column(rows, |r| r.payload.as_str()))
+    .bind::<Array<Timestamptz>, _>(column(rows, |r| r.occurred_at))
+    .bind::<Array<Timestamptz>, _>(column(rows, |r| r.created_at))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.trace_context.as_deref()))
+    .bind::<Array<Nullable<Text>>, _>(column(rows, |r| r.dedupe_key.as_deref()))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes customer events' deliveries, no attempts yet and no claim.
+async fn insert_deliveries(conn: &mut Conn, rows: &[ports::shared::NewDelivery<'_>]) -> Result<(), TxError> {
+    use diesel::sql_types::{Array, Nullable};
+    if rows.is_empty() {
+        return Ok(());
+    }
+    prepared::fixed(
+        "INSERT INTO webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, status, \
+         attempts, next_attempt_at, created_at, updated_at) \
+         SELECT d.id, d.org, d.endpoint_id, d.event_id, d.event_type, d.status, 0, d.next_attempt_at, d.at, d.at \
+         FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
+         $7::timestamptz[], $8::timestamptz[]) \
+         AS d(id, org, endpoint_id, event_id, event_type, status, next_attempt_at, at)",
+    )
+    .bind::<Array<Text>, _>(column(rows, |r| r.id.as_str()))
+    .bind::<Array<Text>, _>(column(rows, |r| r.organization_id))
+    .bind::<Array<Text>, _>(column(rows, |r| r.endpoint_id))
+    .bind::<Array<Text>, _>(column(rows, |r| r.event_id))
+    .bind::<Array<Text>, _>(column(rows, |r| r.event_type))
+    .bind::<Array<Text>, _>(column(rows, |r| r.status))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |r| r.next_attempt_at))
+    .bind::<Array<Timestamptz>, _>(column(rows, |r| r.at))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes callbacks as they arrived, each processed at its time when that is known already.
+async fn insert_callbacks(
+    conn: &mut Conn,
+    rows: &[(&herald_domain::dispatch::StoredCallback, Option<DateTime<Utc>>)],
+) -> Result<(), TxError> {
+    use diesel::sql_types::{Array, Binary, Nullable};
+    if rows.is_empty() {
+        return Ok(());
+    }
+    prepared::fixed(
+        "INSERT INTO network_callbacks (id, received_at, body, processed_at) \
+         SELECT * FROM UNNEST($1::text[], $2::timestamptz[], $3::bytea[], $4::timestamptz[])",
+    )
+    .bind::<Array<Text>, _>(column(rows, |(c, _)| c.id.to_string()))
+    .bind::<Array<Timestamptz>, _>(column(rows, |(c, _)| c.received_at))
+    .bind::<Array<Binary>, _>(column(rows, |(c, _)| c.body.as_slice()))
+    .bind::<Array<Nullable<Timestamptz>>, _>(column(rows, |(_, at)| *at))
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

@@ -483,6 +483,14 @@ impl Admin for Db {
     ) -> Result<Vec<CustomerEventRecord>, StoreError> {
         self.customer_events_query(organization).await
     }
+
+    #[cfg(feature = "test-support")]
+    async fn apply_statuses_together(
+        &self,
+        updates: &[herald_domain::status::StatusUpdate],
+    ) -> Result<Vec<Option<herald_domain::status::StatusApplied>>, StoreError> {
+        self.apply_statuses_together_query(updates).await
+    }
 }
 
 /// Writes the rows of a batch's accepted items. Row by row: SQLite's statements run in-process, so there
@@ -490,6 +498,56 @@ impl Admin for Db {
 async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(), TxError> {
     for item in items {
         ports::messages::insert_accepted_row(conn, item).await?;
+    }
+    Ok(())
+}
+
+// ---- Status reports and customer events, row by row (the PostgreSQL store writes each set with one
+// statement; SQLite's statements run in-process, so there is no round trip to save) ----
+
+async fn update_statuses(conn: &mut Conn, columns: &[crate::rows::StatusColumns]) -> Result<(), TxError> {
+    for row in columns {
+        ports::tracking::update_status_row(conn, row).await?;
+    }
+    Ok(())
+}
+
+async fn insert_status_events(conn: &mut Conn, events: &[&crate::rows::EventRow]) -> Result<(), TxError> {
+    for event in events {
+        ports::shared::insert_status_event(conn, event).await?;
+    }
+    Ok(())
+}
+
+async fn insert_event_rows(
+    conn: &mut Conn,
+    events: &[&crate::rows::CustomerEventRow],
+) -> Result<(), TxError> {
+    for event in events {
+        ports::shared::insert_event_row(conn, event).await?;
+    }
+    Ok(())
+}
+
+async fn insert_deliveries(
+    conn: &mut Conn,
+    deliveries: &[ports::shared::NewDelivery<'_>],
+) -> Result<(), TxError> {
+    for delivery in deliveries {
+        ports::shared::insert_delivery(conn, delivery).await?;
+    }
+    Ok(())
+}
+
+async fn insert_callbacks(
+    conn: &mut Conn,
+    callbacks: &[(
+        &herald_domain::dispatch::StoredCallback,
+        Option<herald_domain::time::Timestamp>,
+    )],
+) -> Result<(), TxError> {
+    for (callback, processed_at) in callbacks {
+        ports::tracking::insert_callback(conn, callback, *processed_at).await?;
     }
     Ok(())
 }

@@ -127,6 +127,15 @@ pub struct RecordedEvent {
 pub trait EventLog: Send + Sync + 'static {
     /// The organization's customer events, oldest first (by id).
     async fn customer_events(&self, organization: &OrganizationId) -> Result<Vec<RecordedEvent>, StoreError>;
+
+    /// Applies status reports in order in ONE transaction, as a batch of network callbacks is applied; each
+    /// answer as `TrackingStore::apply_status` would give it. Not a port: the group commit decides which
+    /// callbacks share a transaction, and falls back to one transaction each when a batch fails, so the
+    /// contract reaches the set-wise path directly here.
+    async fn apply_statuses_together(
+        &self,
+        updates: &[herald_domain::status::StatusUpdate],
+    ) -> Result<Vec<Option<herald_domain::status::StatusApplied>>, StoreError>;
 }
 
 /// The names of every scenario, in the order [`crate::contract_suite!`] declares them.
@@ -207,6 +216,7 @@ pub const SCENARIOS: &[&str] = &[
     "tracking_a_lone_status_and_its_callback_commit_together",
     "tracking_a_callback_and_its_status_are_stored_together",
     "tracking_callbacks_arriving_together_each_answer_alone",
+    "tracking_reports_applied_together_each_on_the_last_result",
     "tracking_failing_callback_is_parked_and_requeued",
     "notices_change_the_named_copy_once_and_record_one_event",
     "notices_set_the_sender_quality_in_its_organization",
@@ -344,6 +354,7 @@ macro_rules! contract_suite {
             tracking_a_lone_status_and_its_callback_commit_together,
             tracking_a_callback_and_its_status_are_stored_together,
             tracking_callbacks_arriving_together_each_answer_alone,
+            tracking_reports_applied_together_each_on_the_last_result,
             tracking_failing_callback_is_parked_and_requeued,
             notices_change_the_named_copy_once_and_record_one_event,
             notices_set_the_sender_quality_in_its_organization,

@@ -17,12 +17,17 @@
 //!   `UPDATE … FROM (… CROSS JOIN LATERAL (SELECT … FOR UPDATE SKIP LOCKED))` statement; SQLite: one
 //!   select per sender then an update, in the writer's transaction);
 //! - `announce_work(conn)` inside `accept`'s transaction and `Db::work_committed()` after it: how the
-//!   dispatch workers learn of new jobs (PostgreSQL `pg_notify`; SQLite an in-process signal).
+//!   dispatch workers learn of new jobs (PostgreSQL `pg_notify`; SQLite an in-process signal);
+//! - set writers, each taking all the rows of a table a transaction writes at once: `insert_accepted`,
+//!   `update_statuses`, `insert_status_events`, `insert_event_rows`, `insert_deliveries`, `insert_callbacks`
+//!   and `record_attempts_together` (PostgreSQL: one statement over unnested arrays, whatever the number
+//!   of rows; SQLite: the port's one-row helper per row, in-process).
 //!
 //! These are the only query-level differences between the backends.
 //!
 //! Rules kept throughout: every read and write filters on the organization id it was given; times and
-//! ids come from the caller; multi-row inserts are written row by row (diesel_async#277).
+//! ids come from the caller; diesel-async has no multi-row insert (diesel_async#277), so the set writers
+//! above bind each column as an array instead.
 
 pub(crate) mod accounts;
 pub(crate) mod broadcasts;

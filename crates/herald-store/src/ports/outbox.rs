@@ -21,9 +21,37 @@ macro_rules! outbox_port {
                 JOB_DONE, JOB_FAILED, JOB_IN_FLIGHT, JOB_PENDING, MessageRow, SenderRow, job_error,
             };
 
-            /// Records one dispatch outcome inside the caller's transaction (`OutboxStore::complete_job`):
-            /// `false`, with nothing written, when the job is no longer held by the completion's token.
-            async fn complete_in_tx(conn: &mut Conn, completion: &JobCompletion) -> Result<bool, TxError> {
+            /// Records dispatch outcomes inside the caller's transaction: answers, per completion in order,
+            /// whether its token still held the job (nothing is written for one that did not). The jobs are
+            /// written one by one, then the statuses their outcomes report, all at once ([`apply_in_tx`]).
+            async fn complete_in_tx(
+                conn: &mut Conn,
+                completions: &[&JobCompletion],
+            ) -> Result<Vec<bool>, TxError> {
+                let mut held = Vec::with_capacity(completions.len());
+                let mut updates = Vec::with_capacity(completions.len());
+                for completion in completions {
+                    let released = release_job(conn, completion).await?;
+                    held.push(released.is_some());
+                    updates.extend(released.flatten());
+                }
+                let updates: Vec<&StatusUpdate> = updates.iter().collect();
+                if apply_in_tx(conn, &updates)
+                    .await?
+                    .iter()
+                    .any(Option::is_none)
+                {
+                    return Err(corrupt("outbox job", "its message is missing").into());
+                }
+                Ok(held)
+            }
+
+            /// Writes one outcome to its job: `None`, with nothing written, when the job is no longer held by
+            /// the completion's token; else the status report the outcome makes, if any.
+            async fn release_job(
+                conn: &mut Conn,
+                completion: &JobCompletion,
+            ) -> Result<Option<Option<StatusUpdate>>, TxError> {
                 let job = completion.job_id.to_string();
                 let org = completion.organization_id.to_string();
                 let token = completion.token.as_string();
@@ -97,7 +125,7 @@ macro_rules! outbox_port {
                     }
                 };
                 if changed == 0 {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 let change = match &completion.outcome {
                     JobOutcome::Submitted { network_message_id } => Some((
@@ -118,8 +146,8 @@ macro_rules! outbox_port {
                     )),
                     _ => None,
                 };
-                if let Some((report, network_message_id)) = change {
-                    let update = StatusUpdate {
+                Ok(Some(change.map(|(report, network_message_id)| {
+                    StatusUpdate {
                         organization_id: completion.organization_id,
                         message_id: completion.message_id,
                         report,
@@ -129,12 +157,8 @@ macro_rules! outbox_port {
                         customer_event_id: completion.customer_event_id,
                         recorded_at: at,
                         pricing: None,
-                    };
-                    if apply_in_tx(conn, &update).await?.is_none() {
-                        return Err(corrupt("outbox job", "its message is missing").into());
                     }
-                }
-                Ok(true)
+                })))
             }
 
             #[async_trait]
@@ -213,8 +237,9 @@ macro_rules! outbox_port {
                 }
 
                 async fn complete_job(&self, completion: &JobCompletion) -> Result<bool, StoreError> {
-                    let held = write_tx!(self, |conn| complete_in_tx(conn, completion).await)
-                        .map_err(TxError::into_store)?;
+                    let held = write_tx!(self, |conn| complete_in_tx(conn, &[completion]).await)
+                        .map_err(TxError::into_store)?
+                        .contains(&true);
                     if held {
                         // The outcome may have written a customer event and its deliveries.
                         self.webhooks_committed();
@@ -235,18 +260,16 @@ macro_rules! outbox_port {
                     // a round never deadlocks with a batch of status callbacks; answered in the caller's.
                     let mut order: Vec<(usize, &JobCompletion)> = completions.iter().enumerate().collect();
                     order.sort_by_key(|(_, completion)| completion.message_id);
-                    let held = write_tx!(self, |conn| {
-                        let mut held = Vec::with_capacity(order.len());
-                        for (i, completion) in &order {
-                            held.push((*i, complete_in_tx(conn, completion).await?));
+                    let in_order: Vec<&JobCompletion> =
+                        order.iter().map(|(_, completion)| *completion).collect();
+                    let held_in_order = write_tx!(self, |conn| complete_in_tx(conn, &in_order).await)
+                        .map_err(TxError::into_store)?;
+                    let mut held = vec![false; completions.len()];
+                    for ((i, _), was_held) in order.iter().zip(held_in_order) {
+                        if let Some(answer) = held.get_mut(*i) {
+                            *answer = was_held;
                         }
-                        held.sort_unstable_by_key(|(i, _)| *i);
-                        Ok(held
-                            .into_iter()
-                            .map(|(_, held)| held)
-                            .collect::<Vec<bool>>())
-                    })
-                    .map_err(TxError::into_store)?;
+                    }
                     if held.iter().any(|held| *held) {
                         self.webhooks_committed();
                     }

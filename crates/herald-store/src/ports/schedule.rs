@@ -5,7 +5,7 @@ macro_rules! schedule_port {
         mod schedule {
             use super::super::schema::{messages, outbox, usage_counters};
             use super::super::{Conn, Db};
-            use super::tracking::apply_in_tx;
+            use super::tracking::apply_one_in_tx;
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
@@ -48,7 +48,7 @@ macro_rules! schedule_port {
                         None => CancelOutcome::NotFound,
                     });
                 }
-                let Some(applied) = apply_in_tx(conn, update).await? else {
+                let Some(applied) = apply_one_in_tx(conn, update).await? else {
                     return Err(TxError::from(corrupt(
                         "outbox job",
                         "its message is missing",

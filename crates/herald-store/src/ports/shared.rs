@@ -3,7 +3,7 @@
 
 macro_rules! shared_port {
     () => {
-        mod shared {
+        pub(super) mod shared {
             use super::super::schema::{
                 events, message_events, organizations, plans, webhook_deliveries, webhook_endpoints,
             };
@@ -22,18 +22,18 @@ macro_rules! shared_port {
             };
 
             /// A delivery row as written: no attempts yet, no claim.
-            pub(super) struct NewDelivery<'a> {
-                pub(super) id: String,
-                pub(super) organization_id: &'a str,
-                pub(super) endpoint_id: &'a str,
-                pub(super) event_id: &'a str,
-                pub(super) event_type: &'a str,
-                pub(super) status: &'static str,
-                pub(super) next_attempt_at: Option<Timestamp>,
-                pub(super) at: Timestamp,
+            pub(in super::super) struct NewDelivery<'a> {
+                pub(in super::super) id: String,
+                pub(in super::super) organization_id: &'a str,
+                pub(in super::super) endpoint_id: &'a str,
+                pub(in super::super) event_id: &'a str,
+                pub(in super::super) event_type: &'a str,
+                pub(in super::super) status: &'static str,
+                pub(in super::super) next_attempt_at: Option<Timestamp>,
+                pub(in super::super) at: Timestamp,
             }
 
-            pub(super) async fn insert_delivery(
+            pub(in super::super) async fn insert_delivery(
                 conn: &mut Conn,
                 delivery: &NewDelivery<'_>,
             ) -> Result<(), TxError> {
@@ -101,7 +101,7 @@ macro_rules! shared_port {
                 Ok(found.is_some())
             }
 
-            pub(super) async fn insert_status_event(
+            pub(in super::super) async fn insert_status_event(
                 conn: &mut Conn,
                 event: &EventRow,
             ) -> Result<(), TxError> {
@@ -124,7 +124,7 @@ macro_rules! shared_port {
             }
 
             /// Writes one row of `events`, and nothing else.
-            pub(super) async fn insert_event_row(
+            pub(in super::super) async fn insert_event_row(
                 conn: &mut Conn,
                 event: &CustomerEventRow,
             ) -> Result<(), TxError> {
@@ -146,44 +146,65 @@ macro_rules! shared_port {
                 Ok(())
             }
 
-            /// THE place customer events are written: the event row and, in the same transaction, its
-            /// fan-out (`WebhookStore`'s rule): one delivery per endpoint of the organization whose
+            /// THE place customer events are written: the event rows and, in the same transaction, their
+            /// fan-out (`WebhookStore`'s rule): one delivery per endpoint of the event's organization whose
             /// selection includes the event's type, `pending` and due at the event's recording time when
             /// the endpoint is enabled, `skipped` when it is not. Recording time rather than the network's
             /// `occurred_at`, which may lie in Herald's future by clock skew and would hold the delivery.
-            pub(super) async fn insert_customer_event(
+            /// A set of events costs the same statements as one: the rows, one read of the endpoints of
+            /// their organizations, the deliveries (each one statement on PostgreSQL) and one notice.
+            pub(super) async fn insert_customer_events(
                 conn: &mut Conn,
-                event: &CustomerEventRow,
+                events: &[&CustomerEventRow],
             ) -> Result<(), TxError> {
-                insert_event_row(conn, event).await?;
-                let event_type = parse_event_type(&event.event_type)?;
-                if event_type == CustomerEventType::WebhookTest {
-                    // A test event goes to the one endpoint it was sent to (`record_test_event`).
+                if events.is_empty() {
                     return Ok(());
                 }
+                super::super::insert_event_rows(conn, events).await?;
+                let mut fanned = Vec::with_capacity(events.len());
+                for event in events {
+                    let event_type = parse_event_type(&event.event_type)?;
+                    // A test event goes to the one endpoint it was sent to (`record_test_event`).
+                    if event_type != CustomerEventType::WebhookTest {
+                        let id = EventId::parse(&event.id).map_err(|e| corrupt("event id", e))?;
+                        fanned.push((*event, event_type, id));
+                    }
+                }
+                if fanned.is_empty() {
+                    return Ok(());
+                }
+                let mut organizations: Vec<&str> = fanned
+                    .iter()
+                    .map(|(e, _, _)| e.organization_id.as_str())
+                    .collect();
+                organizations.sort_unstable();
+                organizations.dedup();
                 let endpoints = webhook_endpoints::table
-                    .filter(webhook_endpoints::organization_id.eq(&event.organization_id))
+                    .filter(webhook_endpoints::organization_id.eq_any(&organizations))
                     .order(webhook_endpoints::id)
                     .select(WebhookEndpointRow::as_select())
                     .load::<WebhookEndpointRow>(conn)
                     .await?;
-                let event_id = EventId::parse(&event.id).map_err(|e| corrupt("event id", e))?;
-                let mut pending = 0_usize;
-                for endpoint in endpoints
+                let endpoints = endpoints
                     .iter()
-                    .filter(|endpoint| endpoint.events().includes(event_type))
-                {
-                    let endpoint_id = WebhookId::parse(&endpoint.id).map_err(|e| corrupt("webhook id", e))?;
-                    let (status, next_attempt_at) = if endpoint.enabled {
-                        pending += 1;
-                        (DELIVERY_PENDING, Some(event.created_at))
-                    } else {
-                        (DELIVERY_SKIPPED, None)
-                    };
-                    insert_delivery(
-                        conn,
-                        &NewDelivery {
-                            id: fan_out_delivery_id(&event_id, &endpoint_id).to_string(),
+                    .map(|endpoint| {
+                        let id = WebhookId::parse(&endpoint.id).map_err(|e| corrupt("webhook id", e))?;
+                        Ok((endpoint, id))
+                    })
+                    .collect::<Result<Vec<_>, TxError>>()?;
+                let mut deliveries = Vec::new();
+                for (event, event_type, event_id) in &fanned {
+                    for (endpoint, endpoint_id) in endpoints.iter().filter(|(endpoint, _)| {
+                        endpoint.organization_id == event.organization_id
+                            && endpoint.events().includes(*event_type)
+                    }) {
+                        let (status, next_attempt_at) = if endpoint.enabled {
+                            (DELIVERY_PENDING, Some(event.created_at))
+                        } else {
+                            (DELIVERY_SKIPPED, None)
+                        };
+                        deliveries.push(NewDelivery {
+                            id: fan_out_delivery_id(event_id, endpoint_id).to_string(),
                             organization_id: &event.organization_id,
                             endpoint_id: &endpoint.id,
                             event_id: &event.id,
@@ -191,14 +212,25 @@ macro_rules! shared_port {
                             status,
                             next_attempt_at,
                             at: event.created_at,
-                        },
-                    )
-                    .await?;
+                        });
+                    }
                 }
-                if pending > 0 {
+                if deliveries.is_empty() {
+                    return Ok(());
+                }
+                super::super::insert_deliveries(conn, &deliveries).await?;
+                if deliveries.iter().any(|d| d.status == DELIVERY_PENDING) {
                     super::super::announce_webhooks(conn).await?;
                 }
                 Ok(())
+            }
+
+            /// One customer event ([`insert_customer_events`]).
+            pub(super) async fn insert_customer_event(
+                conn: &mut Conn,
+                event: &CustomerEventRow,
+            ) -> Result<(), TxError> {
+                insert_customer_events(conn, &[event]).await
             }
 
             impl Db {

@@ -56,9 +56,27 @@ row! {
 
 impl MessageRow {
     pub(crate) fn new(message: &Message) -> Result<Self, StoreError> {
-        let t = &message.timestamps;
+        // The columns status reports write, then the rest.
+        let StatusColumns {
+            id,
+            status,
+            network_message_id,
+            error,
+            updated_at,
+            accepted_at,
+            submitted_at,
+            sent_at,
+            delivered_at,
+            read_at,
+            failed_at,
+            cancelled_at,
+            pricing_model,
+            pricing_category,
+            pricing_type,
+            pricing_billable,
+        } = StatusColumns::new(message)?;
         Ok(Self {
-            id: message.id.to_string(),
+            id,
             organization_id: message.organization_id.to_string(),
             sender_id: message.sender_id.to_string(),
             from_number: message.from.as_str().to_owned(),
@@ -72,24 +90,24 @@ impl MessageRow {
                 },
             )?,
             client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
-            status: message.status.as_str().to_owned(),
-            network_message_id: message.network_message_id.clone(),
-            error: error_json(message.error.as_ref())?,
+            status,
+            network_message_id,
+            error,
             created_at: message.created_at,
-            updated_at: message.updated_at,
-            accepted_at: t.accepted,
-            submitted_at: t.submitted,
-            sent_at: t.sent,
-            delivered_at: t.delivered,
-            read_at: t.read,
-            failed_at: t.failed,
+            updated_at,
+            accepted_at,
+            submitted_at,
+            sent_at,
+            delivered_at,
+            read_at,
+            failed_at,
             trace_context: None,
             scheduled_for: message.send_at,
-            cancelled_at: t.cancelled,
-            pricing_model: word(message.pricing.as_ref().and_then(|p| p.model.as_ref())),
-            pricing_category: word(message.pricing.as_ref().and_then(|p| p.category.as_ref())),
-            pricing_type: word(message.pricing.as_ref().and_then(|p| p.kind.as_ref())),
-            pricing_billable: message.pricing.as_ref().and_then(|p| p.billable),
+            cancelled_at,
+            pricing_model,
+            pricing_category,
+            pricing_type,
+            pricing_billable,
             broadcast_id: message.broadcast_id.map(|id| id.to_string()),
         })
     }
@@ -154,6 +172,53 @@ impl TryFrom<MessageRow> for Message {
                 row.pricing_type.as_deref(),
                 row.pricing_billable,
             )?,
+        })
+    }
+}
+
+/// The columns of a message that status reports write: its status and times, its error, the network's id
+/// and its pricing. A batch of reports decides each message's final state in Herald and writes it once.
+#[derive(Debug)]
+pub(crate) struct StatusColumns {
+    pub id: String,
+    pub status: String,
+    pub network_message_id: Option<String>,
+    pub error: Option<String>,
+    pub updated_at: Time,
+    pub accepted_at: Option<Time>,
+    pub submitted_at: Option<Time>,
+    pub sent_at: Option<Time>,
+    pub delivered_at: Option<Time>,
+    pub read_at: Option<Time>,
+    pub failed_at: Option<Time>,
+    pub cancelled_at: Option<Time>,
+    pub pricing_model: Option<String>,
+    pub pricing_category: Option<String>,
+    pub pricing_type: Option<String>,
+    pub pricing_billable: Option<bool>,
+}
+
+impl StatusColumns {
+    pub(crate) fn new(message: &Message) -> Result<Self, StoreError> {
+        let t = &message.timestamps;
+        let pricing = message.pricing.as_ref();
+        Ok(Self {
+            id: message.id.to_string(),
+            status: message.status.as_str().to_owned(),
+            network_message_id: message.network_message_id.clone(),
+            error: error_json(message.error.as_ref())?,
+            updated_at: message.updated_at,
+            accepted_at: t.accepted,
+            submitted_at: t.submitted,
+            sent_at: t.sent,
+            delivered_at: t.delivered,
+            read_at: t.read,
+            failed_at: t.failed,
+            cancelled_at: t.cancelled,
+            pricing_model: word(pricing.and_then(|p| p.model.as_ref())),
+            pricing_category: word(pricing.and_then(|p| p.category.as_ref())),
+            pricing_type: word(pricing.and_then(|p| p.kind.as_ref())),
+            pricing_billable: pricing.and_then(|p| p.billable),
         })
     }
 }

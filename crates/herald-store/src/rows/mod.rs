@@ -7,7 +7,7 @@
 
 #[macro_use]
 mod shared;
-pub(crate) use shared::{error_json, quota_ceiling, to_i32, to_i64, to_json};
+pub(crate) use shared::{quota_ceiling, to_i32, to_i64, to_json};
 
 mod accounts;
 mod broadcasts;

@@ -49,6 +49,13 @@ impl EventLog for StoreEvents {
             })
             .collect())
     }
+
+    async fn apply_statuses_together(
+        &self,
+        updates: &[herald_domain::status::StatusUpdate],
+    ) -> Result<Vec<Option<herald_domain::status::StatusApplied>>, StoreError> {
+        self.0.apply_statuses_together(updates).await
+    }
 }
 
 /// A fresh migrated SQLite store; its temporary directory goes when the store does.

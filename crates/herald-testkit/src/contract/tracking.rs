@@ -1002,3 +1002,169 @@ pub async fn tracking_failing_callback_is_parked_and_requeued(ports: Ports) {
         "the count starts afresh after a requeue"
     );
 }
+
+/// Reports applied together in one transaction, as a batch of callbacks is, give what applying them one by
+/// one gives: each applies on the result of those before it (two and three reports of one message among
+/// others'), every report is in the history, the message's customer events are numbered in turn after the
+/// ones it had, a late report is only recorded yet still fills a pricing, and a report about another
+/// organization's message or none answers `None` and writes nothing.
+pub async fn tracking_reports_applied_together_each_on_the_last_result(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let (other_org, _) = new_organization_with_sender(&ports, "starter").await;
+    let first = text_message(org.id, &sender, "+15551234601", at(0));
+    let second = text_message(org.id, &sender, "+15551234602", at(0));
+    for message in [&first, &second] {
+        accept_ok(&ports, &accept_request(message, None, None)).await;
+    }
+    // One event before the batch, so the batch's events must follow it.
+    ports
+        .tracking
+        .apply_status(&update(
+            &first,
+            MessageStatus::Submitted,
+            at(1),
+            Some("wamid.TOGETHER-A"),
+        ))
+        .await
+        .expect("apply_status")
+        .expect("the message exists");
+    let pricing = herald_domain::pricing::Pricing {
+        model: herald_domain::pricing::PricingWord::parse("pmp").ok(),
+        category: herald_domain::pricing::PricingWord::parse("utility").ok(),
+        kind: herald_domain::pricing::PricingWord::parse("regular").ok(),
+        billable: Some(true),
+    };
+    let updates = vec![
+        update(&first, MessageStatus::Sent, at(2), None),
+        update(&second, MessageStatus::Sent, at(2), Some("wamid.TOGETHER-B")),
+        update(&first, MessageStatus::Delivered, at(3), None),
+        StatusUpdate {
+            organization_id: other_org.id,
+            ..update(&second, MessageStatus::Read, at(4), None)
+        },
+        update(&first, MessageStatus::Read, at(4), None),
+        StatusUpdate {
+            message_id: MessageId::from_ulid(next_ulid()),
+            ..update(&first, MessageStatus::Delivered, at(4), None)
+        },
+        // Late: the message is read already; recorded, and its pricing kept since none was known.
+        StatusUpdate {
+            pricing: Some(pricing.clone()),
+            ..update(&first, MessageStatus::Delivered, at(3), None)
+        },
+    ];
+    let answers = ports
+        .events
+        .apply_statuses_together(&updates)
+        .await
+        .expect("apply_statuses_together");
+
+    let statuses: Vec<Option<(MessageStatus, bool)>> = answers
+        .iter()
+        .map(|a| {
+            a.as_ref().map(|a| {
+                (
+                    a.message.status,
+                    matches!(a.transition, Transition::Applied { .. }),
+                )
+            })
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            Some((MessageStatus::Sent, true)),
+            Some((MessageStatus::Sent, true)),
+            Some((MessageStatus::Delivered, true)),
+            None,
+            Some((MessageStatus::Read, true)),
+            None,
+            Some((MessageStatus::Read, false)),
+        ],
+        "each report answered on the result of the ones before it"
+    );
+    let stored = |message: &Message| {
+        let ports = &ports;
+        let id = message.id;
+        async move {
+            ports
+                .messages
+                .message(&org.id, &id)
+                .await
+                .expect("message")
+                .expect("exists")
+        }
+    };
+    let a = stored(&first).await;
+    assert_eq!(a.status, MessageStatus::Read);
+    assert_eq!(a.network_message_id.as_deref(), Some("wamid.TOGETHER-A"));
+    assert_eq!(
+        (a.timestamps.sent, a.timestamps.delivered, a.timestamps.read),
+        (Some(at(2)), Some(at(3)), Some(at(4))),
+        "every applied report's time is kept"
+    );
+    assert_eq!(a.pricing, Some(pricing), "the late report's pricing is kept");
+    let b = stored(&second).await;
+    assert_eq!(
+        b.status,
+        MessageStatus::Sent,
+        "the other organization's report changed nothing"
+    );
+    assert_eq!(b.network_message_id.as_deref(), Some("wamid.TOGETHER-B"));
+
+    let history: Vec<(MessageStatus, bool)> = ports
+        .messages
+        .status_history(&org.id, &first.id)
+        .await
+        .expect("status_history")
+        .expect("exists")
+        .iter()
+        .filter(|e| e.source == EventSource::Network)
+        .map(|e| (e.status, e.applied))
+        .collect();
+    assert_eq!(
+        history,
+        vec![
+            (MessageStatus::Submitted, true),
+            (MessageStatus::Sent, true),
+            (MessageStatus::Delivered, true),
+            (MessageStatus::Read, true),
+            (MessageStatus::Delivered, false),
+        ],
+        "every report is in the history, in order"
+    );
+    let events: Vec<(u32, String)> = events_of(&ports, &org)
+        .await
+        .iter()
+        .filter(|e| e.message_id == Some(MessageRef::Outbound(first.id)))
+        .map(|e| {
+            (
+                e.sequence,
+                payload(e)["data"]["status"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    let numbered: Vec<u32> = (1..).take(events.len()).collect();
+    assert_eq!(
+        events.iter().map(|(sequence, _)| *sequence).collect::<Vec<_>>(),
+        numbered,
+        "the message's events are numbered in turn: {events:?}"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .rev()
+            .take(3)
+            .map(|(_, status)| status.as_str())
+            .collect::<Vec<_>>(),
+        vec!["read", "delivered", "sent"],
+        "one event per applied report of the batch, after the ones before: {events:?}"
+    );
+    assert!(
+        events_of(&ports, &other_org).await.is_empty(),
+        "nothing written for the other organization"
+    );
+}
