@@ -58,6 +58,9 @@ pub struct Settings {
     /// Accept batches in flight at once per process on PostgreSQL (issue 18); 0 picks one. SQLite always
     /// writes one.
     pub accept_writers: usize,
+    /// Status-callback batches in flight at once per process on PostgreSQL (issue 18); 0 picks four, at
+    /// most half of `max_connections`. SQLite always writes one.
+    pub callback_writers: usize,
     /// Milliseconds a process may reuse a key's credential, an organization's senders and a template
     /// it read on the send path; 0 turns the cache off. At most 1,000: another process's key disable or
     /// suspension must take effect within a second (docs/api.md §1); this process's own take effect at once.
@@ -238,6 +241,7 @@ impl Default for Settings {
             http_workers: 0,
             accept_group_commit: true,
             accept_writers: 0,
+            callback_writers: 0,
             read_cache_ms: 500,
             shutdown_timeout_seconds: 10,
             http_keep_alive_seconds: 120,

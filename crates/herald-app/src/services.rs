@@ -56,6 +56,7 @@ impl Services {
             max_connections: settings.max_connections,
             group_commit: settings.accept_group_commit,
             accept_writers: settings.accept_writers,
+            callback_writers: settings.callback_writers,
             read_cache: (settings.read_cache_ms > 0)
                 .then(|| std::time::Duration::from_millis(settings.read_cache_ms)),
             ..StoreOptions::default()

@@ -37,6 +37,9 @@ pub struct StoreOptions {
     /// Group-commit batches in flight at once on PostgreSQL (SQLite writes one); 0 picks one (see
     /// `pg::accept_writers`), at most `max_connections`.
     pub accept_writers: usize,
+    /// Status-callback batches in flight at once on PostgreSQL (SQLite writes one); 0 picks the default (see
+    /// `pg::callback_writers`), at most half of `max_connections`.
+    pub callback_writers: usize,
     /// How long credentials, senders and templates read on the send path may be reused in this process
     /// (`read_cache`); `None` reads the store every time. At most 1 s (docs/api.md §1).
     pub read_cache: Option<Duration>,
@@ -49,6 +52,7 @@ impl Default for StoreOptions {
             connect_timeout: Duration::from_secs(5),
             group_commit: true,
             accept_writers: 0,
+            callback_writers: 0,
             read_cache: Some(Duration::from_millis(500)),
         }
     }

@@ -54,14 +54,17 @@ fn accept_writers(options: &StoreOptions) -> usize {
     }
 }
 
-/// Callback batches in flight at once. Unlike an accept batch (a few set-wise statements), a callbacks batch
-/// applies its statuses one after the other, several statements each, so one batch at a time is bound by
-/// round trips, not by the database: one writer left the machine 22–41 % idle in P3, four drained the
-/// callbacks at 1.6× its rate with less CPU per message (docs/benchmarks-notes.md, issue 18). At most half
-/// the pool, so the API's own requests keep the rest.
+/// Callback batches in flight at once: as configured, else four. When a callbacks batch applied its statuses
+/// one after the other, one batch at a time was bound by round trips: one writer left the machine 22–41 %
+/// idle in P3, four drained the callbacks at 1.6× its rate with less CPU per message
+/// (docs/benchmarks-notes.md, issue 18). At most half the pool, so the API's own requests keep the rest.
 fn callback_writers(options: &StoreOptions) -> usize {
     const CALLBACK_WRITERS: usize = 4;
-    CALLBACK_WRITERS.min(usize::try_from(options.max_connections / 2).unwrap_or(1).max(1))
+    let wanted = match options.callback_writers {
+        0 => CALLBACK_WRITERS,
+        n => n,
+    };
+    wanted.min(usize::try_from(options.max_connections / 2).unwrap_or(1).max(1))
 }
 
 /// The PostgreSQL store. One pool serves reads and writes; PostgreSQL handles concurrent writers.
@@ -913,8 +916,22 @@ async fn insert_callbacks(
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
-    use super::{claim_due_deliveries, record_attempts_together};
+    use super::{callback_writers, claim_due_deliveries, record_attempts_together};
     use crate::cached::tests::{fresh_connection, prepared_statements};
+
+    /// Callback batches in flight: four unless configured, never more than half the pool, at least one.
+    #[test]
+    fn callback_writers_are_configured_within_half_the_pool() {
+        let options = |callback_writers, max_connections| crate::StoreOptions {
+            callback_writers,
+            max_connections,
+            ..crate::StoreOptions::default()
+        };
+        assert_eq!(callback_writers(&options(0, 16)), 4);
+        assert_eq!(callback_writers(&options(2, 16)), 2);
+        assert_eq!(callback_writers(&options(12, 16)), 8);
+        assert_eq!(callback_writers(&options(0, 1)), 1);
+    }
 
     /// A webhook claim run twice on one connection is parsed and planned once: its statement and the advisory
     /// lock's stay prepared, since every claim holds the lock that serializes them all.
