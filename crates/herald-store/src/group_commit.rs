@@ -272,13 +272,42 @@ fn lost() -> StoreError {
     StoreError::Unavailable("the commit was interrupted; its outcome is unknown".to_owned())
 }
 
-/// A status callback to store and apply in whichever transaction its batch leader writes: the network's
-/// usual callback, one status report, arrives several at once under load, and one commit for a few of them
-/// costs the database far less than a commit each (issue 18, P3).
+/// A network callback's write, in whichever transaction its batch leader writes: the network's usual
+/// callback, one status report, arrives several at once under load, and one commit for a few of them costs
+/// the database far less than a commit each (issue 18, P3). A burst's excess, stored first and processed
+/// after its answer, takes the same batches for both steps, so it costs little more than the rest.
 pub(crate) struct PreparedCallback {
-    pub(crate) callback: StoredCallback,
-    pub(crate) update: StatusUpdate,
+    pub(crate) write: CallbackWrite,
+    /// When it is processed (its status applied).
     pub(crate) at: Timestamp,
+}
+
+/// What a queued callback writes.
+pub(crate) enum CallbackWrite {
+    /// Store the callback and apply its status; it is processed when the status applied.
+    StoreApplying {
+        callback: StoredCallback,
+        update: StatusUpdate,
+    },
+    /// Apply the status of a callback stored before, and mark it processed when the status applied.
+    Marking {
+        callback: herald_domain::ids::EventId,
+        update: StatusUpdate,
+    },
+    /// Store the callback, unprocessed.
+    Store(StoredCallback),
+}
+
+impl PreparedCallback {
+    /// The status report it applies, if any.
+    pub(crate) fn update(&self) -> Option<&StatusUpdate> {
+        match &self.write {
+            CallbackWrite::StoreApplying { update, .. } | CallbackWrite::Marking { update, .. } => {
+                Some(update)
+            }
+            CallbackWrite::Store(_) => None,
+        }
+    }
 }
 
 /// An accept with its rows built, ready to be written by whichever caller leads.

@@ -24,7 +24,7 @@ macro_rules! tracking_port {
             use herald_domain::values::PhoneNumber;
             use $crate::dto::InboundContentDto;
             use $crate::error::{TxError, corrupt, from_diesel};
-            use $crate::group_commit::{Pending, PreparedCallback};
+            use $crate::group_commit::{CallbackWrite, Pending, PreparedCallback};
             use $crate::rows::{
                 CallbackRow, CustomerEventRow, EventRow, MessageRow, ParkedCallbackRow, StatusColumns,
                 to_json,
@@ -157,6 +157,10 @@ macro_rules! tracking_port {
             }
 
             /// Writes a callback as it arrived, processed at `processed_at` when that is known already.
+            #[allow(
+                dead_code,
+                reason = "PostgreSQL writes a batch's callbacks with one statement"
+            )]
             pub(in super::super) async fn insert_callback(
                 conn: &mut Conn,
                 callback: &StoredCallback,
@@ -194,43 +198,74 @@ macro_rules! tracking_port {
                 Ok(())
             }
 
-            /// Applies callbacks' statuses and stores the callbacks, each processed when its status applied.
+            /// Writes callbacks ([`CallbackWrite`]): applies their statuses together, stores the new ones
+            /// (each processed when its status applied), and marks the stored ones whose status applied.
+            /// Answers each one's status outcome (`None` for a callback only stored).
             async fn store_applying_in_tx(
                 conn: &mut Conn,
                 items: &[&PreparedCallback],
             ) -> Result<Vec<Option<StatusApplied>>, TxError> {
-                let updates: Vec<&StatusUpdate> = items.iter().map(|item| &item.update).collect();
-                let applied = apply_in_tx(conn, &updates).await?;
-                let callbacks: Vec<(&StoredCallback, Option<Timestamp>)> = items
-                    .iter()
-                    .zip(&applied)
-                    .map(|(item, applied)| (&item.callback, applied.is_some().then_some(item.at)))
-                    .collect();
+                let updates: Vec<&StatusUpdate> = items.iter().filter_map(|item| item.update()).collect();
+                let mut applied_in_order = apply_in_tx(conn, &updates).await?.into_iter();
+                let mut answers = Vec::with_capacity(items.len());
+                let mut callbacks: Vec<(&StoredCallback, Option<Timestamp>)> =
+                    Vec::with_capacity(items.len());
+                for item in items {
+                    let applied = match item.update() {
+                        Some(_) => applied_in_order.next().flatten(),
+                        None => None,
+                    };
+                    match &item.write {
+                        CallbackWrite::StoreApplying { callback, .. } => {
+                            callbacks.push((callback, applied.is_some().then_some(item.at)));
+                        }
+                        CallbackWrite::Store(callback) => callbacks.push((callback, None)),
+                        CallbackWrite::Marking { callback, .. } => {
+                            if applied.is_some() {
+                                mark_processed(conn, callback, item.at, None).await?;
+                            }
+                        }
+                    }
+                    answers.push(applied);
+                }
                 super::super::insert_callbacks(conn, &callbacks).await?;
-                Ok(applied)
+                Ok(answers)
             }
 
             impl Db {
-                /// Applies `update` and, with `callback`, marks that stored callback processed in the same
-                /// transaction; wakes the webhook workers when the status changed.
-                async fn apply_marking(
+                /// Applies `update` in a transaction of its own; wakes the webhook workers when the status
+                /// changed.
+                async fn apply_alone(
                     &self,
                     update: &StatusUpdate,
-                    callback: Option<(&EventId, Timestamp)>,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    let applied = write_tx!(self, |conn| {
-                        let applied = apply_one_in_tx(conn, update).await?;
-                        if let (Some(_), Some((id, at))) = (&applied, callback) {
-                            mark_processed(conn, id, at, None).await?;
-                        }
-                        Ok(applied)
-                    })
-                    .map_err(TxError::into_store)?;
+                    let applied = write_tx!(self, |conn| apply_one_in_tx(conn, update).await)
+                        .map_err(TxError::into_store)?;
                     self.status_committed(applied.as_ref());
                     Ok(applied)
                 }
 
-                /// Stores one callback and applies its status in a transaction of its own.
+                /// Writes a callback with the others queued at the time, in one transaction
+                /// ([`Self::commit_callbacks`]), or alone without group commit (or a runtime to write on).
+                async fn write_callback(
+                    &self,
+                    prepared: PreparedCallback,
+                ) -> Result<Option<StatusApplied>, StoreError> {
+                    // Group commit needs a runtime to write batches on, and the store's own handle.
+                    let this = self.this.get().and_then(std::sync::Weak::upgrade);
+                    let Some(this) = this.filter(|_| tokio::runtime::Handle::try_current().is_ok()) else {
+                        return self.store_applying_alone(&prepared).await;
+                    };
+                    $crate::group_commit::submit(
+                        &this,
+                        |db| &db.callbacks,
+                        prepared,
+                        |db, batch| Box::pin(db.commit_callbacks(batch)),
+                    )
+                    .await
+                }
+
+                /// Writes one callback in a transaction of its own.
                 async fn store_applying_alone(
                     &self,
                     item: &PreparedCallback,
@@ -258,7 +293,7 @@ macro_rules! tracking_port {
                 ) {
                     // Message rows are locked in one order by every batch (stable, so two reports of one
                     // message keep their arrival order), so two batches in flight never deadlock.
-                    batch.sort_by(|a, b| a.item.update.message_id.cmp(&b.item.update.message_id));
+                    batch.sort_by_key(|pending| pending.item.update().map(|update| update.message_id));
                     let written = write_tx!(self, |conn| {
                         let items: Vec<&PreparedCallback> =
                             batch.iter().map(|pending| &pending.item).collect();
@@ -314,14 +349,21 @@ macro_rules! tracking_port {
                     callback: &EventId,
                     at: Timestamp,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    self.apply_marking(update, Some((callback, at))).await
+                    self.write_callback(PreparedCallback {
+                        write: CallbackWrite::Marking {
+                            callback: *callback,
+                            update: update.clone(),
+                        },
+                        at,
+                    })
+                    .await
                 }
 
                 async fn apply_status(
                     &self,
                     update: &StatusUpdate,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    self.apply_marking(update, None).await
+                    self.apply_alone(update).await
                 }
 
                 async fn store_callback_applying_status(
@@ -330,22 +372,13 @@ macro_rules! tracking_port {
                     update: &StatusUpdate,
                     at: Timestamp,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    let prepared = PreparedCallback {
-                        callback: callback.clone(),
-                        update: update.clone(),
+                    self.write_callback(PreparedCallback {
+                        write: CallbackWrite::StoreApplying {
+                            callback: callback.clone(),
+                            update: update.clone(),
+                        },
                         at,
-                    };
-                    // Group commit needs a runtime to write batches on, and the store's own handle.
-                    let this = self.this.get().and_then(std::sync::Weak::upgrade);
-                    let Some(this) = this.filter(|_| tokio::runtime::Handle::try_current().is_ok()) else {
-                        return self.store_applying_alone(&prepared).await;
-                    };
-                    $crate::group_commit::submit(
-                        &this,
-                        |db| &db.callbacks,
-                        prepared,
-                        |db, batch| Box::pin(db.commit_callbacks(batch)),
-                    )
+                    })
                     .await
                 }
 
@@ -449,10 +482,11 @@ macro_rules! tracking_port {
                 }
 
                 async fn store_callback(&self, callback: &StoredCallback) -> Result<(), StoreError> {
-                    let mut conn = self.write().await?;
-                    insert_callback(&mut conn, callback, None)
-                        .await
-                        .map_err(from_diesel)?;
+                    self.write_callback(PreparedCallback {
+                        write: CallbackWrite::Store(callback.clone()),
+                        at: callback.received_at,
+                    })
+                    .await?;
                     Ok(())
                 }
 

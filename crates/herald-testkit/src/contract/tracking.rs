@@ -807,6 +807,16 @@ pub async fn tracking_callbacks_arriving_together_each_answer_alone(ports: Ports
         accept_ok(&ports, &accept_request(&message, None, None)).await;
         messages.push(message);
     }
+    // A burst's excess shares the batches: one stored before and processed now, one only stored now.
+    let extra = text_message(org.id, &sender, "+15551234509", at(0));
+    accept_ok(&ports, &accept_request(&extra, None, None)).await;
+    let stored_before = arrived(2);
+    ports
+        .tracking
+        .store_callback(&stored_before)
+        .await
+        .expect("store_callback");
+    let only_stored = arrived(35);
     let taken = arrived(1);
     ports
         .tracking
@@ -851,12 +861,24 @@ pub async fn tracking_callbacks_arriving_together_each_answer_alone(ports: Ports
         ),
     );
 
-    let answers = futures::future::join_all(calls.iter().map(|(callback, update)| {
+    let extra_sent = update(&extra, MessageStatus::Sent, at(10), Some("wamid.TOGETHER-X"));
+    let (answers, marked, stored) = futures::join!(
+        futures::future::join_all(calls.iter().map(|(callback, update)| {
+            ports
+                .tracking
+                .store_callback_applying_status(callback, update, at(40))
+        })),
         ports
             .tracking
-            .store_callback_applying_status(callback, update, at(40))
-    }))
-    .await;
+            .apply_callback_status(&extra_sent, &stored_before.id, at(40)),
+        ports.tracking.store_callback(&only_stored),
+    );
+    let marked = marked
+        .expect("apply_callback_status")
+        .expect("the message exists");
+    assert_eq!(marked.message.id, extra.id);
+    assert_eq!(marked.message.status, MessageStatus::Sent);
+    stored.expect("store_callback");
 
     for (i, (answer, (callback, update))) in answers.iter().zip(&calls).enumerate() {
         if i == failing {
@@ -885,8 +907,9 @@ pub async fn tracking_callbacks_arriving_together_each_answer_alone(ports: Ports
             .unprocessed_callbacks(at(1_000), 10)
             .await
             .expect("unprocessed_callbacks"),
-        vec![orphan],
-        "only the status for no message left its callback unprocessed; the taken id kept its first body"
+        vec![orphan, only_stored],
+        "only the status for no message and the callback only stored are unprocessed; the taken id kept its \
+         first body; the callback stored before is marked"
     );
     for message in &messages {
         let stored = ports
