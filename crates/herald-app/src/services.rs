@@ -52,15 +52,7 @@ impl Services {
     /// # Errors
     /// When the store cannot be reached, or the key file cannot be read or created.
     pub async fn connect(settings: &Settings) -> anyhow::Result<Self> {
-        let options = StoreOptions {
-            max_connections: settings.max_connections,
-            group_commit: settings.accept_group_commit,
-            accept_writers: settings.accept_writers,
-            callback_writers: settings.callback_writers,
-            read_cache: (settings.read_cache_ms > 0)
-                .then(|| std::time::Duration::from_millis(settings.read_cache_ms)),
-            ..StoreOptions::default()
-        };
+        let options = store_options(settings);
         let store = Store::connect(&settings.database_url, &options)
             .await
             .with_context(|| {
@@ -508,10 +500,42 @@ impl Readiness for StoreReadiness {
     }
 }
 
+/// The store's options, from the settings.
+fn store_options(settings: &Settings) -> StoreOptions {
+    StoreOptions {
+        max_connections: settings.max_connections,
+        group_commit: settings.accept_group_commit,
+        accept_writers: settings.accept_writers,
+        callback_writers: settings.callback_writers,
+        read_cache: (settings.read_cache_ms > 0)
+            .then(|| std::time::Duration::from_millis(settings.read_cache_ms)),
+        ..StoreOptions::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::dispatch_settings;
+    use super::{dispatch_settings, store_options};
     use crate::config::Settings;
+
+    /// The writers settings reach the store: `HERALD_CALLBACK_WRITERS` as read from the environment.
+    #[test]
+    #[allow(
+        clippy::result_large_err,
+        reason = "figment's Jail API returns its own large error"
+    )]
+    fn the_writers_settings_reach_the_store() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("HERALD_CALLBACK_WRITERS", "2");
+            jail.set_env("HERALD_ACCEPT_WRITERS", "3");
+            let settings = Settings::load(None).map_err(|e| e.to_string())?;
+            let options = store_options(&settings);
+            assert_eq!((options.callback_writers, options.accept_writers), (2, 3));
+            let defaults = store_options(&Settings::default());
+            assert_eq!((defaults.callback_writers, defaults.accept_writers), (0, 0));
+            Ok(())
+        });
+    }
 
     /// Durations past what a `Duration` holds (which made `Duration::seconds` panic at start-up) are held to
     /// the longest delay; negative ones to zero.
