@@ -50,10 +50,6 @@ macro_rules! tracking_port {
                 let mut ids: Vec<String> = updates.iter().map(|u| u.message_id.to_string()).collect();
                 ids.sort_unstable();
                 ids.dedup();
-                let last_sequence = events::table
-                    .filter(events::message_id.eq(messages::id.nullable()))
-                    .select(diesel::dsl::max(events::sequence))
-                    .single_value();
                 // Locked, so reports about one message in other transactions are applied one after the
                 // other, each on the other's result, and their customer events get distinct sequence
                 // numbers. Locked in id order, as every batch of reports and every dispatch round does, so
@@ -62,14 +58,28 @@ macro_rules! tracking_port {
                     messages::table
                         .filter(messages::id.eq_any(&ids))
                         .order(messages::id)
-                        .select((MessageRow::as_select(), last_sequence))
+                        .select(MessageRow::as_select())
                 )
-                .load::<(MessageRow, Option<i32>)>(conn)
+                .load::<MessageRow>(conn)
                 .await?;
+                // The last sequences are read by a statement AFTER the lock: on PostgreSQL (read committed)
+                // a statement sees what committed before it began, and one that waited for the lock began
+                // before the transaction that held it committed its events (read in the locking statement,
+                // two batches of one message took one sequence: a unique violation).
+                let last_sequences: std::collections::HashMap<String, Option<i32>> = events::table
+                    .filter(events::message_id.eq_any(ids.iter().map(|id| Some(id.as_str()))))
+                    .group_by(events::message_id)
+                    .select((events::message_id, diesel::dsl::max(events::sequence)))
+                    .load::<(Option<String>, Option<i32>)>(conn)
+                    .await?
+                    .into_iter()
+                    .filter_map(|(id, last)| id.map(|id| (id, last)))
+                    .collect();
                 // Each message as the reports so far leave it, its trace, its next customer-event sequence,
                 // and whether a report changed a column.
                 let mut current = std::collections::HashMap::with_capacity(rows.len());
-                for (row, last) in rows {
+                for row in rows {
+                    let last = last_sequences.get(&row.id).copied().flatten();
                     let trace = row.trace();
                     let next_sequence = u32::try_from(last.unwrap_or(0).saturating_add(1))
                         .map_err(|e| corrupt("event sequence", e))?;
