@@ -170,6 +170,52 @@ macro_rules! deliveries_port {
                 };
                 Ok(())
             }
+
+            /// Writes the endpoint health a batch of recorded attempts implies, `recorded` being each
+            /// recorded attempt's endpoint in the batch's order. Applying an attempt's health only sets when
+            /// its endpoint's failures began (or clears it), so for an endpoint no attempt of the batch
+            /// disables, the last one decides and the others are skipped. When every endpoint's last attempt
+            /// succeeded (a healthy round), one statement clears them all: it changes, and locks, only an
+            /// endpoint that was failing. Otherwise each endpoint is written in id order (a stable sort keeps
+            /// one endpoint's attempts in theirs), so two recordings sharing endpoints lock them in one order
+            /// and cannot deadlock.
+            pub(super) async fn record_batch_health_in_tx(
+                conn: &mut Conn,
+                mut recorded: Vec<(String, &DeliveryCompletion)>,
+            ) -> Result<(), TxError> {
+                recorded.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut groups: Vec<&[(String, &DeliveryCompletion)]> =
+                    recorded.chunk_by(|a, b| a.0 == b.0).collect();
+                let healthy = |group: &&[(String, &DeliveryCompletion)]| {
+                    group.iter().all(|(_, c)| c.disable_reason.is_none())
+                        && group.last().is_some_and(|(_, c)| c.failing_since.is_none())
+                };
+                if !groups.is_empty() && groups.iter().all(healthy) {
+                    let ids: Vec<&str> = groups
+                        .iter()
+                        .filter_map(|group| <[_]>::first(group).map(|(id, _)| id.as_str()))
+                        .collect();
+                    diesel::update(
+                        webhook_endpoints::table
+                            .filter(webhook_endpoints::id.eq_any(ids))
+                            .filter(webhook_endpoints::failing_since.is_not_null()),
+                    )
+                    .set(webhook_endpoints::failing_since.eq(None::<Timestamp>))
+                    .execute(conn)
+                    .await?;
+                    return Ok(());
+                }
+                for group in &mut groups {
+                    let disables = group.iter().any(|(_, c)| c.disable_reason.is_some());
+                    if !disables && let Some((last, _)) = group.split_last() {
+                        *group = std::slice::from_ref(last);
+                    }
+                    for (endpoint, completion) in group.iter() {
+                        record_endpoint_health_in_tx(conn, endpoint, completion).await?;
+                    }
+                }
+                Ok(())
+            }
         }
     };
 }

@@ -6,7 +6,8 @@ macro_rules! webhooks_port {
             use super::super::schema::{events, webhook_deliveries, webhook_endpoints};
             use super::super::{Conn, Db};
             use super::deliveries::{
-                claimed_delivery, record_attempt_in_tx, record_endpoint_health_in_tx, with_attempts,
+                claimed_delivery, record_attempt_in_tx, record_batch_health_in_tx,
+                record_endpoint_health_in_tx, with_attempts,
             };
             use super::shared::{NewDelivery, convert, insert_delivery, insert_event_row, lock_organization};
             use async_trait::async_trait;
@@ -553,12 +554,8 @@ macro_rules! webhooks_port {
                             held.push(endpoint.is_some());
                             endpoints.extend(endpoint.map(|endpoint| (endpoint, completion)));
                         }
-                        // Endpoints last, in id order (a stable sort keeps one endpoint's completions in
-                        // theirs): two rounds sharing endpoints lock them in one order and cannot deadlock.
-                        endpoints.sort_by(|a, b| a.0.cmp(&b.0));
-                        for (endpoint, completion) in endpoints {
-                            record_endpoint_health_in_tx(conn, &endpoint, completion).await?;
-                        }
+                        // Endpoints last (their rows are the ones two recordings share).
+                        record_batch_health_in_tx(conn, endpoints).await?;
                         Ok(held)
                     })
                     .map_err(TxError::into_store)

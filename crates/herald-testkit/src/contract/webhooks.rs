@@ -1104,6 +1104,170 @@ pub async fn webhooks_batch_completion_records_each_under_its_own_token(ports: P
     );
 }
 
+/// `complete_deliveries` writes each endpoint's health as its attempts in the batch would one after the
+/// other: the last attempt of an endpoint decides when its failures began, except that an attempt that
+/// disables it still does. A batch whose every endpoint last succeeded clears the ones that were failing,
+/// and leaves a healthy one as it was.
+pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attempt(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let recovering = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let failing = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    let healthy = new_endpoint(&ports, &org, EventSelection::ALL, 3).await;
+    let stored = |endpoint: WebhookId| {
+        let ports = ports.clone();
+        async move {
+            ports
+                .webhooks
+                .endpoint(&org.id, &endpoint)
+                .await
+                .expect("endpoint")
+                .expect("exists")
+        }
+    };
+    let claimed_for = |claimed: &[ClaimedDelivery], endpoint: &WebhookEndpoint| -> Vec<ClaimedDelivery> {
+        claimed
+            .iter()
+            .filter(|c| c.endpoint.id == endpoint.id)
+            .cloned()
+            .collect()
+    };
+
+    // Round 1: `recovering` and `failing` start failing; `healthy` succeeds.
+    for endpoint in [&recovering, &failing, &healthy] {
+        test_event(&ports, endpoint, at(10)).await;
+    }
+    let first = token();
+    let claimed = claim_deliveries(&ports, first, at(10), 10, 4).await;
+    assert_eq!(claimed.len(), 3);
+    let batch = vec![
+        outcome(
+            &claimed_for(&claimed, &recovering)[0],
+            first,
+            at(11),
+            false,
+            Some(at(1_000)),
+            Some(at(10)),
+        ),
+        outcome(
+            &claimed_for(&claimed, &failing)[0],
+            first,
+            at(11),
+            false,
+            Some(at(1_000)),
+            Some(at(10)),
+        ),
+        outcome(
+            &claimed_for(&claimed, &healthy)[0],
+            first,
+            at(11),
+            true,
+            None,
+            None,
+        ),
+    ];
+    assert_eq!(
+        ports
+            .webhooks
+            .complete_deliveries(&batch)
+            .await
+            .expect("complete_deliveries"),
+        [true, true, true]
+    );
+    assert_eq!(stored(recovering.id).await.failing_since, Some(at(10)));
+    assert_eq!(stored(failing.id).await.failing_since, Some(at(10)));
+    let untouched = stored(healthy.id).await;
+    assert_eq!(untouched.failing_since, None);
+
+    // Round 2, every endpoint last succeeding: `recovering` fails once more, then answers.
+    for endpoint in [&recovering, &recovering, &failing, &healthy] {
+        test_event(&ports, endpoint, at(30)).await;
+    }
+    let second = token();
+    let claimed = claim_deliveries(&ports, second, at(30), 10, 4).await;
+    let of_recovering = claimed_for(&claimed, &recovering);
+    assert_eq!(
+        of_recovering.len(),
+        2,
+        "its two new deliveries (its retry is not due yet)"
+    );
+    let batch = vec![
+        outcome(
+            &of_recovering[0],
+            second,
+            at(31),
+            false,
+            Some(at(1_000)),
+            Some(at(10)),
+        ),
+        outcome(
+            &claimed_for(&claimed, &failing)[0],
+            second,
+            at(31),
+            true,
+            None,
+            None,
+        ),
+        outcome(&of_recovering[1], second, at(32), true, None, None),
+        outcome(
+            &claimed_for(&claimed, &healthy)[0],
+            second,
+            at(32),
+            true,
+            None,
+            None,
+        ),
+    ];
+    assert_eq!(
+        ports
+            .webhooks
+            .complete_deliveries(&batch)
+            .await
+            .expect("complete_deliveries"),
+        [true, true, true, true]
+    );
+    assert_eq!(
+        stored(recovering.id).await.failing_since,
+        None,
+        "its last attempt answered: the streak is over"
+    );
+    assert_eq!(stored(failing.id).await.failing_since, None);
+    assert_eq!(
+        stored(healthy.id).await,
+        untouched,
+        "a healthy endpoint's row is left as it was"
+    );
+
+    // Round 3: an attempt disables `failing`, and a later one of the batch answers: it stays disabled.
+    for endpoint in [&failing, &failing] {
+        test_event(&ports, endpoint, at(50)).await;
+    }
+    let third = token();
+    let claimed = claim_deliveries(&ports, third, at(50), 10, 4).await;
+    let of_failing = claimed_for(&claimed, &failing);
+    assert_eq!(of_failing.len(), 2);
+    let mut disabling = outcome(&of_failing[0], third, at(51), false, None, Some(at(45)));
+    disabling.disable_reason = Some("disabled by Herald: every delivery attempt failed".to_owned());
+    let batch = vec![
+        disabling.clone(),
+        outcome(&of_failing[1], third, at(52), true, None, None),
+    ];
+    assert_eq!(
+        ports
+            .webhooks
+            .complete_deliveries(&batch)
+            .await
+            .expect("complete_deliveries"),
+        [true, true]
+    );
+    let disabled = stored(failing.id).await;
+    assert!(!disabled.enabled, "the disabling attempt is applied, not skipped");
+    assert_eq!(disabled.disabled_reason, disabling.disable_reason);
+    assert_eq!(
+        disabled.failing_since, None,
+        "then the later answer clears the streak, as recording them one by one would"
+    );
+}
+
 /// Redelivering queues one delivery again at the given time, whatever its status, keeping its attempts;
 /// only through its own organization and endpoint.
 pub async fn webhooks_redeliver_requeues_one_delivery(ports: Ports) {
