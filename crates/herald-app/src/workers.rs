@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, oneshot, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 /// Expired uploads deleted per store call.
@@ -33,10 +33,11 @@ pub struct WorkerSettings {
     pub template_sync_interval: Duration,
     /// Concurrent webhook delivery loops in this process.
     pub webhook_loops: usize,
-    /// Longest a webhook loop waits before claiming again when nothing wakes it.
+    /// Longest sleep between webhook rounds when nothing wakes the loop, and how long a loop waits for a round
+    /// before starting the next one beside it.
     pub webhook_poll_interval: Duration,
-    /// Most webhook attempts one loop keeps in flight at once (slow endpoints' included).
-    pub webhook_in_flight_per_loop: usize,
+    /// Most webhook rounds one loop keeps in flight at once (rounds held up by slow endpoints included).
+    pub webhook_rounds_per_loop: usize,
     /// How often the outbox backlog and the pending webhook deliveries are sampled for the gauges; `None`,
     /// never (no metrics are served).
     pub gauge_interval: Option<Duration>,
@@ -87,12 +88,12 @@ impl Workers {
         );
         for _ in 0..settings.webhook_loops.max(1) {
             let (webhooks, notifier) = (webhooks.clone(), webhook_notifier.clone());
-            let (poll, in_flight) = (
+            let (poll, rounds) = (
                 settings.webhook_poll_interval,
-                settings.webhook_in_flight_per_loop.max(1),
+                settings.webhook_rounds_per_loop.max(1),
             );
             workers.supervise("webhooks", move |stop| {
-                webhook_loop(webhooks.clone(), notifier.clone(), stop, poll, in_flight)
+                webhook_loop(webhooks.clone(), notifier.clone(), stop, poll, rounds)
             });
         }
         let interval = settings.backlog_interval;
@@ -309,113 +310,75 @@ async fn dispatch_loop(
     }
 }
 
-/// Delivers customer webhooks as a pipeline of three steps, each one at a time and each taking everything
-/// that piled up while its previous run was busy (as group commit does):
-/// - the claim leases due deliveries (the store's per-endpoint cap counts every live lease, every process's);
-/// - each claimed delivery is attempted at once, in its own task;
-/// - the recorder records every completion that is in, in one transaction, and gives the slots back.
+/// Delivers customer webhooks.
 ///
-/// A claim runs again as soon as a recording gave slots back, when the store's notifier says deliveries were
-/// queued, or after `poll` (retries become due by time alone). Rounds that each waited for their slowest
-/// attempt before claiming again left slots idle and fragmented the claims (about one delivery per claim,
-/// docs/benchmarks.md, P4). A dead endpoint's attempt still holds only its own slot, up to the timeout:
-/// nothing waits for it but its own recording. At most `max_in_flight` attempts run at once.
+/// A round lasts as long as its slowest attempt, and a dead endpoint's attempt lasts the whole timeout.
+/// So the loop never waits for a round longer than `poll`: a round still running then is left to finish
+/// in the background (up to `max_rounds` of them) while the next round claims what else is due. The
+/// store's per-endpoint in-flight cap keeps those background rounds from being all one dead endpoint's,
+/// and so keeps one slow endpoint from delaying another's events.
 async fn webhook_loop(
     deliver: Arc<DeliverWebhooks>,
     notifier: WorkNotifier,
     mut stop: watch::Receiver<bool>,
     poll: Duration,
-    max_in_flight: usize,
+    max_rounds: usize,
 ) {
-    let (completed, arrivals) = mpsc::unbounded_channel();
-    let (freed, mut recorded) = mpsc::unbounded_channel();
-    let recorder = tokio::spawn(record_webhook_outcomes(deliver.clone(), arrivals, freed));
-    let mut attempts = JoinSet::new();
-    let mut in_flight = 0_usize;
-    let mut claim_now = true;
-    let (mut last_claim, mut freed_since) = (0_usize, 0_usize);
+    let permits = Arc::new(Semaphore::new(max_rounds));
+    let mut rounds = JoinSet::new();
     loop {
-        while attempts.try_join_next().is_some() {}
+        while rounds.try_join_next().is_some() {}
         if *stop.borrow() {
             break;
         }
-        let room = max_in_flight.saturating_sub(in_flight);
-        if claim_now && room > 0 {
-            let limit = u32::try_from(room)
-                .unwrap_or(u32::MAX)
-                .min(deliver.settings().batch_size);
-            match deliver.claim(limit).await {
-                Ok(claim) => {
-                    crate::metrics::record_webhook_lags(&claim.first_attempt_lags);
-                    in_flight += claim.deliveries.len();
-                    (last_claim, freed_since) = (claim.deliveries.len(), 0);
-                    // A full batch may have left more due behind it; otherwise the next claim waits for a
-                    // reason to find anything (slots given back, new deliveries, the poll).
-                    claim_now = claim.deliveries.len() >= limit as usize;
-                    for delivery in claim.deliveries {
-                        let (deliver, completed) = (deliver.clone(), completed.clone());
-                        attempts.spawn(async move {
-                            let completion = deliver.attempt_traced(claim.token, delivery).await;
-                            // The recorder outlives every attempt: it ends only once they all sent theirs.
-                            let _ = completed.send(completion);
-                        });
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "webhook claim failed");
-                    tokio::select! {
-                        () = tokio::time::sleep(Duration::from_secs(1)) => {}
-                        _ = stop.changed() => break,
-                    }
-                    continue;
-                }
+        let permit = tokio::select! {
+            permit = permits.clone().acquire_owned() => permit,
+            _ = stop.changed() => break,
+        };
+        let Ok(permit) = permit else { break };
+        let (done, finished) = oneshot::channel();
+        let round = deliver.clone();
+        rounds.spawn(async move {
+            let result = round.run_round().await;
+            if let Ok(round) = &result {
+                crate::metrics::record_webhooks(round);
             }
-        }
-        if claim_now && in_flight < max_in_flight {
-            continue;
+            let result = result.map(|round| round.report);
+            drop(permit);
+            let _ = done.send(result);
+        });
+        let outcome = tokio::select! {
+            outcome = tokio::time::timeout(poll, finished) => outcome,
+            _ = stop.changed() => break,
+        };
+        match outcome {
+            // Still running after `poll` (a slow endpoint): start the next round beside it.
+            Err(_) => continue,
+            Ok(Err(_)) => tracing::error!("a webhook round ended without a result (it panicked)"),
+            // The per-endpoint cap keeps a round below the batch size even with more due, so any claim means
+            // more may be waiting: go again at once (an empty round then falls through to the wait).
+            Ok(Ok(Ok(report))) if report.claimed > 0 => {
+                tracing::debug!(?report, "webhook round");
+                continue;
+            }
+            Ok(Ok(Ok(_))) => {}
+            Ok(Ok(Err(error))) => {
+                tracing::warn!(%error, "webhook round failed");
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    _ = stop.changed() => break,
+                }
+                continue;
+            }
         }
         tokio::select! {
-            Some(given_back) = recorded.recv() => {
-                in_flight = in_flight.saturating_sub(given_back);
-                freed_since += given_back;
-                claim_now = in_flight == 0 || freed_since * 2 >= last_claim;
-            }
-            () = notifier.wait(poll), if in_flight < max_in_flight => claim_now = true,
+            () = notifier.wait(poll) => {}
             _ = stop.changed() => break,
-        }
-        while let Ok(given_back) = recorded.try_recv() {
-            in_flight = in_flight.saturating_sub(given_back);
-            freed_since += given_back;
         }
     }
     // Let the attempts in flight record their outcome; what does not finish within the shutdown grace is
     // reclaimed after its lease (delivery is at least once).
-    while attempts.join_next().await.is_some() {}
-    drop(completed);
-    if recorder.await.is_err() {
-        tracing::error!("the webhook recorder ended without recording everything (it panicked)");
-    }
-}
-
-/// The recorder of [`webhook_loop`]: records every completion that is in, in one transaction, then answers
-/// how many slots that gave back. Ends when every attempt has sent its completion.
-async fn record_webhook_outcomes(
-    deliver: Arc<DeliverWebhooks>,
-    mut arrivals: mpsc::UnboundedReceiver<herald_domain::webhook::DeliveryCompletion>,
-    freed: mpsc::UnboundedSender<usize>,
-) {
-    while let Some(first) = arrivals.recv().await {
-        let mut batch = vec![first];
-        while let Ok(more) = arrivals.try_recv() {
-            batch.push(more);
-        }
-        let count = batch.len();
-        let report = deliver.record_outcomes(batch).await;
-        tracing::debug!(?report, "webhook attempts recorded");
-        crate::metrics::record_webhooks(&report);
-        // The loop may have stopped already; the slots only matter to a loop still claiming.
-        let _ = freed.send(count);
-    }
+    while rounds.join_next().await.is_some() {}
 }
 
 /// One backlog sweep of stored callbacks, logged. The number of parked callbacks is logged whenever it
