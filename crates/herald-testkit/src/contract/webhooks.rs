@@ -106,6 +106,15 @@ async fn complete(ports: &Ports, completion: &DeliveryCompletion) -> bool {
         .expect("complete_delivery")
 }
 
+/// `complete_deliveries`: whether each completion of the batch held its delivery.
+async fn complete_all(ports: &Ports, batch: &[DeliveryCompletion]) -> Vec<bool> {
+    ports
+        .webhooks
+        .complete_deliveries(batch)
+        .await
+        .expect("complete_deliveries")
+}
+
 /// A new accepted message of the organization's sender.
 pub(super) async fn accepted(ports: &Ports, org: &Organization, sender: &SenderNumber) -> Message {
     let message = text_message(org.id, sender, "+15551234567", at(0));
@@ -1053,11 +1062,7 @@ pub async fn webhooks_batch_completion_records_each_under_its_own_token(ports: P
         // Already completed earlier in this batch.
         a1_done,
     ];
-    let held = ports
-        .webhooks
-        .complete_deliveries(&batch)
-        .await
-        .expect("complete_deliveries");
+    let held = complete_all(&ports, &batch).await;
     assert_eq!(
         held,
         [false, true, true, true, false],
@@ -1132,6 +1137,11 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
             .collect()
     };
 
+    // A failed attempt to retry later, of a streak that began at 10.
+    let failure = |claimed: &ClaimedDelivery, token: ClaimToken, when: Timestamp| {
+        outcome(claimed, token, when, false, Some(at(1_000)), Some(at(10)))
+    };
+
     // Round 1: `recovering` and `failing` start failing; `healthy` succeeds.
     for endpoint in [&recovering, &failing, &healthy] {
         test_event(&ports, endpoint, at(10)).await;
@@ -1140,22 +1150,8 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
     let claimed = claim_deliveries(&ports, first, at(10), 10, 4).await;
     assert_eq!(claimed.len(), 3);
     let batch = vec![
-        outcome(
-            &claimed_for(&claimed, &recovering)[0],
-            first,
-            at(11),
-            false,
-            Some(at(1_000)),
-            Some(at(10)),
-        ),
-        outcome(
-            &claimed_for(&claimed, &failing)[0],
-            first,
-            at(11),
-            false,
-            Some(at(1_000)),
-            Some(at(10)),
-        ),
+        failure(&claimed_for(&claimed, &recovering)[0], first, at(11)),
+        failure(&claimed_for(&claimed, &failing)[0], first, at(11)),
         outcome(
             &claimed_for(&claimed, &healthy)[0],
             first,
@@ -1165,14 +1161,7 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
             None,
         ),
     ];
-    assert_eq!(
-        ports
-            .webhooks
-            .complete_deliveries(&batch)
-            .await
-            .expect("complete_deliveries"),
-        [true, true, true]
-    );
+    assert_eq!(complete_all(&ports, &batch).await, [true, true, true]);
     assert_eq!(stored(recovering.id).await.failing_since, Some(at(10)));
     assert_eq!(stored(failing.id).await.failing_since, Some(at(10)));
     let untouched = stored(healthy.id).await;
@@ -1191,14 +1180,7 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
         "its two new deliveries (its retry is not due yet)"
     );
     let batch = vec![
-        outcome(
-            &of_recovering[0],
-            second,
-            at(31),
-            false,
-            Some(at(1_000)),
-            Some(at(10)),
-        ),
+        failure(&of_recovering[0], second, at(31)),
         outcome(
             &claimed_for(&claimed, &failing)[0],
             second,
@@ -1217,14 +1199,7 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
             None,
         ),
     ];
-    assert_eq!(
-        ports
-            .webhooks
-            .complete_deliveries(&batch)
-            .await
-            .expect("complete_deliveries"),
-        [true, true, true, true]
-    );
+    assert_eq!(complete_all(&ports, &batch).await, [true, true, true, true]);
     assert_eq!(
         stored(recovering.id).await.failing_since,
         None,
@@ -1251,14 +1226,7 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
         disabling.clone(),
         outcome(&of_failing[1], third, at(52), true, None, None),
     ];
-    assert_eq!(
-        ports
-            .webhooks
-            .complete_deliveries(&batch)
-            .await
-            .expect("complete_deliveries"),
-        [true, true]
-    );
+    assert_eq!(complete_all(&ports, &batch).await, [true, true]);
     let disabled = stored(failing.id).await;
     assert!(!disabled.enabled, "the disabling attempt is applied, not skipped");
     assert_eq!(disabled.disabled_reason, disabling.disable_reason);
