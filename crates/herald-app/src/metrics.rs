@@ -6,7 +6,7 @@
 use anyhow::Context;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::SenderBacklog;
-use herald_domain::usecases::{DeliveryRound, DispatchRound};
+use herald_domain::usecases::{DeliveryReport, DispatchRound};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -233,14 +233,9 @@ fn seconds(duration: herald_domain::time::Duration) -> f64 {
     duration.to_std().unwrap_or_default().as_secs_f64()
 }
 
-/// Counts one webhook round's attempts (`herald_webhook_deliveries_total{outcome}`) and the endpoints it
-/// disabled (`herald_webhook_endpoints_disabled_total`), and records how long each delivery attempted for
-/// the first time waited since its event (`herald_webhook_first_attempt_lag_seconds`).
-pub fn record_webhooks(round: &DeliveryRound) {
-    let report = &round.report;
-    for lag in &round.first_attempt_lags {
-        metrics::histogram!("herald_webhook_first_attempt_lag_seconds").record(seconds(*lag));
-    }
+/// Counts recorded webhook attempts (`herald_webhook_deliveries_total{outcome}`) and the endpoints they
+/// disabled (`herald_webhook_endpoints_disabled_total`).
+pub fn record_webhooks(report: &DeliveryReport) {
     for (outcome, count) in [
         ("succeeded", report.succeeded),
         ("retrying", report.retrying),
@@ -255,6 +250,14 @@ pub fn record_webhooks(round: &DeliveryRound) {
     if report.endpoints_disabled > 0 {
         metrics::counter!("herald_webhook_endpoints_disabled_total")
             .increment(report.endpoints_disabled as u64);
+    }
+}
+
+/// How long each delivery attempted for the first time by a claim had waited since its event
+/// (`herald_webhook_first_attempt_lag_seconds`).
+pub fn record_webhook_lags(lags: &[herald_domain::time::Duration]) {
+    for lag in lags {
+        metrics::histogram!("herald_webhook_first_attempt_lag_seconds").record(seconds(*lag));
     }
 }
 

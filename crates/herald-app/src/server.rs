@@ -269,7 +269,7 @@ fn start_workers(
             ),
             webhook_loops: settings.webhook_loops,
             webhook_poll_interval: WEBHOOK_POLL,
-            webhook_rounds_per_loop: WEBHOOK_ROUNDS_PER_LOOP,
+            webhook_in_flight_per_loop: WEBHOOK_IN_FLIGHT_PER_LOOP,
             // Without a metrics listener nobody reads the gauges: spare the store the reads.
             gauge_interval: settings.metrics_listen.is_some().then_some(GAUGE_INTERVAL),
             organization_labels: settings.metrics_organization_labels,
@@ -295,13 +295,13 @@ fn start_workers(
 /// so one round a second keeps dispatch fed without a gap.
 const BROADCAST_PACE: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The longest a webhook loop sleeps when the store's webhook notifier does not wake it (retries become
-/// due by time alone), and how long it waits for a round before starting another beside it.
+/// The longest a webhook loop waits before claiming again when nothing wakes it (retries become due by time
+/// alone).
 const WEBHOOK_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// Rounds one webhook loop keeps in flight; each held-up round is at most `webhook_per_endpoint_inflight`
-/// attempts to one slow endpoint, so this bounds how many slow endpoints are waited on at once per loop.
-const WEBHOOK_ROUNDS_PER_LOOP: usize = 16;
+/// Attempts one webhook loop keeps in flight at most: with `webhook_per_endpoint_inflight` per endpoint (4
+/// by default), a loop waits on up to 400 slow endpoints at once while the others' deliveries go on.
+const WEBHOOK_IN_FLIGHT_PER_LOOP: usize = 1_600;
 
 /// How often a worker samples the outbox backlog and the pending webhook deliveries for their gauges: often
 /// enough for an alert on a backlog that lasts minutes, rarely enough that the two grouped reads cost nothing.

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-use tokio::sync::{Semaphore, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
 
 /// Expired uploads deleted per store call.
@@ -33,11 +33,10 @@ pub struct WorkerSettings {
     pub template_sync_interval: Duration,
     /// Concurrent webhook delivery loops in this process.
     pub webhook_loops: usize,
-    /// Longest sleep between webhook rounds when nothing wakes the loop, and how long a loop waits for a round
-    /// before starting the next one beside it.
+    /// Longest a webhook loop waits before claiming again when nothing wakes it.
     pub webhook_poll_interval: Duration,
-    /// Most webhook rounds one loop keeps in flight at once (rounds held up by slow endpoints included).
-    pub webhook_rounds_per_loop: usize,
+    /// Most webhook attempts one loop keeps in flight at once (slow endpoints' included).
+    pub webhook_in_flight_per_loop: usize,
     /// How often the outbox backlog and the pending webhook deliveries are sampled for the gauges; `None`,
     /// never (no metrics are served).
     pub gauge_interval: Option<Duration>,
@@ -88,12 +87,12 @@ impl Workers {
         );
         for _ in 0..settings.webhook_loops.max(1) {
             let (webhooks, notifier) = (webhooks.clone(), webhook_notifier.clone());
-            let (poll, rounds) = (
+            let (poll, in_flight) = (
                 settings.webhook_poll_interval,
-                settings.webhook_rounds_per_loop.max(1),
+                settings.webhook_in_flight_per_loop.max(1),
             );
             workers.supervise("webhooks", move |stop| {
-                webhook_loop(webhooks.clone(), notifier.clone(), stop, poll, rounds)
+                webhook_loop(webhooks.clone(), notifier.clone(), stop, poll, in_flight)
             });
         }
         let interval = settings.backlog_interval;
@@ -310,75 +309,151 @@ async fn dispatch_loop(
     }
 }
 
-/// Delivers customer webhooks.
+/// Delivers customer webhooks as a pipeline of three steps, each one at a time and each taking everything
+/// that piled up while its previous run was busy (as group commit does):
+/// - the claim leases due deliveries (the store's per-endpoint cap counts every live lease, every process's);
+/// - each claimed delivery is attempted at once, in its own task;
+/// - the recorder records every completion that is in, in one transaction, and gives the slots back.
 ///
-/// A round lasts as long as its slowest attempt, and a dead endpoint's attempt lasts the whole timeout.
-/// So the loop never waits for a round longer than `poll`: a round still running then is left to finish
-/// in the background (up to `max_rounds` of them) while the next round claims what else is due. The
-/// store's per-endpoint in-flight cap keeps those background rounds from being all one dead endpoint's,
-/// and so keeps one slow endpoint from delaying another's events.
+/// When the loop claims again is [`Slots`]' rule; the store's notifier (deliveries queued) and `poll`
+/// (retries become due by time alone) wake it too. Rounds that each waited for their slowest attempt before
+/// claiming again left slots idle (docs/benchmarks.md, P4). A dead endpoint's attempt holds only its own
+/// slot, up to the timeout: nothing waits for it but its own recording. At most `max_in_flight` attempts
+/// run at once.
 async fn webhook_loop(
     deliver: Arc<DeliverWebhooks>,
     notifier: WorkNotifier,
     mut stop: watch::Receiver<bool>,
     poll: Duration,
-    max_rounds: usize,
+    max_in_flight: usize,
 ) {
-    let permits = Arc::new(Semaphore::new(max_rounds));
-    let mut rounds = JoinSet::new();
+    let (completed, arrivals) = mpsc::unbounded_channel();
+    let (freed, mut recorded) = mpsc::unbounded_channel();
+    let recorder = tokio::spawn(record_webhook_outcomes(deliver.clone(), arrivals, freed));
+    let mut attempts = JoinSet::new();
+    let mut slots = Slots::new(max_in_flight);
     loop {
-        while rounds.try_join_next().is_some() {}
+        while attempts.try_join_next().is_some() {}
         if *stop.borrow() {
             break;
         }
-        let permit = tokio::select! {
-            permit = permits.clone().acquire_owned() => permit,
-            _ = stop.changed() => break,
-        };
-        let Ok(permit) = permit else { break };
-        let (done, finished) = oneshot::channel();
-        let round = deliver.clone();
-        rounds.spawn(async move {
-            let result = round.run_round().await;
-            if let Ok(round) = &result {
-                crate::metrics::record_webhooks(round);
-            }
-            let result = result.map(|round| round.report);
-            drop(permit);
-            let _ = done.send(result);
-        });
-        let outcome = tokio::select! {
-            outcome = tokio::time::timeout(poll, finished) => outcome,
-            _ = stop.changed() => break,
-        };
-        match outcome {
-            // Still running after `poll` (a slow endpoint): start the next round beside it.
-            Err(_) => continue,
-            Ok(Err(_)) => tracing::error!("a webhook round ended without a result (it panicked)"),
-            // The per-endpoint cap keeps a round below the batch size even with more due, so any claim means
-            // more may be waiting: go again at once (an empty round then falls through to the wait).
-            Ok(Ok(Ok(report))) if report.claimed > 0 => {
-                tracing::debug!(?report, "webhook round");
-                continue;
-            }
-            Ok(Ok(Ok(_))) => {}
-            Ok(Ok(Err(error))) => {
-                tracing::warn!(%error, "webhook round failed");
-                tokio::select! {
-                    () = tokio::time::sleep(Duration::from_secs(1)) => {}
-                    _ = stop.changed() => break,
+        if let Some(limit) = slots.claim_limit(deliver.settings().batch_size) {
+            match deliver.claim(limit).await {
+                Ok(claim) => {
+                    crate::metrics::record_webhook_lags(&claim.first_attempt_lags);
+                    slots.claimed(claim.deliveries.len(), limit);
+                    for delivery in claim.deliveries {
+                        let (deliver, completed) = (deliver.clone(), completed.clone());
+                        attempts.spawn(async move {
+                            let completion = deliver.attempt_traced(claim.token, delivery).await;
+                            // The recorder outlives every attempt: it ends only once they all sent theirs.
+                            let _ = completed.send(completion);
+                        });
+                    }
+                    continue;
                 }
-                continue;
+                Err(error) => {
+                    tracing::warn!(%error, "webhook claim failed");
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_secs(1)) => {}
+                        _ = stop.changed() => break,
+                    }
+                    continue;
+                }
             }
         }
-        tokio::select! {
-            () = notifier.wait(poll) => {}
+        let (mut given_back, woken) = tokio::select! {
+            Some(given_back) = recorded.recv() => (given_back, false),
+            () = notifier.wait(poll), if slots.has_room() => (0, true),
             _ = stop.changed() => break,
+        };
+        // Every recording that is in counts, not only the one that woke the loop.
+        while let Ok(more) = recorded.try_recv() {
+            given_back += more;
         }
+        slots.given_back(given_back, woken);
     }
     // Let the attempts in flight record their outcome; what does not finish within the shutdown grace is
     // reclaimed after its lease (delivery is at least once).
-    while rounds.join_next().await.is_some() {}
+    while attempts.join_next().await.is_some() {}
+    drop(completed);
+    if recorder.await.is_err() {
+        tracing::error!("the webhook recorder ended without recording everything (it panicked)");
+    }
+}
+
+/// The attempts a [`webhook_loop`] has in flight, and when it claims again. A claim costs about the same
+/// whatever it finds, so the loop claims again at once only after a full batch (more may be due); then once
+/// half of its last claim was given back, or all of it, or when woken (new deliveries, the poll). Claiming at
+/// every slot given back made claims of one or two deliveries and cost 0.75× the rate (docs/benchmarks.md,
+/// P4). When half of a claim hangs on a dead endpoint, the rest waits for the poll once (at most 200 ms),
+/// as the round it replaced waited once before starting another beside it.
+#[derive(Debug)]
+struct Slots {
+    max_in_flight: usize,
+    in_flight: usize,
+    last_claim: usize,
+    given_back_since: usize,
+    claim_now: bool,
+}
+
+impl Slots {
+    const fn new(max_in_flight: usize) -> Self {
+        Self {
+            max_in_flight,
+            in_flight: 0,
+            last_claim: 0,
+            given_back_since: 0,
+            claim_now: true,
+        }
+    }
+
+    const fn has_room(&self) -> bool {
+        self.in_flight < self.max_in_flight
+    }
+
+    /// How many to claim now, if it is time to claim.
+    fn claim_limit(&self, batch_size: u32) -> Option<u32> {
+        let room = self.max_in_flight.saturating_sub(self.in_flight);
+        (self.claim_now && room > 0).then(|| u32::try_from(room).unwrap_or(u32::MAX).min(batch_size))
+    }
+
+    /// A claim of up to `limit` found `count`.
+    fn claimed(&mut self, count: usize, limit: u32) {
+        self.in_flight += count;
+        self.last_claim = count;
+        self.given_back_since = 0;
+        self.claim_now = u32::try_from(count).is_ok_and(|count| count >= limit);
+    }
+
+    /// Recordings gave `count` slots back (`woken`: the notifier or the poll fired instead).
+    fn given_back(&mut self, count: usize, woken: bool) {
+        self.in_flight = self.in_flight.saturating_sub(count);
+        self.given_back_since += count;
+        self.claim_now =
+            woken || (count > 0 && (self.in_flight == 0 || self.given_back_since * 2 >= self.last_claim));
+    }
+}
+
+/// The recorder of [`webhook_loop`]: records every completion that is in, in one transaction, then answers
+/// how many slots that gave back. Ends when every attempt has sent its completion.
+async fn record_webhook_outcomes(
+    deliver: Arc<DeliverWebhooks>,
+    mut arrivals: mpsc::UnboundedReceiver<herald_domain::webhook::DeliveryCompletion>,
+    freed: mpsc::UnboundedSender<usize>,
+) {
+    while let Some(first) = arrivals.recv().await {
+        let mut batch = vec![first];
+        while let Ok(more) = arrivals.try_recv() {
+            batch.push(more);
+        }
+        let count = batch.len();
+        let report = deliver.record_outcomes(batch).await;
+        tracing::debug!(?report, "webhook attempts recorded");
+        crate::metrics::record_webhooks(&report);
+        // The loop may have stopped already; the slots only matter to a loop still claiming.
+        let _ = freed.send(count);
+    }
 }
 
 /// One backlog sweep of stored callbacks, logged. The number of parked callbacks is logged whenever it
@@ -487,6 +562,57 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic, reason = "test code")]
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    /// A webhook loop claims at once at first and after a full batch; after a partial one it waits until
+    /// half of it came back (however many recordings that took), or all of it, or it is woken.
+    #[test]
+    fn a_webhook_loop_claims_again_once_half_its_last_claim_came_back() {
+        let mut slots = Slots::new(1_600);
+        assert_eq!(slots.claim_limit(100), Some(100), "the first claim is at once");
+        slots.claimed(100, 100);
+        assert_eq!(slots.claim_limit(100), Some(100), "a full batch: more may be due");
+        slots.claimed(16, 100);
+        assert_eq!(slots.claim_limit(100), None, "a partial claim waits");
+        slots.given_back(7, false);
+        assert_eq!(slots.claim_limit(100), None, "7 of 16 back");
+        slots.given_back(1, false);
+        assert_eq!(slots.claim_limit(100), Some(100), "half of the last claim back");
+        slots.claimed(8, 100);
+        slots.given_back(3, false);
+        assert_eq!(slots.claim_limit(100), None);
+        slots.given_back(0, true);
+        assert_eq!(
+            slots.claim_limit(100),
+            Some(100),
+            "woken: new deliveries or the poll"
+        );
+    }
+
+    /// A claim that found nothing waits to be woken or for a recording; the loop never has more than its
+    /// most in flight, and claims no more than the room left.
+    #[test]
+    fn a_webhook_loop_waits_after_an_empty_claim_and_stays_within_its_room() {
+        let mut slots = Slots::new(20);
+        slots.claimed(0, 20);
+        assert_eq!(slots.claim_limit(100), None, "nothing was due");
+        slots.given_back(0, true);
+        slots.claimed(18, 20);
+        slots.given_back(9, false);
+        assert_eq!(
+            slots.claim_limit(100),
+            Some(11),
+            "the room left, not the batch size"
+        );
+        slots.claimed(11, 11);
+        assert!(!slots.has_room());
+        assert_eq!(
+            slots.claim_limit(100),
+            None,
+            "full: even a full batch waits for room"
+        );
+        slots.given_back(20, false);
+        assert_eq!(slots.claim_limit(100), Some(20), "everything came back");
+    }
 
     /// A loop whose body panics is started again (and one that returns on its own too); once the workers
     /// stop, the supervisor ends with the loop instead of starting it again.

@@ -32,7 +32,7 @@ pub use broadcasts::{
 };
 pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks, Received};
 pub use contacts::{ContactError, ContactPorts, ContactView, ContactWindow, Contacts};
-pub use deliver_webhooks::{DeliverWebhooks, DeliveryReport, DeliveryRound, DeliverySettings};
+pub use deliver_webhooks::{DeliverWebhooks, DeliveryClaim, DeliveryReport, DeliveryRound, DeliverySettings};
 pub use dispatch::{
     DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
     DispatchedJob,

@@ -6,7 +6,7 @@ use crate::ports::{
 };
 use crate::time::Duration;
 use crate::trace::{NoTraceLinks, TraceLinks, span_following};
-use crate::webhook::{DeliveryCompletion, DeliveryStatus};
+use crate::webhook::{ClaimedDelivery, DeliveryCompletion, DeliveryStatus};
 use std::sync::Arc;
 use tracing::Instrument as _;
 
@@ -49,6 +49,38 @@ pub struct DeliveryReport {
 pub struct DeliveryRound {
     pub report: DeliveryReport,
     pub first_attempt_lags: Vec<Duration>,
+}
+
+/// Deliveries leased under one token by [`DeliverWebhooks::claim`].
+#[derive(Debug)]
+pub struct DeliveryClaim {
+    pub token: ClaimToken,
+    pub deliveries: Vec<ClaimedDelivery>,
+    /// How long each delivery attempted for the first time had waited since its event.
+    pub first_attempt_lags: Vec<Duration>,
+}
+
+/// Counts one completion's recording in `report`; a failure to record is logged (the delivery is reclaimed
+/// when its lease expires: at-least-once delivery).
+fn tally(report: &mut DeliveryReport, completion: &DeliveryCompletion, recorded: Result<bool, StoreError>) {
+    match recorded {
+        Ok(true) => {
+            match completion.status {
+                DeliveryStatus::Succeeded => report.succeeded += 1,
+                DeliveryStatus::Failed => report.failed += 1,
+                _ => report.retrying += 1,
+            }
+            report.endpoints_disabled += usize::from(completion.disable_reason.is_some());
+        }
+        Ok(false) => report.claims_lost += 1,
+        Err(error) => {
+            tracing::warn!(
+                %error,
+                delivery = %completion.delivery_id,
+                "could not record a webhook attempt; it will be reclaimed"
+            )
+        }
+    }
 }
 
 /// The webhook dispatcher (flow 4): claims due deliveries and attempts them concurrently.
@@ -116,45 +148,20 @@ impl DeliverWebhooks {
     /// As [`Self::run_once`].
     #[tracing::instrument(name = "webhook_round", skip_all)]
     pub async fn run_round(&self) -> Result<DeliveryRound, StoreError> {
-        let token = ClaimToken(self.ids.next_ulid());
-        let now = self.clock.now();
-        let claimed = self
-            .webhooks
-            .claim_deliveries(
-                &token,
-                now,
-                now + self.settings.lease,
-                self.settings.batch_size,
-                self.settings.per_endpoint_cap,
-            )
-            .await?;
+        let claim = self.claim(self.settings.batch_size).await?;
         let mut report = DeliveryReport {
-            claimed: claimed.len(),
+            claimed: claim.deliveries.len(),
             ..DeliveryReport::default()
         };
-        // Measured at the claim, which the attempt follows at once.
-        let first_attempt_lags = claimed
-            .iter()
-            .filter(|delivery| delivery.attempt_number == 1)
-            .map(|delivery| (now - delivery.created_at).max(Duration::zero()))
-            .collect();
         // Each attempt's completion is recorded as soon as it is in, together with every other one that
         // came in meanwhile: a slow endpoint never holds a quick one's leases (which count against its
         // in-flight cap) until the round ends.
+        let token = claim.token;
         let recorded = super::shared::record_as_they_come(
-            claimed.into_iter().map(|delivery| {
-                let span = span_following(
-                    self.traces.as_ref(),
-                    tracing::info_span!(
-                        "webhook_delivery",
-                        delivery_id = %delivery.delivery_id,
-                        event_type = delivery.event_type.as_str(),
-                        attempt = delivery.attempt_number,
-                    ),
-                    delivery.trace.as_ref(),
-                );
-                self.attempt(token, delivery).instrument(span)
-            }),
+            claim
+                .deliveries
+                .into_iter()
+                .map(|delivery| self.attempt_traced(token, delivery)),
             |batch: Vec<DeliveryCompletion>| async move {
                 let answers = self.record(&batch).await;
                 batch.into_iter().zip(answers).collect()
@@ -162,29 +169,76 @@ impl DeliverWebhooks {
         )
         .await;
         for (completion, recorded) in recorded {
-            match recorded {
-                Ok(true) => {
-                    match completion.status {
-                        DeliveryStatus::Succeeded => report.succeeded += 1,
-                        DeliveryStatus::Failed => report.failed += 1,
-                        _ => report.retrying += 1,
-                    }
-                    report.endpoints_disabled += usize::from(completion.disable_reason.is_some());
-                }
-                Ok(false) => report.claims_lost += 1,
-                Err(error) => {
-                    tracing::warn!(
-                        %error,
-                        delivery = %completion.delivery_id,
-                        "could not record a webhook attempt; it will be reclaimed"
-                    )
-                }
-            }
+            tally(&mut report, &completion, recorded);
         }
         Ok(DeliveryRound {
             report,
+            first_attempt_lags: claim.first_attempt_lags,
+        })
+    }
+
+    /// Leases up to `limit` due deliveries (within each endpoint's in-flight cap) under a new token. The
+    /// pieces of a round, for a worker that keeps attempts flowing instead of running rounds: claim, attempt
+    /// each ([`Self::attempt_traced`]), record what came back ([`Self::record_outcomes`]).
+    ///
+    /// # Errors
+    /// A store failure.
+    #[tracing::instrument(name = "webhook_claim", skip_all)]
+    pub async fn claim(&self, limit: u32) -> Result<DeliveryClaim, StoreError> {
+        let token = ClaimToken(self.ids.next_ulid());
+        let now = self.clock.now();
+        let deliveries = self
+            .webhooks
+            .claim_deliveries(
+                &token,
+                now,
+                now + self.settings.lease,
+                limit,
+                self.settings.per_endpoint_cap,
+            )
+            .await?;
+        // Measured at the claim, which the attempt follows at once.
+        let first_attempt_lags = deliveries
+            .iter()
+            .filter(|delivery| delivery.attempt_number == 1)
+            .map(|delivery| (now - delivery.created_at).max(Duration::zero()))
+            .collect();
+        Ok(DeliveryClaim {
+            token,
+            deliveries,
             first_attempt_lags,
         })
+    }
+
+    /// Attempts one claimed delivery inside its own span (part of the trace that accepted its message), and
+    /// answers the completion to record under the claim's `token`.
+    pub fn attempt_traced(
+        &self,
+        token: ClaimToken,
+        delivery: ClaimedDelivery,
+    ) -> impl std::future::Future<Output = DeliveryCompletion> + Send + '_ {
+        let span = span_following(
+            self.traces.as_ref(),
+            tracing::info_span!(
+                "webhook_delivery",
+                delivery_id = %delivery.delivery_id,
+                event_type = delivery.event_type.as_str(),
+                attempt = delivery.attempt_number,
+            ),
+            delivery.trace.as_ref(),
+        );
+        self.attempt(token, delivery).instrument(span)
+    }
+
+    /// Records completions (of any claims) in one transaction, or one by one when that fails, and counts
+    /// what they did. `claimed` stays 0: the claims were counted by whoever made them.
+    pub async fn record_outcomes(&self, completions: Vec<DeliveryCompletion>) -> DeliveryReport {
+        let answers = self.record(&completions).await;
+        let mut report = DeliveryReport::default();
+        for (completion, recorded) in completions.iter().zip(answers) {
+            tally(&mut report, completion, recorded);
+        }
+        report
     }
 
     /// Records completions in one transaction (one commit for them all rather than one each), or one by one
@@ -199,11 +253,7 @@ impl DeliverWebhooks {
     }
 
     /// Attempts one claimed delivery and returns the completion to record under the round's `token`.
-    async fn attempt(
-        &self,
-        token: ClaimToken,
-        delivery: crate::webhook::ClaimedDelivery,
-    ) -> DeliveryCompletion {
+    async fn attempt(&self, token: ClaimToken, delivery: ClaimedDelivery) -> DeliveryCompletion {
         let endpoint = &delivery.endpoint;
         let started = self.clock.now();
         let mut secrets = Vec::new();

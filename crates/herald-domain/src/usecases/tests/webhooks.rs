@@ -228,6 +228,46 @@ fn a_batch_the_store_refuses_is_recorded_one_by_one() {
     );
 }
 
+/// The pieces a worker pipelines: a claim under a new token with its lags, each attempt completed under
+/// that token, and the completions of any claims recorded together and counted (not as claims).
+#[test]
+fn claim_attempt_and_record_are_the_round_taken_apart() {
+    let mut webhooks = claims_two_quick_ones();
+    webhooks
+        .expect_complete_deliveries()
+        .withf(|completions| ids(completions) == [delivery_id(2), delivery_id(1)])
+        .times(1)
+        .returning(|_| Ok(vec![true, false]));
+    webhooks.expect_complete_delivery().times(0);
+    let deliverer = deliverer(webhooks, None);
+
+    let claim = run(deliverer.claim(100)).unwrap();
+    assert_eq!(claim.token, token());
+    assert_eq!(claim.first_attempt_lags, [seconds(30), seconds(30)]);
+    let mut completions: Vec<DeliveryCompletion> = claim
+        .deliveries
+        .into_iter()
+        .map(|delivery| run(deliverer.attempt_traced(claim.token, delivery)))
+        .collect();
+    assert!(
+        completions
+            .iter()
+            .all(|c| c.token == token() && c.status == DeliveryStatus::Succeeded)
+    );
+    // A recorder takes them in the order they came in.
+    completions.reverse();
+    let report = run(deliverer.record_outcomes(completions));
+
+    assert_eq!(
+        report,
+        DeliveryReport {
+            succeeded: 1,
+            claims_lost: 1,
+            ..DeliveryReport::default()
+        }
+    );
+}
+
 #[test]
 fn a_slow_attempt_does_not_hold_back_recording_a_quick_one() {
     let mut webhooks = MockWebhookStore::new();
