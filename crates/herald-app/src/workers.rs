@@ -363,7 +363,12 @@ async fn webhook_loop(
             }
         }
         let (mut given_back, woken) = tokio::select! {
-            Some(given_back) = recorded.recv() => (given_back, false),
+            given_back = recorded.recv() => match given_back {
+                Some(given_back) => (given_back, false),
+                // Only a panic ends the recorder while this loop runs; without it no slot would come back,
+                // so end the loop too and let its supervisor start both again.
+                None => break,
+            },
             () = notifier.wait(poll), if slots.has_room() => (0, true),
             _ = stop.changed() => break,
         };
