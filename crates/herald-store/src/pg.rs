@@ -429,6 +429,124 @@ struct RecordedAttempt {
     endpoint_id: String,
 }
 
+/// The first completion of each (delivery, token) in `completions`, with its place in them and that key: a
+/// repeat can no longer hold its delivery, so it is neither written nor answered `true`.
+fn first_of_each(
+    completions: &[herald_domain::webhook::DeliveryCompletion],
+) -> Vec<(
+    usize,
+    &herald_domain::webhook::DeliveryCompletion,
+    (String, String),
+)> {
+    let mut seen = std::collections::HashSet::new();
+    completions
+        .iter()
+        .enumerate()
+        .map(|(place, c)| (place, c, (c.delivery_id.to_string(), c.token.as_string())))
+        .filter(|(_, _, key)| seen.insert(key.clone()))
+        .collect()
+}
+
+/// Per completion, in order, the endpoint of its delivery when the statement found it held by its token
+/// (`recorded`), else `None`.
+fn answers_in_order(
+    count: usize,
+    unique: &[(
+        usize,
+        &herald_domain::webhook::DeliveryCompletion,
+        (String, String),
+    )],
+    recorded: Vec<RecordedAttempt>,
+) -> Vec<Option<String>> {
+    let mut held: std::collections::HashMap<(String, String), String> = recorded
+        .into_iter()
+        .map(|row| ((row.id, row.token), row.endpoint_id))
+        .collect();
+    let mut answers = vec![None; count];
+    for (place, _, key) in unique {
+        if let (Some(endpoint), Some(answer)) = (held.remove(key), answers.get_mut(*place)) {
+            *answer = Some(endpoint);
+        }
+    }
+    answers
+}
+
+/// Records a batch of attempts that all succeeded with ONE statement outside any explicit transaction (one
+/// statement is atomic on its own): the deliveries' new state, their attempts, and the end of their
+/// endpoints' failing streaks. A recording is what gives a webhook loop's slots back, and as a transaction
+/// it took six round trips (the pool's check, `BEGIN`, three statements, `COMMIT`): 2.0 ms per recording of
+/// about two attempts while draining, 40 % of a slot's cycle (docs/benchmarks.md, P4). Answers `None`, with
+/// nothing written, when an attempt failed or disables its endpoint: those need the endpoint's health
+/// decided attempt by attempt, in a transaction (`record_attempts_together`, then the health).
+async fn record_successes_at_once(
+    db: &Db,
+    completions: &[herald_domain::webhook::DeliveryCompletion],
+) -> Result<Option<Vec<bool>>, StoreError> {
+    use crate::error::{corrupt, from_diesel};
+    use crate::rows::to_i32;
+    use diesel::sql_types::{Array, Nullable};
+    if completions
+        .iter()
+        .any(|c| c.failing_since.is_some() || c.disable_reason.is_some())
+    {
+        return Ok(None);
+    }
+    let unique = first_of_each(completions);
+    let attempts: Vec<_> = unique.iter().map(|(_, c, _)| &c.attempt).collect();
+    let numbers = attempts
+        .iter()
+        .map(|a| to_i32("attempt number", a.number))
+        .collect::<Result<Vec<_>, _>>()?;
+    let durations = attempts
+        .iter()
+        .map(|a| i64::try_from(a.duration_ms).map_err(|e| corrupt("attempt duration", e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut conn = db.write().await?;
+    let recorded = Cached(
+        diesel::sql_query(format!(
+            "WITH i AS ( \
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int4[], $5::timestamptz[], \
+                     $6::timestamptz[], $7::int4[], $8::text[], $9::text[], $10::int8[]) \
+                 AS i (id, token, status, number, next_at, at, status_code, response_prefix, error_kind, \
+                     duration_ms) \
+             ), held AS ( \
+                 UPDATE webhook_deliveries d SET status = i.status, attempts = i.number, \
+                     next_attempt_at = i.next_at, claim_token = NULL, lease_until = NULL, updated_at = i.at \
+                 FROM i WHERE d.id = i.id AND d.claim_token = i.token AND d.status = '{DELIVERY_PENDING}' \
+                 RETURNING d.id, i.token, d.endpoint_id \
+             ), written AS ( \
+                 INSERT INTO webhook_attempts \
+                     (delivery_id, number, at, status_code, response_prefix, error_kind, duration_ms) \
+                 SELECT i.id, i.number, i.at, i.status_code, i.response_prefix, i.error_kind, i.duration_ms \
+                 FROM i JOIN held h ON h.id = i.id AND h.token = i.token \
+             ), recovered AS ( \
+                 UPDATE webhook_endpoints e SET failing_since = NULL \
+                 WHERE e.id IN (SELECT endpoint_id FROM held) AND e.failing_since IS NOT NULL \
+             ) \
+             SELECT id, token, endpoint_id FROM held"
+        ))
+        .bind::<Array<Text>, _>(column(&unique, |(_, _, key)| key.0.as_str()))
+        .bind::<Array<Text>, _>(column(&unique, |(_, _, key)| key.1.as_str()))
+        .bind::<Array<Text>, _>(column(&unique, |(_, c, _)| c.status.as_str()))
+        .bind::<Array<Integer>, _>(&numbers)
+        .bind::<Array<Nullable<Timestamptz>>, _>(column(&unique, |(_, c, _)| c.next_attempt_at))
+        .bind::<Array<Timestamptz>, _>(column(&attempts, |a| a.at))
+        .bind::<Array<Nullable<Integer>>, _>(column(&attempts, |a| a.status_code.map(i32::from)))
+        .bind::<Array<Text>, _>(column(&attempts, |a| a.response_prefix.as_str()))
+        .bind::<Array<Nullable<Text>>, _>(column(&attempts, |a| a.error_kind.as_deref()))
+        .bind::<Array<BigInt>, _>(&durations),
+    )
+    .load::<RecordedAttempt>(&mut *conn)
+    .await
+    .map_err(from_diesel)?;
+    Ok(Some(
+        answers_in_order(completions.len(), &unique, recorded)
+            .into_iter()
+            .map(|endpoint| endpoint.is_some())
+            .collect(),
+    ))
+}
+
 /// Records a round's attempts with one `UPDATE … FROM unnest(…)` and one `INSERT … SELECT unnest(…)`,
 /// whatever their number, instead of two statements each: PostgreSQL was waiting on the worker between
 /// statements of the open transaction (`ClientRead`) more than on anything but the commit's flush
@@ -442,14 +560,7 @@ async fn record_attempts_together(
     use crate::error::corrupt;
     use crate::rows::to_i32;
     use diesel::sql_types::{Array, Nullable};
-    // The first completion of each (delivery, token), with its place: a repeat can no longer hold it.
-    let mut seen = std::collections::HashSet::new();
-    let unique: Vec<_> = completions
-        .iter()
-        .enumerate()
-        .map(|(place, c)| (place, c, (c.delivery_id.to_string(), c.token.as_string())))
-        .filter(|(_, _, key)| seen.insert(key.clone()))
-        .collect();
+    let unique = first_of_each(completions);
     let numbers = unique
         .iter()
         .map(|(_, c, _)| to_i32("attempt number", c.attempt.number))
@@ -492,18 +603,12 @@ async fn record_attempts_together(
     )
     .load::<RecordedAttempt>(conn)
     .await?;
-    let mut held: std::collections::HashMap<(String, String), String> = updated
-        .into_iter()
-        .map(|row| ((row.id, row.token), row.endpoint_id))
+    let answers = answers_in_order(completions.len(), &unique, updated);
+    let written: Vec<_> = unique
+        .iter()
+        .filter(|(place, _, _)| answers.get(*place).is_some_and(Option::is_some))
+        .map(|(_, completion, key)| (key.0.as_str(), &completion.attempt))
         .collect();
-    let mut answers = vec![None; completions.len()];
-    let mut written = Vec::new();
-    for (place, completion, key) in &unique {
-        if let (Some(endpoint), Some(answer)) = (held.remove(key), answers.get_mut(*place)) {
-            *answer = Some(endpoint);
-            written.push((key.0.as_str(), &completion.attempt));
-        }
-    }
     if !written.is_empty() {
         let durations = written
             .iter()

@@ -436,6 +436,16 @@ async fn record_attempts_together(
     Ok(None)
 }
 
+/// SQLite records a round's attempts in its one writer's transaction, without round trips: nothing for one
+/// statement to save (`None`: the transaction path; the PostgreSQL store records successes at once).
+#[allow(clippy::unused_async, reason = "the same signature as the PostgreSQL store's")]
+async fn record_successes_at_once(
+    _db: &Db,
+    _completions: &[herald_domain::webhook::DeliveryCompletion],
+) -> Result<Option<Vec<bool>>, StoreError> {
+    Ok(None)
+}
+
 crate::ports::port_impls!();
 
 #[async_trait]

@@ -535,6 +535,9 @@ macro_rules! webhooks_port {
                     if completions.is_empty() {
                         return Ok(Vec::new());
                     }
+                    if let Some(held) = super::super::record_successes_at_once(self, completions).await? {
+                        return Ok(held);
+                    }
                     // One transaction for the whole round: one commit instead of one per attempt.
                     write_tx!(self, |conn| {
                         let recorded = match super::super::record_attempts_together(conn, completions).await?

@@ -1,18 +1,30 @@
 //! PostgreSQL ending a session under a running statement (a fast shutdown, `pg_terminate_backend`) is an
 //! outage the caller may retry, never an internal error: the fault suite's PostgreSQL stop once answered a
-//! send 500 because the server's "terminating connection" reply was taken for a bug.
+//! send 500 because the server's "terminating connection" reply was taken for a bug. And a session ended
+//! while its connection sat idle in the pool (a restart, an operator's `pg_terminate_backend`, an idle
+//! timeout) never fails the next statement: the pool's check on checkout replaces it.
 
-use crate::helpers::test_name;
+use crate::helpers::{fresh_postgres_or_skip, test_name};
 use diesel::sql_types::{Bool, Integer};
 use diesel::{QueryableByName, sql_query};
 use diesel_async::{
     AnsiTransactionManager, AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager,
 };
 use herald_domain::ids::{MessageId, OrganizationId};
-use herald_domain::ports::StoreError;
-use herald_store::testing;
+use herald_domain::message::Message;
+use herald_domain::ports::{MessageStore, StoreError};
 use herald_testkit::fixtures::next_ulid;
 use std::time::Duration;
+
+/// Reads a message no one stored: `Ok(None)` from a store that answers.
+async fn unknown_message(messages: &dyn MessageStore) -> Result<Option<Message>, StoreError> {
+    messages
+        .message(
+            &OrganizationId::from_ulid(next_ulid()),
+            &MessageId::from_ulid(next_ulid()),
+        )
+        .await
+}
 
 #[derive(QueryableByName)]
 struct Pid {
@@ -28,11 +40,7 @@ struct Terminated {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_statement_whose_session_is_terminated_answers_unavailable() {
-    let fresh = testing::fresh_postgres()
-        .await
-        .expect("a fresh PostgreSQL database");
-    let Some((store, guard)) = fresh else {
-        eprintln!("SKIPPED ({} unset): {}", testing::DATABASE_URL_ENV, test_name!());
+    let Some((store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
         return;
     };
     // Holds the messages table so the store's read waits on it, in flight, when its session is ended.
@@ -48,14 +56,7 @@ async fn postgres_a_statement_whose_session_is_terminated_answers_unavailable() 
         .expect("lock");
 
     let messages = store.messages();
-    let read = tokio::spawn(async move {
-        messages
-            .message(
-                &OrganizationId::from_ulid(next_ulid()),
-                &MessageId::from_ulid(next_ulid()),
-            )
-            .await
-    });
+    let read = tokio::spawn(async move { unknown_message(messages.as_ref()).await });
 
     // Polled from a session of its own: inside the admin's transaction pg_stat_activity stays the snapshot
     // of its first read.
@@ -95,15 +96,69 @@ async fn postgres_a_statement_whose_session_is_terminated_answers_unavailable() 
         .await
         .expect("rollback");
     // The pool replaced the ended connection: the store answers again.
-    let again = store
-        .messages()
-        .message(
-            &OrganizationId::from_ulid(next_ulid()),
-            &MessageId::from_ulid(next_ulid()),
-        )
-        .await;
+    let again = unknown_message(store.messages().as_ref()).await;
     assert!(
         matches!(again, Ok(None)),
         "the store answers after the loss, got {again:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_idle_pooled_connections_whose_sessions_ended_are_not_handed_out() {
+    let Some((store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    let reads = || {
+        futures::future::join_all((0..8).map(|_| {
+            let messages = store.messages();
+            async move { unknown_message(messages.as_ref()).await }
+        }))
+    };
+    // Opens the pool's connections, then leaves them idle in it.
+    for read in reads().await {
+        assert!(matches!(read, Ok(None)), "a read before the loss, got {read:?}");
+    }
+
+    let mut watcher = AsyncPgConnection::establish(guard.database_url())
+        .await
+        .expect("a watching connection");
+    let ended: Vec<Pid> = sql_query(
+        // OFFSET 0 keeps the filter ahead of the terminating call: the watcher must not end itself.
+        "SELECT pid FROM (SELECT pid FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid() OFFSET 0) AS others \
+         WHERE pg_terminate_backend(pid)",
+    )
+    .load(&mut watcher)
+    .await
+    .expect("pg_terminate_backend");
+    assert!(!ended.is_empty(), "the store's idle sessions were ended");
+    let pids = ended
+        .iter()
+        .map(|row| row.pid.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
+    let alive = format!("SELECT pid FROM pg_stat_activity WHERE pid IN ({pids})");
+    let mut gone = false;
+    for _ in 0..200 {
+        let rows: Vec<Pid> = sql_query(&alive)
+            .load(&mut watcher)
+            .await
+            .expect("pg_stat_activity");
+        if rows.is_empty() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(gone, "the ended sessions exited");
+    // The server has hung up on every pooled connection; give their tasks a moment to read it, as the
+    // seconds of a restart give them in production.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    for read in reads().await {
+        assert!(
+            matches!(read, Ok(None)),
+            "no read after the loss gets a connection the server ended, got {read:?}"
+        );
+    }
 }

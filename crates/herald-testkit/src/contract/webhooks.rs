@@ -9,7 +9,7 @@ use herald_domain::Timestamp;
 use herald_domain::content::MessageRef;
 use herald_domain::customer_event::{CustomerEventType, InboundRecord};
 use herald_domain::dispatch::{ClaimToken, JobOutcome};
-use herald_domain::ids::{DeliveryId, EventId, InboundId, WebhookId};
+use herald_domain::ids::{DeliveryId, EventId, InboundId, OrganizationId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
 use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
@@ -265,6 +265,34 @@ fn outcome(
         failing_since,
         disable_reason: None,
     }
+}
+
+/// The stored endpoint `id` of `organization`, which must exist.
+async fn stored_endpoint(ports: &Ports, organization: OrganizationId, id: WebhookId) -> WebhookEndpoint {
+    ports
+        .webhooks
+        .endpoint(&organization, &id)
+        .await
+        .expect("endpoint")
+        .expect("exists")
+}
+
+/// The delivery `id` of a claim, which must have taken it.
+fn claimed_as(claimed: &[ClaimedDelivery], id: DeliveryId) -> ClaimedDelivery {
+    claimed
+        .iter()
+        .find(|c| c.delivery_id == id)
+        .cloned()
+        .expect("the claim took the delivery")
+}
+
+/// The delivery `id` among `deliveries`, which must hold it.
+fn delivery_in(deliveries: &[Delivery], id: DeliveryId) -> Delivery {
+    deliveries
+        .iter()
+        .find(|d| d.id == id)
+        .cloned()
+        .expect("the delivery exists")
 }
 
 fn ids_of(claimed: &[ClaimedDelivery]) -> HashSet<DeliveryId> {
@@ -1043,22 +1071,29 @@ pub async fn webhooks_batch_completion_records_each_under_its_own_token(ports: P
     let round = token();
     let claimed = claim_deliveries(&ports, round, at(10), 10, 4).await;
     assert_eq!(claimed.len(), 3);
-    let claimed_as = |id: DeliveryId| -> ClaimedDelivery {
-        claimed
-            .iter()
-            .find(|c| c.delivery_id == id)
-            .cloned()
-            .expect("every delivery was claimed")
-    };
 
-    let a1_done = outcome(&claimed_as(a1), round, at(11), true, None, None);
+    let a1_done = outcome(&claimed_as(&claimed, a1), round, at(11), true, None, None);
     let batch = vec![
         // A token that never held it.
-        outcome(&claimed_as(a1), token(), at(11), true, None, None),
+        outcome(&claimed_as(&claimed, a1), token(), at(11), true, None, None),
         a1_done.clone(),
-        outcome(&claimed_as(b1), round, at(11), false, Some(at(16)), Some(at(10))),
+        outcome(
+            &claimed_as(&claimed, b1),
+            round,
+            at(11),
+            false,
+            Some(at(16)),
+            Some(at(10)),
+        ),
         // The endpoint's later completion in the batch decides its health: failing since 10.
-        outcome(&claimed_as(a2), round, at(12), false, Some(at(17)), Some(at(10))),
+        outcome(
+            &claimed_as(&claimed, a2),
+            round,
+            at(12),
+            false,
+            Some(at(17)),
+            Some(at(10)),
+        ),
         // Already completed earlier in this batch.
         a1_done,
     ];
@@ -1070,26 +1105,19 @@ pub async fn webhooks_batch_completion_records_each_under_its_own_token(ports: P
     );
 
     let of_a = deliveries_of(&ports, &a).await;
-    let delivery = |deliveries: &[Delivery], id: DeliveryId| -> Delivery {
-        deliveries
-            .iter()
-            .find(|d| d.id == id)
-            .cloned()
-            .expect("the delivery exists")
-    };
-    let done = delivery(&of_a, a1);
+    let done = delivery_in(&of_a, a1);
     assert_eq!(done.status, DeliveryStatus::Succeeded);
     assert_eq!(
         done.attempts,
         vec![batch[1].attempt.clone()],
         "one attempt: neither the stranger's nor the repeated completion wrote one"
     );
-    let retrying = delivery(&of_a, a2);
+    let retrying = delivery_in(&of_a, a2);
     assert_eq!(retrying.status, DeliveryStatus::Pending);
     assert_eq!(retrying.next_attempt_at, Some(at(17)));
     assert_eq!(retrying.attempts, vec![batch[3].attempt.clone()]);
     let of_b = deliveries_of(&ports, &b).await;
-    let other = delivery(&of_b, b1);
+    let other = delivery_in(&of_b, b1);
     assert_eq!(other.status, DeliveryStatus::Pending);
     assert_eq!(other.next_attempt_at, Some(at(16)));
     assert_eq!(other.attempts, vec![batch[2].attempt.clone()]);
@@ -1109,6 +1137,87 @@ pub async fn webhooks_batch_completion_records_each_under_its_own_token(ports: P
     );
 }
 
+/// A batch in which every attempt succeeded (the PostgreSQL store records it with one statement): each
+/// delivery its token holds is recorded once, with its attempt, and its endpoint's failing streak ends; a
+/// completion under a token that never held its delivery, and a repeat, write nothing and answer `false`;
+/// an endpoint that was not failing keeps its row as it was.
+pub async fn webhooks_a_batch_of_successes_records_each_held_delivery_once(ports: Ports) {
+    let org = new_organization(&ports, "business").await;
+    let failing = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
+    let healthy = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
+    // `failing` starts a streak at 10 (a retry due at 1,000, out of the way).
+    let (_, earlier) = test_event(&ports, &failing, at(10)).await;
+    let first = token();
+    let claimed = claim_deliveries(&ports, first, at(10), 10, 4).await;
+    assert_eq!(claimed.len(), 1);
+    let failed = outcome(&claimed[0], first, at(11), false, Some(at(1_000)), Some(at(10)));
+    assert_eq!(complete_all(&ports, &[failed]).await, [true]);
+    assert_eq!(
+        stored_endpoint(&ports, org.id, failing.id).await.failing_since,
+        Some(at(10))
+    );
+    let untouched = stored_endpoint(&ports, org.id, healthy.id).await;
+
+    let (_, f1) = test_event(&ports, &failing, at(20)).await;
+    let (_, h1) = test_event(&ports, &healthy, at(20)).await;
+    let (_, h2) = test_event(&ports, &healthy, at(20)).await;
+    let round = token();
+    let claimed = claim_deliveries(&ports, round, at(20), 10, 4).await;
+    assert_eq!(claimed.len(), 3, "the three new deliveries; the retry is not due");
+    let f1_done = outcome(&claimed_as(&claimed, f1), round, at(21), true, None, None);
+    let batch = vec![
+        f1_done.clone(),
+        // A token that never held it.
+        outcome(&claimed_as(&claimed, h1), token(), at(21), true, None, None),
+        outcome(&claimed_as(&claimed, h1), round, at(22), true, None, None),
+        outcome(&claimed_as(&claimed, h2), round, at(22), true, None, None),
+        // Already completed earlier in this batch.
+        f1_done,
+    ];
+    assert_eq!(
+        complete_all(&ports, &batch).await,
+        [true, false, true, true, false],
+        "one answer per completion, in order"
+    );
+
+    let of_failing = deliveries_of(&ports, &failing).await;
+    let done = delivery_in(&of_failing, f1);
+    assert_eq!(done.status, DeliveryStatus::Succeeded);
+    assert_eq!(done.next_attempt_at, None);
+    assert_eq!(
+        done.attempts,
+        vec![batch[0].attempt.clone()],
+        "one attempt: the repeat wrote none"
+    );
+    let retry = delivery_in(&of_failing, earlier);
+    assert_eq!(retry.status, DeliveryStatus::Pending, "the earlier retry is left");
+    assert_eq!(retry.next_attempt_at, Some(at(1_000)));
+    let of_healthy = deliveries_of(&ports, &healthy).await;
+    for (id, completion) in [(h1, &batch[2]), (h2, &batch[3])] {
+        let done = delivery_in(&of_healthy, id);
+        assert_eq!(done.status, DeliveryStatus::Succeeded);
+        assert_eq!(
+            done.attempts,
+            vec![completion.attempt.clone()],
+            "only the holding token's attempt"
+        );
+    }
+    assert_eq!(
+        stored_endpoint(&ports, org.id, failing.id).await.failing_since,
+        None,
+        "an answer ends the streak"
+    );
+    assert_eq!(
+        stored_endpoint(&ports, org.id, healthy.id).await,
+        untouched,
+        "an endpoint that was not failing is left as it was"
+    );
+    assert!(
+        claim_deliveries(&ports, token(), at(30), 10, 4).await.is_empty(),
+        "every recorded delivery gave its lease back and is done"
+    );
+}
+
 /// `complete_deliveries` writes each endpoint's health as its attempts in the batch would one after the
 /// other: the last attempt of an endpoint decides when its failures began, except that an attempt that
 /// disables it still does. A batch whose every endpoint last succeeded clears the ones that were failing,
@@ -1118,17 +1227,6 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
     let recovering = new_endpoint(&ports, &org, EventSelection::ALL, 1).await;
     let failing = new_endpoint(&ports, &org, EventSelection::ALL, 2).await;
     let healthy = new_endpoint(&ports, &org, EventSelection::ALL, 3).await;
-    let stored = |endpoint: WebhookId| {
-        let ports = ports.clone();
-        async move {
-            ports
-                .webhooks
-                .endpoint(&org.id, &endpoint)
-                .await
-                .expect("endpoint")
-                .expect("exists")
-        }
-    };
     let claimed_for = |claimed: &[ClaimedDelivery], endpoint: &WebhookEndpoint| -> Vec<ClaimedDelivery> {
         claimed
             .iter()
@@ -1162,9 +1260,15 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
         ),
     ];
     assert_eq!(complete_all(&ports, &batch).await, [true, true, true]);
-    assert_eq!(stored(recovering.id).await.failing_since, Some(at(10)));
-    assert_eq!(stored(failing.id).await.failing_since, Some(at(10)));
-    let untouched = stored(healthy.id).await;
+    assert_eq!(
+        stored_endpoint(&ports, org.id, recovering.id).await.failing_since,
+        Some(at(10))
+    );
+    assert_eq!(
+        stored_endpoint(&ports, org.id, failing.id).await.failing_since,
+        Some(at(10))
+    );
+    let untouched = stored_endpoint(&ports, org.id, healthy.id).await;
     assert_eq!(untouched.failing_since, None);
 
     // Round 2, every endpoint last succeeding: `recovering` fails once more, then answers.
@@ -1201,13 +1305,16 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
     ];
     assert_eq!(complete_all(&ports, &batch).await, [true, true, true, true]);
     assert_eq!(
-        stored(recovering.id).await.failing_since,
+        stored_endpoint(&ports, org.id, recovering.id).await.failing_since,
         None,
         "its last attempt answered: the streak is over"
     );
-    assert_eq!(stored(failing.id).await.failing_since, None);
     assert_eq!(
-        stored(healthy.id).await,
+        stored_endpoint(&ports, org.id, failing.id).await.failing_since,
+        None
+    );
+    assert_eq!(
+        stored_endpoint(&ports, org.id, healthy.id).await,
         untouched,
         "a healthy endpoint's row is left as it was"
     );
@@ -1227,7 +1334,7 @@ pub async fn webhooks_batch_completion_health_follows_each_endpoints_last_attemp
         outcome(&of_failing[1], third, at(52), true, None, None),
     ];
     assert_eq!(complete_all(&ports, &batch).await, [true, true]);
-    let disabled = stored(failing.id).await;
+    let disabled = stored_endpoint(&ports, org.id, failing.id).await;
     assert!(!disabled.enabled, "the disabling attempt is applied, not skipped");
     assert_eq!(disabled.disabled_reason, disabling.disable_reason);
     assert_eq!(
