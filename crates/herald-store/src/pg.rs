@@ -429,15 +429,16 @@ struct RecordedAttempt {
     endpoint_id: String,
 }
 
-/// The first completion of each (delivery, token) in `completions`, with its place in them and that key: a
-/// repeat can no longer hold its delivery, so it is neither written nor answered `true`.
-fn first_of_each(
-    completions: &[herald_domain::webhook::DeliveryCompletion],
-) -> Vec<(
+/// A completion of a batch with its place in the batch and its (delivery, token) key.
+type Placed<'a> = (
     usize,
-    &herald_domain::webhook::DeliveryCompletion,
+    &'a herald_domain::webhook::DeliveryCompletion,
     (String, String),
-)> {
+);
+
+/// The first completion of each (delivery, token) in `completions`: a repeat can no longer hold its
+/// delivery, so it is neither written nor answered `true`.
+fn first_of_each(completions: &[herald_domain::webhook::DeliveryCompletion]) -> Vec<Placed<'_>> {
     let mut seen = std::collections::HashSet::new();
     completions
         .iter()
@@ -451,11 +452,7 @@ fn first_of_each(
 /// (`recorded`), else `None`.
 fn answers_in_order(
     count: usize,
-    unique: &[(
-        usize,
-        &herald_domain::webhook::DeliveryCompletion,
-        (String, String),
-    )],
+    unique: &[Placed<'_>],
     recorded: Vec<RecordedAttempt>,
 ) -> Vec<Option<String>> {
     let mut held: std::collections::HashMap<(String, String), String> = recorded
@@ -477,7 +474,8 @@ fn answers_in_order(
 /// it took six round trips (the pool's check, `BEGIN`, three statements, `COMMIT`): 2.0 ms per recording of
 /// about two attempts while draining, 40 % of a slot's cycle (docs/benchmarks.md, P4). Answers `None`, with
 /// nothing written, when an attempt failed or disables its endpoint: those need the endpoint's health
-/// decided attempt by attempt, in a transaction (`record_attempts_together`, then the health).
+/// decided attempt by attempt, in a transaction (`record_attempts_together`, then the health). The failing
+/// endpoints are locked in id order, as the transaction writes them, so concurrent recordings cannot deadlock.
 async fn record_successes_at_once(
     db: &Db,
     completions: &[herald_domain::webhook::DeliveryCompletion],
@@ -521,7 +519,11 @@ async fn record_successes_at_once(
                  FROM i JOIN held h ON h.id = i.id AND h.token = i.token \
              ), recovered AS ( \
                  UPDATE webhook_endpoints e SET failing_since = NULL \
-                 WHERE e.id IN (SELECT endpoint_id FROM held) AND e.failing_since IS NOT NULL \
+                 WHERE e.id IN ( \
+                     SELECT f.id FROM webhook_endpoints f \
+                     WHERE f.id IN (SELECT endpoint_id FROM held) AND f.failing_since IS NOT NULL \
+                     ORDER BY f.id FOR UPDATE \
+                 ) \
              ) \
              SELECT id, token, endpoint_id FROM held"
         ))
