@@ -16,7 +16,7 @@ use herald_domain::ids::{DeliveryId, EventId, WebhookId};
 use herald_domain::organization::{PlanName, SealedSecret};
 use herald_domain::ports::SealContext;
 use herald_domain::values::DisplayName;
-use herald_domain::webhook::{EventSelection, TestEvent, WebhookEndpoint, WebhookUrl};
+use herald_domain::webhook::{DeliveryStatus, EventSelection, TestEvent, WebhookEndpoint, WebhookUrl};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -286,7 +286,33 @@ async fn run(store: &str) -> Figures {
                 .map(|(id, at)| seen[id].saturating_duration_since(*at))
                 .collect();
         }
-        assert!(Instant::now() < deadline, "offered events were not all delivered");
+        if Instant::now() >= deadline {
+            // Say why, so that a rare miss can be explained: what each endpoint still holds back.
+            let mut held_back = Vec::new();
+            for endpoint in &endpoints {
+                for status in [DeliveryStatus::Pending, DeliveryStatus::Failed] {
+                    for delivery in webhooks
+                        .deliveries(&org.id, endpoint, Some(status), None, 20)
+                        .await
+                        .unwrap()
+                    {
+                        let attempts: Vec<_> = delivery
+                            .attempts
+                            .iter()
+                            .map(|a| (a.at, a.status_code, a.error_kind.clone(), a.duration_ms))
+                            .collect();
+                        held_back.push(format!(
+                            "{} {status:?}, next attempt {:?}, attempts {attempts:?}",
+                            delivery.id, delivery.next_attempt_at
+                        ));
+                    }
+                }
+            }
+            panic!(
+                "offered events were not all delivered within 120 s; deliveries held back (newest 20 per \
+                 endpoint and status): {held_back:#?}"
+            );
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     delays.sort();
