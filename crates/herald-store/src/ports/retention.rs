@@ -32,20 +32,6 @@ macro_rules! retention_port {
                 u64::try_from(n).unwrap_or(u64::MAX)
             }
 
-            /// Of `ids` (messages or inbound messages), those with a customer event still waiting for a
-            /// webhook delivery.
-            async fn awaiting_delivery(conn: &mut Conn, ids: &[String]) -> Result<Vec<String>, TxError> {
-                let waiting: Vec<Option<String>> = events::table
-                    .inner_join(webhook_deliveries::table)
-                    .filter(events::message_id.eq_any(ids))
-                    .filter(webhook_deliveries::status.eq(DELIVERY_PENDING))
-                    .select(events::message_id)
-                    .distinct()
-                    .load(conn)
-                    .await?;
-                Ok(waiting.into_iter().flatten().collect())
-            }
-
             /// Removes the customer events of `ids` (messages or inbound messages) and their webhook
             /// deliveries with their attempts; answers (events, deliveries) removed.
             async fn remove_events(conn: &mut Conn, ids: &[String]) -> Result<(u64, u64), TxError> {
@@ -96,27 +82,27 @@ macro_rules! retention_port {
                 report: &mut RetentionReport,
             ) -> Result<(), TxError> {
                 let before = MessageId::from_ulid(first_ulid_at(cutoff)).to_string();
-                let mut ids: Vec<String> = messages::table
+                // Never a message still being sent, nor one whose events are still being delivered; left
+                // out of the batch itself, so that busy messages at the head (the oldest) cannot hold back
+                // the ones behind them.
+                let sending = outbox::table
+                    .filter(outbox::message_id.eq(messages::id))
+                    .filter(outbox::state.eq_any([JOB_PENDING, JOB_IN_FLIGHT]));
+                let delivering = events::table
+                    .inner_join(webhook_deliveries::table)
+                    .filter(events::message_id.eq(messages::id.nullable()))
+                    .filter(webhook_deliveries::status.eq(DELIVERY_PENDING));
+                let ids: Vec<String> = messages::table
                     .filter(messages::organization_id.eq(organization))
                     .filter(messages::id.lt(&before))
                     .filter(messages::created_at.lt(cutoff))
+                    .filter(diesel::dsl::not(diesel::dsl::exists(sending)))
+                    .filter(diesel::dsl::not(diesel::dsl::exists(delivering)))
                     .order(messages::id)
                     .limit(limit)
                     .select(messages::id)
                     .load(conn)
                     .await?;
-                if ids.is_empty() {
-                    return Ok(());
-                }
-                // Never a message still being sent, nor one whose events are still being delivered.
-                let mut busy: Vec<String> = outbox::table
-                    .filter(outbox::message_id.eq_any(&ids))
-                    .filter(outbox::state.eq_any([JOB_PENDING, JOB_IN_FLIGHT]))
-                    .select(outbox::message_id)
-                    .load(conn)
-                    .await?;
-                busy.extend(awaiting_delivery(conn, &ids).await?);
-                ids.retain(|id| !busy.contains(id));
                 if ids.is_empty() {
                     return Ok(());
                 }
@@ -150,17 +136,22 @@ macro_rules! retention_port {
                 report: &mut RetentionReport,
             ) -> Result<(), TxError> {
                 let before = InboundId::from_ulid(first_ulid_at(cutoff)).to_string();
-                let mut ids: Vec<String> = inbound_messages::table
+                // Never one whose events are still being delivered, left out of the batch itself (see
+                // `purge_messages`).
+                let delivering = events::table
+                    .inner_join(webhook_deliveries::table)
+                    .filter(events::message_id.eq(inbound_messages::id.nullable()))
+                    .filter(webhook_deliveries::status.eq(DELIVERY_PENDING));
+                let ids: Vec<String> = inbound_messages::table
                     .filter(inbound_messages::organization_id.eq(organization))
                     .filter(inbound_messages::id.lt(&before))
                     .filter(inbound_messages::received_at.lt(cutoff))
+                    .filter(diesel::dsl::not(diesel::dsl::exists(delivering)))
                     .order(inbound_messages::id)
                     .limit(limit)
                     .select(inbound_messages::id)
                     .load(conn)
                     .await?;
-                let busy = awaiting_delivery(conn, &ids).await?;
-                ids.retain(|id| !busy.contains(id));
                 if ids.is_empty() {
                     return Ok(());
                 }

@@ -4,16 +4,19 @@
 use crate::helpers::{postgres_or_skip, sqlite, test_name};
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
+use herald_domain::customer_event::InboundRecord;
 use herald_domain::dispatch::{ClaimToken, JobCompletion, JobOutcome, StoredCallback};
-use herald_domain::ids::{EventId, MessageId, OrganizationId};
+use herald_domain::ids::{EventId, InboundId, MessageId, OrganizationId};
 use herald_domain::message::{Message, MessageError};
-use herald_domain::network::{AccountNotice, NoticeChange};
+use herald_domain::network::{AccountNotice, InboundContent, InboundMessage, NoticeChange};
 use herald_domain::notice::NoticeRecord;
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::RetentionReport;
+use herald_domain::webhook::{EndpointPatch, EventSelection};
 use herald_store::Store;
 use herald_testkit::fixtures::{
-    SIMULATOR_WABA, accept_request, network_ref, next_ulid, organization, sender, t0, text_message,
+    SIMULATOR_WABA, accept_request, network_ref, next_ulid, organization, phone, sender, t0, text_message,
+    webhook_endpoint,
 };
 use ulid::Ulid;
 
@@ -260,6 +263,138 @@ async fn postgres_retention_removes_old_final_rows_in_bounded_batches() {
         return;
     };
     old_final_rows_go_newer_and_in_flight_stay(store).await;
+}
+
+/// Records an inbound message to `sender` received at `at`, its id made at the same instant.
+async fn inbound_at(store: &Store, org: OrganizationId, sender: &SenderNumber, at: Timestamp) -> InboundId {
+    let millis = u64::try_from(at.timestamp_millis()).unwrap();
+    let id = InboundId::from_ulid(Ulid::from_parts(millis, next_ulid().random()));
+    let wamid = format!("wamid.in.{}", next_ulid());
+    let recorded = store
+        .tracking()
+        .record_inbound_message(&InboundRecord {
+            id,
+            organization_id: org,
+            sender_id: sender.id,
+            media_id: None,
+            message: InboundMessage {
+                phone_number_id: network_ref(sender.phone_number_id.as_str()),
+                network_message_id: wamid.clone(),
+                from: phone("+15557654321").into(),
+                from_user_id: None,
+                from_name: None,
+                received_at: at,
+                message_type: "text".to_owned(),
+                content: InboundContent::Text {
+                    body: "hello".to_owned(),
+                },
+                context_message_id: None,
+                referral: None,
+                raw: format!(r#"{{"id":"{wamid}"}}"#),
+            },
+            customer_event_id: EventId::from_ulid(next_ulid()),
+            recorded_at: at,
+        })
+        .await
+        .expect("record_inbound_message");
+    assert!(recorded, "a new inbound message is recorded");
+    id
+}
+
+async fn inbound_exists(store: &Store, org: OrganizationId, id: &InboundId) -> bool {
+    store
+        .inbound()
+        .inbound_message(&org, id)
+        .await
+        .expect("read")
+        .is_some()
+}
+
+/// Busy messages (still being sent, or with an event still waiting for its webhook delivery) at the head of
+/// the retention order (the oldest) do not hold back the final ones
+/// behind them: a batch is the oldest messages that may go, not the oldest messages. Before, a batch read
+/// the oldest `limit` and dropped the busy ones, so `limit` busy messages at the head stopped retention for
+/// the organization for as long as they stayed busy.
+async fn busy_messages_at_the_head_do_not_hold_back_the_rest(store: Store) {
+    let org = organization("trial");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let from = sender(org.id, "+15550001111", true);
+    store.accounts().add_sender(&from).await.expect("sender");
+    let now = t0() + TimeDelta::days(100);
+    let mut busy = Vec::new();
+    for i in 0..2 {
+        busy.push(sent_message(&store, org.id, &from, t0() + TimeDelta::seconds(i), false).await);
+    }
+    // A final message whose customer event still waits for its webhook delivery is busy too; once the
+    // endpoint is disabled, later events' deliveries are `skipped`, which waits for nothing.
+    let endpoint = webhook_endpoint(org.id, EventSelection::ALL, t0());
+    let webhooks = store.webhooks();
+    assert!(webhooks.create_endpoint(&endpoint, 100).await.expect("endpoint"));
+    busy.push(sent_message(&store, org.id, &from, t0() + TimeDelta::seconds(2), true).await);
+    let inbound_busy = inbound_at(&store, org.id, &from, t0() + TimeDelta::seconds(2)).await;
+    let disable = EndpointPatch {
+        enabled: Some(false),
+        ..EndpointPatch::default()
+    };
+    webhooks
+        .patch_endpoint(&org.id, &endpoint.id, &disable, t0())
+        .await
+        .expect("disable");
+    let mut done = Vec::new();
+    for i in 3..5 {
+        done.push(sent_message(&store, org.id, &from, t0() + TimeDelta::seconds(i), true).await);
+    }
+
+    let mut inbound_done = Vec::new();
+    for i in 3..5 {
+        inbound_done.push(inbound_at(&store, org.id, &from, t0() + TimeDelta::seconds(i)).await);
+    }
+
+    let report = store.retention().purge_expired(now, 2).await.expect("purge");
+    assert_eq!(
+        (report.messages, report.inbound, report.deliveries),
+        (2, 2, 4),
+        "two final messages go past the three busy ones and two inbound messages past the busy one, with \
+         their skipped deliveries: {report:?}"
+    );
+    assert!(
+        inbound_exists(&store, org.id, &inbound_busy).await,
+        "an inbound message whose event waits for its delivery stays"
+    );
+    for id in &inbound_done {
+        assert!(
+            !inbound_exists(&store, org.id, id).await,
+            "an inbound message past retention goes"
+        );
+    }
+    for message in &done {
+        assert!(
+            !exists(&store, org.id, message).await,
+            "a final message past retention goes"
+        );
+    }
+    for message in &busy {
+        assert!(exists(&store, org.id, message).await, "a busy message stays");
+    }
+    let again = store.retention().purge_expired(now, 2).await.expect("purge");
+    assert_eq!(again.messages, 0, "nothing more may go: {again:?}");
+}
+
+#[tokio::test]
+async fn sqlite_retention_is_not_held_back_by_busy_messages() {
+    busy_messages_at_the_head_do_not_hold_back_the_rest(sqlite().await).await;
+}
+
+#[tokio::test]
+async fn postgres_retention_is_not_held_back_by_busy_messages() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    busy_messages_at_the_head_do_not_hold_back_the_rest(store).await;
 }
 
 /// A broadcast of one message made at `at`, cancelled at once (its message is `cancelled`, a final status),
