@@ -606,6 +606,41 @@ pub fn simulator_templates(organization: OrganizationId, waba: &NetworkRef) -> V
     ]
 }
 
+/// A text message "hello" from +15557654321 to `sender`, received at `received_at` and recorded as `id` at
+/// `recorded_at`, with a unique wamid and a new customer event id.
+pub fn inbound_record(
+    organization: OrganizationId,
+    sender: &SenderNumber,
+    id: herald_domain::ids::InboundId,
+    received_at: Timestamp,
+    recorded_at: Timestamp,
+) -> herald_domain::customer_event::InboundRecord {
+    let wamid = format!("wamid.in.{}", next_ulid());
+    herald_domain::customer_event::InboundRecord {
+        id,
+        organization_id: organization,
+        sender_id: sender.id,
+        media_id: None,
+        message: herald_domain::network::InboundMessage {
+            phone_number_id: network_ref(sender.phone_number_id.as_str()),
+            network_message_id: wamid.clone(),
+            from: phone("+15557654321").into(),
+            from_user_id: None,
+            from_name: None,
+            received_at,
+            message_type: "text".to_owned(),
+            content: herald_domain::network::InboundContent::Text {
+                body: "hello".to_owned(),
+            },
+            context_message_id: None,
+            referral: None,
+            raw: format!(r#"{{"id":"{wamid}"}}"#),
+        },
+        customer_event_id: EventId::from_ulid(next_ulid()),
+        recorded_at,
+    }
+}
+
 /// An enabled webhook endpoint of `organization` receiving `events`, created (and updated) at `created_at`,
 /// with a unique URL and distinct stand-in sealed secret bytes (never a real secret).
 pub fn webhook_endpoint(

@@ -4,19 +4,18 @@
 use crate::helpers::{postgres_or_skip, sqlite, test_name};
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
-use herald_domain::customer_event::InboundRecord;
 use herald_domain::dispatch::{ClaimToken, JobCompletion, JobOutcome, StoredCallback};
 use herald_domain::ids::{EventId, InboundId, MessageId, OrganizationId};
 use herald_domain::message::{Message, MessageError};
-use herald_domain::network::{AccountNotice, InboundContent, InboundMessage, NoticeChange};
+use herald_domain::network::{AccountNotice, NoticeChange};
 use herald_domain::notice::NoticeRecord;
-use herald_domain::organization::SenderNumber;
+use herald_domain::organization::{Organization, SenderNumber};
 use herald_domain::ports::RetentionReport;
 use herald_domain::webhook::{EndpointPatch, EventSelection};
 use herald_store::Store;
 use herald_testkit::fixtures::{
-    SIMULATOR_WABA, accept_request, network_ref, next_ulid, organization, phone, sender, t0, text_message,
-    webhook_endpoint,
+    SIMULATOR_WABA, accept_request, inbound_record, network_ref, next_ulid, organization, sender, t0,
+    text_message, webhook_endpoint,
 };
 use ulid::Ulid;
 
@@ -85,8 +84,8 @@ async fn exists(store: &Store, org: OrganizationId, message: &Message) -> bool {
         .is_some()
 }
 
-async fn old_final_rows_go_newer_and_in_flight_stay(store: Store) {
-    // The trial plan keeps 30 days.
+/// A new organization on the trial plan (which keeps 30 days), with one sender.
+async fn trial_organization(store: &Store) -> (Organization, SenderNumber) {
     let org = organization("trial");
     store
         .accounts()
@@ -95,6 +94,12 @@ async fn old_final_rows_go_newer_and_in_flight_stay(store: Store) {
         .expect("organization");
     let from = sender(org.id, "+15550001111", true);
     store.accounts().add_sender(&from).await.expect("sender");
+    (org, from)
+}
+
+async fn old_final_rows_go_newer_and_in_flight_stay(store: Store) {
+    // The trial plan keeps 30 days.
+    let (org, from) = trial_organization(&store).await;
     let now = t0() + TimeDelta::days(100);
     let mut old = Vec::new();
     for i in 0..3 {
@@ -269,32 +274,9 @@ async fn postgres_retention_removes_old_final_rows_in_bounded_batches() {
 async fn inbound_at(store: &Store, org: OrganizationId, sender: &SenderNumber, at: Timestamp) -> InboundId {
     let millis = u64::try_from(at.timestamp_millis()).unwrap();
     let id = InboundId::from_ulid(Ulid::from_parts(millis, next_ulid().random()));
-    let wamid = format!("wamid.in.{}", next_ulid());
     let recorded = store
         .tracking()
-        .record_inbound_message(&InboundRecord {
-            id,
-            organization_id: org,
-            sender_id: sender.id,
-            media_id: None,
-            message: InboundMessage {
-                phone_number_id: network_ref(sender.phone_number_id.as_str()),
-                network_message_id: wamid.clone(),
-                from: phone("+15557654321").into(),
-                from_user_id: None,
-                from_name: None,
-                received_at: at,
-                message_type: "text".to_owned(),
-                content: InboundContent::Text {
-                    body: "hello".to_owned(),
-                },
-                context_message_id: None,
-                referral: None,
-                raw: format!(r#"{{"id":"{wamid}"}}"#),
-            },
-            customer_event_id: EventId::from_ulid(next_ulid()),
-            recorded_at: at,
-        })
+        .record_inbound_message(&inbound_record(org, sender, id, at, at))
         .await
         .expect("record_inbound_message");
     assert!(recorded, "a new inbound message is recorded");
@@ -316,14 +298,7 @@ async fn inbound_exists(store: &Store, org: OrganizationId, id: &InboundId) -> b
 /// the oldest `limit` and dropped the busy ones, so `limit` busy messages at the head stopped retention for
 /// the organization for as long as they stayed busy.
 async fn busy_messages_at_the_head_do_not_hold_back_the_rest(store: Store) {
-    let org = organization("trial");
-    store
-        .accounts()
-        .create_organization(&org)
-        .await
-        .expect("organization");
-    let from = sender(org.id, "+15550001111", true);
-    store.accounts().add_sender(&from).await.expect("sender");
+    let (org, from) = trial_organization(&store).await;
     let now = t0() + TimeDelta::days(100);
     let mut busy = Vec::new();
     for i in 0..2 {
@@ -476,14 +451,7 @@ async fn cancelled_broadcast(
 }
 
 async fn ended_broadcasts_go_once_their_messages_are_gone(store: Store) {
-    let org = organization("trial");
-    store
-        .accounts()
-        .create_organization(&org)
-        .await
-        .expect("organization");
-    let from = sender(org.id, "+15550001111", true);
-    store.accounts().add_sender(&from).await.expect("sender");
+    let (org, from) = trial_organization(&store).await;
     let now = t0() + TimeDelta::days(100);
     let (old, old_message) = cancelled_broadcast(&store, org.id, &from, t0()).await;
     let (recent, _) = cancelled_broadcast(&store, org.id, &from, now - TimeDelta::days(1)).await;

@@ -3,15 +3,14 @@
 
 use super::outbox::{claim, completion, events_of, token};
 use super::{Ports, accept_ok, new_organization, new_organization_with_sender};
-use crate::fixtures::{accept_request, at, network_ref, next_ulid, phone, text_message, webhook_endpoint};
+use crate::fixtures::{accept_request, at, inbound_record, next_ulid, text_message, webhook_endpoint};
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
 use herald_domain::content::MessageRef;
-use herald_domain::customer_event::{CustomerEventType, InboundRecord};
+use herald_domain::customer_event::CustomerEventType;
 use herald_domain::dispatch::{ClaimToken, JobOutcome};
 use herald_domain::ids::{DeliveryId, EventId, InboundId, OrganizationId, WebhookId};
 use herald_domain::message::{EventSource, Message, MessageError, MessageStatus};
-use herald_domain::network::{InboundContent, InboundMessage};
 use herald_domain::organization::{Organization, SealedSecret, SenderNumber};
 use herald_domain::ports::StoreError;
 use herald_domain::status::StatusReport;
@@ -166,37 +165,20 @@ async fn inbound_event(
     sender: &SenderNumber,
     recorded_at: Timestamp,
 ) -> EventId {
-    let customer_event_id = EventId::from_ulid(next_ulid());
-    let wamid = format!("wamid.in.{}", next_ulid());
+    let record = inbound_record(
+        org.id,
+        sender,
+        InboundId::from_ulid(next_ulid()),
+        recorded_at - TimeDelta::seconds(1),
+        recorded_at,
+    );
     let recorded = ports
         .tracking
-        .record_inbound_message(&InboundRecord {
-            id: InboundId::from_ulid(next_ulid()),
-            organization_id: org.id,
-            sender_id: sender.id,
-            media_id: None,
-            message: InboundMessage {
-                phone_number_id: network_ref(sender.phone_number_id.as_str()),
-                network_message_id: wamid.clone(),
-                from: phone("+15557654321").into(),
-                from_user_id: None,
-                from_name: None,
-                received_at: recorded_at - TimeDelta::seconds(1),
-                message_type: "text".to_owned(),
-                content: InboundContent::Text {
-                    body: "hello".to_owned(),
-                },
-                context_message_id: None,
-                referral: None,
-                raw: format!(r#"{{"id":"{wamid}"}}"#),
-            },
-            customer_event_id,
-            recorded_at,
-        })
+        .record_inbound_message(&record)
         .await
         .expect("record_inbound_message");
     assert!(recorded, "a new inbound message is recorded");
-    customer_event_id
+    record.customer_event_id
 }
 
 /// Sends a test event to `endpoint` at `when`; answers the event and delivery ids.
