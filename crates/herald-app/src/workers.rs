@@ -295,9 +295,8 @@ async fn dispatch_loop(
             Ok(_) => {}
             Err(error) => {
                 tracing::warn!(%error, "dispatch round failed");
-                tokio::select! {
-                    () = tokio::time::sleep(Duration::from_secs(1)) => {}
-                    _ = stop.changed() => return,
+                if !paused_after_failure(&mut stop).await {
+                    return;
                 }
                 continue;
             }
@@ -306,6 +305,15 @@ async fn dispatch_loop(
             () = notifier.wait(poll) => {}
             _ = stop.changed() => return,
         }
+    }
+}
+
+/// After a failed store call, waits a second before the loop tries again (the store is likely down or
+/// overloaded); `false` when the workers stop meanwhile.
+async fn paused_after_failure(stop: &mut watch::Receiver<bool>) -> bool {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_secs(1)) => true,
+        _ = stop.changed() => false,
     }
 }
 
@@ -354,9 +362,8 @@ async fn webhook_loop(
                 }
                 Err(error) => {
                     tracing::warn!(%error, "webhook claim failed");
-                    tokio::select! {
-                        () = tokio::time::sleep(Duration::from_secs(1)) => {}
-                        _ = stop.changed() => break,
+                    if !paused_after_failure(&mut stop).await {
+                        break;
                     }
                     continue;
                 }
@@ -567,6 +574,15 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic, reason = "test code")]
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    /// A loop whose store call failed pauses before trying again, unless the workers stop meanwhile: then
+    /// it is told to end at once instead of sleeping out its pause.
+    #[tokio::test]
+    async fn a_paused_loop_ends_when_the_workers_stop() {
+        let (stopping, mut stop) = watch::channel(false);
+        stopping.send(true).unwrap();
+        assert!(!paused_after_failure(&mut stop).await, "stopped: end the loop");
+    }
 
     /// A webhook loop claims at once at first and after a full batch; after a partial one it waits until
     /// half of it came back (however many recordings that took), or all of it, or it is woken.

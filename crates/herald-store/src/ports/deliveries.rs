@@ -175,8 +175,8 @@ macro_rules! deliveries_port {
             /// recorded attempt's endpoint in the batch's order. Applying an attempt's health only sets when
             /// its endpoint's failures began (or clears it), so for an endpoint no attempt of the batch
             /// disables, the last one decides and the others are skipped. When every endpoint's last attempt
-            /// succeeded (a healthy round), one statement clears them all: it changes, and locks, only an
-            /// endpoint that was failing. Otherwise each endpoint is written in id order (a stable sort keeps
+            /// succeeded (a healthy round), the ones that were failing are locked in id order and cleared by
+            /// one statement. Otherwise each endpoint is written in id order (a stable sort keeps
             /// one endpoint's attempts in theirs), so two recordings sharing endpoints lock them in one order
             /// and cannot deadlock.
             pub(super) async fn record_batch_health_in_tx(
@@ -195,14 +195,25 @@ macro_rules! deliveries_port {
                         .iter()
                         .filter_map(|group| <[_]>::first(group).map(|(id, _)| id.as_str()))
                         .collect();
-                    diesel::update(
+                    // Locked in id order first, as the per-endpoint path writes them: one `UPDATE … = ANY`
+                    // locks its rows in whatever order it finds them.
+                    let failing: Vec<String> = for_update!(
                         webhook_endpoints::table
                             .filter(webhook_endpoints::id.eq_any(ids))
-                            .filter(webhook_endpoints::failing_since.is_not_null()),
+                            .filter(webhook_endpoints::failing_since.is_not_null())
+                            .order(webhook_endpoints::id)
+                            .select(webhook_endpoints::id)
                     )
-                    .set(webhook_endpoints::failing_since.eq(None::<Timestamp>))
-                    .execute(conn)
+                    .load(conn)
                     .await?;
+                    if !failing.is_empty() {
+                        diesel::update(
+                            webhook_endpoints::table.filter(webhook_endpoints::id.eq_any(&failing)),
+                        )
+                        .set(webhook_endpoints::failing_since.eq(None::<Timestamp>))
+                        .execute(conn)
+                        .await?;
+                    }
                     return Ok(());
                 }
                 for group in &mut groups {
