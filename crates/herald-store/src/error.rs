@@ -82,6 +82,10 @@ pub(crate) enum TxError {
     /// A group commit's quota, charged last, did not fit whole: the batch rolls back and is written again
     /// with the quota charged first, item by item (see `write_batch`).
     QuotaTight,
+    /// A pipelined batch of accepts met what it does not decide itself (a claim lost, a recipient refusing,
+    /// a quota tight): it rolls back and the batch is written statement by statement
+    /// (`accept_batch_pipelined` on PostgreSQL).
+    StepByStep,
 }
 
 impl From<DieselError> for TxError {
@@ -101,7 +105,9 @@ impl TxError {
         match self {
             Self::Store(error) => error,
             // Answered by a second transaction, never returned; a bug if it is.
-            Self::QuotaTight => StoreError::Unknown(anyhow::anyhow!("a batch's quota was not charged")),
+            Self::QuotaTight | Self::StepByStep => {
+                StoreError::Unknown(anyhow::anyhow!("a batch's quota was not charged"))
+            }
         }
     }
 }

@@ -19,7 +19,7 @@
 
 use crate::rows::{CustomerEventRow, EventRow, MessageRow, quota_ceiling};
 use herald_domain::Timestamp;
-use herald_domain::contact::{Recipient, SendPurpose};
+use herald_domain::contact::{Contact, Recipient, RecipientRefusal, SendPurpose};
 use herald_domain::dispatch::StoredCallback;
 use herald_domain::ports::{AcceptOutcome, AcceptRequest, OutboxJob, StoreError};
 use herald_domain::status::StatusUpdate;
@@ -352,6 +352,88 @@ impl PreparedAccept {
                 .map(|purpose| (request.message.to.clone(), purpose)),
         })
     }
+}
+
+/// Whom a batch's recipient checks read: the organizations, numbers and user ids of the items that ask for
+/// the check (`PreparedAccept::recipient_check`); `None` when none asks, so nothing is read.
+pub(crate) struct RecipientKeys {
+    pub(crate) organizations: Vec<String>,
+    pub(crate) numbers: Vec<String>,
+    pub(crate) users: Vec<String>,
+}
+
+impl RecipientKeys {
+    pub(crate) fn of(items: &[&PreparedAccept]) -> Option<Self> {
+        let checked = || {
+            items
+                .iter()
+                .filter_map(|item| item.recipient_check.as_ref().map(|c| (item, c)))
+        };
+        checked().next()?;
+        let mut organizations: Vec<String> = checked()
+            .map(|(item, _)| item.message.organization_id.clone())
+            .collect();
+        organizations.sort_unstable();
+        organizations.dedup();
+        let numbers = checked()
+            .filter_map(|(_, (to, _))| match to {
+                Recipient::Number(number) => Some(number.as_str().to_owned()),
+                Recipient::User(_) => None,
+            })
+            .collect();
+        let users = checked()
+            .filter_map(|(_, (to, _))| match to {
+                Recipient::User(user) => Some(user.as_str().to_owned()),
+                Recipient::Number(_) => None,
+            })
+            .collect();
+        Some(Self {
+            organizations,
+            numbers,
+            users,
+        })
+    }
+}
+
+/// The query of the contacts among a batch's [`RecipientKeys`] that refuse something: only those, since
+/// most recipients have none, so most batches read no row. Expanded where the store's `contacts` schema and
+/// `ContactRow` are in scope (one text for both stores).
+macro_rules! refusing_contacts {
+    ($keys:expr) => {{
+        let keys: $crate::group_commit::RecipientKeys = $keys;
+        contacts::table
+            .filter(contacts::organization_id.eq_any(keys.organizations))
+            .filter(
+                contacts::number
+                    .eq_any(keys.numbers)
+                    .or(contacts::user_id.eq_any(keys.users)),
+            )
+            .filter(contacts::blocked.eq(true).or(contacts::marketing.eq("stopped")))
+            .select(ContactRow::as_select())
+    }};
+}
+pub(crate) use refusing_contacts;
+
+/// The first refusal each item's recipient gives its send, among `found`: the contacts read for the batch's
+/// [`RecipientKeys`] that refuse something (blocked; marketing stopped).
+pub(crate) fn recipient_refusals_among(
+    items: &[&PreparedAccept],
+    found: &[Contact],
+) -> Vec<Option<RecipientRefusal>> {
+    items
+        .iter()
+        .map(|item| {
+            let (to, purpose) = item.recipient_check.as_ref()?;
+            let contact = found.iter().find(|contact| {
+                contact.organization_id.to_string() == item.message.organization_id
+                    && match to {
+                        Recipient::Number(number) => contact.number.as_ref() == Some(number),
+                        Recipient::User(user) => contact.user_id.as_ref() == Some(user),
+                    }
+            })?;
+            RecipientRefusal::all_for(contact, *purpose).into_iter().next()
+        })
+        .collect()
 }
 
 #[cfg(test)]

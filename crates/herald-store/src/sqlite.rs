@@ -446,6 +446,16 @@ async fn record_successes_at_once(
     Ok(None)
 }
 
+/// SQLite writes a batch of accepts in its one writer's transaction, without round trips: nothing for
+/// pipelining to save (`None`: the statement-by-statement path; the PostgreSQL store pipelines).
+#[allow(clippy::unused_async, reason = "the same signature as the PostgreSQL store's")]
+async fn accept_batch_pipelined(
+    _db: &Db,
+    _items: &[&PreparedAccept],
+) -> Option<Result<Vec<herald_domain::ports::AcceptOutcome>, TxError>> {
+    None
+}
+
 crate::ports::port_impls!();
 
 #[async_trait]

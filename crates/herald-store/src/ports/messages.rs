@@ -12,7 +12,7 @@ macro_rules! messages_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::contact::{Contact, Recipient, RecipientRefusal};
+            use herald_domain::contact::{Contact, RecipientRefusal};
             use herald_domain::content::MessageRef;
             use herald_domain::ids::{MessageId, OrganizationId, SenderId};
             use herald_domain::message::{Message, StatusEvent};
@@ -22,7 +22,9 @@ macro_rules! messages_port {
             };
             use herald_domain::time::BillingPeriod;
             use $crate::error::{TxError, corrupt, from_diesel};
-            use $crate::group_commit::{Pending, PreparedAccept};
+            use $crate::group_commit::{
+                Pending, PreparedAccept, RecipientKeys, recipient_refusals_among, refusing_contacts,
+            };
             use $crate::rows::{ContactRow, EventRow, IDEMPOTENCY_COMPLETED, JOB_PENDING, MessageRow};
 
             // ---- Group commit of accepts (see `crate::group_commit`) ----
@@ -148,70 +150,15 @@ macro_rules! messages_port {
                 conn: &mut Conn,
                 items: &[&PreparedAccept],
             ) -> Result<Vec<Option<RecipientRefusal>>, TxError> {
-                let checked = || {
-                    items
-                        .iter()
-                        .filter_map(|item| item.recipient_check.as_ref())
-                };
-                if checked().next().is_none() {
+                let Some(keys) = RecipientKeys::of(items) else {
                     return Ok(vec![None; items.len()]);
-                }
-                let mut orgs: Vec<&str> = items
-                    .iter()
-                    .filter(|item| item.recipient_check.is_some())
-                    .map(|item| item.message.organization_id.as_str())
-                    .collect();
-                orgs.sort_unstable();
-                orgs.dedup();
-                let numbers: Vec<&str> = checked()
-                    .filter_map(|(to, _)| match to {
-                        Recipient::Number(number) => Some(number.as_str()),
-                        Recipient::User(_) => None,
-                    })
-                    .collect();
-                let users: Vec<&str> = checked()
-                    .filter_map(|(to, _)| match to {
-                        Recipient::User(user) => Some(user.as_str()),
-                        Recipient::Number(_) => None,
-                    })
-                    .collect();
-                // Only the contacts that refuse something: most recipients have none, so most batches read
-                // no row.
-                let rows: Vec<ContactRow> = contacts::table
-                    .filter(contacts::organization_id.eq_any(&orgs))
-                    .filter(
-                        contacts::number
-                            .eq_any(&numbers)
-                            .or(contacts::user_id.eq_any(&users)),
-                    )
-                    .filter(
-                        contacts::blocked
-                            .eq(true)
-                            .or(contacts::marketing.eq("stopped")),
-                    )
-                    .select(ContactRow::as_select())
-                    .load::<ContactRow>(conn)
-                    .await?;
+                };
+                let rows: Vec<ContactRow> = refusing_contacts!(keys).load::<ContactRow>(conn).await?;
                 let found = rows
                     .into_iter()
                     .map(Contact::try_from)
                     .collect::<Result<Vec<Contact>, StoreError>>()?;
-                Ok(items
-                    .iter()
-                    .map(|item| {
-                        let (to, purpose) = item.recipient_check.as_ref()?;
-                        let contact = found.iter().find(|contact| {
-                            contact.organization_id.to_string() == item.message.organization_id
-                                && match to {
-                                    Recipient::Number(number) => contact.number.as_ref() == Some(number),
-                                    Recipient::User(user) => contact.user_id.as_ref() == Some(user),
-                                }
-                        })?;
-                        RecipientRefusal::all_for(contact, *purpose)
-                            .into_iter()
-                            .next()
-                    })
-                    .collect())
+                Ok(recipient_refusals_among(items, &found))
             }
 
             /// Writes a batch of accepts (sorted by organization and period) inside the caller's
@@ -392,7 +339,13 @@ macro_rules! messages_port {
                             .cmp(&(&b.item.message.organization_id, &b.item.period))
                     });
                     let items: Vec<&PreparedAccept> = batch.iter().map(|pending| &pending.item).collect();
-                    let mut written = write_tx!(self, |conn| write_batch(conn, &items, Charge::Last).await);
+                    let (path, mut written) = match super::super::accept_batch_pipelined(self, &items).await {
+                        Some(written) => ("pipelined", written),
+                        None => (
+                            "step_by_step",
+                            write_tx!(self, |conn| write_batch(conn, &items, Charge::Last).await),
+                        ),
+                    };
                     if matches!(written, Err(TxError::QuotaTight)) {
                         // Near an organization's limit: charge item by item, before writing.
                         metrics::counter!("herald_group_commit_quota_retries_total").increment(1);
@@ -400,6 +353,7 @@ macro_rules! messages_port {
                     }
                     match written {
                         Ok(outcomes) => {
+                            metrics::counter!("herald_accept_batches_total", "path" => path).increment(1);
                             if outcomes.contains(&AcceptOutcome::Accepted) {
                                 self.work_committed();
                             }

@@ -12,6 +12,7 @@
     reason = "test code: failing loudly is the point"
 )]
 
+mod accept_batches;
 mod connection_loss;
 mod helpers;
 mod inline;
