@@ -498,19 +498,26 @@ def main():
 
             if not P1_ONLY:
                 # P2: a constant offered rate of half P1's peak, latency-corrected (no coordinated omission).
+                # Each run offers it twice to one server: first from its start (the cold start: new
+                # connections, empty caches; reported apart), then again, measured as the steady state that
+                # the target is about.
                 rate = max(ORGS, int(p1_pg / 2))
-                p50, p99, p999, got, p2_costs = [], [], [], [], []
+                p50, p99, p999, got, p2_costs, cold_p99 = [], [], [], [], [], []
+
+                def offered(server, seeded):
+                    return collect([
+                        oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
+                            str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
+                            key=key, body=SEND_BODY)
+                        for _, _, key in seeded
+                    ])
+
                 for run in range(RUNS):
                     server, seeded, _ = p1_herald(db.url, True)
                     try:
+                        cold = offered(server, seeded)
                         meter = CpuMeter(server.proc.pid, server.database)
-                        procs = [
-                            oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
-                                str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
-                                key=key, body=SEND_BODY)
-                            for _, _, key in seeded
-                        ]
-                        results = collect(procs)
+                        results = offered(server, seeded)
                         cpu = meter.stop()
                     finally:
                         server.stop()
@@ -524,14 +531,16 @@ def main():
                     p50.append(max(p["p50"] for p in pct) * 1000)
                     p99.append(max(p["p99"] for p in pct) * 1000)
                     p999.append(max(p["p99.9"] for p in pct) * 1000)
+                    cold_p99.append(max(r["latencyPercentiles"]["p99"] for r in cold) * 1000)
                     got.append(sum(ok_count(r, 202) for r in results) / max(r["summary"]["total"] for r in results))
-                    log(f"P2 run {run}: p99 {p99[-1]:.1f} ms")
+                    log(f"P2 run {run}: p99 {p99[-1]:.1f} ms (from the start: {cold_p99[-1]:.1f} ms)")
                 med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
                 lines.append(f"| P2 PostgreSQL: offered rate (50 % of P1), accepted/s | {fmt(got)} |")
                 lines.append(f"| P2 PostgreSQL: p50 | {med(p50)} |")
                 lines.append(f"| P2 PostgreSQL: p99 (target ≤ 10 ms) | {med(p99)} |")
                 verdict("P2 p99 at 50 % of P1", f"{statistics.median(p99):.1f} ms", "≤ 10 ms", statistics.median(p99) <= 10)
                 lines.append(f"| P2 PostgreSQL: p99.9 | {med(p999)} |")
+                lines.append(f"| P2 PostgreSQL: p99 of the first {SECONDS} s after the server starts (cold start) | {med(cold_p99)} |")
                 lines.append(f"| P2 PostgreSQL: Herald CPU per accept, µs | {fmt(col(p2_costs, 'herald'))} |")
                 lines.append(f"| P2 PostgreSQL: PostgreSQL CPU per accept, µs | {fmt(col(p2_costs, 'pg'))} |")
                 lines.append(f"| P2 PostgreSQL: machine idle, % | {fmt(col(p2_costs, 'idle'))} |")
@@ -598,7 +607,8 @@ def main():
                  "`BEGIN; INSERT INTO messages …; INSERT INTO message_events …; INSERT INTO outbox …; COMMIT;` "
                  "(see `pgbench_tps` in scripts/bench_http.py), on a freshly migrated database")
     lines.append(f"- P2: as P1 with `-q RATE/{ORGS} --latency-correction` per generator, RATE = half of P1's median; "
-                 "the worst generator's percentile is reported")
+                 f"the worst generator's percentile is reported; offered twice per run to one server, the first {SECONDS} s "
+                 "from its start (the cold start, reported apart) and the next measured (the steady state)")
     lines.append(f"- P5: `herald serve --role all`, VmRSS from /proc after 2 s idle, then the peak while "
                  f"`oha --no-tui -z {SECONDS}s -c 1000 -q 500 http://127.0.0.1:PORT/healthz` holds 1,000 connections")
     lines.append("")

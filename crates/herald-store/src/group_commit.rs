@@ -53,6 +53,8 @@ pub(crate) struct GroupCommit<T, A = AcceptOutcome> {
     writers: usize,
     /// What its batches hold, the `kind` label of `herald_group_commit_batch_size`.
     kind: &'static str,
+    /// Where the batches are written: a runtime of their own, or (`None`) the caller's.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 /// What a caller should do next.
@@ -77,12 +79,19 @@ impl<T, A> GroupCommit<T, A> {
             writing: Arc::new(Semaphore::new(writers.max(1))),
             writers: writers.max(1),
             kind: "accept",
+            runtime: None,
         }
     }
 
     /// The same queue, its batches counted under `kind` in the batch-size histogram.
     pub(crate) fn of_kind(mut self, kind: &'static str) -> Self {
         self.kind = kind;
+        self
+    }
+
+    /// The same queue, its batches written on `runtime` instead of the caller's.
+    pub(crate) fn on_runtime(mut self, runtime: Option<tokio::runtime::Handle>) -> Self {
+        self.runtime = runtime;
         self
     }
 
@@ -256,12 +265,17 @@ where
         match queue(store).next_turn(&mut answer).await {
             Turn::Answered(answered) => return answered,
             Turn::Lead(batch, guard) => {
+                let runtime = queue(store).runtime.clone();
                 let store = Arc::clone(store);
-                tokio::spawn(async move {
+                let write = async move {
                     queue(&store)
                         .write_all(batch, guard, |batch| commit(&store, batch))
                         .await;
-                });
+                };
+                match runtime {
+                    Some(runtime) => drop(runtime.spawn(write)),
+                    None => drop(tokio::spawn(write)),
+                }
             }
         }
     }

@@ -67,7 +67,56 @@ fn callback_writers(options: &StoreOptions) -> usize {
     wanted.min(usize::try_from(options.max_connections / 2).unwrap_or(1).max(1))
 }
 
-/// The PostgreSQL store. One pool serves reads and writes; PostgreSQL handles concurrent writers.
+/// The thread that writes the accept batches, on a runtime and a pool of its own (issue 18, P1). On the HTTP
+/// workers' runtimes a batch waited its turn behind request handling at each of its round trips (the
+/// commit's answer, the next batch's checkout), and a batch's cycle is what P1's rate is bound by; here it
+/// never waits for a request. Its connections are made on this thread, so their socket tasks run here too.
+struct BatchWriter {
+    runtime: tokio::runtime::Handle,
+    thread: std::thread::ThreadId,
+    pool: tokio::sync::OnceCell<Pool<Conn>>,
+    connections: u32,
+    connect_timeout: Duration,
+    /// Dropped with the store: the thread's runtime ends, and with it the pool.
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl BatchWriter {
+    fn start(connections: u32, connect_timeout: Duration) -> std::io::Result<Self> {
+        let (started, handle) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("herald-accepts".to_owned())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                let runtime = match runtime {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = started.send(Err(error));
+                        return;
+                    }
+                };
+                let _ = started.send(Ok((runtime.handle().clone(), std::thread::current().id())));
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+            })?;
+        let (runtime, thread) = handle
+            .recv()
+            .map_err(|_| std::io::Error::other("the accept writer's thread ended at start"))??;
+        Ok(Self {
+            runtime,
+            thread,
+            pool: tokio::sync::OnceCell::new(),
+            connections,
+            connect_timeout,
+            _stop: stop,
+        })
+    }
+}
+
+/// The PostgreSQL store. One pool serves reads and writes (accept batches have their own, [`BatchWriter`]);
+/// PostgreSQL handles concurrent writers.
 pub(crate) struct Db {
     pool: Pool<Conn>,
     url: String,
@@ -79,6 +128,8 @@ pub(crate) struct Db {
     _keepalive: Keepalive,
     /// Accepts waiting to be committed together (see `crate::group_commit`).
     accepts: crate::group_commit::GroupCommit<crate::group_commit::PreparedAccept>,
+    /// Where accept batches are written (`None`: on the caller's runtime, with the main pool).
+    batch_writer: Option<BatchWriter>,
     /// Status callbacks waiting to be stored and applied together (see `crate::group_commit`).
     callbacks: crate::group_commit::GroupCommit<
         crate::group_commit::PreparedCallback,
@@ -115,6 +166,15 @@ impl Db {
         pool.dedicated_connection()
             .await
             .context("cannot connect to PostgreSQL")?;
+        let batch_writer = if options.group_commit {
+            let connections = u32::try_from(accept_writers(options)).unwrap_or(1);
+            Some(
+                BatchWriter::start(connections, options.connect_timeout)
+                    .context("cannot start the accept writer's thread")?,
+            )
+        } else {
+            None
+        };
         Ok(Self {
             pool,
             url: url.to_owned(),
@@ -122,7 +182,9 @@ impl Db {
             webhook_notifier: WorkNotifier::new(),
             listener: OnceLock::new(),
             _keepalive: keepalive,
-            accepts: crate::group_commit::GroupCommit::new(accept_writers(options)),
+            accepts: crate::group_commit::GroupCommit::new(accept_writers(options))
+                .on_runtime(batch_writer.as_ref().map(|w| w.runtime.clone())),
+            batch_writer,
             callbacks: crate::group_commit::GroupCommit::new(callback_writers(options)).of_kind("callback"),
             this: std::sync::OnceLock::new(),
         })
@@ -159,6 +221,28 @@ impl Db {
         pooled(&self.pool, "main").await.map_err(from_pool)
     }
 
+    /// A connection for an accept batch: the batch writer's own when on its thread, else the main pool's.
+    async fn batch_write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
+        let Some(writer) = self
+            .batch_writer
+            .as_ref()
+            .filter(|w| w.thread == std::thread::current().id())
+        else {
+            return self.write().await;
+        };
+        let pool = writer
+            .pool
+            .get_or_try_init(|| {
+                Pool::builder()
+                    .max_size(writer.connections.max(1))
+                    .connection_timeout(writer.connect_timeout)
+                    .build(AsyncDieselConnectionManager::<Conn>::new(&self.url))
+            })
+            .await
+            .map_err(|error| StoreError::Unavailable(format!("the accept writer's pool: {error}")))?;
+        pooled(pool, "accepts").await.map_err(from_pool)
+    }
+
     /// Runs `work` on a dedicated synchronous connection in a blocking thread: diesel's migration
     /// harness is synchronous, and `block_in_place` would fail on actix's single-threaded runtimes.
     async fn with_migration_connection<R, F>(&self, work: F) -> anyhow::Result<R>
@@ -180,8 +264,11 @@ impl Db {
 /// Runs `body` in one PostgreSQL transaction (`BEGIN … COMMIT`, rolled back on `Err`).
 macro_rules! write_tx {
     ($db:expr, |$conn:ident| $body:expr) => {
+        write_tx!(@on $db.write(), |$conn| $body)
+    };
+    (@on $connection:expr, |$conn:ident| $body:expr) => {
         async {
-            let mut pooled = $db.write().await?;
+            let mut pooled = $connection.await?;
             let connection: &mut Conn = &mut pooled;
             diesel_async::AsyncConnection::transaction::<_, TxError, _>(connection, async |$conn| $body).await
         }
@@ -831,7 +918,7 @@ async fn accept_batch_pipelined(
         return None;
     }
     let keyed: Vec<&&PreparedAccept> = items.iter().filter(|i| i.idempotency_key.is_some()).collect();
-    let written = write_tx!(db, |conn| {
+    let written = write_tx!(@on db.batch_write(), |conn| {
         let mut shared: &Conn = conn;
         let claims = (!keyed.is_empty()).then(|| held_claims(shared, &keyed));
         let contacts =

@@ -160,6 +160,11 @@ impl Db {
         pooled(&self.writer, "write").await.map_err(from_pool)
     }
 
+    /// A connection for an accept batch: the one writer's, as every write.
+    async fn batch_write(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
+        self.write().await
+    }
+
     /// Runs `work` on the writer's inner synchronous connection in a blocking thread (diesel's migration
     /// harness is synchronous). Using the writer also makes this work for an in-memory database.
     async fn with_sync_writer<R, F>(&self, work: F) -> anyhow::Result<R>
@@ -178,8 +183,11 @@ impl Db {
 /// Runs `body` in one `BEGIN IMMEDIATE` transaction on the single writer connection.
 macro_rules! write_tx {
     ($db:expr, |$conn:ident| $body:expr) => {
+        write_tx!(@on $db.write(), |$conn| $body)
+    };
+    (@on $connection:expr, |$conn:ident| $body:expr) => {
         async {
-            let mut pooled = $db.write().await?;
+            let mut pooled = $connection.await?;
             let connection: &mut Conn = &mut pooled;
             crate::inline::immediate_transaction::<_, TxError, _>(connection, async |$conn| $body).await
         }

@@ -1,9 +1,7 @@
 //! How a batch of accepts is written (issue 18, P1). On PostgreSQL an ordinary batch's statements are
 //! pipelined in one transaction; a batch with something to decide item by item (here a recipient who
 //! refuses) rolls back and takes the statement-by-statement path, answered the same way. SQLite has one
-//! path. `herald_accept_batches_total{path}` says which path wrote each batch; these tests read it with a
-//! recorder of their own, on a current-thread runtime, so the batches written on spawned tasks are counted
-//! too.
+//! path. `herald_accept_batches_total{path}` says which path wrote each batch.
 
 use crate::helpers::{postgres_or_skip, sqlite, test_name};
 use chrono::TimeDelta;
@@ -18,21 +16,20 @@ use herald_testkit::fixtures::{
 };
 use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use std::collections::BTreeMap;
-use std::future::Future;
+use std::sync::OnceLock;
 
-/// Runs `test` on a current-thread runtime with its own recorder, and returns the batches counted per path.
-fn counting_batches<F: Future<Output = ()>>(test: impl FnOnce() -> F) -> BTreeMap<String, u64> {
-    let recorder = DebuggingRecorder::new();
-    let snapshotter = recorder.snapshotter();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    metrics::with_local_recorder(&recorder, || runtime.block_on(test()));
-    batches(&snapshotter)
-}
-
-fn batches(snapshotter: &Snapshotter) -> BTreeMap<String, u64> {
+/// The accept batches counted per path so far by this process's recorder (installed by the first call).
+/// The batches are written on the store's own writer thread, so the recorder is the process's global one:
+/// under nextest each test is a process of its own; under `cargo test` other tests' accepts may add to the
+/// counts, which only raises them.
+fn batches() -> BTreeMap<String, u64> {
+    static SNAPSHOTTER: OnceLock<Snapshotter> = OnceLock::new();
+    let snapshotter = SNAPSHOTTER.get_or_init(|| {
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        metrics::set_global_recorder(recorder).expect("no other recorder in the store tests");
+        snapshotter
+    });
     snapshotter
         .snapshot()
         .into_vec()
@@ -46,6 +43,12 @@ fn batches(snapshotter: &Snapshotter) -> BTreeMap<String, u64> {
             }
         })
         .collect()
+}
+
+/// How many more batches `path` wrote in `after` than in `before`.
+fn more(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>, path: &str) -> u64 {
+    let count = |counts: &BTreeMap<String, u64>| counts.get(path).copied().unwrap_or(0);
+    count(after) - count(before)
 }
 
 /// An ordinary batch (half of it holding idempotency claims), then a batch in which one recipient is
@@ -157,34 +160,71 @@ async fn accept_together(store: &Store, requests: &[AcceptRequest]) -> Vec<Accep
     answers.into_iter().map(Result::unwrap).collect()
 }
 
-#[test]
-fn postgres_an_ordinary_batch_is_pipelined_and_a_refusal_steps_through() {
-    let counted = counting_batches(|| async {
-        if let Some(store) = postgres_or_skip(&test_name!()).await {
-            an_ordinary_batch_then_one_with_a_refusal(store).await;
-        }
-    });
-    if counted.is_empty() {
-        return; // skipped: no PostgreSQL
-    }
+#[tokio::test]
+async fn postgres_an_ordinary_batch_is_pipelined_and_a_refusal_steps_through() {
+    let before = batches();
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    an_ordinary_batch_then_one_with_a_refusal(store).await;
+    let after = batches();
     assert!(
-        counted.get("pipelined").copied().unwrap_or(0) >= 1,
-        "ordinary batches are pipelined: {counted:?}"
+        more(&before, &after, "pipelined") >= 1,
+        "ordinary batches are pipelined: {after:?}"
     );
     assert!(
-        counted.get("step_by_step").copied().unwrap_or(0) >= 1,
-        "the batch holding the refused recipient steps through: {counted:?}"
+        more(&before, &after, "step_by_step") >= 1,
+        "the batch holding the refused recipient steps through: {after:?}"
     );
 }
 
-#[test]
-fn sqlite_every_batch_is_written_step_by_step() {
-    let counted = counting_batches(|| async {
-        an_ordinary_batch_then_one_with_a_refusal(sqlite().await).await;
-    });
-    assert_eq!(counted.get("pipelined"), None, "{counted:?}");
-    assert!(
-        counted.get("step_by_step").copied().unwrap_or(0) >= 2,
-        "{counted:?}"
+#[tokio::test]
+async fn sqlite_a_batch_with_a_refusal_is_answered_item_by_item() {
+    an_ordinary_batch_then_one_with_a_refusal(sqlite().await).await;
+}
+
+/// The threads of this process named as the accept writer's.
+fn accept_writer_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|name| name.trim() == "herald-accepts")
+        .count()
+}
+
+/// A PostgreSQL store writes its accept batches on a thread of its own, and that thread ends with the store:
+/// a process that makes and drops stores (the tests, the CLI's commands) does not pile them up.
+#[tokio::test]
+async fn postgres_the_accept_writer_thread_ends_with_its_store() {
+    // The count is the process's: it holds only for a test in a process of its own.
+    if std::env::var("NEXTEST_EXECUTION_MODE").as_deref() != Ok("process-per-test") {
+        eprintln!(
+            "SKIPPED (needs a process of its own, as under nextest): {}",
+            test_name!()
+        );
+        return;
+    }
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    let org = organization("starter");
+    store.accounts().create_organization(&org).await.unwrap();
+    let from = sender(org.id, "+15550001111", true);
+    store.accounts().add_sender(&from).await.unwrap();
+    let message = text_message(org.id, &from, "+15551234567", t0());
+    let answers = accept_together(&store, &[accept_request(&message, None, None)]).await;
+    assert_eq!(answers, [AcceptOutcome::Accepted]);
+    assert_eq!(
+        accept_writer_threads(),
+        1,
+        "the store's batches have their thread"
     );
+    drop(store);
+    for _ in 0..500 {
+        if accept_writer_threads() == 0 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the accept writer's thread outlived its store by 5 s");
 }
