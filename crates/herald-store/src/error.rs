@@ -105,8 +105,9 @@ impl TxError {
         match self {
             Self::Store(error) => error,
             // Answered by a second transaction, never returned; a bug if it is.
-            Self::QuotaTight | Self::StepByStep => {
-                StoreError::Unknown(anyhow::anyhow!("a batch's quota was not charged"))
+            Self::QuotaTight => StoreError::Unknown(anyhow::anyhow!("a batch's quota was not charged")),
+            Self::StepByStep => {
+                StoreError::Unknown(anyhow::anyhow!("a pipelined batch was not written step by step"))
             }
         }
     }

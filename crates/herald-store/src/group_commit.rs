@@ -370,34 +370,34 @@ impl PreparedAccept {
 
 /// Whom a batch's recipient checks read: the organizations, numbers and user ids of the items that ask for
 /// the check (`PreparedAccept::recipient_check`); `None` when none asks, so nothing is read.
-pub(crate) struct RecipientKeys {
-    pub(crate) organizations: Vec<String>,
-    pub(crate) numbers: Vec<String>,
-    pub(crate) users: Vec<String>,
+pub(crate) struct RecipientKeys<'a> {
+    pub(crate) organizations: Vec<&'a str>,
+    pub(crate) numbers: Vec<&'a str>,
+    pub(crate) users: Vec<&'a str>,
 }
 
-impl RecipientKeys {
-    pub(crate) fn of(items: &[&PreparedAccept]) -> Option<Self> {
+impl<'a> RecipientKeys<'a> {
+    pub(crate) fn of(items: &[&'a PreparedAccept]) -> Option<Self> {
         let checked = || {
             items
                 .iter()
-                .filter_map(|item| item.recipient_check.as_ref().map(|c| (item, c)))
+                .filter_map(|item| item.recipient_check.as_ref().map(|check| (*item, check)))
         };
         checked().next()?;
-        let mut organizations: Vec<String> = checked()
-            .map(|(item, _)| item.message.organization_id.clone())
+        let mut organizations: Vec<&str> = checked()
+            .map(|(item, _)| item.message.organization_id.as_str())
             .collect();
         organizations.sort_unstable();
         organizations.dedup();
         let numbers = checked()
             .filter_map(|(_, (to, _))| match to {
-                Recipient::Number(number) => Some(number.as_str().to_owned()),
+                Recipient::Number(number) => Some(number.as_str()),
                 Recipient::User(_) => None,
             })
             .collect();
         let users = checked()
             .filter_map(|(_, (to, _))| match to {
-                Recipient::User(user) => Some(user.as_str().to_owned()),
+                Recipient::User(user) => Some(user.as_str()),
                 Recipient::Number(_) => None,
             })
             .collect();
@@ -414,7 +414,7 @@ impl RecipientKeys {
 /// `ContactRow` are in scope (one text for both stores).
 macro_rules! refusing_contacts {
     ($keys:expr) => {{
-        let keys: $crate::group_commit::RecipientKeys = $keys;
+        let keys: $crate::group_commit::RecipientKeys<'_> = $keys;
         contacts::table
             .filter(contacts::organization_id.eq_any(keys.organizations))
             .filter(

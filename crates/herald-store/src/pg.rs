@@ -1001,8 +1001,10 @@ async fn insert_accepted(conn: &mut Conn, items: &[&PreparedAccept]) -> Result<(
 fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<'a>> {
     use diesel::sql_types::{Array, Nullable};
     let mut sent = Vec::with_capacity(4);
-    let m = |f: fn(&PreparedAccept) -> String| items.iter().map(|i| f(i)).collect::<Vec<String>>();
-    let mo = |f: fn(&PreparedAccept) -> Option<String>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    // Borrowed: a statement's binds are serialized when it is made, before this returns.
+    let m = |f: fn(&PreparedAccept) -> &str| items.iter().map(|i| f(i)).collect::<Vec<&str>>();
+    let mo = |f: fn(&PreparedAccept) -> Option<&str>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    let ids = |f: fn(&PreparedAccept) -> String| items.iter().map(|i| f(i)).collect::<Vec<String>>();
     let mt = |f: fn(&PreparedAccept) -> DateTime<Utc>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
     let mto =
         |f: fn(&PreparedAccept) -> Option<DateTime<Utc>>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
@@ -1015,17 +1017,17 @@ fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<
          $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::timestamptz[], \
          $19::timestamptz[], $20::text[], $21::timestamptz[], $22::text[])",
     )
-    .bind::<Array<Text>, _>(m(|i| i.message.id.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.organization_id.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.sender_id.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.from_number.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.to_number.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.message_type.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.content.clone()))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.client_reference.clone()))
-    .bind::<Array<Text>, _>(m(|i| i.message.status.clone()))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.network_message_id.clone()))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.error.clone()))
+    .bind::<Array<Text>, _>(m(|i| i.message.id.as_str()))
+    .bind::<Array<Text>, _>(m(|i| i.message.organization_id.as_str()))
+    .bind::<Array<Text>, _>(m(|i| i.message.sender_id.as_str()))
+    .bind::<Array<Text>, _>(m(|i| i.message.from_number.as_str()))
+    .bind::<Array<Text>, _>(m(|i| i.message.to_number.as_str()))
+    .bind::<Array<Text>, _>(m(|i| i.message.message_type.as_str()))
+    .bind::<Array<Text>, _>(m(|i| i.message.content.as_str()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.client_reference.as_deref()))
+    .bind::<Array<Text>, _>(m(|i| i.message.status.as_str()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.network_message_id.as_deref()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.error.as_deref()))
     .bind::<Array<Timestamptz>, _>(mt(|i| i.message.created_at))
     .bind::<Array<Timestamptz>, _>(mt(|i| i.message.updated_at))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.accepted_at))
@@ -1034,9 +1036,9 @@ fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.delivered_at))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.read_at))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.failed_at))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.trace_context.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.trace_context.as_deref()))
     .bind::<Array<Nullable<Timestamptz>>, _>(mto(|i| i.message.scheduled_for))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.as_deref()))
     .execute(&mut conn);
     sent.push(messages);
     sent.extend(status_events(
@@ -1052,15 +1054,15 @@ fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<
          $8::timestamptz[], $9::text[]) AS j(id, org, message_id, sender_id, available_at, deadline, created_at, \
          broadcast_id)",
     )
-    .bind::<Array<Text>, _>(m(|i| i.job.id.to_string()))
-    .bind::<Array<Text>, _>(m(|i| i.job.organization_id.to_string()))
-    .bind::<Array<Text>, _>(m(|i| i.job.message_id.to_string()))
-    .bind::<Array<Text>, _>(m(|i| i.job.sender_id.to_string()))
+    .bind::<Array<Text>, _>(ids(|i| i.job.id.to_string()))
+    .bind::<Array<Text>, _>(ids(|i| i.job.organization_id.to_string()))
+    .bind::<Array<Text>, _>(ids(|i| i.job.message_id.to_string()))
+    .bind::<Array<Text>, _>(ids(|i| i.job.sender_id.to_string()))
     .bind::<Text, _>(JOB_PENDING)
     .bind::<Array<Timestamptz>, _>(mt(|i| i.job.available_at))
     .bind::<Array<Timestamptz>, _>(mt(|i| i.job.deadline))
     .bind::<Array<Timestamptz>, _>(mt(|i| i.now))
-    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.clone()))
+    .bind::<Array<Nullable<Text>>, _>(mo(|i| i.message.broadcast_id.as_deref()))
     .execute(&mut conn);
     sent.push(jobs);
     let keyed: Vec<&&PreparedAccept> = items.iter().filter(|i| i.idempotency_key.is_some()).collect();
@@ -1071,27 +1073,16 @@ fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<
              AS u(org, key, message_id, at, token) \
              WHERE k.organization_id = u.org AND k.key = u.key AND k.claim_token = u.token",
         )
-        .bind::<Array<Text>, _>(
-            keyed
-                .iter()
-                .map(|i| i.message.organization_id.clone())
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<Text>, _>(
-            keyed
-                .iter()
-                .map(|i| i.idempotency_key.clone().unwrap_or_default())
-                .collect::<Vec<_>>(),
-        )
-        .bind::<Array<Text>, _>(keyed.iter().map(|i| i.message.id.clone()).collect::<Vec<_>>())
+        .bind::<Array<Text>, _>(column(&keyed, |i| i.message.organization_id.as_str()))
+        .bind::<Array<Text>, _>(column(&keyed, |i| {
+            i.idempotency_key.as_deref().unwrap_or_default()
+        }))
+        .bind::<Array<Text>, _>(column(&keyed, |i| i.message.id.as_str()))
         .bind::<Text, _>(IDEMPOTENCY_COMPLETED)
-        .bind::<Array<Timestamptz>, _>(keyed.iter().map(|i| i.now).collect::<Vec<_>>())
-        .bind::<Array<Text>, _>(
-            keyed
-                .iter()
-                .map(|i| i.idempotency_token.clone().unwrap_or_default())
-                .collect::<Vec<_>>(),
-        )
+        .bind::<Array<Timestamptz>, _>(column(&keyed, |i| i.now))
+        .bind::<Array<Text>, _>(column(&keyed, |i| {
+            i.idempotency_token.as_deref().unwrap_or_default()
+        }))
         .execute(&mut conn);
         sent.push(completed);
     }

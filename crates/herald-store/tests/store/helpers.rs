@@ -114,3 +114,23 @@ macro_rules! test_name {
     }};
 }
 pub(crate) use test_name;
+
+/// One test per store running `scenario(store)`: `$sqlite` on a fresh SQLite file, `$postgres` on a fresh
+/// PostgreSQL database (skipped, saying so, without `HERALD_TEST_DATABASE_URL`).
+macro_rules! on_both_stores {
+    ($sqlite:ident, $postgres:ident, $scenario:path) => {
+        #[tokio::test]
+        async fn $sqlite() {
+            $scenario(crate::helpers::sqlite().await).await;
+        }
+
+        #[tokio::test]
+        async fn $postgres() {
+            let Some(store) = crate::helpers::postgres_or_skip(&crate::helpers::test_name!()).await else {
+                return;
+            };
+            $scenario(store).await;
+        }
+    };
+}
+pub(crate) use on_both_stores;

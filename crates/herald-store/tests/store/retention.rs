@@ -1,7 +1,7 @@
 //! Data retention (issue 18): rows past their organization's plan's retention go, in bounded batches;
 //! newer rows and messages still in flight stay.
 
-use crate::helpers::{postgres_or_skip, sqlite, test_name};
+use crate::helpers::on_both_stores;
 use chrono::TimeDelta;
 use herald_domain::Timestamp;
 use herald_domain::dispatch::{ClaimToken, JobCompletion, JobOutcome, StoredCallback};
@@ -244,31 +244,17 @@ async fn old_organization_events_go_in_bounded_batches(store: Store) {
     assert_eq!(left, vec![recent], "only the event within retention stays");
 }
 
-#[tokio::test]
-async fn sqlite_retention_removes_old_organization_events() {
-    old_organization_events_go_in_bounded_batches(sqlite().await).await;
-}
+on_both_stores!(
+    sqlite_retention_removes_old_organization_events,
+    postgres_retention_removes_old_organization_events,
+    old_organization_events_go_in_bounded_batches
+);
 
-#[tokio::test]
-async fn postgres_retention_removes_old_organization_events() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    old_organization_events_go_in_bounded_batches(store).await;
-}
-
-#[tokio::test]
-async fn sqlite_retention_removes_old_final_rows_in_bounded_batches() {
-    old_final_rows_go_newer_and_in_flight_stay(sqlite().await).await;
-}
-
-#[tokio::test]
-async fn postgres_retention_removes_old_final_rows_in_bounded_batches() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    old_final_rows_go_newer_and_in_flight_stay(store).await;
-}
+on_both_stores!(
+    sqlite_retention_removes_old_final_rows_in_bounded_batches,
+    postgres_retention_removes_old_final_rows_in_bounded_batches,
+    old_final_rows_go_newer_and_in_flight_stay
+);
 
 /// Records an inbound message to `sender` received at `at`, its id made at the same instant.
 async fn inbound_at(store: &Store, org: OrganizationId, sender: &SenderNumber, at: Timestamp) -> InboundId {
@@ -359,18 +345,11 @@ async fn busy_messages_at_the_head_do_not_hold_back_the_rest(store: Store) {
     assert_eq!(again.messages, 0, "nothing more may go: {again:?}");
 }
 
-#[tokio::test]
-async fn sqlite_retention_is_not_held_back_by_busy_messages() {
-    busy_messages_at_the_head_do_not_hold_back_the_rest(sqlite().await).await;
-}
-
-#[tokio::test]
-async fn postgres_retention_is_not_held_back_by_busy_messages() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    busy_messages_at_the_head_do_not_hold_back_the_rest(store).await;
-}
+on_both_stores!(
+    sqlite_retention_is_not_held_back_by_busy_messages,
+    postgres_retention_is_not_held_back_by_busy_messages,
+    busy_messages_at_the_head_do_not_hold_back_the_rest
+);
 
 /// A broadcast of one message made at `at`, cancelled at once (its message is `cancelled`, a final status),
 /// the broadcast `cancelled` at `at`.
@@ -483,15 +462,8 @@ async fn ended_broadcasts_go_once_their_messages_are_gone(store: Store) {
     assert_eq!(again.broadcasts, 0, "{again:?}");
 }
 
-#[tokio::test]
-async fn sqlite_retention_removes_ended_broadcasts() {
-    ended_broadcasts_go_once_their_messages_are_gone(sqlite().await).await;
-}
-
-#[tokio::test]
-async fn postgres_retention_removes_ended_broadcasts() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    ended_broadcasts_go_once_their_messages_are_gone(store).await;
-}
+on_both_stores!(
+    sqlite_retention_removes_ended_broadcasts,
+    postgres_retention_removes_ended_broadcasts,
+    ended_broadcasts_go_once_their_messages_are_gone
+);
