@@ -879,9 +879,14 @@ async fn pipelined(statements: Vec<Sent<'_>>) -> Result<Vec<usize>, TxError> {
 /// Writes an ordinary batch of accepts (sorted by organization and period) in ONE transaction whose
 /// statements are pipelined: the idempotency claims' check, the recipients' contacts, the rows
 /// ([`accepted_rows`]), the dispatchers' notice and the quota of every run, all sent before the first answer
-/// is read, so a batch costs four round trips (the pool's check, `BEGIN`, the statements, `COMMIT`) instead
-/// of one per statement, about sixteen with eight organizations (issue 18, P1). The quota is charged by one
-/// upsert of every run, last, so the counter rows stay locked only until the commit.
+/// is read, so a batch costs three round trips (the pool's check; `BEGIN` and the statements; `COMMIT`)
+/// instead of one per statement, about sixteen with eight organizations (issue 18, P1). The quota is charged
+/// by one upsert of every run, last, so the counter rows stay locked only until the commit.
+///
+/// `BEGIN` goes in the same round trip as the statements, as a statement of the pipeline rather than through
+/// diesel's transaction manager (which waits for its answer): made first, it is sent first, and PostgreSQL
+/// runs what follows in its transaction. If it failed, everything after it fails too: the only ways it can
+/// fail (a lost connection, a transaction already aborted) fail every statement that follows it.
 ///
 /// The batch is ordinary when nothing in it needs deciding item by item; the answers tell whether it was:
 /// every claim still held, no recipient refusing its send, every run charged whole. When one is not, the
@@ -918,8 +923,15 @@ async fn accept_batch_pipelined(
         return None;
     }
     let keyed: Vec<&&PreparedAccept> = items.iter().filter(|i| i.idempotency_key.is_some()).collect();
-    let written = write_tx!(@on db.batch_write(), |conn| {
-        let mut shared: &Conn = conn;
+    let mut pooled = match db.batch_write().await {
+        Ok(pooled) => pooled,
+        Err(error) => return Some(Err(error.into())),
+    };
+    pipelined_transaction_open(&mut pooled, true);
+    let written = async {
+        let mut shared: &Conn = &pooled;
+        // `BEGIN` is made first, so it is sent first: every statement after it is in its transaction.
+        let begin = prepared::fixed("BEGIN").execute(&mut shared);
         let claims = (!keyed.is_empty()).then(|| held_claims(shared, &keyed));
         let contacts =
             RecipientKeys::of(items).map(|keys| refusing_contacts!(keys).load::<ContactRow>(&mut shared));
@@ -941,11 +953,13 @@ async fn accept_batch_pipelined(
             .bind::<diesel::sql_types::Array<BigInt>, _>(column(&runs, |run| run.3))
             .execute(&mut shared),
         );
-        let (claims, contacts, counts) = futures::join!(
+        let (begun, claims, contacts, counts) = futures::join!(
+            begin,
             futures::future::OptionFuture::from(claims),
             futures::future::OptionFuture::from(contacts),
             pipelined(statements)
         );
+        begun?;
         let claims_held = claims.transpose()?.is_none_or(|held| held == keyed.len());
         let contacts = contacts
             .transpose()?
@@ -963,10 +977,31 @@ async fn accept_batch_pipelined(
         } else {
             Err(TxError::StepByStep)
         }
-    });
+    }
+    .await;
+    let end = if written.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    if let Err(error) = prepared::fixed(end).execute(&mut &*pooled).await {
+        // The transaction's outcome is unknown, and the connection may still be in it: it stays marked.
+        return Some(Err(error.into()));
+    }
+    pipelined_transaction_open(&mut pooled, false);
     match written {
         Err(TxError::StepByStep) => None,
         written => Some(written),
+    }
+}
+
+/// Tells diesel's transaction state, which does not see a `BEGIN` sent as a statement, whether the connection
+/// is in such a transaction: marked broken while it is open, so a connection dropped with the transaction
+/// still open (its batch's task ended between `BEGIN` and `COMMIT`, or the end failed) is closed by the pool
+/// instead of being handed out again; valid once it has ended.
+fn pipelined_transaction_open(conn: &mut Conn, open: bool) {
+    use diesel_async::TransactionManager as _;
+    let state = diesel_async::AnsiTransactionManager::transaction_manager_status_mut(conn);
+    if open {
+        state.set_in_error();
+    } else {
+        *state = Default::default();
     }
 }
 
