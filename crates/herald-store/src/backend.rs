@@ -108,7 +108,7 @@ pub(crate) enum SqliteTarget {
 
 /// Takes a connection from `pool`, recording how long the wait was (`herald_store_pool_wait_seconds`) and how
 /// many of the pool's connections are in use after it (`herald_store_connections_in_use`), by pool: `main`
-/// on PostgreSQL, `read` and `write` on SQLite.
+/// and `accepts` (the accept writer's own) on PostgreSQL, `read` and `write` on SQLite.
 pub(crate) async fn pooled<'a, M: bb8::ManageConnection>(
     pool: &'a bb8::Pool<M>,
     name: &'static str,

@@ -1289,6 +1289,58 @@ mod tests {
     use super::{callback_writers, claim_due_deliveries, record_attempts_together};
     use crate::cached::tests::{fresh_connection, prepared_statements};
 
+    /// The PostgreSQL session a pooled connection is.
+    async fn session(conn: &mut super::Conn) -> i32 {
+        diesel_async::RunQueryDsl::get_result(
+            diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>("pg_backend_pid()")),
+            conn,
+        )
+        .await
+        .unwrap()
+    }
+
+    /// A connection given back while a pipelined transaction is open on it (its batch's task ended between
+    /// `BEGIN` and `COMMIT`) is closed by the pool, not handed out again inside that transaction; one whose
+    /// transaction ended is kept.
+    #[tokio::test]
+    async fn a_connection_is_not_pooled_again_inside_a_pipelined_transaction() {
+        use super::{AsyncDieselConnectionManager, Conn, Pool, pipelined_transaction_open, prepared};
+        use diesel_async::RunQueryDsl;
+        let Some((guard, _)) = fresh_connection().await else {
+            return;
+        };
+        let pool = Pool::builder()
+            .max_size(1)
+            .build(AsyncDieselConnectionManager::<Conn>::new(guard.database_url()))
+            .await
+            .unwrap();
+        let left_open = {
+            let mut conn = pool.get().await.unwrap();
+            pipelined_transaction_open(&mut conn, true);
+            prepared::fixed("BEGIN").execute(&mut *conn).await.unwrap();
+            session(&mut conn).await
+        };
+        let next = {
+            let mut conn = pool.get().await.unwrap();
+            let next = session(&mut conn).await;
+            pipelined_transaction_open(&mut conn, true);
+            prepared::fixed("BEGIN").execute(&mut *conn).await.unwrap();
+            prepared::fixed("COMMIT").execute(&mut *conn).await.unwrap();
+            pipelined_transaction_open(&mut conn, false);
+            next
+        };
+        assert_ne!(
+            next, left_open,
+            "the connection left inside its transaction was closed"
+        );
+        let mut conn = pool.get().await.unwrap();
+        assert_eq!(
+            session(&mut conn).await,
+            next,
+            "a connection whose transaction ended is kept"
+        );
+    }
+
     /// Callback batches in flight: four unless configured, never more than half the pool, at least one.
     #[test]
     fn callback_writers_are_configured_within_half_the_pool() {

@@ -18,7 +18,9 @@ use metrics_util::debugging::{DebugValue, DebuggingRecorder, Snapshotter};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// The accept batches counted per path so far by this process's recorder (installed by the first call).
+/// What this process's recorder (installed by the first call) has counted so far: each accept batch by
+/// `path` (`herald_accept_batches_total`), and each connection taken from the accept writer's own pool
+/// (`herald_store_pool_wait_seconds{pool="accepts"}`, one sample per checkout) as `accepts pool`.
 /// The batches are written on the store's own writer thread, so the recorder is the process's global one:
 /// under nextest each test is a process of its own; under `cargo test` other tests' accepts may add to the
 /// counts, which only raises them.
@@ -30,17 +32,24 @@ fn batches() -> BTreeMap<String, u64> {
         metrics::set_global_recorder(recorder).expect("no other recorder in the store tests");
         snapshotter
     });
+    let label = |key: &metrics_util::CompositeKey, name: &str| {
+        key.key()
+            .labels()
+            .find(|l| l.key() == name)
+            .map(|l| l.value().to_owned())
+    };
     snapshotter
         .snapshot()
         .into_vec()
         .into_iter()
-        .filter(|(key, ..)| key.key().name() == "herald_accept_batches_total")
-        .filter_map(|(key, _, _, value)| {
-            let path = key.key().labels().find(|l| l.key() == "path")?.value().to_owned();
-            match value {
-                DebugValue::Counter(n) => Some((path, n)),
-                _ => None,
+        .filter_map(|(key, _, _, value)| match (key.key().name(), value) {
+            ("herald_accept_batches_total", DebugValue::Counter(n)) => Some((label(&key, "path")?, n)),
+            ("herald_store_pool_wait_seconds", DebugValue::Histogram(samples))
+                if label(&key, "pool").as_deref() == Some("accepts") =>
+            {
+                Some(("accepts pool".to_owned(), u64::try_from(samples.len()).ok()?))
             }
+            _ => None,
         })
         .collect()
 }
@@ -175,6 +184,10 @@ async fn postgres_an_ordinary_batch_is_pipelined_and_a_refusal_steps_through() {
     assert!(
         more(&before, &after, "step_by_step") >= 1,
         "the batch holding the refused recipient steps through: {after:?}"
+    );
+    assert!(
+        more(&before, &after, "accepts pool") >= 2,
+        "both batches took their connection from the accept writer's own pool: {after:?}"
     );
 }
 
