@@ -258,3 +258,123 @@ fn sqlite_media_kinds_rebuild_keeps_rows_order_columns_and_indexes() {
         "the primary key still holds"
     );
 }
+
+/// The lookups by network id (a status callback, an inbound reply's context) and by client reference (the
+/// message log's filter) match with `=`, which never matches NULL: each must still be answered by its index
+/// now that the index leaves out the messages without one (migration 000021). Planned generically, as the
+/// store's prepared statements are, and with sequential scans priced out, so only an index that the
+/// planner cannot prove usable for `= $1` would leave the plan without it.
+#[tokio::test]
+async fn postgres_lookups_by_network_id_and_client_reference_use_their_partial_indexes() {
+    use diesel::sql_types::Text;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+
+    #[derive(diesel::QueryableByName)]
+    struct Plan {
+        #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+        line: String,
+    }
+    let Some((_store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    let definitions = pg_texts(
+        guard.database_url(),
+        "SELECT indexdef AS value FROM pg_indexes \
+         WHERE indexname IN ('messages_by_network_id', 'messages_by_client_reference') ORDER BY indexname",
+    )
+    .await;
+    assert_eq!(definitions.len(), 2, "{definitions:?}");
+    assert!(
+        definitions[0].ends_with("WHERE (client_reference IS NOT NULL)")
+            && definitions[1].ends_with("WHERE (network_message_id IS NOT NULL)"),
+        "both indexes leave NULLs out: {definitions:?}"
+    );
+
+    let mut conn = AsyncPgConnection::establish(guard.database_url())
+        .await
+        .expect("a connection");
+    conn.batch_execute(
+        "SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan; \
+         PREPARE by_network_id(text) AS SELECT id FROM messages WHERE network_message_id = $1; \
+         PREPARE by_reference(text, text) AS SELECT id FROM messages \
+             WHERE organization_id = $1 AND client_reference = $2",
+    )
+    .await
+    .expect("prepare the lookups");
+    for (explain, index) in [
+        (
+            "EXPLAIN EXECUTE by_network_id('wamid.X')",
+            "messages_by_network_id",
+        ),
+        (
+            "EXPLAIN EXECUTE by_reference('org_1', 'order-7')",
+            "messages_by_client_reference",
+        ),
+    ] {
+        let plan: Vec<Plan> = diesel::sql_query(explain).load(&mut conn).await.expect(explain);
+        let plan: Vec<String> = plan.into_iter().map(|p| p.line).collect();
+        assert!(
+            plan.iter().any(|line| line.contains(&format!("using {index}"))),
+            "{explain}: {plan:?}"
+        );
+    }
+}
+
+/// SQLite's side of the test above: its planner uses a partial index only where it can prove the query
+/// implies the index's WHERE, which `column = ?` does for `column IS NOT NULL`.
+#[test]
+fn sqlite_lookups_by_network_id_and_client_reference_use_their_partial_indexes() {
+    use diesel::sql_types::Text;
+    use diesel::{Connection, QueryableByName, RunQueryDsl, SqliteConnection, sql_query};
+    use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+    const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+    #[derive(QueryableByName)]
+    struct Line {
+        #[diesel(sql_type = Text)]
+        detail: String,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = SqliteConnection::establish(&dir.path().join("plans.db").display().to_string()).unwrap();
+    conn.run_pending_migrations(MIGRATIONS).unwrap();
+
+    let definitions: Vec<Line> = sql_query(
+        "SELECT sql AS detail FROM sqlite_master WHERE type = 'index' \
+         AND name IN ('messages_by_network_id', 'messages_by_client_reference') ORDER BY name",
+    )
+    .load(&mut conn)
+    .unwrap();
+    assert_eq!(definitions.len(), 2);
+    assert!(
+        definitions[0]
+            .detail
+            .ends_with("WHERE client_reference IS NOT NULL")
+            && definitions[1]
+                .detail
+                .ends_with("WHERE network_message_id IS NOT NULL"),
+        "both indexes leave NULLs out: {:?}",
+        definitions.iter().map(|d| &d.detail).collect::<Vec<_>>()
+    );
+    for (query, index) in [
+        (
+            "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE network_message_id = ?",
+            "messages_by_network_id",
+        ),
+        (
+            "EXPLAIN QUERY PLAN SELECT id FROM messages WHERE organization_id = ? AND client_reference = ?",
+            "messages_by_client_reference",
+        ),
+    ] {
+        let mut statement = sql_query(query).into_boxed();
+        for _ in 0..query.matches('?').count() {
+            statement = statement.bind::<Text, _>("x");
+        }
+        let plan: Vec<Line> = statement.load(&mut conn).unwrap();
+        assert!(
+            plan.iter()
+                .any(|line| line.detail.contains(&format!("USING INDEX {index}"))),
+            "{query}: {:?}",
+            plan.iter().map(|l| &l.detail).collect::<Vec<_>>()
+        );
+    }
+}
