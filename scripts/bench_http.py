@@ -97,6 +97,85 @@ def machine_times():
     return values[3] + values[4], sum(values)
 
 
+def run_queue_wait(pid):
+    """Nanoseconds a live process's threads have spent runnable but waiting for a CPU (/proc schedstat), or
+    None once it is gone."""
+    total = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def cpu_pressure():
+    """Microseconds during which some runnable task waited for a CPU, since boot (/proc/pressure/cpu), or
+    None where the kernel keeps no pressure figures."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return int(f.readline().split("total=")[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class WaitMeter:
+    """Where a window's latency can go besides the handler: the seconds that Herald's threads, the PostgreSQL
+    backends of `database` and the load generators `procs` spent runnable but without a CPU, and the share of
+    the window in which some task waited (CPU pressure). Sampled every 0.2 s, as processes come and go."""
+
+    def __init__(self, herald_pid, database, procs):
+        import threading
+
+        self.herald_pid, self.database, self.procs = herald_pid, database, procs
+        self.herald_first = run_queue_wait(herald_pid) or 0
+        self.pg_first = {pid: run_queue_wait(pid) or 0 for pid in postgres_cpu(database)}
+        self.last = {}
+        self.pressure, self.started = cpu_pressure(), time.time()
+        self.sampling = True
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        while self.sampling:
+            pids = [("herald", self.herald_pid)] + [("pg", int(pid)) for pid in postgres_cpu(self.database)]
+            pids += [("generators", p.pid) for p in self.procs]
+            for group, pid in pids:
+                value = run_queue_wait(pid)
+                if value is not None:
+                    self.last[(group, pid)] = value
+            time.sleep(0.2)
+
+    def stop(self):
+        """{group: run-queue wait in ms per second of the window} and the CPU pressure share (or None)."""
+        self.sampling = False
+        self.thread.join()
+        elapsed = max(1e-3, time.time() - self.started)
+        first = lambda group, pid: self.herald_first if group == "herald" else self.pg_first.get(str(pid), 0)
+        waits = {"herald": 0.0, "pg": 0.0, "generators": 0.0}
+        for (group, pid), value in self.last.items():
+            waits[group] += (value - first(group, pid)) / 1e6 / elapsed
+        pressure = cpu_pressure()
+        share = None if pressure is None or self.pressure is None else (pressure - self.pressure) / 1e6 / elapsed
+        return waits, share
+
+
+def send_durations(metrics_base):
+    """Herald's own count of send-template requests by duration bucket ({le: count}), from its /metrics."""
+    with urllib.request.urlopen(f"{metrics_base}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    buckets = {}
+    for line in text.splitlines():
+        if line.startswith("herald_http_request_duration_seconds_bucket") and "send-template" in line:
+            buckets[line.split('le="')[1].split('"')[0]] = float(line.rsplit(" ", 1)[1])
+    return buckets
+
+
 class CpuMeter:
     """CPU seconds of Herald (a pid), of PostgreSQL and of this script's waited-for children (pgbench)
     between start and stop, and the machine's idle share meanwhile. Robust to a busy machine where
@@ -395,6 +474,23 @@ def baseline_rps():
         proc.wait()
 
 
+def floor_p99(rate):
+    """p99 (ms) of P2's generators at `rate` against the empty actix handler: what the harness adds."""
+    port = free_port()
+    proc = subprocess.Popen([BASELINE, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_http(f"http://127.0.0.1:{port}/")
+        results = collect([
+            oha(f"http://127.0.0.1:{port}/", "-z", f"{SECONDS}s", "-c", str(max(1, CLIENTS // ORGS)), "-q",
+                str(rate / ORGS), "--latency-correction")
+            for _ in range(ORGS)
+        ])
+        return max(r["latencyPercentiles"]["p99"] for r in results) * 1000
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
 def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
     lines = []
@@ -503,29 +599,45 @@ def main():
                 # the target is about.
                 rate = max(ORGS, int(p1_pg / 2))
                 p50, p99, p999, got, p2_costs, cold_p99 = [], [], [], [], [], []
+                # What the tail is made of, from the same runs: the share of sends whose handler (Herald's own
+                # histogram, so the server runs with metrics on: no measurable cost, see P1) took over 10 ms;
+                # the run-queue waits of Herald, PostgreSQL and the generators; the CPU pressure; and the same
+                # generators at the same rate against the empty handler (the harness's own floor).
+                slow, waits, pressure, floor = [], {"herald": [], "pg": [], "generators": []}, [], []
 
                 def offered(server, seeded):
-                    return collect([
+                    return [
                         oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
                             str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
                             key=key, body=SEND_BODY)
                         for _, _, key in seeded
-                    ])
+                    ]
 
                 for run in range(RUNS):
-                    server, seeded, _ = p1_herald(db.url, True)
+                    metrics = f"127.0.0.1:{free_port()}"
+                    env = herald_env(db.url, HERALD_ACCEPT_GROUP_COMMIT="true", HERALD_READ_CACHE_MS=500,
+                                     HERALD_METRICS_LISTEN=metrics)
+                    seeded = seed(env)
+                    server = Server(env)
+                    sync_templates(server, seeded)
                     try:
-                        cold = offered(server, seeded)
+                        cold = collect(offered(server, seeded))
+                        before = send_durations(f"http://{metrics}")
                         meter = CpuMeter(server.proc.pid, server.database)
-                        results = offered(server, seeded)
+                        procs = offered(server, seeded)
+                        waiting = WaitMeter(server.proc.pid, server.database, procs)
+                        results = collect(procs)
+                        run_waits, share = waiting.stop()
                         cpu = meter.stop()
+                        after = send_durations(f"http://{metrics}")
                     finally:
                         server.stop()
                         db.drop()
                         db = PgDatabase(db.name)
                     accepted = sum(ok_count(r, 202) for r in results)
+                    # The generators were waited for before `meter` stopped: "children" is their CPU.
                     p2_costs.append({"herald": us_per(cpu["herald"], accepted), "pg": us_per(cpu["pg"], accepted),
-                                     "idle": cpu["idle"] * 100})
+                                     "generators": us_per(cpu["children"], accepted), "idle": cpu["idle"] * 100})
                     # Each generator reports its own percentiles; the worst of them is reported (conservative).
                     pct = [r["latencyPercentiles"] for r in results]
                     p50.append(max(p["p50"] for p in pct) * 1000)
@@ -533,16 +645,34 @@ def main():
                     p999.append(max(p["p99.9"] for p in pct) * 1000)
                     cold_p99.append(max(r["latencyPercentiles"]["p99"] for r in cold) * 1000)
                     got.append(sum(ok_count(r, 202) for r in results) / max(r["summary"]["total"] for r in results))
-                    log(f"P2 run {run}: p99 {p99[-1]:.1f} ms (from the start: {cold_p99[-1]:.1f} ms)")
+                    handled = after.get("+Inf", 0) - before.get("+Inf", 0)
+                    slow.append(100 * (1 - (after.get("0.01", 0) - before.get("0.01", 0)) / max(1, handled)))
+                    for group, value in run_waits.items():
+                        waits[group].append(value)
+                    if share is not None:
+                        pressure.append(share * 100)
+                    floor.append(floor_p99(rate))
+                    log(f"P2 run {run}: p99 {p99[-1]:.1f} ms (from the start: {cold_p99[-1]:.1f} ms), handler over "
+                        f"10 ms {slow[-1]:.2f} %, run-queue waits ms/s {run_waits}, CPU pressure {share}, "
+                        f"floor p99 {floor[-1]:.1f} ms")
                 med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
+                pct2 = lambda v: f"{statistics.median(v):.2f} % | {min(v):.2f} % | {max(v):.2f} %"
                 lines.append(f"| P2 PostgreSQL: offered rate (50 % of P1), accepted/s | {fmt(got)} |")
                 lines.append(f"| P2 PostgreSQL: p50 | {med(p50)} |")
                 lines.append(f"| P2 PostgreSQL: p99 (target ≤ 10 ms) | {med(p99)} |")
                 verdict("P2 p99 at 50 % of P1", f"{statistics.median(p99):.1f} ms", "≤ 10 ms", statistics.median(p99) <= 10)
                 lines.append(f"| P2 PostgreSQL: p99.9 | {med(p999)} |")
                 lines.append(f"| P2 PostgreSQL: p99 of the first {SECONDS} s after the server starts (cold start) | {med(cold_p99)} |")
+                lines.append(f"| P2 PostgreSQL: sends whose handler took over 10 ms (Herald's histogram) | {pct2(slow)} |")
+                lines.append(f"| P2: harness floor, p99 of the same generators at the same rate against the empty handler | {med(floor)} |")
+                lines.append(f"| P2 PostgreSQL: Herald's threads waiting for a CPU, ms per s | {fmt(waits['herald'])} |")
+                lines.append(f"| P2 PostgreSQL: PostgreSQL's backends waiting for a CPU, ms per s | {fmt(waits['pg'])} |")
+                lines.append(f"| P2 PostgreSQL: the generators waiting for a CPU, ms per s | {fmt(waits['generators'])} |")
+                if pressure:
+                    lines.append(f"| P2 PostgreSQL: CPU pressure, % of the time some task waited for a CPU | {fmt(pressure)} |")
                 lines.append(f"| P2 PostgreSQL: Herald CPU per accept, µs | {fmt(col(p2_costs, 'herald'))} |")
                 lines.append(f"| P2 PostgreSQL: PostgreSQL CPU per accept, µs | {fmt(col(p2_costs, 'pg'))} |")
+                lines.append(f"| P2 PostgreSQL: the generators' CPU per accept, µs | {fmt(col(p2_costs, 'generators'))} |")
                 lines.append(f"| P2 PostgreSQL: machine idle, % | {fmt(col(p2_costs, 'idle'))} |")
 
                 # P5: RSS of the whole process (API and workers) idle, then holding 1,000 keep-alive connections.
@@ -608,7 +738,12 @@ def main():
                  "(see `pgbench_tps` in scripts/bench_http.py), on a freshly migrated database")
     lines.append(f"- P2: as P1 with `-q RATE/{ORGS} --latency-correction` per generator, RATE = half of P1's median; "
                  f"the worst generator's percentile is reported; offered twice per run to one server, the first {SECONDS} s "
-                 "from its start (the cold start, reported apart) and the next measured (the steady state)")
+                 "from its start (the cold start, reported apart) and the next measured (the steady state); the server runs with "
+                 "`HERALD_METRICS_LISTEN` set, and its `herald_http_request_duration_seconds` buckets for send-template are "
+                 "read before and after the measured window; run-queue waits are the second field of "
+                 "`/proc/PID/task/*/schedstat` summed over each process's threads (Herald, the bench database's "
+                 "backends, the generators), CPU pressure is `/proc/pressure/cpu`'s `some total`; the floor is the same "
+                 "generators at the same rate against `http_baseline`, right after each run")
     lines.append(f"- P5: `herald serve --role all`, VmRSS from /proc after 2 s idle, then the peak while "
                  f"`oha --no-tui -z {SECONDS}s -c 1000 -q 500 http://127.0.0.1:PORT/healthz` holds 1,000 connections")
     lines.append("")
