@@ -447,8 +447,9 @@ SEVERAL_WRITERS = 4
 
 
 def p1_herald(database_url, group_commit, read_cache_ms=500, metrics=False, writers=0):
-    """One P1 set-up: a fresh store, seeded, served; returns (server, seeded, env)."""
-    extra = {"HERALD_METRICS_LISTEN": "127.0.0.1:0"} if metrics else {}
+    """One P1 set-up: a fresh store, seeded, served; returns (server, seeded, env). `metrics`: True for a metrics
+    listener on any port, or the address to serve them on."""
+    extra = {"HERALD_METRICS_LISTEN": metrics if isinstance(metrics, str) else "127.0.0.1:0"} if metrics else {}
     if writers:
         extra["HERALD_ACCEPT_WRITERS"] = writers
     env = herald_env(database_url, HERALD_ACCEPT_GROUP_COMMIT="true" if group_commit else "false",
@@ -615,11 +616,7 @@ def main():
 
                 for run in range(RUNS):
                     metrics = f"127.0.0.1:{free_port()}"
-                    env = herald_env(db.url, HERALD_ACCEPT_GROUP_COMMIT="true", HERALD_READ_CACHE_MS=500,
-                                     HERALD_METRICS_LISTEN=metrics)
-                    seeded = seed(env)
-                    server = Server(env)
-                    sync_templates(server, seeded)
+                    server, seeded, _ = p1_herald(db.url, True, metrics=metrics)
                     try:
                         cold = collect(offered(server, seeded))
                         before = send_durations(f"http://{metrics}")
