@@ -220,13 +220,7 @@ async fn postgres_the_accept_writer_thread_ends_with_its_store() {
     let Some(store) = postgres_or_skip(&test_name!()).await else {
         return;
     };
-    let org = organization("starter");
-    store.accounts().create_organization(&org).await.unwrap();
-    let from = sender(org.id, "+15550001111", true);
-    store.accounts().add_sender(&from).await.unwrap();
-    let message = text_message(org.id, &from, "+15551234567", t0());
-    let answers = accept_together(&store, &[accept_request(&message, None, None)]).await;
-    assert_eq!(answers, [AcceptOutcome::Accepted]);
+    crate::helpers::accepted_text_message(&store).await;
     assert_eq!(
         accept_writer_threads(),
         1,

@@ -7,6 +7,23 @@ use herald_store::{Store, testing};
 use herald_testkit::contract::{EventLog, Ports, RecordedEvent};
 use std::sync::Arc;
 
+/// A text message of a new starter organization (with its default sender), accepted by `store` as a send
+/// is: through the accept batches.
+pub async fn accepted_text_message(store: &Store) -> herald_domain::message::Message {
+    use herald_testkit::fixtures::{accept_request, organization, sender, t0, text_message};
+    let org = organization("starter");
+    store.accounts().create_organization(&org).await.unwrap();
+    let from = sender(org.id, "+15550001111", true);
+    store.accounts().add_sender(&from).await.unwrap();
+    let message = text_message(org.id, &from, "+15551234567", t0());
+    let accepted = store
+        .messages()
+        .accept(&accept_request(&message, None, None))
+        .await;
+    assert_eq!(accepted.unwrap(), herald_domain::ports::AcceptOutcome::Accepted);
+    message
+}
+
 /// The ports of `store`, as the use cases hold them.
 pub fn ports(store: &Store) -> Ports {
     Ports {

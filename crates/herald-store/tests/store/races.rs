@@ -93,9 +93,8 @@ async fn postgres_a_report_that_waited_for_its_message_numbers_its_event_after_t
     use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
     use herald_domain::ids::EventId;
     use herald_domain::message::{EventSource, MessageStatus};
-    use herald_domain::ports::AcceptOutcome;
     use herald_domain::status::{StatusReport, StatusUpdate, Transition};
-    use herald_testkit::fixtures::{accept_request, next_ulid, sender, t0, text_message};
+    use herald_testkit::fixtures::{next_ulid, t0};
 
     #[derive(QueryableByName)]
     struct Sequence {
@@ -120,17 +119,7 @@ async fn postgres_a_report_that_waited_for_its_message_numbers_its_event_after_t
     let Some((store, guard)) = crate::helpers::fresh_postgres_or_skip(&test_name!()).await else {
         return;
     };
-    let org = organization("starter");
-    store.accounts().create_organization(&org).await.unwrap();
-    let from = sender(org.id, "+15550001111", true);
-    store.accounts().add_sender(&from).await.unwrap();
-    let message = text_message(org.id, &from, "+15551234567", t0());
-    let accepted = store
-        .messages()
-        .accept(&accept_request(&message, Some(100), None))
-        .await
-        .unwrap();
-    assert_eq!(accepted, AcceptOutcome::Accepted);
+    let message = crate::helpers::accepted_text_message(&store).await;
     let id = message.id.to_string();
     let mut holder = AsyncPgConnection::establish(guard.database_url()).await.unwrap();
     let before = sequences(&mut holder, &id).await;
@@ -155,7 +144,7 @@ async fn postgres_a_report_that_waited_for_its_message_numbers_its_event_after_t
     .unwrap();
 
     let update = StatusUpdate {
-        organization_id: org.id,
+        organization_id: message.organization_id,
         message_id: message.id,
         report: StatusReport {
             status: MessageStatus::Sent,
