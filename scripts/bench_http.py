@@ -7,6 +7,7 @@ created and dropped here, never the shared server's settings) and drives it with
 section to append to docs/benchmarks.md. Invoked by scripts/bench.sh, which builds and installs the tools.
 """
 
+import contextlib
 import json
 import os
 import resource
@@ -460,36 +461,44 @@ def p1_herald(database_url, group_commit, read_cache_ms=500, metrics=False, writ
     return server, seeded, env
 
 
-def baseline_rps():
+@contextlib.contextmanager
+def empty_handler():
+    """The HTTP baseline (an empty actix handler) served on a free port; yields its URL."""
     port = free_port()
     proc = subprocess.Popen([BASELINE, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_http(f"http://127.0.0.1:{port}/")
-        rates = []
-        for _ in range(RUNS):
-            r = collect([oha(f"http://127.0.0.1:{port}/", "-z", f"{SECONDS}s", "-c", str(CLIENTS))])[0]
-            rates.append(ok_count(r, 200) / r["summary"]["total"])
-        return rates
+        url = f"http://127.0.0.1:{port}/"
+        wait_http(url)
+        yield url
     finally:
         proc.terminate()
         proc.wait()
+
+
+def paced(url, rate, keys=None, body=None):
+    """P2's generators: CLIENTS connections in all, offering `rate` per second together, latency-corrected
+    (no coordinated omission); one generator per API key of `keys`, or ORGS of them without a key."""
+    keys = keys if keys is not None else [None] * ORGS
+    return [
+        oha(url, "-z", f"{SECONDS}s", "-c", str(max(1, CLIENTS // ORGS)), "-q", str(rate / len(keys)),
+            "--latency-correction", key=k, body=body)
+        for k in keys
+    ]
+
+
+def baseline_rps():
+    with empty_handler() as url:
+        rates = []
+        for _ in range(RUNS):
+            r = collect([oha(url, "-z", f"{SECONDS}s", "-c", str(CLIENTS))])[0]
+            rates.append(ok_count(r, 200) / r["summary"]["total"])
+        return rates
 
 
 def floor_p99(rate):
     """p99 (ms) of P2's generators at `rate` against the empty actix handler: what the harness adds."""
-    port = free_port()
-    proc = subprocess.Popen([BASELINE, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_http(f"http://127.0.0.1:{port}/")
-        results = collect([
-            oha(f"http://127.0.0.1:{port}/", "-z", f"{SECONDS}s", "-c", str(max(1, CLIENTS // ORGS)), "-q",
-                str(rate / ORGS), "--latency-correction")
-            for _ in range(ORGS)
-        ])
-        return max(r["latencyPercentiles"]["p99"] for r in results) * 1000
-    finally:
-        proc.terminate()
-        proc.wait()
+    with empty_handler() as url:
+        return max(r["latencyPercentiles"]["p99"] for r in collect(paced(url, rate))) * 1000
 
 
 def main():
@@ -607,12 +616,8 @@ def main():
                 slow, waits, pressure, floor = [], {"herald": [], "pg": [], "generators": []}, [], []
 
                 def offered(server, seeded):
-                    return [
-                        oha(f"{server.base}/api/v1/messages/send-template", "-z", f"{SECONDS}s", "-c",
-                            str(max(1, CLIENTS // ORGS)), "-q", str(rate / ORGS), "--latency-correction",
-                            key=key, body=SEND_BODY)
-                        for _, _, key in seeded
-                    ]
+                    return paced(f"{server.base}/api/v1/messages/send-template", rate,
+                                 keys=[key for _, _, key in seeded], body=SEND_BODY)
 
                 for run in range(RUNS):
                     metrics = f"127.0.0.1:{free_port()}"
