@@ -1,10 +1,12 @@
 //! `spawn_app()`: a fresh store, a seeded organization, and the real server on 127.0.0.1:0.
 
+#[path = "../support/senders.rs"]
+mod senders;
+
 use herald_app::config::Settings;
 use herald_app::{Application, Services};
 use herald_domain::ids::OrganizationId;
-use herald_domain::organization::{NetworkRef, PlanName, SenderNumber};
-use herald_domain::usecases::NewSender;
+use herald_domain::organization::{PlanName, SenderNumber};
 use herald_domain::values::{DisplayName, PhoneNumber};
 use herald_domain::window::ServiceWindow;
 use serde_json::Value;
@@ -339,18 +341,13 @@ pub async fn add_default_sender(
     phone_number_id: &str,
     throughput_per_second: u32,
 ) -> SenderNumber {
-    services
-        .admin()
-        .add_sender(NewSender {
-            organization_id: *org,
-            number: PhoneNumber::parse(number).unwrap(),
-            phone_number_id: NetworkRef::parse(phone_number_id).unwrap(),
-            waba_id: NetworkRef::parse(herald_app::demo::SIMULATOR_WABA_ID).unwrap(),
-            access_token_env: None,
-            access_token: None,
-            is_default: true,
-            throughput_per_second,
-        })
-        .await
-        .unwrap()
+    senders::add_sender(
+        services,
+        org,
+        number,
+        phone_number_id,
+        true,
+        throughput_per_second,
+    )
+    .await
 }

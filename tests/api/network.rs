@@ -23,6 +23,7 @@ on_both_stores!(
     a_slow_sender_gets_each_of_200_messages_submitted_exactly_once,
     network_callbacks_need_a_valid_signature,
     templates_are_synced_from_the_network_and_listed,
+    one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order,
 );
 
 const SENDER: &str = "+15550001111";
@@ -985,5 +986,103 @@ async fn templates_are_synced_from_the_network_and_listed(db: Db) {
     assert_eq!(
         synced.json::<Value>().await.unwrap(),
         json!({ "business_accounts": 1, "templates": 15 })
+    );
+}
+
+/// A status callback as the network sends it: one report of `status` about Herald's message `id` (its
+/// `biz_opaque_callback_data`) from the number `phone_number_id`, at `timestamp`.
+fn status_callback(phone_number_id: &str, id: &str, status: &str, timestamp: i64) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "object": "whatsapp_business_account",
+        "entry": [{"id": "1", "changes": [{"field": "messages", "value": {
+            "messaging_product": "whatsapp",
+            "metadata": {"display_phone_number": "15557000001", "phone_number_id": phone_number_id},
+            "statuses": [{
+                "id": format!("wamid.{id}"), "status": status, "timestamp": timestamp.to_string(),
+                "recipient_id": "15554000000", "biz_opaque_callback_data": id,
+            }],
+        }}]}],
+    }))
+    .unwrap()
+}
+
+/// Stored callbacks left to the backlog (here planted as a process that died after answering the network would
+/// leave them): more than a page of them, among which three reports about one message. One sweep processes
+/// them all, page after page, and that message's reports — applied in waves beside other messages' — reach it
+/// in the order they arrived: its events are `sent`, `delivered`, `read`, numbered in turn.
+async fn one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order(db: Db) {
+    use herald_domain::content::MessageRef;
+    use herald_domain::dispatch::StoredCallback;
+    use herald_domain::ids::EventId;
+    use herald_domain::ports::MessageQuery;
+
+    let (store, _guard) = store_for(db).await;
+    let services = Services::with_store(store);
+    let (org, _) = crate::helpers::new_org(&services, "enterprise").await;
+    let sender = crate::helpers::add_default_sender(&services, &org, "+15557000001", "7000001", 80).await;
+    crate::helpers::fill_quota(&services, &org, &sender, 2, 1_000).await;
+    let query = MessageQuery {
+        limit: 10,
+        ..MessageQuery::default()
+    };
+    let messages = services.store.messages().messages(&org, &query).await.unwrap();
+    let [first, second] = [&messages[0], &messages[1]].map(|m| m.id.to_string());
+
+    // Received an hour ago, in this order: the first message's reports spread over the backlog's pages, the
+    // second's beside them, and 150 callbacks about a number Herald does not know (processed with a note).
+    let mut bodies = vec![
+        status_callback("7000001", &first, "sent", 1_700_000_001),
+        status_callback("7000001", &second, "sent", 1_700_000_001),
+        status_callback("7000001", &first, "delivered", 1_700_000_002),
+    ];
+    bodies.extend((0..150).map(|i| status_callback("9999999", &format!("other{i}"), "sent", 1_700_000_001)));
+    bodies.push(status_callback("7000001", &first, "read", 1_700_000_003));
+    bodies.push(status_callback("7000001", &second, "delivered", 1_700_000_002));
+    let tracking = services.store.tracking();
+    let hour_ago = chrono::Utc::now() - chrono::TimeDelta::hours(1);
+    for (i, body) in bodies.into_iter().enumerate() {
+        let callback = StoredCallback {
+            id: EventId::from_ulid(services.ids.next_ulid()),
+            received_at: hour_ago + chrono::TimeDelta::milliseconds(i64::try_from(i).unwrap()),
+            body,
+        };
+        tracking.store_callback(&callback).await.unwrap();
+    }
+
+    let parked = std::sync::atomic::AtomicU64::new(0);
+    herald_app::workers::sweep_callbacks(&services.process_callbacks(), &parked).await;
+
+    let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
+    let left = tracking.unprocessed_callbacks(later, 10).await.unwrap();
+    assert!(left.is_empty(), "{} callbacks left after one sweep", left.len());
+    let read = |id: &str| {
+        let id = herald_domain::ids::MessageId::parse(id).unwrap();
+        let messages = services.store.messages();
+        async move { messages.message(&org, &id).await.unwrap().unwrap() }
+    };
+    assert_eq!(read(&first).await.status.as_str(), "read");
+    assert_eq!(read(&second).await.status.as_str(), "delivered");
+    let events = services.store.customer_events(&org).await.unwrap();
+    let of_first: Vec<(u32, String)> = events
+        .iter()
+        .filter(|e| matches!(&e.message_id, Some(MessageRef::Outbound(id)) if id.to_string() == first))
+        .map(|e| {
+            let payload: Value = serde_json::from_str(&e.payload).unwrap();
+            (
+                e.sequence,
+                payload["data"]["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let statuses: Vec<&str> = of_first.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(
+        statuses,
+        ["sent", "delivered", "read"],
+        "events of the first message: {of_first:?}"
+    );
+    let sequences: Vec<u32> = of_first.iter().map(|(n, _)| *n).collect();
+    assert!(
+        sequences.windows(2).all(|w| w[0] < w[1]),
+        "numbered in turn: {of_first:?}"
     );
 }

@@ -1,7 +1,10 @@
 //! Dispatch throughput: accepted → submitted through the real Cloud API client and the simulator (limit
 //! 1,000 messages/s per sender), over 1, 2 and 8 senders (the simulator's two seeded ones plus six extra
 //! ones, `simulator_extra_senders`), on each store.
-//! Run with `make bench`; appends a section to `docs/benchmarks.md` when `HERALD_BENCH_REPORT` names a file.
+//! Then the callback backlog sweep: stored status callbacks worked off by the sweep, against the same
+//! callbacks processed one at a time as the sweep did before.
+//! Run with `make bench`; appends its sections to `docs/benchmarks.md` when `HERALD_BENCH_REPORT` names a
+//! file. `HERALD_BENCH_ONLY=backlog` runs the backlog section alone.
 
 #![allow(
     clippy::unwrap_used,
@@ -11,16 +14,22 @@
     reason = "a benchmark fails loudly"
 )]
 
+#[path = "support/cpu.rs"]
+mod cpu;
+#[path = "../support/senders.rs"]
+mod senders;
+
+use cpu::CpuTimes;
 use herald_app::config::Settings;
 use herald_app::{Application, Services};
-use herald_domain::ids::{EventId, JobId, MessageId};
+use herald_domain::ids::{EventId, JobId, MessageId, OrganizationId};
 use herald_domain::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
-use herald_domain::organization::{NetworkRef, PlanName, SenderNumber};
+use herald_domain::organization::{PlanName, SenderNumber};
 use herald_domain::ports::{AcceptRequest, MessageQuery, OutboxJob, QuotaCharge};
 use herald_domain::template::{LanguageCode, TemplateName, TemplateRef, TemplateVariables};
 use herald_domain::time::BillingPeriod;
-use herald_domain::usecases::NewSender;
 use herald_domain::values::{DisplayName, PhoneNumber};
+use senders::add_sender;
 use std::time::{Duration, Instant};
 
 const PER_SENDER: u64 = 3_000;
@@ -44,12 +53,9 @@ fn main() {
         "| store | senders | messages/s (median) | min | max | per sender |".to_owned(),
         "|---|---|---|---|---|---|".to_owned(),
     ];
-    let mut stores = vec!["sqlite"];
-    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_ok() {
-        stores.push("postgres");
-    }
-    for store in stores {
-        for senders in SENDERS {
+    let backlog_only = std::env::var("HERALD_BENCH_ONLY").is_ok_and(|only| only == "backlog");
+    for store in stores() {
+        for senders in SENDERS.into_iter().filter(|_| !backlog_only) {
             let mut rates: Vec<f64> = (0..RUNS).map(|_| runtime.block_on(run(store, senders))).collect();
             rates.sort_by(f64::total_cmp);
             let median = rates[RUNS / 2];
@@ -63,6 +69,10 @@ fn main() {
             lines.push(line);
         }
     }
+    if backlog_only {
+        lines.clear();
+    }
+    lines.extend(backlog_section(&runtime));
     if let Ok(path) = std::env::var("HERALD_BENCH_REPORT") {
         use std::io::Write;
         let mut file = std::fs::OpenOptions::new()
@@ -74,12 +84,25 @@ fn main() {
     }
 }
 
-/// One run: a fresh store, `senders` senders with `PER_SENDER` queued messages each; returns messages/s.
-async fn run(store: &str, senders: usize) -> f64 {
-    let (store, guard) = match store {
+/// The stores measured: SQLite, and PostgreSQL when a test database is configured.
+fn stores() -> Vec<&'static str> {
+    let mut stores = vec!["sqlite"];
+    if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_ok() {
+        stores.push("postgres");
+    }
+    stores
+}
+
+async fn fresh_store(store: &str) -> (herald_store::Store, herald_store::testing::Guard) {
+    match store {
         "sqlite" => herald_store::testing::fresh_sqlite().await.unwrap(),
         _ => herald_store::testing::fresh_postgres().await.unwrap().unwrap(),
-    };
+    }
+}
+
+/// One run: a fresh store, `senders` senders with `PER_SENDER` queued messages each; returns messages/s.
+async fn run(store: &str, senders: usize) -> f64 {
+    let (store, guard) = fresh_store(store).await;
     let services = Services::with_store(store);
     let settings = Settings {
         listen: "127.0.0.1:0".into(),
@@ -92,15 +115,7 @@ async fn run(store: &str, senders: usize) -> f64 {
     let api = Application::build(&settings, &services, herald_app::cli::Role::Api).unwrap();
     let base = format!("http://127.0.0.1:{}", api.port().unwrap());
 
-    let admin = services.admin();
-    let org = admin
-        .create_organization(
-            DisplayName::parse("Bench").unwrap(),
-            PlanName::parse("enterprise").unwrap(),
-            None,
-        )
-        .await
-        .unwrap();
+    let org = new_org(&services).await;
     let extra = herald_simulator::extra_senders(extra_senders());
     let numbers: Vec<(&str, &str)> = herald_simulator::seeded_senders()
         .iter()
@@ -113,19 +128,7 @@ async fn run(store: &str, senders: usize) -> f64 {
         .collect();
     assert!(numbers.len() >= senders, "the simulator serves too few senders");
     for (number, pnid) in numbers.iter().take(senders) {
-        let sender = admin
-            .add_sender(NewSender {
-                organization_id: org.id,
-                number: PhoneNumber::parse(number).unwrap(),
-                phone_number_id: NetworkRef::parse(pnid).unwrap(),
-                waba_id: NetworkRef::parse(herald_simulator::SIMULATOR_WABA_ID).unwrap(),
-                access_token_env: None,
-                access_token: None,
-                is_default: false,
-                throughput_per_second: 1_000,
-            })
-            .await
-            .unwrap();
+        let sender = add_sender(&services, &org, number, pnid, false, 1_000).await;
         queue(&services, &sender, PER_SENDER).await;
     }
     let total = PER_SENDER * senders as u64;
@@ -149,7 +152,7 @@ async fn run(store: &str, senders: usize) -> f64 {
     while !services
         .store
         .messages()
-        .messages(&org.id, &waiting)
+        .messages(&org, &waiting)
         .await
         .unwrap()
         .is_empty()
@@ -166,6 +169,20 @@ async fn run(store: &str, senders: usize) -> f64 {
     api.stop().await;
     drop(guard);
     rate
+}
+
+/// A new organization on the enterprise plan.
+async fn new_org(services: &Services) -> OrganizationId {
+    services
+        .admin()
+        .create_organization(
+            DisplayName::parse("Bench").unwrap(),
+            PlanName::parse("enterprise").unwrap(),
+            None,
+        )
+        .await
+        .unwrap()
+        .id
 }
 
 /// The senders the simulator must serve beside its two seeded ones for the largest run.
@@ -232,4 +249,160 @@ async fn queue(services: &Services, sender: &SenderNumber, count: u64) {
             outcome.unwrap();
         }
     }
+}
+
+/// Messages whose status callbacks make the backlog; each has three (`sent`, `delivered`, `read`).
+const BACKLOG_MESSAGES: u64 = 1_000;
+const BACKLOG_PHONE_NUMBER_ID: &str = "7000001";
+
+/// The backlog section: callbacks per second worked off by the sweep and, in the same runs, by the sweep's
+/// former way (one callback after the other), with this process's and PostgreSQL's CPU per callback.
+fn backlog_section(runtime: &tokio::runtime::Runtime) -> Vec<String> {
+    let mut lines = vec![
+        "## Callback backlog sweep (issue 18)".to_owned(),
+        String::new(),
+        format!(
+            "Command: `make bench` (`cargo bench -p herald-tests --bench dispatch`). {} stored status callbacks \
+             ({BACKLOG_MESSAGES} messages, each `sent`, then `delivered`, then `read`, in that order of arrival) \
+             worked off until none is left: by the worker's sweep (`herald_app::workers::sweep_callbacks`: pages \
+             of 100, each in waves of distinct messages applied together) and, alternated with it in each run, one \
+             callback after the other as the sweep did before (`ProcessCallbacks::process` on each). Each run on \
+             a fresh database; median of {RUNS} runs (min–max). CPU per callback from /proc: this process (Herald's \
+             store and use cases) and every PostgreSQL process; idle: the machine's idle share meanwhile.",
+            BACKLOG_MESSAGES * 3
+        ),
+        String::new(),
+        "| store | way | callbacks/s (median) | min | max | CPU per callback, µs (this process / PostgreSQL) | machine idle |"
+            .to_owned(),
+        "|---|---|---|---|---|---|---|".to_owned(),
+    ];
+    for store in stores() {
+        let mut figures: [Vec<(f64, f64, f64, f64)>; 2] = [Vec::new(), Vec::new()];
+        for _ in 0..RUNS {
+            for (way, runs) in figures.iter_mut().enumerate() {
+                runs.push(runtime.block_on(backlog_run(store, way == 1)));
+            }
+        }
+        for (way, mut runs) in figures.into_iter().enumerate() {
+            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let (rate, own, pg, idle) = runs[RUNS / 2];
+            let line = format!(
+                "| {store} | {} | {rate:.0} | {:.0} | {:.0} | {own:.0} / {pg:.0} | {:.0} % |",
+                if way == 1 {
+                    "the sweep"
+                } else {
+                    "one at a time (before)"
+                },
+                runs[0].0,
+                runs[RUNS - 1].0,
+                idle * 100.0,
+            );
+            println!("{line}");
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// One run on a fresh store: the backlog planted, then worked off; answers callbacks per second, the CPU per
+/// callback (µs) of this process and of PostgreSQL, and the machine's idle share meanwhile.
+async fn backlog_run(store: &str, sweep: bool) -> (f64, f64, f64, f64) {
+    use herald_domain::dispatch::StoredCallback;
+
+    let (store, guard) = fresh_store(store).await;
+    let services = Services::with_store(store);
+    let org = new_org(&services).await;
+    let sender = add_sender(
+        &services,
+        &org,
+        "+15557000001",
+        BACKLOG_PHONE_NUMBER_ID,
+        true,
+        1_000,
+    )
+    .await;
+    queue(&services, &sender, BACKLOG_MESSAGES).await;
+    let query = MessageQuery {
+        limit: u32::try_from(BACKLOG_MESSAGES).unwrap(),
+        ..MessageQuery::default()
+    };
+    let ids: Vec<String> = services
+        .store
+        .messages()
+        .messages(&org, &query)
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| m.id.to_string())
+        .collect();
+    let tracking = services.store.tracking();
+    let received = chrono::Utc::now() - chrono::TimeDelta::hours(1);
+    let mut planted = 0_i64;
+    for (step, status) in ["sent", "delivered", "read"].into_iter().enumerate() {
+        for id in &ids {
+            let body = serde_json::to_vec(&serde_json::json!({
+                "object": "whatsapp_business_account",
+                "entry": [{"id": "1", "changes": [{"field": "messages", "value": {
+                    "messaging_product": "whatsapp",
+                    "metadata": {"display_phone_number": "15557000001", "phone_number_id": BACKLOG_PHONE_NUMBER_ID},
+                    "statuses": [{
+                        "id": format!("wamid.{id}"), "status": status,
+                        "timestamp": (1_700_000_000 + step).to_string(),
+                        "recipient_id": "15550000000", "biz_opaque_callback_data": id,
+                    }],
+                }}]}],
+            }))
+            .unwrap();
+            let callback = StoredCallback {
+                id: EventId::from_ulid(services.ids.next_ulid()),
+                received_at: received + chrono::TimeDelta::milliseconds(planted),
+                body,
+            };
+            tracking.store_callback(&callback).await.unwrap();
+            planted += 1;
+        }
+    }
+    let callbacks = services.process_callbacks();
+    let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
+    let cpu_before = CpuTimes::now();
+    let started = Instant::now();
+    if sweep {
+        let parked = std::sync::atomic::AtomicU64::new(0);
+        while !tracking.unprocessed_callbacks(later, 1).await.unwrap().is_empty() {
+            herald_app::workers::sweep_callbacks(&callbacks, &parked).await;
+        }
+    } else {
+        loop {
+            let page = tracking.unprocessed_callbacks(later, 100).await.unwrap();
+            if page.is_empty() {
+                break;
+            }
+            for callback in &page {
+                callbacks.process(callback).await.unwrap();
+            }
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu = CpuTimes::now().since(&cpu_before);
+    let read = MessageQuery {
+        status: Some(MessageStatus::Read),
+        limit: u32::try_from(BACKLOG_MESSAGES).unwrap(),
+        ..MessageQuery::default()
+    };
+    let done = services
+        .store
+        .messages()
+        .messages(&org, &read)
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(done as u64, BACKLOG_MESSAGES, "every message read at the end");
+    drop(guard);
+    let per = |seconds: f64| seconds * 1e6 / planted as f64;
+    (
+        planted as f64 / elapsed,
+        per(cpu.bench),
+        per(cpu.postgres),
+        cpu.idle,
+    )
 }

@@ -468,25 +468,44 @@ async fn record_webhook_outcomes(
     }
 }
 
+/// Stored callbacks one pass of the backlog sweep reads.
+const BACKLOG_PAGE: u32 = 100;
+
+/// Pages one sweep takes at most: a large backlog (after an outage) is worked off page after page rather
+/// than one page per interval, and the sweep still ends now and then to update the parked count.
+const BACKLOG_PAGES_PER_SWEEP: usize = 100;
+
 /// One backlog sweep of stored callbacks, logged. The number of parked callbacks is logged whenever it
 /// changes (`last_parked` is the count last logged), so an operator sees them pile up without a line every
 /// sweep.
-async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU64) {
-    match callbacks
-        .process_backlog(herald_domain::time::Duration::seconds(10), 100)
-        .await
-    {
-        Ok(report) if report == BacklogReport::default() => {}
-        Ok(report) => {
-            crate::metrics::record_backlog(&report);
-            tracing::info!(
-                callbacks = report.processed,
-                failed = report.failed,
-                parked = report.parked,
-                "processed stored callbacks from the backlog"
-            );
+///
+/// A page that came back full and without a failure is followed at once by the next; a failure ends the
+/// sweep, so a callback that fails is tried again at the next interval, not at once.
+pub async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU64) {
+    for _ in 0..BACKLOG_PAGES_PER_SWEEP {
+        let full = match callbacks
+            .process_backlog(herald_domain::time::Duration::seconds(10), BACKLOG_PAGE)
+            .await
+        {
+            Ok(report) if report == BacklogReport::default() => false,
+            Ok(report) => {
+                crate::metrics::record_backlog(&report);
+                tracing::info!(
+                    callbacks = report.processed,
+                    failed = report.failed,
+                    parked = report.parked,
+                    "processed stored callbacks from the backlog"
+                );
+                report.failed == 0 && u32::try_from(report.processed) == Ok(BACKLOG_PAGE)
+            }
+            Err(error) => {
+                tracing::warn!(%error, "callback backlog sweep failed");
+                false
+            }
+        };
+        if !full {
+            break;
         }
-        Err(error) => tracing::warn!(%error, "callback backlog sweep failed"),
     }
     let parked = callbacks.parked_count().await;
     if let Ok(count) = &parked {

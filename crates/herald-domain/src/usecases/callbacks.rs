@@ -6,7 +6,7 @@ use crate::ids::{EventId, InboundId, MediaId, MessageId, OrganizationId};
 use crate::message::{EventSource, MessageStatus};
 use crate::network::{
     AccountNotice, InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, NoticeChange,
-    UserPreference,
+    ParsedCallback, UserPreference,
 };
 use crate::notice::{NoticeRecord, NoticeSender};
 use crate::ports::{
@@ -194,9 +194,19 @@ impl ProcessCallbacks {
     /// A store failure; the callback stays unprocessed and the backlog sweep retries it.
     #[tracing::instrument(name = "process_callback", skip_all, fields(callback = %callback.id))]
     pub async fn process(&self, callback: &StoredCallback) -> Result<CallbackReport, StoreError> {
+        self.process_decoded(callback, self.decoder.decode(&callback.body))
+            .await
+    }
+
+    /// [`Self::process`] with the callback's body decoded already.
+    async fn process_decoded(
+        &self,
+        callback: &StoredCallback,
+        decoded: Result<ParsedCallback, String>,
+    ) -> Result<CallbackReport, StoreError> {
         let mut report = CallbackReport::default();
         let mut marked = false;
-        match self.decoder.decode(&callback.body) {
+        match decoded {
             Err(reason) => report.skipped.push(format!("not a callback envelope: {reason}")),
             Ok(parsed) => {
                 report.skipped.extend(parsed.skipped);
@@ -234,9 +244,14 @@ impl ProcessCallbacks {
     }
 
     /// Processes callbacks that were stored but not processed (their process died in between, or processing
-    /// failed). One that fails does not stop the others: its failure is counted, and after
+    /// failed), oldest first. One that fails does not stop the others: its failure is counted, and after
     /// [`CALLBACK_ATTEMPTS`] failures it is parked, so one callback that can never be applied does not hold
     /// up every status and inbound message after it.
+    ///
+    /// The page is processed in waves ([`backlog_waves`]): the status reports of one wave concern distinct
+    /// messages and are applied concurrently, so the store writes them together (group commit) instead of
+    /// one transaction each; a report about a message already in the wave, and any other callback, waits
+    /// for the wave before it. Each message thus sees its reports in the order they arrived.
     ///
     /// # Errors
     /// A store failure while listing the backlog or recording a failure.
@@ -249,34 +264,57 @@ impl ProcessCallbacks {
             .tracking
             .unprocessed_callbacks(self.clock.now() - older_than, limit)
             .await?;
+        let decoded: Vec<Result<ParsedCallback, String>> = pending
+            .iter()
+            .map(|callback| self.decoder.decode(&callback.body))
+            .collect();
+        let waves = backlog_waves(&decoded.iter().map(lone_status_message).collect::<Vec<_>>());
+        let mut items = pending.iter().zip(decoded);
         let mut report = BacklogReport::default();
-        for callback in &pending {
-            let Err(error) = self.process(callback).await else {
-                report.processed += 1;
-                continue;
-            };
-            report.failed += 1;
-            let parked = self
-                .tracking
-                .record_callback_failure(
-                    &callback.id,
-                    self.clock.now(),
-                    &error.to_string(),
-                    CALLBACK_ATTEMPTS,
-                )
-                .await?;
-            if parked {
-                report.parked += 1;
-                tracing::error!(
-                    callback = %callback.id,
-                    %error,
-                    "a stored callback failed {CALLBACK_ATTEMPTS} times and is parked (`herald admin callbacks`)"
-                );
-            } else {
-                tracing::warn!(callback = %callback.id, %error, "processing a stored callback failed; it is retried");
+        for wave in waves {
+            let outcomes = futures::future::join_all(items.by_ref().take(wave.len()).map(
+                |(callback, parsed)| async move { (callback, self.process_decoded(callback, parsed).await) },
+            ))
+            .await;
+            for (callback, outcome) in outcomes {
+                let Err(error) = outcome else {
+                    report.processed += 1;
+                    continue;
+                };
+                self.record_backlog_failure(callback, &error, &mut report).await?;
             }
         }
         Ok(report)
+    }
+
+    /// Counts a stored callback's failed processing, parking it after [`CALLBACK_ATTEMPTS`].
+    async fn record_backlog_failure(
+        &self,
+        callback: &StoredCallback,
+        error: &StoreError,
+        report: &mut BacklogReport,
+    ) -> Result<(), StoreError> {
+        report.failed += 1;
+        let parked = self
+            .tracking
+            .record_callback_failure(
+                &callback.id,
+                self.clock.now(),
+                &error.to_string(),
+                CALLBACK_ATTEMPTS,
+            )
+            .await?;
+        if parked {
+            report.parked += 1;
+            tracing::error!(
+                callback = %callback.id,
+                %error,
+                "a stored callback failed {CALLBACK_ATTEMPTS} times and is parked (`herald admin callbacks`)"
+            );
+        } else {
+            tracing::warn!(callback = %callback.id, %error, "processing a stored callback failed; it is retried");
+        }
+        Ok(())
     }
 
     /// How many stored callbacks are parked.
@@ -632,4 +670,76 @@ fn same_number(e164: &str, displayed: &str) -> bool {
     let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
     let displayed = digits(displayed);
     !displayed.is_empty() && digits(e164) == displayed
+}
+
+/// The message a decoded callback is about when it is the network's usual callback, one status report and
+/// nothing else (its message id on the network); `None` for any other callback.
+fn lone_status_message(decoded: &Result<ParsedCallback, String>) -> Option<&str> {
+    match decoded {
+        Ok(ParsedCallback { events, skipped }) if skipped.is_empty() => match events.as_slice() {
+            [NetworkEvent::Status(status)] => Some(status.network_message_id.as_str()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Splits a page of the backlog, in order, into the runs that may be processed concurrently: a run of lone
+/// status reports about distinct messages (`keys[i]` is the message of callback `i`, as
+/// [`lone_status_message`] gives it), or one other callback alone. A report about a message already in the
+/// run starts the next one, so two reports about one message are applied in the order they arrived.
+fn backlog_waves(keys: &[Option<&str>]) -> Vec<std::ops::Range<usize>> {
+    let mut waves = Vec::new();
+    let mut start = 0;
+    let mut in_wave = std::collections::HashSet::new();
+    for (index, key) in keys.iter().enumerate() {
+        let joins = key.is_some_and(|key| !in_wave.contains(key));
+        if !joins && index > start {
+            waves.push(start..index);
+            start = index;
+            in_wave.clear();
+        }
+        match key {
+            Some(key) => {
+                in_wave.insert(*key);
+            }
+            // Anything but a lone status report runs alone.
+            None => {
+                waves.push(index..index + 1);
+                start = index + 1;
+            }
+        }
+    }
+    if start < keys.len() {
+        waves.push(start..keys.len());
+    }
+    waves
+}
+
+#[cfg(test)]
+mod wave_tests {
+    use super::backlog_waves;
+
+    #[test]
+    fn lone_status_reports_about_distinct_messages_form_one_wave() {
+        assert_eq!(backlog_waves(&[Some("a"), Some("b"), Some("c")]), vec![0..3]);
+    }
+
+    #[test]
+    fn a_second_report_about_a_message_waits_for_the_wave_holding_the_first() {
+        assert_eq!(
+            backlog_waves(&[Some("a"), Some("b"), Some("a"), Some("c"), Some("a"), Some("b")]),
+            vec![0..2, 2..4, 4..6]
+        );
+    }
+
+    #[test]
+    fn any_other_callback_runs_alone_between_the_waves_around_it() {
+        assert_eq!(
+            backlog_waves(&[Some("a"), None, None, Some("a"), Some("b"), None]),
+            vec![0..1, 1..2, 2..3, 3..5, 5..6]
+        );
+        assert_eq!(backlog_waves(&[None]), vec![0..1]);
+        assert!(backlog_waves(&[]).is_empty());
+    }
 }

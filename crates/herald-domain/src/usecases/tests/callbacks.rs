@@ -1107,6 +1107,76 @@ fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
     }
 }
 
+/// A page of lone status reports is processed in waves of distinct messages: each report is applied once,
+/// in the order the callbacks arrived (a second report about a message after the first), and a report that
+/// fails in the store is recorded against its own callback only, while the others of its wave are applied.
+#[test]
+fn a_backlog_page_of_status_reports_applies_each_in_order_and_records_a_failure_against_its_callback() {
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_unprocessed_callbacks()
+        .times(1)
+        .returning(|_, _| Ok(vec![callback(1), callback(2), callback(3)]));
+    let mut other = status_report(ReportedStatus::Delivered);
+    other.network_message_id = "wamid.other".into();
+    other.callback_data = Some(stored_message(2).id.to_string());
+    ports
+        .decodes(
+            1,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Sent))],
+                vec![],
+            )),
+        )
+        .decodes(2, Ok(parsed(vec![NetworkEvent::Status(other)], vec![])))
+        .decodes(
+            3,
+            Ok(parsed(
+                vec![NetworkEvent::Status(status_report(ReportedStatus::Read))],
+                vec![],
+            )),
+        )
+        .knows_default_sender()
+        .never_marks();
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let seen = order.clone();
+    ports
+        .tracking
+        .expect_apply_callback_status()
+        .times(3)
+        .returning(move |update, id, _| {
+            seen.lock().unwrap().push((*id, update.report.status));
+            if *id == callback(2).id {
+                return Err(StoreError::Unknown(anyhow::anyhow!("cannot be applied")));
+            }
+            Ok(Some(applied(update.report.status)))
+        });
+    ports
+        .tracking
+        .expect_record_callback_failure()
+        .withf(|id, _, error, _| *id == callback(2).id && error.contains("cannot be applied"))
+        .times(1)
+        .returning(|_, _, _, _| Ok(false));
+    let report = run(ports.use_case().process_backlog(seconds(60), 10)).unwrap();
+    assert_eq!(
+        report,
+        BacklogReport {
+            processed: 2,
+            failed: 1,
+            parked: 0
+        }
+    );
+    assert_eq!(
+        *order.lock().unwrap(),
+        [
+            (callback(1).id, MessageStatus::Sent),
+            (callback(2).id, MessageStatus::Delivered),
+            (callback(3).id, MessageStatus::Read),
+        ]
+    );
+}
+
 /// A status that moves a message to `delivered` reports how long after its submission it was delivered;
 /// another status does not.
 #[test]
