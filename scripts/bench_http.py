@@ -463,13 +463,13 @@ def p1_herald(database_url, group_commit, read_cache_ms=500, metrics=False, writ
 
 @contextlib.contextmanager
 def empty_handler():
-    """The HTTP baseline (an empty actix handler) served on a free port; yields its URL."""
+    """The HTTP baseline (an empty actix handler) served on a free port; yields its URL and its pid."""
     port = free_port()
     proc = subprocess.Popen([BASELINE, f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}/"
         wait_http(url)
-        yield url
+        yield url, proc.pid
     finally:
         proc.terminate()
         proc.wait()
@@ -487,7 +487,7 @@ def paced(url, rate, keys=None, body=None):
 
 
 def baseline_rps():
-    with empty_handler() as url:
+    with empty_handler() as (url, _):
         rates = []
         for _ in range(RUNS):
             r = collect([oha(url, "-z", f"{SECONDS}s", "-c", str(CLIENTS))])[0]
@@ -497,8 +497,18 @@ def baseline_rps():
 
 def floor_p99(rate):
     """p99 (ms) of P2's generators at `rate` against the empty actix handler: what the harness adds."""
-    with empty_handler() as url:
+    with empty_handler() as (url, _):
         return max(r["latencyPercentiles"]["p99"] for r in collect(paced(url, rate))) * 1000
+
+
+def floor_cpu(rate):
+    """The empty actix handler's CPU per request (µs) with P2's generators offering `rate` per second: the
+    HTTP floor under Herald's CPU per accept at that rate (a request's read, answer and wake-ups, which the
+    kernel charges to the server)."""
+    with empty_handler() as (url, pid):
+        meter = CpuMeter(pid)
+        results = collect(paced(url, rate))
+        return us_per(meter.stop()["herald"], sum(ok_count(r, 200) for r in results))
 
 
 def main():
@@ -581,6 +591,13 @@ def main():
             verdict("P1 PostgreSQL CPU per accept ÷ per pgbench transaction", f"{pg_ratio:.2f}×", "≤ 1.0×",
                     pg_ratio <= 1.0)
             verdict("P1 Herald CPU per accept", f"{herald_us:.0f} µs", "≤ 50 µs", herald_us <= 50)
+            if not P1_ONLY:
+                log("HTTP floor at P1's rate")
+                floor = [floor_cpu(p1_pg) for _ in range(RUNS)]
+                lines.append(f"| P1 PostgreSQL: the empty handler's CPU per request at P1's rate (paced, {CLIENTS} "
+                             f"connections), µs: the HTTP floor under Herald's | {fmt(floor)} |")
+                lines.append(f"| P1 PostgreSQL: Herald CPU per accept above that floor, µs | "
+                             f"{herald_us - statistics.median(floor):.0f} | | |")
             lines.append(
                 f"| P1 PostgreSQL: 4 batches in flight ÷ one (the defaults) | "
                 f"{medians[SEVERAL_WRITERS] / medians[DEFAULTS]:.2f}× | | |"
@@ -738,6 +755,9 @@ def main():
     lines.append(f"- pgbench: `pgbench -n -c {CLIENTS} -j 2 -T {SECONDS} -M prepared -f accept.sql` where accept.sql is "
                  "`BEGIN; INSERT INTO messages …; INSERT INTO message_events …; INSERT INTO outbox …; COMMIT;` "
                  "(see `pgbench_tps` in scripts/bench_http.py), on a freshly migrated database")
+    lines.append(f"- the HTTP floor at P1's rate: P2's generators (below) offering P1's median rate (PostgreSQL, the "
+                 f"defaults) to `http_baseline`, its CPU from /proc over the {SECONDS} s; Herald's CPU per accept "
+                 "above it is what Herald itself adds to the request's read, answer and wake-ups")
     lines.append(f"- P2: as P1 with `-q RATE/{ORGS} --latency-correction` per generator, RATE = half of P1's median; "
                  f"the worst generator's percentile is reported; offered twice per run to one server, the first {SECONDS} s "
                  "from its start (the cold start, reported apart) and the next measured (the steady state); the server runs with "
