@@ -192,13 +192,14 @@ impl ProcessCallbacks {
     ///
     /// # Errors
     /// A store failure; the callback stays unprocessed and the backlog sweep retries it.
-    #[tracing::instrument(name = "process_callback", skip_all, fields(callback = %callback.id))]
     pub async fn process(&self, callback: &StoredCallback) -> Result<CallbackReport, StoreError> {
         self.process_decoded(callback, self.decoder.decode(&callback.body))
             .await
     }
 
-    /// [`Self::process`] with the callback's body decoded already.
+    /// [`Self::process`] with the callback's body decoded already (the backlog sweep decodes a page first to
+    /// plan its waves).
+    #[tracing::instrument(name = "process_callback", skip_all, fields(callback = %callback.id))]
     async fn process_decoded(
         &self,
         callback: &StoredCallback,
