@@ -482,30 +482,35 @@ const BACKLOG_PAGES_PER_SWEEP: usize = 100;
 /// A page that came back full and without a failure is followed at once by the next; a failure ends the
 /// sweep, so a callback that fails is tried again at the next interval, not at once.
 pub async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU64) {
+    let mut swept = BacklogReport::default();
     for _ in 0..BACKLOG_PAGES_PER_SWEEP {
-        let full = match callbacks
+        match callbacks
             .process_backlog(herald_domain::time::Duration::seconds(10), BACKLOG_PAGE)
             .await
         {
-            Ok(report) if report == BacklogReport::default() => false,
             Ok(report) => {
-                crate::metrics::record_backlog(&report);
-                tracing::info!(
-                    callbacks = report.processed,
-                    failed = report.failed,
-                    parked = report.parked,
-                    "processed stored callbacks from the backlog"
-                );
-                report.failed == 0 && u32::try_from(report.processed) == Ok(BACKLOG_PAGE)
+                swept.processed += report.processed;
+                swept.failed += report.failed;
+                swept.parked += report.parked;
+                if report.failed > 0 || u32::try_from(report.processed) != Ok(BACKLOG_PAGE) {
+                    break;
+                }
             }
             Err(error) => {
                 tracing::warn!(%error, "callback backlog sweep failed");
-                false
+                break;
             }
-        };
-        if !full {
-            break;
         }
+    }
+    // One line a sweep, however many pages it took.
+    if swept != BacklogReport::default() {
+        crate::metrics::record_backlog(&swept);
+        tracing::info!(
+            callbacks = swept.processed,
+            failed = swept.failed,
+            parked = swept.parked,
+            "processed stored callbacks from the backlog"
+        );
     }
     let parked = callbacks.parked_count().await;
     if let Ok(count) = &parked {
