@@ -495,20 +495,15 @@ def baseline_rps():
         return rates
 
 
-def floor_p99(rate):
-    """p99 (ms) of P2's generators at `rate` against the empty actix handler: what the harness adds."""
-    with empty_handler() as (url, _):
-        return max(r["latencyPercentiles"]["p99"] for r in collect(paced(url, rate))) * 1000
-
-
-def floor_cpu(rate):
-    """The empty actix handler's CPU per request (µs) with P2's generators offering `rate` per second: the
-    HTTP floor under Herald's CPU per accept at that rate (a request's read, answer and wake-ups, which the
-    kernel charges to the server)."""
+def floor(rate):
+    """P2's generators offering `rate` per second to the empty actix handler: the harness's own p99 (ms), and the
+    handler's CPU per request (µs), the HTTP floor under Herald's CPU per accept at that rate (a request's
+    read, answer and wake-ups, which the kernel charges to the server)."""
     with empty_handler() as (url, pid):
         meter = CpuMeter(pid)
         results = collect(paced(url, rate))
-        return us_per(meter.stop()["herald"], sum(ok_count(r, 200) for r in results))
+        cpu = us_per(meter.stop()["herald"], sum(ok_count(r, 200) for r in results))
+        return max(r["latencyPercentiles"]["p99"] for r in results) * 1000, cpu
 
 
 def main():
@@ -593,11 +588,11 @@ def main():
             verdict("P1 Herald CPU per accept", f"{herald_us:.0f} µs", "≤ 50 µs", herald_us <= 50)
             if not P1_ONLY:
                 log("HTTP floor at P1's rate")
-                floor = [floor_cpu(p1_pg) for _ in range(RUNS)]
+                floor_cpu = [floor(p1_pg)[1] for _ in range(RUNS)]
                 lines.append(f"| P1 PostgreSQL: the empty handler's CPU per request at P1's rate (paced, {CLIENTS} "
-                             f"connections), µs: the HTTP floor under Herald's | {fmt(floor)} |")
+                             f"connections), µs: the HTTP floor under Herald's | {fmt(floor_cpu)} |")
                 lines.append(f"| P1 PostgreSQL: Herald CPU per accept above that floor, µs | "
-                             f"{herald_us - statistics.median(floor):.0f} | | |")
+                             f"{herald_us - statistics.median(floor_cpu):.0f} | | |")
             lines.append(
                 f"| P1 PostgreSQL: 4 batches in flight ÷ one (the defaults) | "
                 f"{medians[SEVERAL_WRITERS] / medians[DEFAULTS]:.2f}× | | |"
@@ -630,7 +625,7 @@ def main():
                 # histogram, so the server runs with metrics on: no measurable cost, see P1) took over 10 ms;
                 # the run-queue waits of Herald, PostgreSQL and the generators; the CPU pressure; and the same
                 # generators at the same rate against the empty handler (the harness's own floor).
-                slow, waits, pressure, floor = [], {"herald": [], "pg": [], "generators": []}, [], []
+                slow, waits, pressure, floor_p99 = [], {"herald": [], "pg": [], "generators": []}, [], []
 
                 def offered(server, seeded):
                     return paced(f"{server.base}/api/v1/messages/send-template", rate,
@@ -670,10 +665,10 @@ def main():
                         waits[group].append(value)
                     if share is not None:
                         pressure.append(share * 100)
-                    floor.append(floor_p99(rate))
+                    floor_p99.append(floor(rate)[0])
                     log(f"P2 run {run}: p99 {p99[-1]:.1f} ms (from the start: {cold_p99[-1]:.1f} ms), handler over "
                         f"10 ms {slow[-1]:.2f} %, run-queue waits ms/s {run_waits}, CPU pressure {share}, "
-                        f"floor p99 {floor[-1]:.1f} ms")
+                        f"floor p99 {floor_p99[-1]:.1f} ms")
                 med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
                 pct2 = lambda v: f"{statistics.median(v):.2f} % | {min(v):.2f} % | {max(v):.2f} %"
                 lines.append(f"| P2 PostgreSQL: offered rate (50 % of P1), accepted/s | {fmt(got)} |")
@@ -683,7 +678,7 @@ def main():
                 lines.append(f"| P2 PostgreSQL: p99.9 | {med(p999)} |")
                 lines.append(f"| P2 PostgreSQL: p99 of the first {SECONDS} s after the server starts (cold start) | {med(cold_p99)} |")
                 lines.append(f"| P2 PostgreSQL: sends whose handler took over 10 ms (Herald's histogram) | {pct2(slow)} |")
-                lines.append(f"| P2: harness floor, p99 of the same generators at the same rate against the empty handler | {med(floor)} |")
+                lines.append(f"| P2: harness floor, p99 of the same generators at the same rate against the empty handler | {med(floor_p99)} |")
                 lines.append(f"| P2 PostgreSQL: Herald's threads waiting for a CPU, ms per s | {fmt(waits['herald'])} |")
                 lines.append(f"| P2 PostgreSQL: PostgreSQL's backends waiting for a CPU, ms per s | {fmt(waits['pg'])} |")
                 lines.append(f"| P2 PostgreSQL: the generators waiting for a CPU, ms per s | {fmt(waits['generators'])} |")

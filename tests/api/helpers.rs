@@ -1,7 +1,9 @@
 //! `spawn_app()`: a fresh store, a seeded organization, and the real server on 127.0.0.1:0.
 
-#[path = "../support/senders.rs"]
-mod senders;
+#[path = "../support/network.rs"]
+mod network;
+
+pub use network::status_callback;
 
 use herald_app::config::Settings;
 use herald_app::{Application, Services};
@@ -341,7 +343,7 @@ pub async fn add_default_sender(
     phone_number_id: &str,
     throughput_per_second: u32,
 ) -> SenderNumber {
-    senders::add_sender(
+    network::add_sender(
         services,
         org,
         number,

@@ -989,28 +989,12 @@ async fn templates_are_synced_from_the_network_and_listed(db: Db) {
     );
 }
 
-/// A status callback as the network sends it: one report of `status` about Herald's message `id` (its
-/// `biz_opaque_callback_data`) from the number `phone_number_id`, at `timestamp`.
-fn status_callback(phone_number_id: &str, id: &str, status: &str, timestamp: i64) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "object": "whatsapp_business_account",
-        "entry": [{"id": "1", "changes": [{"field": "messages", "value": {
-            "messaging_product": "whatsapp",
-            "metadata": {"display_phone_number": "15557000001", "phone_number_id": phone_number_id},
-            "statuses": [{
-                "id": format!("wamid.{id}"), "status": status, "timestamp": timestamp.to_string(),
-                "recipient_id": "15554000000", "biz_opaque_callback_data": id,
-            }],
-        }}]}],
-    }))
-    .unwrap()
-}
-
 /// Stored callbacks left to the backlog (here planted as a process that died after answering the network would
 /// leave them): more than a page of them, among which three reports about one message. One sweep processes
 /// them all, page after page, and that message's reports — applied in waves beside other messages' — reach it
 /// in the order they arrived: its events are `sent`, `delivered`, `read`, numbered in turn.
 async fn one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order(db: Db) {
+    use crate::helpers::status_callback;
     use herald_domain::content::MessageRef;
     use herald_domain::dispatch::StoredCallback;
     use herald_domain::ids::EventId;

@@ -16,8 +16,8 @@
 
 #[path = "support/cpu.rs"]
 mod cpu;
-#[path = "../support/senders.rs"]
-mod senders;
+#[path = "../support/network.rs"]
+mod network;
 
 use cpu::CpuTimes;
 use herald_app::config::Settings;
@@ -29,7 +29,7 @@ use herald_domain::ports::{AcceptRequest, MessageQuery, OutboxJob, QuotaCharge};
 use herald_domain::template::{LanguageCode, TemplateName, TemplateRef, TemplateVariables};
 use herald_domain::time::BillingPeriod;
 use herald_domain::values::{DisplayName, PhoneNumber};
-use senders::add_sender;
+use network::{add_sender, status_callback};
 use std::time::{Duration, Instant};
 
 const PER_SENDER: u64 = 3_000;
@@ -338,21 +338,9 @@ async fn backlog_run(store: &str, sweep: bool) -> (f64, f64, f64, f64) {
     let tracking = services.store.tracking();
     let received = chrono::Utc::now() - chrono::TimeDelta::hours(1);
     let mut planted = 0_i64;
-    for (step, status) in ["sent", "delivered", "read"].into_iter().enumerate() {
+    for (step, status) in [(0, "sent"), (1, "delivered"), (2, "read")] {
         for id in &ids {
-            let body = serde_json::to_vec(&serde_json::json!({
-                "object": "whatsapp_business_account",
-                "entry": [{"id": "1", "changes": [{"field": "messages", "value": {
-                    "messaging_product": "whatsapp",
-                    "metadata": {"display_phone_number": "15557000001", "phone_number_id": BACKLOG_PHONE_NUMBER_ID},
-                    "statuses": [{
-                        "id": format!("wamid.{id}"), "status": status,
-                        "timestamp": (1_700_000_000 + step).to_string(),
-                        "recipient_id": "15550000000", "biz_opaque_callback_data": id,
-                    }],
-                }}]}],
-            }))
-            .unwrap();
+            let body = status_callback(BACKLOG_PHONE_NUMBER_ID, id, status, 1_700_000_000 + step);
             let callback = StoredCallback {
                 id: EventId::from_ulid(services.ids.next_ulid()),
                 received_at: received + chrono::TimeDelta::milliseconds(planted),
