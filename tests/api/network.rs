@@ -434,7 +434,7 @@ async fn the_callbacks_of_a_delivered_message_are_all_marked_processed(db: Db) {
     let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let left = tracking.unprocessed_callbacks(later, 10).await.unwrap();
+        let left = tracking.unprocessed_callbacks(later, 10, later).await.unwrap();
         if left.is_empty() {
             break;
         }
@@ -1037,7 +1037,7 @@ async fn one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order(d
     herald_app::workers::sweep_callbacks(&services.process_callbacks(), &parked).await;
 
     let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
-    let left = tracking.unprocessed_callbacks(later, 10).await.unwrap();
+    let left = tracking.unprocessed_callbacks(later, 10, later).await.unwrap();
     assert!(left.is_empty(), "{} callbacks left after one sweep", left.len());
     let read = |id: &str| {
         let id = herald_domain::ids::MessageId::parse(id).unwrap();

@@ -356,12 +356,17 @@ async fn backlog_run(store: &str, sweep: bool) -> (f64, f64, f64, f64) {
     let started = Instant::now();
     if sweep {
         let parked = std::sync::atomic::AtomicU64::new(0);
-        while !tracking.unprocessed_callbacks(later, 1).await.unwrap().is_empty() {
+        while !tracking
+            .unprocessed_callbacks(later, 1, later)
+            .await
+            .unwrap()
+            .is_empty()
+        {
             herald_app::workers::sweep_callbacks(&callbacks, &parked).await;
         }
     } else {
         loop {
-            let page = tracking.unprocessed_callbacks(later, 100).await.unwrap();
+            let page = tracking.unprocessed_callbacks(later, 100, later).await.unwrap();
             if page.is_empty() {
                 break;
             }

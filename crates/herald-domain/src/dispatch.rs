@@ -122,7 +122,9 @@ pub struct StoredCallback {
 /// inspect, and out of the backlog so it no longer holds up the callbacks after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParkedCallback {
-    pub id: EventId,
+    /// The stored id: an event id, or what a hand-edited row holds instead (parked because it cannot be
+    /// processed by id).
+    pub id: String,
     pub received_at: Timestamp,
     /// How many times processing it failed.
     pub attempts: u32,

@@ -61,16 +61,41 @@ impl Drop for Server {
     }
 }
 
-fn serve(data: &std::path::Path, port: u16, extra: &[&str]) -> Server {
-    let child = herald(data)
-        .args(["serve"])
-        .args(extra)
-        .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+/// `herald serve` with `extra` arguments, its stdout piped; answers it with its port.
+fn serve(data: &std::path::Path, extra: &[&str]) -> (Server, u16) {
+    serve_on_own_port(herald(data).args(["serve"]).args(extra).stdout(Stdio::piped()))
+}
+
+/// Starts `command` (a `herald serve`) on a port it binds itself (`HERALD_LISTEN=127.0.0.1:0`) and answers
+/// with that port, read from its `listening` log line. A port the test picked, freed and handed to the child
+/// could be taken in between by any socket on the machine (a parallel test's, an outgoing connection's).
+/// The child's log goes to the test's own output, which the test runner shows when the test fails.
+fn serve_on_own_port(command: &mut Command) -> (Server, u16) {
+    let mut child = command
+        .env("HERALD_LISTEN", "127.0.0.1:0")
+        .env("RUST_LOG", "warn,herald=info")
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    Server(child)
+    let stderr = child.stderr.take().unwrap();
+    let server = Server(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(port) = line
+                .split("listening base_url=http://127.0.0.1:")
+                .nth(1)
+                .and_then(|rest| rest.trim().parse::<u16>().ok())
+            {
+                let _ = tx.send(port);
+            }
+            eprintln!("herald serve: {line}");
+        }
+    });
+    let port = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("herald serve logs the address it listens on");
+    (server, port)
 }
 
 async fn wait_healthy(client: &reqwest::Client, base: &str) {
@@ -133,8 +158,7 @@ async fn admin_commands_and_a_key_disabled_from_the_cli() {
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("platinum"));
 
-    let port = free_port();
-    let _server = serve(data.path(), port, &[]);
+    let (_server, port) = serve(data.path(), &[]);
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
     wait_healthy(&client, &base).await;
@@ -168,8 +192,7 @@ async fn admin_commands_and_a_key_disabled_from_the_cli() {
 #[tokio::test]
 async fn serve_demo_prints_a_key_and_a_curl_that_answers_202() {
     let data = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut server = serve(data.path(), port, &["--demo"]);
+    let (mut server, port) = serve(data.path(), &["--demo"]);
     let stdout = server.0.stdout.take().unwrap();
     // Read the banner on a thread that keeps draining stdout afterwards, like a terminal would.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -869,26 +892,22 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
     let org_id = org["id"].as_str().unwrap().to_owned();
     let key = admin_json(data.path(), &["key", "create", "--org", &org_id]);
     let secret = key["key"].as_str().unwrap().to_owned();
-    let start = |port: u16| {
-        let child = herald(data.path())
-            .args(["serve"])
-            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
-            .env("HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
-            .env("HERALD_ALLOW_INSECURE_WEBHOOKS", "true")
-            .env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "1")
-            // 60 test events are this scenario's event source: past the default write limit and test cap.
-            .env("HERALD_WEBHOOK_PENDING_TESTS", "100")
-            .env("HERALD_WRITE_BURST", "100")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        Server(child)
+    let start = || {
+        serve_on_own_port(
+            herald(data.path())
+                .args(["serve"])
+                .env("HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
+                .env("HERALD_ALLOW_INSECURE_WEBHOOKS", "true")
+                .env("HERALD_WEBHOOK_TIMEOUT_SECONDS", "1")
+                // 60 test events are this scenario's event source: past the default write limit and test cap.
+                .env("HERALD_WEBHOOK_PENDING_TESTS", "100")
+                .env("HERALD_WRITE_BURST", "100")
+                .stdout(Stdio::null()),
+        )
     };
-    let port = free_port();
+    let (mut server, port) = start();
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    let mut server = start(port);
     wait_healthy(&client, &base).await;
     let endpoint: Value = client
         .post(format!("{base}/api/v1/webhooks"))
@@ -928,7 +947,8 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
         "the kill came too late to test anything ({at_kill} delivered)"
     );
 
-    let _restarted = start(port);
+    // The new process may listen elsewhere: nothing below calls it, it only delivers.
+    let _restarted = start();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let got = received.lock().unwrap().clone();
@@ -1043,7 +1063,7 @@ async fn parked_callbacks_are_listed_and_requeued() {
         serde_json::json!([])
     );
     let backlog = tracking
-        .unprocessed_callbacks(now + chrono::TimeDelta::seconds(1), 10)
+        .unprocessed_callbacks(now + chrono::TimeDelta::seconds(1), 10, now)
         .await
         .unwrap();
     assert_eq!(backlog, vec![callback], "back in the backlog");

@@ -65,11 +65,14 @@ pub trait TrackingStore: Send + Sync + 'static {
     async fn store_callback(&self, callback: &crate::dispatch::StoredCallback) -> Result<(), StoreError>;
 
     /// Stored callbacks not yet processed (and not parked) that were received before `received_before`,
-    /// oldest first.
+    /// oldest first. A row the store cannot read back (an id that is not an event id: a hand-edited row) is
+    /// not listed: it is parked at `now` with the reason as its last error, so that it cannot fail every
+    /// later sweep, and [`Self::parked_callbacks`] shows it. A page may therefore hold fewer than `limit`.
     async fn unprocessed_callbacks(
         &self,
         received_before: Timestamp,
         limit: u32,
+        now: Timestamp,
     ) -> Result<Vec<crate::dispatch::StoredCallback>, StoreError>;
 
     /// Marks a stored callback processed, with a note of anything skipped.

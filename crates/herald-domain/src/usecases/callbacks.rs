@@ -261,9 +261,10 @@ impl ProcessCallbacks {
         older_than: Duration,
         limit: u32,
     ) -> Result<BacklogReport, StoreError> {
+        let now = self.clock.now();
         let pending = self
             .tracking
-            .unprocessed_callbacks(self.clock.now() - older_than, limit)
+            .unprocessed_callbacks(now - older_than, limit, now)
             .await?;
         let decoded: Vec<Result<ParsedCallback, String>> = pending
             .iter()

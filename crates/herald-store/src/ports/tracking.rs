@@ -187,6 +187,33 @@ macro_rules! tracking_port {
                     .await
             }
 
+            impl Db {
+                /// Parks a stored callback the store cannot read back, by the id it holds, with why.
+                async fn park_unreadable_callback(
+                    &self,
+                    id: &str,
+                    at: Timestamp,
+                    error: &StoreError,
+                ) -> Result<(), StoreError> {
+                    let reason = format!("unreadable stored callback, not processed: {error}");
+                    tracing::error!(
+                        callback = %id,
+                        %error,
+                        "a stored callback cannot be read back and is parked (`herald admin callbacks`)"
+                    );
+                    let mut conn = self.write().await?;
+                    diesel::update(network_callbacks::table.find(id))
+                        .set((
+                            network_callbacks::parked_at.eq(Some(at)),
+                            network_callbacks::last_error.eq(Some(reason)),
+                        ))
+                        .execute(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    Ok(())
+                }
+            }
+
             /// Marks a stored callback processed; [`StoreError::NotFound`] when there is no such callback.
             async fn mark_processed(
                 conn: &mut Conn,
@@ -504,19 +531,31 @@ macro_rules! tracking_port {
                     &self,
                     received_before: Timestamp,
                     limit: u32,
+                    now: Timestamp,
                 ) -> Result<Vec<StoredCallback>, StoreError> {
-                    let mut conn = self.read().await?;
-                    let rows = network_callbacks::table
-                        .filter(network_callbacks::processed_at.is_null())
-                        .filter(network_callbacks::parked_at.is_null())
-                        .filter(network_callbacks::received_at.lt(received_before))
-                        .order((network_callbacks::received_at, network_callbacks::id))
-                        .limit(i64::from(limit))
-                        .select(CallbackRow::as_select())
-                        .load::<CallbackRow>(&mut *conn)
-                        .await
-                        .map_err(from_diesel)?;
-                    convert(rows)
+                    let rows = {
+                        let mut conn = self.read().await?;
+                        network_callbacks::table
+                            .filter(network_callbacks::processed_at.is_null())
+                            .filter(network_callbacks::parked_at.is_null())
+                            .filter(network_callbacks::received_at.lt(received_before))
+                            .order((network_callbacks::received_at, network_callbacks::id))
+                            .limit(i64::from(limit))
+                            .select(CallbackRow::as_select())
+                            .load::<CallbackRow>(&mut *conn)
+                            .await
+                            .map_err(from_diesel)?
+                    };
+                    let mut callbacks = Vec::with_capacity(rows.len());
+                    for row in rows {
+                        let id = row.id.clone();
+                        match StoredCallback::try_from(row) {
+                            Ok(callback) => callbacks.push(callback),
+                            // Failing the page instead would fail every later sweep on the same row.
+                            Err(error) => self.park_unreadable_callback(&id, now, &error).await?,
+                        }
+                    }
+                    Ok(callbacks)
                 }
 
                 async fn mark_callback_processed(

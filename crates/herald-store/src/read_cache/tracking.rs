@@ -84,8 +84,11 @@ impl TrackingStore for EvictingTracking {
         &self,
         received_before: Timestamp,
         limit: u32,
+        now: Timestamp,
     ) -> Result<Vec<StoredCallback>, StoreError> {
-        self.inner.unprocessed_callbacks(received_before, limit).await
+        self.inner
+            .unprocessed_callbacks(received_before, limit, now)
+            .await
     }
 
     async fn mark_callback_processed(

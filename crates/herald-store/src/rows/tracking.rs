@@ -31,9 +31,10 @@ impl TryFrom<ParkedCallbackRow> for ParkedCallback {
 
     fn try_from(row: ParkedCallbackRow) -> Result<Self, Self::Error> {
         Ok(Self {
-            id: parse("callback id", EventId::parse(&row.id))?,
+            // Listed as stored, even unreadable: parking is where such a row ends up (`unprocessed_callbacks`).
+            id: row.id,
             received_at: row.received_at,
-            attempts: to_u32("callback attempts", row.attempts)?,
+            attempts: u32::try_from(row.attempts).unwrap_or_default(),
             last_error: row.last_error,
             parked_at: row
                 .parked_at

@@ -117,6 +117,20 @@ pub async fn pg_texts(url: &str, sql: &str) -> Vec<String> {
     rows.into_iter().map(|row| row.value).collect()
 }
 
+/// Runs `sql` on the database at `url`, SQLite (`sqlite://<path>`) or PostgreSQL: a row changed behind the
+/// store's back, as an operator's hand edit would.
+pub async fn execute_sql(url: &str, sql: &str) {
+    use diesel::Connection;
+    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+    if let Some(path) = url.strip_prefix("sqlite://") {
+        let mut conn = diesel::SqliteConnection::establish(path).expect("a SQLite connection");
+        diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut conn).expect(sql);
+    } else {
+        let mut conn = AsyncPgConnection::establish(url).await.expect("a connection");
+        diesel::sql_query(sql).execute(&mut conn).await.expect(sql);
+    }
+}
+
 /// The path of the test this expands in, without the binary's name (`postgres_contract::windows_…`).
 macro_rules! test_name {
     () => {{

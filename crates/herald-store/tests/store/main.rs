@@ -13,6 +13,7 @@
 )]
 
 mod accept_batches;
+mod callbacks;
 mod connection_loss;
 mod helpers;
 mod inline;

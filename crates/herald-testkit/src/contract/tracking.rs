@@ -575,7 +575,7 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
     }
     let listed = ports
         .tracking
-        .unprocessed_callbacks(at(3), 10)
+        .unprocessed_callbacks(at(3), 10, at(3))
         .await
         .expect("unprocessed_callbacks");
     assert_eq!(
@@ -585,7 +585,7 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
     );
     let limited = ports
         .tracking
-        .unprocessed_callbacks(at(10), 1)
+        .unprocessed_callbacks(at(10), 1, at(10))
         .await
         .expect("unprocessed_callbacks");
     assert_eq!(limited, vec![first.clone()]);
@@ -601,7 +601,7 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
         .expect("mark_callback_processed");
     let rest = ports
         .tracking
-        .unprocessed_callbacks(at(10), 10)
+        .unprocessed_callbacks(at(10), 10, at(10))
         .await
         .expect("unprocessed_callbacks");
     assert_eq!(rest, vec![third], "processed callbacks are no longer listed");
@@ -620,7 +620,7 @@ pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Port
     let backlog = || async {
         ports
             .tracking
-            .unprocessed_callbacks(at(1_000), 10)
+            .unprocessed_callbacks(at(1_000), 10, at(1_000))
             .await
             .expect("unprocessed_callbacks")
             .into_iter()
@@ -720,7 +720,7 @@ pub async fn tracking_a_callback_and_its_status_are_stored_together(ports: Ports
     let backlog = || async {
         ports
             .tracking
-            .unprocessed_callbacks(at(1_000), 10)
+            .unprocessed_callbacks(at(1_000), 10, at(1_000))
             .await
             .expect("unprocessed_callbacks")
     };
@@ -904,7 +904,7 @@ pub async fn tracking_callbacks_arriving_together_each_answer_alone(ports: Ports
     assert_eq!(
         ports
             .tracking
-            .unprocessed_callbacks(at(1_000), 10)
+            .unprocessed_callbacks(at(1_000), 10, at(1_000))
             .await
             .expect("unprocessed_callbacks"),
         vec![orphan, only_stored],
@@ -962,7 +962,7 @@ pub async fn tracking_failing_callback_is_parked_and_requeued(ports: Ports) {
     let backlog = || async {
         ports
             .tracking
-            .unprocessed_callbacks(at(100), 10)
+            .unprocessed_callbacks(at(100), 10, at(100))
             .await
             .expect("unprocessed_callbacks")
     };
@@ -986,7 +986,7 @@ pub async fn tracking_failing_callback_is_parked_and_requeued(ports: Ports) {
             .await
             .expect("parked_callbacks"),
         vec![ParkedCallback {
-            id: poison.id,
+            id: poison.id.to_string(),
             received_at: poison.received_at,
             attempts: 3,
             last_error: Some("failure 3".to_owned()),

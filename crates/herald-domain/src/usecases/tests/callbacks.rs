@@ -1009,9 +1009,9 @@ fn the_backlog_processes_each_unprocessed_callback_received_before_the_cutoff() 
     ports
         .tracking
         .expect_unprocessed_callbacks()
-        .withf(|before, limit| *before == now() - seconds(120) && *limit == 50)
+        .withf(|before, limit, at| *before == now() - seconds(120) && *limit == 50 && *at == now())
         .times(1)
-        .returning(|_, _| Ok(vec![callback(1), callback(2)]));
+        .returning(|_, _, _| Ok(vec![callback(1), callback(2)]));
     ports
         .decodes(1, Ok(ParsedCallback::default()))
         .decodes(2, Err("truncated".into()))
@@ -1035,7 +1035,7 @@ fn an_empty_backlog_processes_nothing() {
         .tracking
         .expect_unprocessed_callbacks()
         .times(1)
-        .returning(|_, _| Ok(Vec::new()));
+        .returning(|_, _, _| Ok(Vec::new()));
     ports.decoder.expect_decode().times(0);
     ports.never_marks();
     assert_eq!(
@@ -1051,7 +1051,7 @@ fn a_backlog_read_failure_is_returned() {
         .tracking
         .expect_unprocessed_callbacks()
         .times(1)
-        .returning(|_, _| Err(StoreError::Unavailable("down".into())));
+        .returning(|_, _, _| Err(StoreError::Unavailable("down".into())));
     ports.decoder.expect_decode().times(0);
     assert!(run(ports.use_case().process_backlog(seconds(60), 10)).is_err());
 }
@@ -1067,7 +1067,7 @@ fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
             .tracking
             .expect_unprocessed_callbacks()
             .times(1)
-            .returning(|_, _| Ok(vec![callback(1), callback(2)]));
+            .returning(|_, _, _| Ok(vec![callback(1), callback(2)]));
         ports
             .decodes(
                 1,
@@ -1117,7 +1117,7 @@ fn a_backlog_page_of_status_reports_applies_each_in_order_and_records_a_failure_
         .tracking
         .expect_unprocessed_callbacks()
         .times(1)
-        .returning(|_, _| Ok(vec![callback(1), callback(2), callback(3)]));
+        .returning(|_, _, _| Ok(vec![callback(1), callback(2), callback(3)]));
     let mut other = status_report(ReportedStatus::Delivered);
     other.network_message_id = "wamid.other".into();
     other.callback_data = Some(stored_message(2).id.to_string());
