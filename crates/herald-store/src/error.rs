@@ -48,8 +48,9 @@ fn is_sqlite_busy(message: &str) -> bool {
 /// `pg_terminate_backend` (57P01 "terminating connection due to administrator command"), a crashed
 /// sibling (57P02), a server still starting or already stopping (57P03 "the database system is …"), a
 /// session or idle-in-transaction timeout. diesel-async reports all of these as an unknown kind and hides
-/// the SQLSTATE, so the server's (English, the default `lc_messages`) text is all there is to go on. They
-/// are an outage, not a bug: the caller answers 503 and may retry.
+/// the SQLSTATE, so the server's English text is all there is to go on: the store's sessions ask for it where
+/// the server's default language is another (`pg::language`). They are an outage, not a bug: the caller
+/// answers 503 and may retry.
 fn is_postgres_going_away(message: &str) -> bool {
     message.starts_with("terminating connection") || message.starts_with("the database system is")
 }

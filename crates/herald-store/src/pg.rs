@@ -1,5 +1,6 @@
 //! PostgreSQL: `AsyncPgConnection` pooled by bb8.
 
+mod language;
 mod prepared;
 pub(crate) mod schema;
 
@@ -15,7 +16,6 @@ use chrono::{DateTime, Utc};
 use diesel::Connection;
 use diesel::sql_types::{BigInt, Bool, Integer, Text, Timestamptz};
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
-use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 use diesel_async::pooled_connection::bb8::{Pool, PooledConnection};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
@@ -120,6 +120,8 @@ impl BatchWriter {
 pub(crate) struct Db {
     pool: Pool<Conn>,
     url: String,
+    /// How its sessions start (`language`): every pool of the store opens them alike.
+    sessions: language::Sessions,
     notifier: WorkNotifier,
     webhook_notifier: WorkNotifier,
     /// The LISTEN task, started by the first `work_notifier()` or `webhook_notifier()` call (`None`: there
@@ -154,18 +156,23 @@ impl Db {
         options: &StoreOptions,
         keepalive: Keepalive,
     ) -> anyhow::Result<Self> {
-        let manager = AsyncDieselConnectionManager::<Conn>::new(url);
+        // One real connection up front, so a wrong URL fails at start with the server's own message
+        // instead of as pool timeouts later. The URL may hold a password: it is not in the message.
+        let mut first = tokio::time::timeout(
+            options.connect_timeout,
+            <Conn as diesel_async::AsyncConnection>::establish(url),
+        )
+        .await
+        .map_err(|_| anyhow::anyhow!("timed out after {:?}", options.connect_timeout))
+        .and_then(|connected| connected.map_err(anyhow::Error::new))
+        .context("cannot connect to PostgreSQL")?;
+        let sessions = language::sessions(&mut first).await;
         let pool = Pool::builder()
             .max_size(options.max_connections.max(1))
             .connection_timeout(options.connect_timeout)
-            .build(manager)
+            .build(language::manager(url, sessions))
             .await
             .context("cannot build the PostgreSQL pool")?;
-        // One real connection up front, so a wrong URL fails at start with the server's own message
-        // instead of as pool timeouts later. The URL may hold a password: it is not in the message.
-        pool.dedicated_connection()
-            .await
-            .context("cannot connect to PostgreSQL")?;
         let batch_writer = if options.group_commit {
             let connections = u32::try_from(accept_writers(options)).unwrap_or(1);
             Some(
@@ -178,6 +185,7 @@ impl Db {
         Ok(Self {
             pool,
             url: url.to_owned(),
+            sessions,
             notifier: WorkNotifier::new(),
             webhook_notifier: WorkNotifier::new(),
             listener: OnceLock::new(),
@@ -236,7 +244,7 @@ impl Db {
                 Pool::builder()
                     .max_size(writer.connections.max(1))
                     .connection_timeout(writer.connect_timeout)
-                    .build(AsyncDieselConnectionManager::<Conn>::new(&self.url))
+                    .build(language::manager(&self.url, self.sessions))
             })
             .await
             .map_err(|error| StoreError::Unavailable(format!("the accept writer's pool: {error}")))?;
@@ -1304,8 +1312,9 @@ mod tests {
     /// transaction ended is kept.
     #[tokio::test]
     async fn a_connection_is_not_pooled_again_inside_a_pipelined_transaction() {
-        use super::{AsyncDieselConnectionManager, Conn, Pool, pipelined_transaction_open, prepared};
+        use super::{Conn, Pool, pipelined_transaction_open, prepared};
         use diesel_async::RunQueryDsl;
+        use diesel_async::pooled_connection::AsyncDieselConnectionManager;
         let Some((guard, _)) = fresh_connection().await else {
             return;
         };
