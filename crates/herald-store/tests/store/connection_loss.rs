@@ -13,6 +13,7 @@ use diesel_async::{
 use herald_domain::ids::{MessageId, OrganizationId};
 use herald_domain::message::Message;
 use herald_domain::ports::{MessageStore, StoreError};
+use herald_store::testing;
 use herald_testkit::fixtures::next_ulid;
 use std::time::Duration;
 
@@ -50,17 +51,12 @@ async fn postgres_a_statement_whose_session_is_terminated_answers_unavailable() 
 /// Debian's PostgreSQL ships; `.ci/run` generates the locale on the machine.
 const GERMAN: &str = "de_DE.UTF-8";
 
-/// The same on a server that answers in German (`lc_messages`): the store's sessions ask for English ones,
-/// since the outage is told by the server's English text. On such a server, every PostgreSQL restart once
-/// answered 500.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_a_terminated_session_answers_unavailable_on_a_server_answering_in_german() {
-    let Some((first, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
-        return;
-    };
+/// A fresh database, with an admin session, on a server that has the German locale; `None` after printing
+/// SKIPPED without a server, or without the locale outside CI.
+async fn german_speaking_database(test: &str) -> Option<(testing::Guard, AsyncPgConnection)> {
+    let (first, guard) = fresh_postgres_or_skip(test).await?;
     drop(first);
-    let url = guard.database_url();
-    let mut admin = AsyncPgConnection::establish(url)
+    let mut admin = AsyncPgConnection::establish(guard.database_url())
         .await
         .expect("an admin connection");
     if let Err(error) = sql_query(format!("SET lc_messages TO '{GERMAN}'"))
@@ -71,12 +67,21 @@ async fn postgres_a_terminated_session_answers_unavailable_on_a_server_answering
             std::env::var("CI").as_deref() != Ok("true"),
             "the {GERMAN} locale is missing under CI=true ({error}): .ci/run generates it"
         );
-        eprintln!(
-            "SKIPPED (no {GERMAN} locale on the PostgreSQL server: {error}): {}",
-            test_name!()
-        );
-        return;
+        eprintln!("SKIPPED (no {GERMAN} locale on the PostgreSQL server: {error}): {test}");
+        return None;
     }
+    Some((guard, admin))
+}
+
+/// The same on a server that answers in German (`lc_messages`): the store's sessions ask for English ones,
+/// since the outage is told by the server's English text. On such a server, every PostgreSQL restart once
+/// answered 500.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_terminated_session_answers_unavailable_on_a_server_answering_in_german() {
+    let Some((guard, mut admin)) = german_speaking_database(&test_name!()).await else {
+        return;
+    };
+    let url = guard.database_url();
     sql_query(format!(
         "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET lc_messages TO %L', current_database(), \
          '{GERMAN}'); END $$"
@@ -102,38 +107,25 @@ async fn postgres_a_terminated_session_answers_unavailable_on_a_server_answering
 /// docs/operations.md gives the superuser's one-line fix): the language is a nicety, not a precondition.
 #[tokio::test]
 async fn postgres_a_role_that_may_not_change_the_language_still_connects() {
-    let Some((first, guard)) = fresh_postgres_or_skip(&test_name!()).await else {
+    let Some((guard, mut admin)) = german_speaking_database(&test_name!()).await else {
         return;
     };
-    drop(first);
     let url = guard.database_url();
-    let mut admin = AsyncPgConnection::establish(url)
-        .await
-        .expect("an admin connection");
-    if sql_query(format!("SET lc_messages TO '{GERMAN}'"))
-        .execute(&mut admin)
-        .await
-        .is_err()
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "the {GERMAN} locale is missing under CI=true"
-        );
+    let role = format!("herald_plain_{}", next_ulid().to_string().to_lowercase());
+    let as_role = url.replacen("postgres://postgres@", &format!("postgres://{role}@"), 1);
+    if as_role == url {
         eprintln!(
-            "SKIPPED (no {GERMAN} locale on the PostgreSQL server): {}",
+            "SKIPPED (the test server's URL does not name the postgres user): {}",
             test_name!()
         );
         return;
     }
-    let role = format!("herald_plain_{}", next_ulid().to_string().to_lowercase());
     for statement in [
         format!("CREATE ROLE {role} LOGIN NOSUPERUSER"),
         format!("ALTER ROLE {role} SET lc_messages TO '{GERMAN}'"),
     ] {
         sql_query(&statement).execute(&mut admin).await.expect(&statement);
     }
-    let as_role = url.replacen("postgres://postgres@", &format!("postgres://{role}@"), 1);
-    assert_ne!(as_role, url, "the test server's URL names the postgres user");
     let connected = herald_store::Store::connect(&as_role, &herald_store::StoreOptions::default()).await;
     let pinged = match &connected {
         Ok(store) => store.ping().await.map_err(|e| e.to_string()),
