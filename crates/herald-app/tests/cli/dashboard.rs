@@ -2,7 +2,7 @@
 //! stdin, and a server run at debug level whose whole log holds none of the secrets that passed through it
 //! (password, API key, webhook secrets, session cookie, CSRF token).
 
-use super::{Server, admin_json, free_port, herald, wait_healthy};
+use super::{Server, admin_json, free_port, herald, serve_on_own_port, wait_healthy};
 use reqwest::header::{COOKIE, SET_COOKIE};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -336,19 +336,14 @@ async fn login_buckets_are_per_client_behind_a_trusted_proxy_and_spoofing_does_n
             .status
             .success()
     );
-    let port = free_port();
     // The proxy connects from 127.0.0.2; clients talking to Herald directly come from 127.0.0.1.
-    let _server = Server(
+    let (_server, port) = serve_on_own_port(
         herald(data.path())
             .args(["serve"])
-            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
             .env("HERALD_TRUSTED_PROXIES", "127.0.0.2")
             .env("HERALD_DASHBOARD_LOGIN_ATTEMPTS_PER_ADDRESS", "2")
             .env("HERALD_DASHBOARD_LOGIN_ATTEMPTS_PER_ACCOUNT", "100")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+            .stdout(Stdio::null()),
     );
     let base = format!("http://127.0.0.1:{port}");
     wait_healthy(&reqwest::Client::new(), &base).await;

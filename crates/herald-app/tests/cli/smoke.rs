@@ -7,7 +7,7 @@
 //! A README command that no longer works, a placeholder this suite does not know, or an operator synopsis
 //! line naming a flag the binary lacks fails the suite: the README cannot drift from the code unseen.
 
-use super::{Server, free_port, wait_healthy};
+use super::{Server, free_port, serve_on_own_port, wait_healthy};
 use crate::dashboard::{Jar, csrf_of};
 use reqwest::header::COOKIE;
 use serde_json::{Value, json};
@@ -527,15 +527,8 @@ impl<'a> ReadmeRun<'a> {
 
     /// `serve` never returns: it must come up healthy on a port of its own, then it is stopped.
     async fn serve(&self, command: &str) {
-        let port = free_port();
         let mut shell = self.shell(&format!("exec {}", command.trim()));
-        let child = shell
-            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let _server = Server(child);
+        let (_server, port) = serve_on_own_port(shell.stdout(Stdio::null()));
         wait_healthy(&self.smoke.http, &format!("http://127.0.0.1:{port}")).await;
     }
 
