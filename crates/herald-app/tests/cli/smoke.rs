@@ -7,7 +7,7 @@
 //! A README command that no longer works, a placeholder this suite does not know, or an operator synopsis
 //! line naming a flag the binary lacks fails the suite: the README cannot drift from the code unseen.
 
-use super::{Server, free_port, serve_on_own_port, wait_healthy};
+use super::{Server, serve_on_own_port, wait_healthy};
 use crate::dashboard::{Jar, csrf_of};
 use reqwest::header::COOKIE;
 use serde_json::{Value, json};
@@ -33,6 +33,8 @@ fn read_repository_file(name: &str) -> String {
 /// What the first start printed: the demo organization, its key and the owner's login.
 #[derive(Debug, Default, Clone)]
 struct Banner {
+    /// Where the server listens, from the banner's curl line: it binds a port of its own choosing.
+    base: String,
     org: String,
     key: String,
     email: String,
@@ -41,13 +43,23 @@ struct Banner {
 
 impl Banner {
     fn complete(&self) -> bool {
-        !(self.org.is_empty() || self.key.is_empty() || self.email.is_empty() || self.password.is_empty())
+        !(self.base.is_empty()
+            || self.org.is_empty()
+            || self.key.is_empty()
+            || self.email.is_empty()
+            || self.password.is_empty())
     }
 
     fn read(&mut self, line: &str) {
         let words: Vec<&str> = line.split_whitespace().collect();
         if let Some(rest) = line.split("API key (shown only now; keep it): ").nth(1) {
             self.key = rest.trim().to_owned();
+        }
+        if line.trim_start().starts_with("curl -i -X POST")
+            && let Some(url) = words.iter().find(|w| w.starts_with("http://"))
+            && let Some((base, _)) = url.split_once("/api/v1/")
+        {
+            self.base = base.to_owned();
         }
         if let Some(org) = words.iter().find(|w| w.starts_with("org_")) {
             self.org = (*org).to_owned();
@@ -115,13 +127,13 @@ impl Smoke {
             .prefix("herald-smoke-")
             .tempdir()
             .unwrap();
-        let port = free_port();
         let mut command = Command::new("bash");
         newcomer(&mut command, folder.path(), &settings);
         let log = std::fs::File::create(folder.path().join("herald.log")).unwrap();
         let mut child = command
             .args(["-c", &make_run_recipe()])
-            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
+            // A port of its own: one picked here and bound by the child later could be taken in between.
+            .env("HERALD_LISTEN", "127.0.0.1:0")
             .stdout(Stdio::piped())
             .stderr(log)
             .spawn()
@@ -145,7 +157,7 @@ impl Smoke {
             .await
             .unwrap()
             .unwrap_or_else(|_| panic!("no complete banner; log: {}", log_of(folder.path())));
-        let base = format!("http://127.0.0.1:{port}");
+        let base = banner.base.clone();
         let http = reqwest::Client::new();
         wait_healthy(&http, &base).await;
         Self {
