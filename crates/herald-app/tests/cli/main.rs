@@ -712,15 +712,12 @@ async fn two_api_and_two_worker_processes_share_one_postgres_and_one_rate() {
         key["id"].as_str().unwrap().to_owned(),
     );
 
-    let ports = [free_port(), free_port()];
-    let bases: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}")).collect();
     let mut processes = Vec::new();
-    for port in ports {
-        let mut api = command(&["serve", "--role", "api"]);
-        api.env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        processes.push(Server(api.spawn().unwrap()));
+    let mut bases = Vec::new();
+    for _ in 0..2 {
+        let (api, port) = serve_on_own_port(command(&["serve", "--role", "api"]).stdout(Stdio::null()));
+        processes.push(api);
+        bases.push(format!("http://127.0.0.1:{port}"));
     }
     let client = reqwest::Client::new();
     for base in &bases {
