@@ -23,7 +23,8 @@ pub(super) enum Sessions {
 }
 
 /// Decides, on a first session, how the store's sessions start: it asks the server for an error (division by
-/// zero) and reads the language it answers in.
+/// zero) and reads the language it answers in. The server logs that error once per start (docs/operations.md
+/// says so); a notice would not be logged, but diesel-async does not pass notices on.
 pub(super) async fn sessions(conn: &mut Conn) -> Sessions {
     if answers_in_english(conn).await {
         return Sessions::AsConfigured;
