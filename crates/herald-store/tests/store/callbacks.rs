@@ -1,6 +1,6 @@
 //! A stored callback the store cannot read back (a hand-edited id) is parked with why, instead of failing
-//! the backlog's read: once, a single such row failed every sweep, so no stored callback after it was ever
-//! processed.
+//! the backlog's read, and listed whatever else was edited: once, a single such row failed every sweep, so
+//! no stored callback after it was ever processed.
 
 use crate::helpers::{execute_sql, fresh_postgres_or_skip, test_name};
 use herald_domain::dispatch::StoredCallback;
@@ -22,7 +22,7 @@ async fn an_unreadable_callback_is_parked_and_the_backlog_goes_on(store: Store, 
     execute_sql(
         url,
         &format!(
-            "UPDATE network_callbacks SET id = 'edited by hand' WHERE id = '{}'",
+            "UPDATE network_callbacks SET id = 'edited by hand', attempts = -3 WHERE id = '{}'",
             hand_edited.id
         ),
     )
@@ -45,6 +45,10 @@ async fn an_unreadable_callback_is_parked_and_the_backlog_goes_on(store: Store, 
     };
     assert_eq!(only.id, "edited by hand", "listed by the id it holds");
     assert_eq!(only.parked_at, now);
+    assert_eq!(
+        only.attempts, 0,
+        "a negative count, edited by hand too, reads as none"
+    );
     assert!(
         only.last_error
             .as_deref()
