@@ -50,11 +50,7 @@ impl Drop for Driver {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    herald_testkit::ports::free_port().unwrap()
 }
 
 async fn start_driver(chromedriver: &Path) -> Driver {

@@ -24,6 +24,7 @@ on_both_stores!(
     network_callbacks_need_a_valid_signature,
     templates_are_synced_from_the_network_and_listed,
     one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order,
+    a_backlog_page_of_unreadable_rows_is_parked_and_the_sweep_goes_on_to_the_next,
 );
 
 const SENDER: &str = "+15550001111";
@@ -434,7 +435,11 @@ async fn the_callbacks_of_a_delivered_message_are_all_marked_processed(db: Db) {
     let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let left = tracking.unprocessed_callbacks(later, 10, later).await.unwrap();
+        let left = tracking
+            .unprocessed_callbacks(later, 10, later)
+            .await
+            .unwrap()
+            .callbacks;
         if left.is_empty() {
             break;
         }
@@ -1037,7 +1042,11 @@ async fn one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order(d
     herald_app::workers::sweep_callbacks(&services.process_callbacks(), &parked).await;
 
     let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
-    let left = tracking.unprocessed_callbacks(later, 10, later).await.unwrap();
+    let left = tracking
+        .unprocessed_callbacks(later, 10, later)
+        .await
+        .unwrap()
+        .callbacks;
     assert!(left.is_empty(), "{} callbacks left after one sweep", left.len());
     let read = |id: &str| {
         let id = herald_domain::ids::MessageId::parse(id).unwrap();
@@ -1069,4 +1078,48 @@ async fn one_backlog_sweep_works_off_every_page_and_keeps_each_message_s_order(d
         sequences.windows(2).all(|w| w[0] < w[1]),
         "numbered in turn: {of_first:?}"
     );
+}
+
+/// A full page of stored callbacks the store cannot read back (ids edited by hand) is parked as the sweep reads
+/// it, and the same sweep goes on to the next page: a page is full by what it held, not by what it processed.
+/// The sweep's parked count (the warning's, and the line's) includes them.
+async fn a_backlog_page_of_unreadable_rows_is_parked_and_the_sweep_goes_on_to_the_next(db: Db) {
+    use crate::helpers::status_callback;
+    use herald_domain::dispatch::StoredCallback;
+    use herald_domain::ids::EventId;
+
+    let (store, guard) = store_for(db).await;
+    let services = Services::with_store(store);
+    let tracking = services.store.tracking();
+    let hour_ago = chrono::Utc::now() - chrono::TimeDelta::hours(1);
+    for i in 0..105 {
+        let callback = StoredCallback {
+            id: EventId::from_ulid(services.ids.next_ulid()),
+            received_at: hour_ago + chrono::TimeDelta::milliseconds(i),
+            body: status_callback("9999999", &format!("other{i}"), "sent", 1_700_000_001),
+        };
+        tracking.store_callback(&callback).await.unwrap();
+    }
+    // The oldest 100, one whole page, edited so their ids are no longer event ids.
+    let edited = herald_store::testing::execute_sql(
+        guard.database_url(),
+        "UPDATE network_callbacks SET id = 'edited-' || id WHERE id IN \
+         (SELECT id FROM network_callbacks ORDER BY received_at, id LIMIT 100)",
+    )
+    .await
+    .unwrap();
+    assert_eq!(edited, 100);
+
+    let parked = std::sync::atomic::AtomicU64::new(0);
+    herald_app::workers::sweep_callbacks(&services.process_callbacks(), &parked).await;
+
+    let later = chrono::Utc::now() + chrono::TimeDelta::hours(1);
+    let left = tracking.unprocessed_callbacks(later, 200, later).await.unwrap();
+    assert_eq!(
+        (left.callbacks.len(), left.unreadable),
+        (0, 0),
+        "the five readable callbacks after the page were processed in the same sweep"
+    );
+    assert_eq!(parked.load(std::sync::atomic::Ordering::Relaxed), 100);
+    assert_eq!(services.process_callbacks().parked_count().await.unwrap(), 100);
 }

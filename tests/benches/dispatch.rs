@@ -360,13 +360,18 @@ async fn backlog_run(store: &str, sweep: bool) -> (f64, f64, f64, f64) {
             .unprocessed_callbacks(later, 1, later)
             .await
             .unwrap()
+            .callbacks
             .is_empty()
         {
             herald_app::workers::sweep_callbacks(&callbacks, &parked).await;
         }
     } else {
         loop {
-            let page = tracking.unprocessed_callbacks(later, 100, later).await.unwrap();
+            let page = tracking
+                .unprocessed_callbacks(later, 100, later)
+                .await
+                .unwrap()
+                .callbacks;
             if page.is_empty() {
                 break;
             }

@@ -263,11 +263,12 @@ pub fn record_webhook_lags(lags: &[herald_domain::time::Duration]) {
 
 /// Counts one sweep of the callback backlog (`herald_callbacks_backlog_total{outcome}`).
 pub fn record_backlog(report: &herald_domain::usecases::BacklogReport) {
-    // `parked` callbacks are among the `failed` ones: counted once, under `parked`.
+    // `parked` callbacks are among the `failed` ones: counted once, under `parked`, with the unreadable rows
+    // the store parked as it read the page.
     for (outcome, count) in [
         ("processed", report.processed),
         ("failed", report.failed.saturating_sub(report.parked)),
-        ("parked", report.parked),
+        ("parked", report.parked + report.unreadable),
     ] {
         if count > 0 {
             metrics::counter!("herald_callbacks_backlog_total", "outcome" => outcome).increment(count as u64);

@@ -492,7 +492,9 @@ pub async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU
                 swept.processed += report.processed;
                 swept.failed += report.failed;
                 swept.parked += report.parked;
-                if report.failed > 0 || u32::try_from(report.processed) != Ok(BACKLOG_PAGE) {
+                swept.unreadable += report.unreadable;
+                swept.read += report.read;
+                if report.failed > 0 || u32::try_from(report.read) != Ok(BACKLOG_PAGE) {
                     break;
                 }
             }
@@ -508,7 +510,8 @@ pub async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU
         tracing::info!(
             callbacks = swept.processed,
             failed = swept.failed,
-            parked = swept.parked,
+            parked = swept.parked + swept.unreadable,
+            unreadable = swept.unreadable,
             "processed stored callbacks from the backlog"
         );
     }

@@ -118,6 +118,25 @@ pub struct StoredCallback {
     pub body: Vec<u8>,
 }
 
+/// A page of the stored-callback backlog ([`crate::ports::TrackingStore::unprocessed_callbacks`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallbackPage {
+    /// The callbacks to process, oldest first.
+    pub callbacks: Vec<StoredCallback>,
+    /// Rows of the page the store could not read back and parked as it read them: with `callbacks`, what the
+    /// page held, so a page of `limit` rows says more may be waiting.
+    pub unreadable: usize,
+}
+
+impl From<Vec<StoredCallback>> for CallbackPage {
+    fn from(callbacks: Vec<StoredCallback>) -> Self {
+        Self {
+            callbacks,
+            unreadable: 0,
+        }
+    }
+}
+
 /// A stored callback whose processing failed too often to go on retrying it: kept for an operator to
 /// inspect, and out of the backlog so it no longer holds up the callbacks after it.
 #[derive(Debug, Clone, PartialEq, Eq)]

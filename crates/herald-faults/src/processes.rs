@@ -57,8 +57,10 @@ pub struct Cluster {
     pub client: reqwest::Client,
 }
 
+/// A port for a child that must be told it before it starts, drawn outside the kernel's ephemeral range so
+/// that no other socket takes it in between (see `herald_testkit::ports`).
 pub fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(herald_testkit::ports::free_port()?)
 }
 
 impl Cluster {

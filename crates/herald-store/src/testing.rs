@@ -46,6 +46,22 @@ impl std::fmt::Debug for Guard {
     }
 }
 
+/// Runs `sql` on the test database at `url` (SQLite or PostgreSQL) over a connection of its own, for a test
+/// that must put a row in a state no port writes (a hand edit, a restore gone wrong); answers the rows
+/// changed.
+///
+/// # Errors
+/// The database cannot be reached or refuses the statement.
+pub async fn execute_sql(url: &str, sql: &str) -> anyhow::Result<usize> {
+    if let Some(path) = url.strip_prefix("sqlite://") {
+        use diesel::Connection as _;
+        let mut conn = diesel::SqliteConnection::establish(path)?;
+        return Ok(diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut conn)?);
+    }
+    let mut conn = AsyncPgConnection::establish(url).await?;
+    Ok(diesel::sql_query(sql).execute(&mut conn).await?)
+}
+
 /// Options for test stores: a small pool, and a short wait so a broken test fails fast.
 fn test_options() -> StoreOptions {
     StoreOptions {

@@ -2,7 +2,7 @@
 //! stdin, and a server run at debug level whose whole log holds none of the secrets that passed through it
 //! (password, API key, webhook secrets, session cookie, CSRF token).
 
-use super::{Server, admin_json, free_port, herald, serve_on_own_port, wait_healthy};
+use super::{Server, admin_json, herald, port_in_log, serve_on_own_port, wait_healthy};
 use reqwest::header::{COOKIE, SET_COOKIE};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -149,13 +149,12 @@ async fn the_server_logs_no_secret_of_the_dashboard() {
             .success()
     );
 
-    let port = free_port();
     let log_path = data.path().join("server.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let server = Server(
         herald(data.path())
             .args(["serve"])
-            .env("HERALD_LISTEN", format!("127.0.0.1:{port}"))
+            .env("HERALD_LISTEN", "127.0.0.1:0")
             .env("RUST_LOG", "debug")
             .env("HERALD_ALLOW_PRIVATE_WEBHOOK_TARGETS", "true")
             .env("HERALD_ALLOW_INSECURE_WEBHOOKS", "true")
@@ -164,7 +163,7 @@ async fn the_server_logs_no_secret_of_the_dashboard() {
             .spawn()
             .unwrap(),
     );
-    let base = format!("http://127.0.0.1:{port}");
+    let base = format!("http://127.0.0.1:{}", port_in_log(&log_path));
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -43,12 +43,9 @@ fn admin_json(data: &std::path::Path, args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {output:?}"))
 }
 
+/// A port for a child that must be told it before it starts (see `herald_testkit::ports`).
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    herald_testkit::ports::free_port().unwrap()
 }
 
 /// Kills the server when the test ends, however it ends.
@@ -82,11 +79,7 @@ fn serve_on_own_port(command: &mut Command) -> (Server, u16) {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(port) = line
-                .split("listening base_url=http://127.0.0.1:")
-                .nth(1)
-                .and_then(|rest| rest.trim().parse::<u16>().ok())
-            {
+            if let Some(port) = listening_port(&line) {
                 let _ = tx.send(port);
             }
             eprintln!("herald serve: {line}");
@@ -96,6 +89,30 @@ fn serve_on_own_port(command: &mut Command) -> (Server, u16) {
         .recv_timeout(Duration::from_secs(60))
         .expect("herald serve logs the address it listens on");
     (server, port)
+}
+
+/// The port of a `herald serve` log's `listening` line.
+fn listening_port(line: &str) -> Option<u16> {
+    line.split("listening base_url=http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.trim().parse().ok())
+}
+
+/// The port a `herald serve` started with `HERALD_LISTEN=127.0.0.1:0` and its log written to `log` bound,
+/// read from that log as it appears (at most 60 s).
+fn port_in_log(log: &std::path::Path) -> u16 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(port) = text.lines().find_map(listening_port) {
+            return port;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "herald serve logged no address:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 async fn wait_healthy(client: &reqwest::Client, base: &str) {
@@ -1062,7 +1079,8 @@ async fn parked_callbacks_are_listed_and_requeued() {
     let backlog = tracking
         .unprocessed_callbacks(now + chrono::TimeDelta::seconds(1), 10, now)
         .await
-        .unwrap();
+        .unwrap()
+        .callbacks;
     assert_eq!(backlog, vec![callback], "back in the backlog");
 }
 

@@ -2,7 +2,6 @@
 //! that decodes the protobuf export requests. A send made with a W3C `traceparent` continues the caller's
 //! trace, its spans are connected, and each carries the request id.
 
-use crate::free_port;
 use crate::smoke::Smoke;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
@@ -13,11 +12,11 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// An OTLP/HTTP receiver: answers every `POST /v1/traces` with 200 and keeps the spans.
-fn collector(port: u16) -> Arc<Mutex<Vec<Span>>> {
+/// An OTLP/HTTP receiver: answers every `POST /v1/traces` with 200 and keeps the spans; answers its port too.
+fn collector() -> (u16, Arc<Mutex<Vec<Span>>>) {
     let spans = Arc::new(Mutex::new(Vec::new()));
     let kept = spans.clone();
-    serve(port, move |path, body| {
+    let port = serve(move |path, body| {
         assert_eq!(path, "/v1/traces");
         let request = ExportTraceServiceRequest::decode(body).unwrap();
         kept.lock().unwrap().extend(
@@ -28,12 +27,14 @@ fn collector(port: u16) -> Arc<Mutex<Vec<Span>>> {
                 .flat_map(|s| s.spans),
         );
     });
-    spans
+    (port, spans)
 }
 
-/// A minimal HTTP/1.1 server on `port`: hands each request's path and body to `handle` and answers 200.
-fn serve(port: u16, handle: impl Fn(&str, &[u8]) + Send + Sync + 'static) {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+/// A minimal HTTP/1.1 server on a loopback port of its own, which it answers: hands each request's path and
+/// body to `handle` and answers 200.
+fn serve(handle: impl Fn(&str, &[u8]) + Send + Sync + 'static) -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
     let handle = Arc::new(handle);
     std::thread::spawn(move || {
         for stream in listener.incoming() {
@@ -42,6 +43,7 @@ fn serve(port: u16, handle: impl Fn(&str, &[u8]) + Send + Sync + 'static) {
             std::thread::spawn(move || serve_connection(stream, handle.as_ref()));
         }
     });
+    port
 }
 
 fn serve_connection(stream: std::net::TcpStream, handle: &dyn Fn(&str, &[u8])) {
@@ -127,12 +129,10 @@ fn named<'a>(spans: &'a [Span], name: &str) -> Vec<&'a Span> {
 /// span with the request's id, though all but the first two run after the request has been answered.
 #[tokio::test]
 async fn a_send_is_one_trace_from_the_callers_request_to_the_webhook_deliveries() {
-    let port = free_port();
-    let spans = collector(port);
-    let receiver_port = free_port();
+    let (port, spans) = collector();
     let received = Arc::new(Mutex::new(0_usize));
     let counted = received.clone();
-    serve(receiver_port, move |_, _| *counted.lock().unwrap() += 1);
+    let receiver_port = serve(move |_, _| *counted.lock().unwrap() += 1);
     let smoke = Smoke::start(vec![
         (
             "HERALD_OTLP_ENDPOINT".to_owned(),

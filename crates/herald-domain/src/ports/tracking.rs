@@ -64,16 +64,16 @@ pub trait TrackingStore: Send + Sync + 'static {
     /// Stores a raw network callback durably, before it is acknowledged.
     async fn store_callback(&self, callback: &crate::dispatch::StoredCallback) -> Result<(), StoreError>;
 
-    /// Stored callbacks not yet processed (and not parked) that were received before `received_before`,
-    /// oldest first. A row the store cannot read back (an id that is not an event id: a hand-edited row) is
-    /// not listed: it is parked at `now` with the reason as its last error, so that it cannot fail every
-    /// later sweep, and [`Self::parked_callbacks`] shows it. A page may therefore hold fewer than `limit`.
+    /// At most `limit` stored callbacks not yet processed (and not parked) that were received before
+    /// `received_before`, oldest first. A row the store cannot read back (an id that is not an event id: a
+    /// hand-edited row) is not listed but counted as `unreadable`: it is parked at `now` with the reason as
+    /// its last error, so that it cannot fail every later sweep, and [`Self::parked_callbacks`] shows it.
     async fn unprocessed_callbacks(
         &self,
         received_before: Timestamp,
         limit: u32,
         now: Timestamp,
-    ) -> Result<Vec<crate::dispatch::StoredCallback>, StoreError>;
+    ) -> Result<crate::dispatch::CallbackPage, StoreError>;
 
     /// Marks a stored callback processed, with a note of anything skipped.
     async fn mark_callback_processed(

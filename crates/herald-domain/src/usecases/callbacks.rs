@@ -48,6 +48,11 @@ pub struct BacklogReport {
     pub failed: usize,
     /// Of those, the ones that reached [`CALLBACK_ATTEMPTS`] and are parked now.
     pub parked: usize,
+    /// Rows the store could not read back, parked as it read the page (never processed, not among `failed`).
+    pub unreadable: usize,
+    /// Stored callbacks the page held, unreadable ones included: a page of the limit asked for means more may
+    /// be waiting.
+    pub read: usize,
 }
 
 /// How a status report's transaction treats the callback that carried it alone.
@@ -262,17 +267,22 @@ impl ProcessCallbacks {
         limit: u32,
     ) -> Result<BacklogReport, StoreError> {
         let now = self.clock.now();
-        let pending = self
+        let page = self
             .tracking
             .unprocessed_callbacks(now - older_than, limit, now)
             .await?;
+        let pending = page.callbacks;
         let decoded: Vec<Result<ParsedCallback, String>> = pending
             .iter()
             .map(|callback| self.decoder.decode(&callback.body))
             .collect();
         let waves = backlog_waves(&decoded.iter().map(lone_status_message).collect::<Vec<_>>());
         let mut items = pending.iter().zip(decoded);
-        let mut report = BacklogReport::default();
+        let mut report = BacklogReport {
+            unreadable: page.unreadable,
+            read: pending.len() + page.unreadable,
+            ..BacklogReport::default()
+        };
         for wave in waves {
             let outcomes = futures::future::join_all(items.by_ref().take(wave.len()).map(
                 |(callback, parsed)| async move { (callback, self.process_decoded(callback, parsed).await) },

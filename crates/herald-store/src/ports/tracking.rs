@@ -14,7 +14,7 @@ macro_rules! tracking_port {
             use herald_domain::contact::UserId;
             use herald_domain::customer_event::InboundRecord;
             use herald_domain::customer_event::{self, InboundLinks};
-            use herald_domain::dispatch::{ParkedCallback, StoredCallback};
+            use herald_domain::dispatch::{CallbackPage, ParkedCallback, StoredCallback};
             use herald_domain::ids::{EventId, OrganizationId};
             use herald_domain::message::Message;
             use herald_domain::ports::{StoreError, TrackingStore};
@@ -532,7 +532,7 @@ macro_rules! tracking_port {
                     received_before: Timestamp,
                     limit: u32,
                     now: Timestamp,
-                ) -> Result<Vec<StoredCallback>, StoreError> {
+                ) -> Result<CallbackPage, StoreError> {
                     let rows = {
                         let mut conn = self.read().await?;
                         network_callbacks::table
@@ -546,16 +546,22 @@ macro_rules! tracking_port {
                             .await
                             .map_err(from_diesel)?
                     };
-                    let mut callbacks = Vec::with_capacity(rows.len());
+                    let mut page = CallbackPage {
+                        callbacks: Vec::with_capacity(rows.len()),
+                        unreadable: 0,
+                    };
                     for row in rows {
                         let id = row.id.clone();
                         match StoredCallback::try_from(row) {
-                            Ok(callback) => callbacks.push(callback),
+                            Ok(callback) => page.callbacks.push(callback),
                             // Failing the page instead would fail every later sweep on the same row.
-                            Err(error) => self.park_unreadable_callback(&id, now, &error).await?,
+                            Err(error) => {
+                                self.park_unreadable_callback(&id, now, &error).await?;
+                                page.unreadable += 1;
+                            }
                         }
                     }
-                    Ok(callbacks)
+                    Ok(page)
                 }
 
                 async fn mark_callback_processed(

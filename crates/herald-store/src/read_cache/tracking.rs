@@ -7,7 +7,7 @@ use super::CachedTemplates;
 use async_trait::async_trait;
 use herald_domain::Timestamp;
 use herald_domain::customer_event::InboundRecord;
-use herald_domain::dispatch::{ParkedCallback, StoredCallback};
+use herald_domain::dispatch::{CallbackPage, ParkedCallback, StoredCallback};
 use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::message::Message;
 use herald_domain::notice::NoticeRecord;
@@ -85,7 +85,7 @@ impl TrackingStore for EvictingTracking {
         received_before: Timestamp,
         limit: u32,
         now: Timestamp,
-    ) -> Result<Vec<StoredCallback>, StoreError> {
+    ) -> Result<CallbackPage, StoreError> {
         self.inner
             .unprocessed_callbacks(received_before, limit, now)
             .await

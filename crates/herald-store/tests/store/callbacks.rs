@@ -3,7 +3,7 @@
 //! no stored callback after it was ever processed.
 
 use crate::helpers::{execute_sql, fresh_postgres_or_skip, test_name};
-use herald_domain::dispatch::StoredCallback;
+use herald_domain::dispatch::{CallbackPage, StoredCallback};
 use herald_domain::ids::EventId;
 use herald_store::{Store, testing};
 use herald_testkit::fixtures::{next_ulid, t0};
@@ -35,8 +35,11 @@ async fn an_unreadable_callback_is_parked_and_the_backlog_goes_on(store: Store, 
         .expect("the backlog is read despite the unreadable row");
     assert_eq!(
         page,
-        vec![after.clone()],
-        "the readable callback is listed, the other is not"
+        CallbackPage {
+            callbacks: vec![after.clone()],
+            unreadable: 1
+        },
+        "the readable callback is listed, the other is not but counted"
     );
 
     let parked = tracking.parked_callbacks(10).await.expect("parked_callbacks");
@@ -61,7 +64,7 @@ async fn an_unreadable_callback_is_parked_and_the_backlog_goes_on(store: Store, 
             .unprocessed_callbacks(now, 10, now)
             .await
             .expect("read again"),
-        vec![after],
+        CallbackPage::from(vec![after]),
         "parked, it no longer comes back"
     );
 }

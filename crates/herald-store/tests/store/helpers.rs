@@ -120,15 +120,7 @@ pub async fn pg_texts(url: &str, sql: &str) -> Vec<String> {
 /// Runs `sql` on the database at `url`, SQLite (`sqlite://<path>`) or PostgreSQL: a row changed behind the
 /// store's back, as an operator's hand edit would.
 pub async fn execute_sql(url: &str, sql: &str) {
-    use diesel::Connection;
-    use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
-    if let Some(path) = url.strip_prefix("sqlite://") {
-        let mut conn = diesel::SqliteConnection::establish(path).expect("a SQLite connection");
-        diesel::RunQueryDsl::execute(diesel::sql_query(sql), &mut conn).expect(sql);
-    } else {
-        let mut conn = AsyncPgConnection::establish(url).await.expect("a connection");
-        diesel::sql_query(sql).execute(&mut conn).await.expect(sql);
-    }
+    testing::execute_sql(url, sql).await.expect(sql);
 }
 
 /// The path of the test this expands in, without the binary's name (`postgres_contract::windows_…`).

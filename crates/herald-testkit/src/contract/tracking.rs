@@ -577,7 +577,8 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
         .tracking
         .unprocessed_callbacks(at(3), 10, at(3))
         .await
-        .expect("unprocessed_callbacks");
+        .expect("unprocessed_callbacks")
+        .callbacks;
     assert_eq!(
         listed,
         vec![first.clone(), second.clone()],
@@ -587,7 +588,8 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
         .tracking
         .unprocessed_callbacks(at(10), 1, at(10))
         .await
-        .expect("unprocessed_callbacks");
+        .expect("unprocessed_callbacks")
+        .callbacks;
     assert_eq!(limited, vec![first.clone()]);
     ports
         .tracking
@@ -603,7 +605,8 @@ pub async fn tracking_callbacks_round_trip(ports: Ports) {
         .tracking
         .unprocessed_callbacks(at(10), 10, at(10))
         .await
-        .expect("unprocessed_callbacks");
+        .expect("unprocessed_callbacks")
+        .callbacks;
     assert_eq!(rest, vec![third], "processed callbacks are no longer listed");
 }
 
@@ -623,6 +626,7 @@ pub async fn tracking_a_lone_status_and_its_callback_commit_together(ports: Port
             .unprocessed_callbacks(at(1_000), 10, at(1_000))
             .await
             .expect("unprocessed_callbacks")
+            .callbacks
             .into_iter()
             .map(|c| c.id)
             .collect::<Vec<_>>()
@@ -723,6 +727,7 @@ pub async fn tracking_a_callback_and_its_status_are_stored_together(ports: Ports
             .unprocessed_callbacks(at(1_000), 10, at(1_000))
             .await
             .expect("unprocessed_callbacks")
+            .callbacks
     };
 
     let sent = arrived(1);
@@ -906,7 +911,8 @@ pub async fn tracking_callbacks_arriving_together_each_answer_alone(ports: Ports
             .tracking
             .unprocessed_callbacks(at(1_000), 10, at(1_000))
             .await
-            .expect("unprocessed_callbacks"),
+            .expect("unprocessed_callbacks")
+            .callbacks,
         vec![orphan, only_stored],
         "only the status for no message and the callback only stored are unprocessed; the taken id kept its \
          first body; the callback stored before is marked"
@@ -965,6 +971,7 @@ pub async fn tracking_failing_callback_is_parked_and_requeued(ports: Ports) {
             .unprocessed_callbacks(at(100), 10, at(100))
             .await
             .expect("unprocessed_callbacks")
+            .callbacks
     };
     for attempt in 1..=3_i64 {
         let parked = ports

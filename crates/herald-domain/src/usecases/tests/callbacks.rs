@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::customer_event::InboundRecord;
-use crate::dispatch::StoredCallback;
+use crate::dispatch::{CallbackPage, StoredCallback};
 use crate::ids::{EventId, InboundId};
 use crate::message::{EventSource, MessageError, MessageStatus, StatusTimestamps};
 use crate::network::{
@@ -1011,7 +1011,7 @@ fn the_backlog_processes_each_unprocessed_callback_received_before_the_cutoff() 
         .expect_unprocessed_callbacks()
         .withf(|before, limit, at| *before == now() - seconds(120) && *limit == 50 && *at == now())
         .times(1)
-        .returning(|_, _, _| Ok(vec![callback(1), callback(2)]));
+        .returning(|_, _, _| Ok(vec![callback(1), callback(2)].into()));
     ports
         .decodes(1, Ok(ParsedCallback::default()))
         .decodes(2, Err("truncated".into()))
@@ -1022,8 +1022,8 @@ fn the_backlog_processes_each_unprocessed_callback_received_before_the_cutoff() 
         report,
         BacklogReport {
             processed: 2,
-            failed: 0,
-            parked: 0
+            read: 2,
+            ..BacklogReport::default()
         }
     );
 }
@@ -1035,12 +1035,40 @@ fn an_empty_backlog_processes_nothing() {
         .tracking
         .expect_unprocessed_callbacks()
         .times(1)
-        .returning(|_, _, _| Ok(Vec::new()));
+        .returning(|_, _, _| Ok(CallbackPage::default()));
     ports.decoder.expect_decode().times(0);
     ports.never_marks();
     assert_eq!(
         run(ports.use_case().process_backlog(seconds(60), 10)).unwrap(),
         BacklogReport::default()
+    );
+}
+
+/// Rows the store parked as it read the page (unreadable as stored) are reported as parked and as read, so
+/// the sweep's line counts them and a page they filled still reads as full.
+#[test]
+fn unreadable_rows_parked_by_the_store_are_counted_in_the_report() {
+    let mut ports = Ports::new();
+    ports
+        .tracking
+        .expect_unprocessed_callbacks()
+        .times(1)
+        .returning(|_, _, _| {
+            Ok(CallbackPage {
+                callbacks: vec![callback(1)],
+                unreadable: 2,
+            })
+        });
+    ports.decodes(1, Ok(ParsedCallback::default())).marks(1, None);
+    assert_eq!(
+        run(ports.use_case().process_backlog(seconds(60), 3)).unwrap(),
+        BacklogReport {
+            processed: 1,
+            failed: 0,
+            parked: 0,
+            unreadable: 2,
+            read: 3
+        }
     );
 }
 
@@ -1067,7 +1095,7 @@ fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
             .tracking
             .expect_unprocessed_callbacks()
             .times(1)
-            .returning(|_, _, _| Ok(vec![callback(1), callback(2)]));
+            .returning(|_, _, _| Ok(vec![callback(1), callback(2)].into()));
         ports
             .decodes(
                 1,
@@ -1101,7 +1129,9 @@ fn a_failing_callback_is_recorded_and_the_backlog_goes_on_past_it() {
             BacklogReport {
                 processed: 1,
                 failed: 1,
-                parked: usize::from(parked)
+                parked: usize::from(parked),
+                unreadable: 0,
+                read: 2
             }
         );
     }
@@ -1117,7 +1147,7 @@ fn a_backlog_page_of_status_reports_applies_each_in_order_and_records_a_failure_
         .tracking
         .expect_unprocessed_callbacks()
         .times(1)
-        .returning(|_, _, _| Ok(vec![callback(1), callback(2), callback(3)]));
+        .returning(|_, _, _| Ok(vec![callback(1), callback(2), callback(3)].into()));
     let mut other = status_report(ReportedStatus::Delivered);
     other.network_message_id = "wamid.other".into();
     other.callback_data = Some(stored_message(2).id.to_string());
@@ -1164,7 +1194,8 @@ fn a_backlog_page_of_status_reports_applies_each_in_order_and_records_a_failure_
         BacklogReport {
             processed: 2,
             failed: 1,
-            parked: 0
+            read: 3,
+            ..BacklogReport::default()
         }
     );
     assert_eq!(
