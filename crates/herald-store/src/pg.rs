@@ -291,6 +291,37 @@ macro_rules! for_update {
     };
 }
 
+/// A message's last customer-event sequence, as [`last_event_sequences`] reads it.
+#[derive(diesel::QueryableByName)]
+struct LastSequence {
+    #[diesel(sql_type = Text)]
+    message_id: String,
+    #[diesel(sql_type = Integer)]
+    last: i32,
+}
+
+/// The last customer-event sequence of each of `ids` that has events (the status path's numbering).
+///
+/// Planned on every call (`sql_query` is never cached), unlike the store's other statements: a connection
+/// keeps the generic plan PostgreSQL made for a cached statement until the table is next analyzed, and one
+/// made while `events` was small scans the whole table. On a young database (a new install, the first
+/// minute of a benchmark) that plan scanned a growing `events` table for every status batch: 2–7 ms a call,
+/// more than a core of PostgreSQL at 200 messages/s (docs/benchmarks-notes.md). A fresh plan sees the table's
+/// current size and takes `events_by_message`; planning it costs tens of microseconds.
+async fn last_event_sequences(
+    conn: &mut Conn,
+    ids: &[String],
+) -> Result<std::collections::HashMap<String, i32>, TxError> {
+    let rows = diesel::sql_query(
+        "SELECT message_id, max(sequence) AS last FROM events WHERE message_id = ANY($1) \
+         GROUP BY message_id",
+    )
+    .bind::<diesel::sql_types::Array<Text>, _>(ids)
+    .load::<LastSequence>(conn)
+    .await?;
+    Ok(rows.into_iter().map(|row| (row.message_id, row.last)).collect())
+}
+
 /// A claimed job with its old values, as the claiming statement returns it.
 #[derive(diesel::QueryableByName)]
 struct ClaimedByName {
@@ -1305,6 +1336,81 @@ mod tests {
         )
         .await
         .unwrap()
+    }
+
+    /// The status path's sequence lookup takes `events_by_message` on a connection that ran it many times
+    /// while `events` was small and analyzed, once the table has grown and before it is analyzed again. A
+    /// cached statement keeps the generic plan made on the small table there, a scan of the whole table;
+    /// the lookup is planned afresh each time, so it sees the table's size.
+    #[tokio::test]
+    async fn the_sequence_lookup_takes_the_index_after_the_table_grew_on_a_warm_connection() {
+        use diesel_async::{AsyncConnection, SimpleAsyncConnection};
+        let Some((_guard, mut conn)) = fresh_connection().await else {
+            return;
+        };
+        let events = |prefix: &str, count: u32| {
+            format!(
+                "INSERT INTO events (id, organization_id, event_type, message_id, sequence, payload, \
+                 occurred_at, created_at) SELECT 'evt_{prefix}' || i, 'org_1', 'message.status', \
+                 'msg_{prefix}' || (i / 3), i % 3 + 1, repeat('x', 300), now(), now() \
+                 FROM generate_series(0, {count} - 1) AS i"
+            )
+        };
+        conn.batch_execute(&format!(
+            "ALTER TABLE events SET (autovacuum_enabled = false); {}; ANALYZE events",
+            events("a", 60)
+        ))
+        .await
+        .unwrap();
+        let small = vec!["msg_a1".to_owned(), "msg_a2".to_owned()];
+        for _ in 0..10 {
+            assert_eq!(
+                super::last_event_sequences(&mut conn, &small)
+                    .await
+                    .unwrap()
+                    .len(),
+                2
+            );
+        }
+        conn.batch_execute(&events("b", 30_000)).await.unwrap();
+
+        // The session's scans of `events` not yet reported (the view holds a backend's pending counts, the
+        // earlier calls' among them), read before and after the call.
+        #[derive(diesel::QueryableByName, Debug, PartialEq)]
+        struct Scans {
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            seq_scan: i64,
+            #[diesel(sql_type = diesel::sql_types::BigInt)]
+            idx_scan: i64,
+        }
+        conn.begin_test_transaction().await.unwrap();
+        let scans = async |conn: &mut super::Conn| -> Scans {
+            diesel_async::RunQueryDsl::get_result(
+                diesel::sql_query(
+                    "SELECT seq_scan, idx_scan FROM pg_stat_xact_user_tables WHERE relname = 'events'",
+                ),
+                conn,
+            )
+            .await
+            .unwrap()
+        };
+        let before = scans(&mut conn).await;
+        let grown = vec!["msg_b1".to_owned(), "msg_b9999".to_owned(), "msg_none".to_owned()];
+        let last = super::last_event_sequences(&mut conn, &grown).await.unwrap();
+        assert_eq!(
+            last,
+            [("msg_b1".to_owned(), 3), ("msg_b9999".to_owned(), 3)].into(),
+            "the last sequence of each message that has events"
+        );
+        let after = scans(&mut conn).await;
+        assert_eq!(
+            after.seq_scan, before.seq_scan,
+            "no scan of the whole table: {before:?} → {after:?}"
+        );
+        assert!(
+            after.idx_scan > before.idx_scan,
+            "the index was used: {before:?} → {after:?}"
+        );
     }
 
     /// A connection given back while a pipelined transaction is open on it (its batch's task ended between

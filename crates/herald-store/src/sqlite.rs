@@ -202,6 +202,24 @@ macro_rules! for_update {
     };
 }
 
+/// The last customer-event sequence of each of `ids` that has events (the status path's numbering).
+async fn last_event_sequences(
+    conn: &mut Conn,
+    ids: &[String],
+) -> Result<std::collections::HashMap<String, i32>, TxError> {
+    use diesel::{ExpressionMethods, QueryDsl};
+    use schema::events;
+    Ok(events::table
+        .filter(events::message_id.eq_any(ids.iter().map(|id| Some(id.as_str()))))
+        .group_by(events::message_id)
+        .select((events::message_id, diesel::dsl::max(events::sequence)))
+        .load::<(Option<String>, Option<i32>)>(conn)
+        .await?
+        .into_iter()
+        .filter_map(|(id, last)| Some((id?, last?)))
+        .collect())
+}
+
 /// A sender id, as the walk over senders with open jobs reads it.
 #[derive(diesel::QueryableByName)]
 struct SenderIdByName {

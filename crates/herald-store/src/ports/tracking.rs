@@ -3,7 +3,7 @@
 macro_rules! tracking_port {
     () => {
         pub(super) mod tracking {
-            use super::super::schema::{events, inbound_messages, messages, network_callbacks, senders};
+            use super::super::schema::{inbound_messages, messages, network_callbacks, senders};
             use super::super::{Conn, Db};
             use super::inbound::resolve_wamid;
             use super::shared::{convert, insert_customer_event, insert_customer_events};
@@ -66,20 +66,12 @@ macro_rules! tracking_port {
                 // a statement sees what committed before it began, and one that waited for the lock began
                 // before the transaction that held it committed its events (read in the locking statement,
                 // two batches of one message took one sequence: a unique violation).
-                let last_sequences: std::collections::HashMap<String, Option<i32>> = events::table
-                    .filter(events::message_id.eq_any(ids.iter().map(|id| Some(id.as_str()))))
-                    .group_by(events::message_id)
-                    .select((events::message_id, diesel::dsl::max(events::sequence)))
-                    .load::<(Option<String>, Option<i32>)>(conn)
-                    .await?
-                    .into_iter()
-                    .filter_map(|(id, last)| id.map(|id| (id, last)))
-                    .collect();
+                let last_sequences = super::super::last_event_sequences(conn, &ids).await?;
                 // Each message as the reports so far leave it, its trace, its next customer-event sequence,
                 // and whether a report changed a column.
                 let mut current = std::collections::HashMap::with_capacity(rows.len());
                 for row in rows {
-                    let last = last_sequences.get(&row.id).copied().flatten();
+                    let last = last_sequences.get(&row.id).copied();
                     let trace = row.trace();
                     let next_sequence = u32::try_from(last.unwrap_or(0).saturating_add(1))
                         .map_err(|e| corrupt("event sequence", e))?;
