@@ -281,3 +281,41 @@ pub fn record_parked(parked: u64) {
     #[allow(clippy::cast_precision_loss, reason = "a count far below 2^52")]
     metrics::gauge!("herald_callbacks_parked").set(parked as f64);
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+    use herald_domain::usecases::BacklogReport;
+    use metrics_exporter_prometheus::PrometheusBuilder;
+
+    /// A sweep's callbacks counted once each: failures parked now under `parked` (not `failed` too), and the
+    /// unreadable rows the store parked as it read the page under `parked` as well.
+    #[test]
+    fn a_backlog_sweep_counts_each_callback_once_with_unreadable_rows_as_parked() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            super::record_backlog(&BacklogReport {
+                processed: 4,
+                failed: 3,
+                parked: 1,
+                unreadable: 2,
+                read: 9,
+            });
+        });
+        let text = handle.render();
+        let count = |outcome: &str| {
+            text.lines()
+                .find(|line| {
+                    line.starts_with(&format!(
+                        "herald_callbacks_backlog_total{{outcome=\"{outcome}\"}}"
+                    ))
+                })
+                .and_then(|line| line.rsplit_once(' '))
+                .map(|(_, value)| value.parse::<u64>().unwrap())
+        };
+        assert_eq!(count("processed"), Some(4), "{text}");
+        assert_eq!(count("failed"), Some(2), "{text}");
+        assert_eq!(count("parked"), Some(3), "{text}");
+    }
+}

@@ -8,7 +8,7 @@
 //! the kernel never assigns a port by itself, so only a process naming the same port on purpose can take it.
 //! A child that can bind port 0 itself and report its port is better still; this is for the others.
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::hash::{BuildHasher, RandomState};
 use std::net::TcpListener;
 use std::sync::Mutex;
@@ -19,7 +19,7 @@ const LOWEST: u16 = 10_000;
 
 /// Ports this process has already handed out: free until their child binds them, so a second draw could
 /// otherwise return one again.
-static GIVEN: Mutex<Option<HashSet<u16>>> = Mutex::new(None);
+static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
 
 /// A loopback port that nothing listens on, outside the range the kernel assigns by itself.
 ///
@@ -33,7 +33,7 @@ pub fn free_port() -> std::io::Result<u16> {
     let candidates =
         (0_u64..1_000).map(|attempt| LOWEST + u16::try_from(random.hash_one(attempt) % span).unwrap_or(0));
     let mut given = GIVEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    first_free(candidates, given.get_or_insert_with(HashSet::new)).ok_or_else(|| {
+    first_free(candidates, &mut given).ok_or_else(|| {
         std::io::Error::new(
             std::io::ErrorKind::AddrInUse,
             format!("no free loopback port between {LOWEST} and {highest}"),
@@ -42,7 +42,7 @@ pub fn free_port() -> std::io::Result<u16> {
 }
 
 /// The first of `candidates` not handed out before and bindable now; recorded in `given`.
-fn first_free(candidates: impl IntoIterator<Item = u16>, given: &mut HashSet<u16>) -> Option<u16> {
+fn first_free(candidates: impl IntoIterator<Item = u16>, given: &mut BTreeSet<u16>) -> Option<u16> {
     let port = candidates
         .into_iter()
         .find(|port| !given.contains(port) && TcpListener::bind(("127.0.0.1", *port)).is_ok())?;
@@ -66,7 +66,7 @@ mod tests {
     fn ports_are_below_the_ephemeral_range_distinct_and_bindable() {
         let start = ephemeral_start();
         let ports: Vec<u16> = (0..50).map(|_| free_port().unwrap()).collect();
-        let distinct: HashSet<u16> = ports.iter().copied().collect();
+        let distinct: BTreeSet<u16> = ports.iter().copied().collect();
         assert_eq!(distinct.len(), ports.len(), "{ports:?}");
         for port in ports {
             assert!((LOWEST..start).contains(&port), "{port} not below {start}");
@@ -80,7 +80,7 @@ mod tests {
         let taken = holder.local_addr().unwrap().port();
         let already = free_port().unwrap();
         let wanted = free_port().unwrap();
-        let mut given = HashSet::from([already]);
+        let mut given = BTreeSet::from([already]);
         assert_eq!(first_free([taken, already, wanted], &mut given), Some(wanted));
         assert!(given.contains(&wanted));
         assert_eq!(first_free([taken, already, wanted], &mut given), None);
