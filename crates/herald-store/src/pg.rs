@@ -202,9 +202,6 @@ impl Db {
     /// process's listener (this one's included) at commit.
     fn work_committed(&self) {}
 
-    /// After a transaction that may have made deliveries due: nothing to do, as for `work_committed`.
-    fn webhooks_committed(&self) {}
-
     fn start_listener(&self) -> Option<Listener> {
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => Some(Listener(runtime.spawn(listen(
@@ -272,9 +269,10 @@ impl Db {
 /// Runs `body` in one PostgreSQL transaction (`BEGIN … COMMIT`, rolled back on `Err`).
 macro_rules! write_tx {
     ($db:expr, |$conn:ident| $body:expr) => {
-        write_tx!(@on $db.write(), |$conn| $body)
+        write_tx!(@on $db, $db.write(), |$conn| $body)
     };
-    (@on $connection:expr, |$conn:ident| $body:expr) => {
+    // `$db` is unused here: PostgreSQL delivers an announcement (`NOTIFY`) at commit by itself.
+    (@on $db:expr, $connection:expr, |$conn:ident| $body:expr) => {
         async {
             let mut pooled = $connection.await?;
             let connection: &mut Conn = &mut pooled;

@@ -147,11 +147,6 @@ impl Db {
         self.notifier.wake();
     }
 
-    /// After a committed transaction that may have made deliveries due: wake the webhook loops.
-    fn webhooks_committed(&self) {
-        self.webhook_notifier.wake();
-    }
-
     async fn read(&self) -> Result<PooledConnection<'_, Conn>, StoreError> {
         pooled(&self.reader, "read").await.map_err(from_pool)
     }
@@ -180,19 +175,47 @@ impl Db {
     }
 }
 
-/// Runs `body` in one `BEGIN IMMEDIATE` transaction on the single writer connection.
+/// Runs `body` in one `BEGIN IMMEDIATE` transaction on the single writer connection. When the transaction
+/// made deliveries due ([`announce_webhooks`] inside it) and committed, the webhook loops are woken once the
+/// writer is back in its pool, as PostgreSQL's `NOTIFY` is delivered at commit.
 macro_rules! write_tx {
     ($db:expr, |$conn:ident| $body:expr) => {
-        write_tx!(@on $db.write(), |$conn| $body)
+        write_tx!(@on $db, $db.write(), |$conn| $body)
     };
-    (@on $connection:expr, |$conn:ident| $body:expr) => {
+    (@on $db:expr, $connection:expr, |$conn:ident| $body:expr) => {
         async {
             let mut pooled = $connection.await?;
             let connection: &mut Conn = &mut pooled;
-            crate::inline::immediate_transaction::<_, TxError, _>(connection, async |$conn| $body).await
+            let (written, announced) = crate::sqlite::announcing(crate::inline::immediate_transaction::<
+                _,
+                TxError,
+                _,
+            >(connection, async |$conn| $body))
+            .await;
+            drop(pooled);
+            if announced && written.is_ok() {
+                $db.webhook_notifier.wake();
+            }
+            written
         }
         .await
     };
+}
+
+tokio::task_local! {
+    /// Set by [`announce_webhooks`] inside the transaction [`announcing`] runs.
+    static WEBHOOKS_ANNOUNCED: std::cell::Cell<bool>;
+}
+
+/// Runs a transaction and answers whether it announced deliveries. The flag is the task's own: a
+/// transaction runs inline on its caller's task (crate::inline), so nothing else can set or read it.
+pub(crate) async fn announcing<T>(transaction: impl Future<Output = T>) -> (T, bool) {
+    WEBHOOKS_ANNOUNCED
+        .scope(std::cell::Cell::new(false), async {
+            let written = transaction.await;
+            (written, WEBHOOKS_ANNOUNCED.with(std::cell::Cell::get))
+        })
+        .await
 }
 
 /// SQLite has no row locks: the writer's `BEGIN IMMEDIATE` transaction already serializes every write.
@@ -368,8 +391,11 @@ async fn announce_work(_conn: &mut Conn) -> Result<(), TxError> {
     Ok(())
 }
 
-/// As `announce_work`: the webhook loops are woken in-process after the commit.
+/// Marks the running transaction ([`announcing`]) as one that made deliveries due: `write_tx!` wakes the
+/// webhook loops in-process once it committed. A transaction that made none wakes nobody.
 async fn announce_webhooks(_conn: &mut Conn) -> Result<(), TxError> {
+    // Outside `announcing` (no transaction of `write_tx!`) there is nobody to tell: a no-op.
+    let _outside = WEBHOOKS_ANNOUNCED.try_with(|announced| announced.set(true));
     Ok(())
 }
 

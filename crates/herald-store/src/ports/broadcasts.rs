@@ -562,16 +562,11 @@ macro_rules! broadcasts_port {
                     let (org, id) = (organization.to_string(), id.to_string());
                     let changed = write_tx!(self, |conn| transition_in_tx(conn, &org, &id, change).await)
                         .map_err(TxError::into_store)?;
-                    if changed.is_some() && change.event.is_some() {
-                        self.webhooks_committed();
-                    }
                     Ok(changed)
                 }
 
                 async fn record_progress(&self, event: &BroadcastEvent) -> Result<(), StoreError> {
-                    write_tx!(self, |conn| record_in_tx(conn, event).await).map_err(TxError::into_store)?;
-                    self.webhooks_committed();
-                    Ok(())
+                    write_tx!(self, |conn| record_in_tx(conn, event).await).map_err(TxError::into_store)
                 }
 
                 async fn untaken(

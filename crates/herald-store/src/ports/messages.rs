@@ -343,14 +343,14 @@ macro_rules! messages_port {
                         Some(written) => ("pipelined", written),
                         None => (
                             "step_by_step",
-                            write_tx!(@on self.batch_write(), |conn| write_batch(conn, &items, Charge::Last).await),
+                            write_tx!(@on self, self.batch_write(), |conn| write_batch(conn, &items, Charge::Last).await),
                         ),
                     };
                     if matches!(written, Err(TxError::QuotaTight)) {
                         // Near an organization's limit: charge item by item, before writing.
                         metrics::counter!("herald_group_commit_quota_retries_total").increment(1);
                         written =
-                            write_tx!(@on self.batch_write(), |conn| write_batch(conn, &items, Charge::First).await);
+                            write_tx!(@on self, self.batch_write(), |conn| write_batch(conn, &items, Charge::First).await);
                     }
                     match written {
                         Ok(outcomes) => {

@@ -129,9 +129,6 @@ macro_rules! notices_port {
                         Err(StoreError::Conflict(detail)) if detail.contains("dedupe_key") => false,
                         other => other?,
                     };
-                    if recorded {
-                        self.webhooks_committed();
-                    }
                     Ok(recorded)
                 }
             }

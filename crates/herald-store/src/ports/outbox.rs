@@ -237,14 +237,11 @@ macro_rules! outbox_port {
                 }
 
                 async fn complete_job(&self, completion: &JobCompletion) -> Result<bool, StoreError> {
-                    let held = write_tx!(self, |conn| complete_in_tx(conn, &[completion]).await)
-                        .map_err(TxError::into_store)?
-                        .contains(&true);
-                    if held {
-                        // The outcome may have written a customer event and its deliveries.
-                        self.webhooks_committed();
-                    }
-                    Ok(held)
+                    Ok(
+                        write_tx!(self, |conn| complete_in_tx(conn, &[completion]).await)
+                            .map_err(TxError::into_store)?
+                            .contains(&true),
+                    )
                 }
 
                 async fn complete_jobs(
@@ -269,9 +266,6 @@ macro_rules! outbox_port {
                         if let Some(answer) = held.get_mut(*i) {
                             *answer = was_held;
                         }
-                    }
-                    if held.iter().any(|held| *held) {
-                        self.webhooks_committed();
                     }
                     Ok(held)
                 }

@@ -81,10 +81,6 @@ macro_rules! schedule_port {
                 async fn cancel(&self, update: &StatusUpdate) -> Result<CancelOutcome, StoreError> {
                     let outcome = write_tx!(self, |conn| cancel_in_tx(conn, update).await)
                         .map_err(TxError::into_store)?;
-                    if matches!(outcome, CancelOutcome::Cancelled(_)) {
-                        // The cancel wrote a customer event and its deliveries.
-                        self.webhooks_committed();
-                    }
                     Ok(outcome)
                 }
 
@@ -102,9 +98,6 @@ macro_rules! schedule_port {
                         Ok(cancelled)
                     })
                     .map_err(TxError::into_store)?;
-                    if cancelled > 0 {
-                        self.webhooks_committed();
-                    }
                     Ok(cancelled)
                 }
             }

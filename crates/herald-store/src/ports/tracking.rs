@@ -18,7 +18,7 @@ macro_rules! tracking_port {
             use herald_domain::ids::{EventId, OrganizationId};
             use herald_domain::message::Message;
             use herald_domain::ports::{StoreError, TrackingStore};
-            use herald_domain::status::{self, Transition};
+            use herald_domain::status;
             use herald_domain::status::{StatusApplied, StatusUpdate};
             use herald_domain::time::Timestamp;
             use herald_domain::values::PhoneNumber;
@@ -262,16 +262,12 @@ macro_rules! tracking_port {
             }
 
             impl Db {
-                /// Applies `update` in a transaction of its own; wakes the webhook workers when the status
-                /// changed.
+                /// Applies `update` in a transaction of its own.
                 async fn apply_alone(
                     &self,
                     update: &StatusUpdate,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    let applied = write_tx!(self, |conn| apply_one_in_tx(conn, update).await)
-                        .map_err(TxError::into_store)?;
-                    self.status_committed(applied.as_ref());
-                    Ok(applied)
+                    write_tx!(self, |conn| apply_one_in_tx(conn, update).await).map_err(TxError::into_store)
                 }
 
                 /// Writes a callback with the others queued at the time, in one transaction
@@ -299,16 +295,14 @@ macro_rules! tracking_port {
                     &self,
                     item: &PreparedCallback,
                 ) -> Result<Option<StatusApplied>, StoreError> {
-                    let applied = write_tx!(self, |conn| {
+                    write_tx!(self, |conn| {
                         Ok(store_applying_in_tx(conn, &[item])
                             .await?
                             .into_iter()
                             .next()
                             .flatten())
                     })
-                    .map_err(TxError::into_store)?;
-                    self.status_committed(applied.as_ref());
-                    Ok(applied)
+                    .map_err(TxError::into_store)
                 }
 
                 /// Stores and applies a batch of callbacks in one transaction and answers each waiter after
@@ -331,7 +325,6 @@ macro_rules! tracking_port {
                     match written {
                         Ok(applied) => {
                             for (pending, applied) in batch.into_iter().zip(applied) {
-                                self.status_committed(applied.as_ref());
                                 // A waiter that is gone (the network hung up) needs no answer: the
                                 // callback is stored and applied.
                                 let _ = pending.reply.send(Ok(applied));
@@ -354,19 +347,7 @@ macro_rules! tracking_port {
                     updates: &[StatusUpdate],
                 ) -> Result<Vec<Option<StatusApplied>>, StoreError> {
                     let updates: Vec<&StatusUpdate> = updates.iter().collect();
-                    let applied = write_tx!(self, |conn| apply_in_tx(conn, &updates).await)
-                        .map_err(TxError::into_store)?;
-                    for applied in &applied {
-                        self.status_committed(applied.as_ref());
-                    }
-                    Ok(applied)
-                }
-
-                /// After a status transaction: a status that changed may have made deliveries due.
-                fn status_committed(&self, applied: Option<&StatusApplied>) {
-                    if applied.is_some_and(|a| matches!(a.transition, Transition::Applied { .. })) {
-                        self.webhooks_committed();
-                    }
+                    write_tx!(self, |conn| apply_in_tx(conn, &updates).await).map_err(TxError::into_store)
                 }
             }
 
@@ -504,9 +485,6 @@ macro_rules! tracking_port {
                         Ok(true)
                     })
                     .map_err(TxError::into_store)?;
-                    if recorded {
-                        self.webhooks_committed();
-                    }
                     Ok(recorded)
                 }
 

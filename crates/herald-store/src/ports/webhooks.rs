@@ -194,14 +194,14 @@ macro_rules! webhooks_port {
                                 .set(webhook_endpoints::enabled.eq(enabled))
                                 .execute(conn)
                                 .await?;
+                            if enabled {
+                                // Its pending deliveries may be claimed again.
+                                super::super::announce_webhooks(conn).await?;
+                            }
                         }
                         Ok(())
                     })
                     .map_err(TxError::into_store)?;
-                    if patch.enabled == Some(true) {
-                        // Re-enabled: its pending deliveries may be claimed again.
-                        self.webhooks_committed();
-                    }
                     Ok(())
                 }
 
@@ -353,9 +353,6 @@ macro_rules! webhooks_port {
                         Ok(true)
                     })
                     .map_err(TxError::into_store)?;
-                    if recorded {
-                        self.webhooks_committed();
-                    }
                     Ok(recorded)
                 }
 
@@ -397,31 +394,35 @@ macro_rules! webhooks_port {
                     delivery: &DeliveryId,
                     at: Timestamp,
                 ) -> Result<(), StoreError> {
-                    let mut conn = self.write().await?;
+                    let (delivery, organization, endpoint) = (
+                        delivery.to_string(),
+                        organization.to_string(),
+                        endpoint.to_string(),
+                    );
                     // A claim in flight is dropped with the rest: its completion then finds its token gone
                     // and writes nothing, and the next claim attempts the delivery again.
-                    let changed = diesel::update(
-                        webhook_deliveries::table
-                            .find(delivery.to_string())
-                            .filter(webhook_deliveries::organization_id.eq(organization.to_string()))
-                            .filter(webhook_deliveries::endpoint_id.eq(endpoint.to_string())),
-                    )
-                    .set((
-                        webhook_deliveries::status.eq(DELIVERY_PENDING),
-                        webhook_deliveries::next_attempt_at.eq(Some(at)),
-                        webhook_deliveries::claim_token.eq(None::<String>),
-                        webhook_deliveries::lease_until.eq(None::<Timestamp>),
-                        webhook_deliveries::updated_at.eq(at),
-                    ))
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(from_diesel)?;
-                    if changed == 0 {
-                        return Err(StoreError::NotFound);
-                    }
-                    drop(conn);
-                    self.webhooks_committed();
-                    Ok(())
+                    write_tx!(self, |conn| {
+                        let changed = diesel::update(
+                            webhook_deliveries::table
+                                .find(&delivery)
+                                .filter(webhook_deliveries::organization_id.eq(&organization))
+                                .filter(webhook_deliveries::endpoint_id.eq(&endpoint)),
+                        )
+                        .set((
+                            webhook_deliveries::status.eq(DELIVERY_PENDING),
+                            webhook_deliveries::next_attempt_at.eq(Some(at)),
+                            webhook_deliveries::claim_token.eq(None::<String>),
+                            webhook_deliveries::lease_until.eq(None::<Timestamp>),
+                            webhook_deliveries::updated_at.eq(at),
+                        ))
+                        .execute(conn)
+                        .await?;
+                        if changed == 0 {
+                            return Err(StoreError::NotFound.into());
+                        }
+                        super::super::announce_webhooks(conn).await
+                    })
+                    .map_err(TxError::into_store)
                 }
 
                 async fn recover(
@@ -459,9 +460,6 @@ macro_rules! webhooks_port {
                         Ok(changed)
                     })
                     .map_err(TxError::into_store)?;
-                    if requeued > 0 {
-                        self.webhooks_committed();
-                    }
                     u64::try_from(requeued).map_err(|e| corrupt("requeued count", e))
                 }
 

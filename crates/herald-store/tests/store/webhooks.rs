@@ -1,5 +1,5 @@
 //! Webhook deliveries beyond the contract: concurrent claims under the per-endpoint cap, and the wake-up
-//! of webhook loops when a fan-out makes deliveries due.
+//! of webhook loops when deliveries become due (and only then).
 
 use crate::helpers::{fresh_postgres_or_skip, pg_texts, postgres_or_skip, sqlite, test_name};
 use chrono::TimeDelta;
@@ -111,6 +111,71 @@ async fn postgres_concurrent_claims_respect_the_cap() {
 
 const LONG: Duration = Duration::from_secs(60);
 
+/// How long a webhook loop's wait on the store's webhook notifier (up to `timeout`) lasts when `action` runs
+/// 200 ms into it: under `timeout` only if the action woke it.
+async fn webhook_wait_around(store: &Store, timeout: Duration, action: impl Future<Output = ()>) -> Duration {
+    let notifier = store.webhook_notifier();
+    // Let PostgreSQL's listening connection come up, then drop permits left by earlier wake-ups.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    notifier.wait(Duration::from_millis(200)).await;
+    let waiter = {
+        let notifier = notifier.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            notifier.wait(timeout).await;
+            started.elapsed()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    action.await;
+    tokio::time::timeout(timeout + Duration::from_secs(5), waiter)
+        .await
+        .expect("the waiter finishes")
+        .expect("waiter task")
+}
+
+/// The wait of a woken loop: it ended soon after the action, and not before it.
+fn assert_woken(waited: Duration, by: &str) {
+    assert!(
+        waited < Duration::from_secs(20),
+        "the webhook waiter should wake soon after {by}; it waited {waited:?}"
+    );
+    assert!(
+        waited >= Duration::from_millis(150),
+        "the waiter must have waited for {by}, not returned at once ({waited:?})"
+    );
+}
+
+/// A message of `org`, accepted, and a `submitted` report of it.
+async fn accepted_message_and_its_report(
+    store: &Store,
+    org: herald_domain::ids::OrganizationId,
+) -> StatusUpdate {
+    let sender = sender(org, SIMULATOR_SENDER_1, true);
+    store.accounts().add_sender(&sender).await.expect("sender");
+    let message = text_message(org, &sender, "+15551234567", at(0));
+    store
+        .messages()
+        .accept(&accept_request(&message, None, None))
+        .await
+        .expect("accept");
+    StatusUpdate {
+        organization_id: org,
+        message_id: message.id,
+        report: StatusReport {
+            status: MessageStatus::Submitted,
+            occurred_at: at(1),
+            error: None,
+        },
+        network_message_id: Some("wamid.wake".to_owned()),
+        source: EventSource::Network,
+        event_id: EventId::from_ulid(next_ulid()),
+        customer_event_id: EventId::from_ulid(next_ulid()),
+        recorded_at: at(1),
+        pricing: None,
+    }
+}
+
 /// A webhook loop waiting on the webhook notifier wakes soon after a status report fans out to an
 /// enabled endpoint.
 async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
@@ -120,67 +185,129 @@ async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
         .create_organization(&org)
         .await
         .expect("organization");
-    let sender = sender(org.id, SIMULATOR_SENDER_1, true);
-    store.accounts().add_sender(&sender).await.expect("sender");
     let endpoint = webhook_endpoint(org.id, EventSelection::ALL, at(0));
     store
         .webhooks()
         .create_endpoint(&endpoint, 100)
         .await
         .expect("endpoint");
-    let message = text_message(org.id, &sender, "+15551234567", at(0));
+    let update = accepted_message_and_its_report(&store, org.id).await;
+    let waited = webhook_wait_around(&store, LONG, async {
+        store
+            .tracking()
+            .apply_status(&update)
+            .await
+            .expect("apply_status")
+            .expect("message exists");
+    })
+    .await;
+    assert_woken(waited, "the fan-out");
+}
+
+/// A status change of an organization with no webhook endpoint makes no delivery, so it wakes no webhook
+/// loop: on SQLite every status change used to, and each wake-up cost a claim transaction that found
+/// nothing (about a tenth of Herald's CPU while a broadcast went out, docs/benchmarks.md).
+async fn a_status_change_without_an_endpoint_wakes_no_webhook_loop(store: Store) {
+    let org = organization("business");
     store
-        .messages()
-        .accept(&accept_request(&message, None, None))
+        .accounts()
+        .create_organization(&org)
         .await
-        .expect("accept");
+        .expect("organization");
+    let update = accepted_message_and_its_report(&store, org.id).await;
+    let quiet = Duration::from_secs(2);
+    let waited = webhook_wait_around(&store, quiet, async {
+        let applied = store
+            .tracking()
+            .apply_status(&update)
+            .await
+            .expect("apply_status")
+            .expect("message exists");
+        assert!(
+            matches!(
+                applied.transition,
+                herald_domain::status::Transition::Applied { .. }
+            ),
+            "the status changed: {applied:?}"
+        );
+    })
+    .await;
+    assert!(
+        waited >= quiet,
+        "nothing was due, so nothing should have woken the webhook loop; it woke after {waited:?}"
+    );
+}
 
-    let notifier = store.webhook_notifier();
-    // Let PostgreSQL's listening connection come up, then drop permits left by earlier wake-ups.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    notifier.wait(Duration::from_millis(200)).await;
+/// Redelivering a delivery, and enabling an endpoint again, make deliveries due: each wakes the loops at
+/// its commit, on both stores (PostgreSQL's used to wait for the loops' next poll).
+async fn redelivering_and_enabling_wake_the_webhook_loops(store: Store) {
+    let org = organization("business");
+    store
+        .accounts()
+        .create_organization(&org)
+        .await
+        .expect("organization");
+    let endpoint = endpoint_with_due_deliveries(&store, org.id, 1).await;
+    let deliveries = store
+        .webhooks()
+        .deliveries(&org.id, &endpoint.id, None, None, 10)
+        .await
+        .expect("deliveries");
+    let delivery = deliveries.first().expect("the test event's delivery").id;
+    let waited = webhook_wait_around(&store, LONG, async {
+        store
+            .webhooks()
+            .redeliver(&org.id, &endpoint.id, &delivery, at(5))
+            .await
+            .expect("redeliver");
+    })
+    .await;
+    assert_woken(waited, "the redelivery");
 
-    let waiter = {
-        let notifier = notifier.clone();
-        tokio::spawn(async move {
-            let started = Instant::now();
-            notifier.wait(LONG).await;
-            started.elapsed()
-        })
+    let patch = |enabled| herald_domain::webhook::EndpointPatch {
+        enabled: Some(enabled),
+        ..Default::default()
     };
-    tokio::time::sleep(Duration::from_millis(200)).await;
     store
-        .tracking()
-        .apply_status(&StatusUpdate {
-            organization_id: org.id,
-            message_id: message.id,
-            report: StatusReport {
-                status: MessageStatus::Submitted,
-                occurred_at: at(1),
-                error: None,
-            },
-            network_message_id: Some("wamid.wake".to_owned()),
-            source: EventSource::Network,
-            event_id: EventId::from_ulid(next_ulid()),
-            customer_event_id: EventId::from_ulid(next_ulid()),
-            recorded_at: at(1),
-            pricing: None,
-        })
+        .webhooks()
+        .patch_endpoint(&org.id, &endpoint.id, &patch(false), at(6))
         .await
-        .expect("apply_status")
-        .expect("message exists");
-    let waited = tokio::time::timeout(LONG + Duration::from_secs(5), waiter)
-        .await
-        .expect("the waiter finishes")
-        .expect("waiter task");
-    assert!(
-        waited < Duration::from_secs(20),
-        "the webhook waiter should wake soon after the fan-out; it waited {waited:?}"
-    );
-    assert!(
-        waited >= Duration::from_millis(150),
-        "the waiter must have waited for the fan-out, not returned at once ({waited:?})"
-    );
+        .expect("disable");
+    let waited = webhook_wait_around(&store, LONG, async {
+        store
+            .webhooks()
+            .patch_endpoint(&org.id, &endpoint.id, &patch(true), at(7))
+            .await
+            .expect("enable");
+    })
+    .await;
+    assert_woken(waited, "enabling the endpoint");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_a_status_change_without_an_endpoint_wakes_no_webhook_loop() {
+    a_status_change_without_an_endpoint_wakes_no_webhook_loop(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_status_change_without_an_endpoint_wakes_no_webhook_loop() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    a_status_change_without_an_endpoint_wakes_no_webhook_loop(store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_redelivering_and_enabling_wake_the_webhook_loops() {
+    redelivering_and_enabling_wake_the_webhook_loops(sqlite().await).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_redelivering_and_enabling_wake_the_webhook_loops() {
+    let Some(store) = postgres_or_skip(&test_name!()).await else {
+        return;
+    };
+    redelivering_and_enabling_wake_the_webhook_loops(store).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
