@@ -249,14 +249,22 @@ pub(crate) fn definitions(waba_id: &str) -> Vec<Value> {
     if waba_id != SIMULATOR_WABA_ID {
         return Vec::new();
     }
+    SEEDED.clone()
+}
+
+/// The seeded definitions, built once: every template send looks its template up here.
+static SEEDED: std::sync::LazyLock<Vec<Value>> = std::sync::LazyLock::new(|| {
     let mut all: Vec<Value> = TEMPLATES.iter().map(Template::definition).collect();
     all.extend(examples::examples());
     all
-}
+});
 
 /// A seeded template's definition by name and language.
-pub(crate) fn definition(waba_id: &str, name: &str, language: &str) -> Option<Value> {
-    definitions(waba_id).into_iter().find(|t| {
+pub(crate) fn definition(waba_id: &str, name: &str, language: &str) -> Option<&'static Value> {
+    if waba_id != SIMULATOR_WABA_ID {
+        return None;
+    }
+    SEEDED.iter().find(|t| {
         t.get("name").and_then(Value::as_str) == Some(name)
             && t.get("language").and_then(Value::as_str) == Some(language)
     })

@@ -17,7 +17,7 @@ const COUPON_CODE_MAX: usize = 15;
 /// What a send of this template must give: a seeded template, or one created through the simulator.
 fn expected(simulator: &Simulator, waba_id: &str, name: &str, language: &str) -> Option<Expected> {
     if let Some(seeded) = seed::definition(waba_id, name, language) {
-        return Some(Expected::from_definition(&seeded));
+        return Some(Expected::from_definition(seeded));
     }
     let now = chrono::Utc::now();
     simulator
