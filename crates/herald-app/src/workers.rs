@@ -522,7 +522,7 @@ pub async fn sweep_callbacks(callbacks: &ProcessCallbacks, last_parked: &AtomicU
     match parked {
         Ok(parked) if parked != last_parked.swap(parked, Ordering::Relaxed) => tracing::warn!(
             parked,
-            "stored callbacks parked after failing repeatedly (`herald admin callbacks list`)"
+            "stored callbacks parked, after failing repeatedly or unreadable (`herald admin callbacks list`)"
         ),
         Ok(_) => {}
         Err(error) => tracing::warn!(%error, "could not count parked callbacks"),
