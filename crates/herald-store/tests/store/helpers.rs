@@ -24,6 +24,46 @@ pub async fn accepted_text_message(store: &Store) -> herald_domain::message::Mes
     message
 }
 
+/// How long a loop's wait on `notifier` (up to `timeout`) lasts when `action` runs 200 ms into it: under
+/// `timeout` only if the action woke it. Waits first for PostgreSQL's listening connection to come up and
+/// drops permits that earlier wake-ups left, so only the action can end the wait early.
+pub async fn wait_around(
+    notifier: &herald_store::WorkNotifier,
+    timeout: std::time::Duration,
+    action: impl Future<Output = ()>,
+) -> std::time::Duration {
+    use std::time::{Duration, Instant};
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    notifier.wait(Duration::from_millis(200)).await;
+    let waiter = {
+        let notifier = notifier.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            notifier.wait(timeout).await;
+            started.elapsed()
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    action.await;
+    tokio::time::timeout(timeout + Duration::from_secs(5), waiter)
+        .await
+        .expect("the waiter finishes")
+        .expect("waiter task")
+}
+
+/// A wait [`wait_around`] measured was ended by its action: soon after it, and not before it.
+pub fn assert_woken(waited: std::time::Duration, by: &str) {
+    use std::time::Duration;
+    assert!(
+        waited < Duration::from_secs(20),
+        "the waiter should wake soon after {by}, well before its timeout; it waited {waited:?}"
+    );
+    assert!(
+        waited >= Duration::from_millis(150),
+        "the waiter must have waited for {by}, not returned at once ({waited:?})"
+    );
+}
+
 /// The ports of `store`, as the use cases hold them.
 pub fn ports(store: &Store) -> Ports {
     Ports {

@@ -1,22 +1,23 @@
 //! Webhook deliveries beyond the contract: concurrent claims under the per-endpoint cap, and the wake-up
 //! of webhook loops when deliveries become due (and only then).
 
-use crate::helpers::{fresh_postgres_or_skip, pg_texts, postgres_or_skip, sqlite, test_name};
+use crate::helpers::{
+    accepted_text_message, assert_woken, fresh_postgres_or_skip, on_both_stores, pg_texts, postgres_or_skip,
+    sqlite, test_name, wait_around,
+};
 use chrono::TimeDelta;
 use herald_domain::dispatch::ClaimToken;
 use herald_domain::ids::{DeliveryId, EventId};
-use herald_domain::message::{EventSource, MessageStatus};
+use herald_domain::message::{EventSource, Message, MessageStatus};
 use herald_domain::status::StatusReport;
 use herald_domain::status::StatusUpdate;
 use herald_domain::webhook::{
     DeliveryAttempt, DeliveryCompletion, DeliveryStatus, EventSelection, TestEvent, WebhookEndpoint,
 };
 use herald_store::Store;
-use herald_testkit::fixtures::{
-    SIMULATOR_SENDER_1, accept_request, at, next_ulid, organization, sender, text_message, webhook_endpoint,
-};
+use herald_testkit::fixtures::{at, next_ulid, organization, webhook_endpoint};
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const CLAIMERS: usize = 8;
 
@@ -111,56 +112,10 @@ async fn postgres_concurrent_claims_respect_the_cap() {
 
 const LONG: Duration = Duration::from_secs(60);
 
-/// How long a webhook loop's wait on the store's webhook notifier (up to `timeout`) lasts when `action` runs
-/// 200 ms into it: under `timeout` only if the action woke it.
-async fn webhook_wait_around(store: &Store, timeout: Duration, action: impl Future<Output = ()>) -> Duration {
-    let notifier = store.webhook_notifier();
-    // Let PostgreSQL's listening connection come up, then drop permits left by earlier wake-ups.
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    notifier.wait(Duration::from_millis(200)).await;
-    let waiter = {
-        let notifier = notifier.clone();
-        tokio::spawn(async move {
-            let started = Instant::now();
-            notifier.wait(timeout).await;
-            started.elapsed()
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    action.await;
-    tokio::time::timeout(timeout + Duration::from_secs(5), waiter)
-        .await
-        .expect("the waiter finishes")
-        .expect("waiter task")
-}
-
-/// The wait of a woken loop: it ended soon after the action, and not before it.
-fn assert_woken(waited: Duration, by: &str) {
-    assert!(
-        waited < Duration::from_secs(20),
-        "the webhook waiter should wake soon after {by}; it waited {waited:?}"
-    );
-    assert!(
-        waited >= Duration::from_millis(150),
-        "the waiter must have waited for {by}, not returned at once ({waited:?})"
-    );
-}
-
-/// A message of `org`, accepted, and a `submitted` report of it.
-async fn accepted_message_and_its_report(
-    store: &Store,
-    org: herald_domain::ids::OrganizationId,
-) -> StatusUpdate {
-    let sender = sender(org, SIMULATOR_SENDER_1, true);
-    store.accounts().add_sender(&sender).await.expect("sender");
-    let message = text_message(org, &sender, "+15551234567", at(0));
-    store
-        .messages()
-        .accept(&accept_request(&message, None, None))
-        .await
-        .expect("accept");
+/// A `submitted` report of `message` from the network.
+fn submitted(message: &Message) -> StatusUpdate {
     StatusUpdate {
-        organization_id: org,
+        organization_id: message.organization_id,
         message_id: message.id,
         report: StatusReport {
             status: MessageStatus::Submitted,
@@ -179,23 +134,17 @@ async fn accepted_message_and_its_report(
 /// A webhook loop waiting on the webhook notifier wakes soon after a status report fans out to an
 /// enabled endpoint.
 async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
-    let org = organization("business");
-    store
-        .accounts()
-        .create_organization(&org)
-        .await
-        .expect("organization");
-    let endpoint = webhook_endpoint(org.id, EventSelection::ALL, at(0));
+    let message = accepted_text_message(&store).await;
+    let endpoint = webhook_endpoint(message.organization_id, EventSelection::ALL, at(0));
     store
         .webhooks()
         .create_endpoint(&endpoint, 100)
         .await
         .expect("endpoint");
-    let update = accepted_message_and_its_report(&store, org.id).await;
-    let waited = webhook_wait_around(&store, LONG, async {
+    let waited = wait_around(&store.webhook_notifier(), LONG, async {
         store
             .tracking()
-            .apply_status(&update)
+            .apply_status(&submitted(&message))
             .await
             .expect("apply_status")
             .expect("message exists");
@@ -208,18 +157,12 @@ async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
 /// loop: on SQLite every status change used to, and each wake-up cost a claim transaction that found
 /// nothing (about a tenth of Herald's CPU while a broadcast went out, docs/benchmarks.md).
 async fn a_status_change_without_an_endpoint_wakes_no_webhook_loop(store: Store) {
-    let org = organization("business");
-    store
-        .accounts()
-        .create_organization(&org)
-        .await
-        .expect("organization");
-    let update = accepted_message_and_its_report(&store, org.id).await;
+    let message = accepted_text_message(&store).await;
     let quiet = Duration::from_secs(2);
-    let waited = webhook_wait_around(&store, quiet, async {
+    let waited = wait_around(&store.webhook_notifier(), quiet, async {
         let applied = store
             .tracking()
-            .apply_status(&update)
+            .apply_status(&submitted(&message))
             .await
             .expect("apply_status")
             .expect("message exists");
@@ -254,7 +197,7 @@ async fn redelivering_and_enabling_wake_the_webhook_loops(store: Store) {
         .await
         .expect("deliveries");
     let delivery = deliveries.first().expect("the test event's delivery").id;
-    let waited = webhook_wait_around(&store, LONG, async {
+    let waited = wait_around(&store.webhook_notifier(), LONG, async {
         store
             .webhooks()
             .redeliver(&org.id, &endpoint.id, &delivery, at(5))
@@ -273,7 +216,7 @@ async fn redelivering_and_enabling_wake_the_webhook_loops(store: Store) {
         .patch_endpoint(&org.id, &endpoint.id, &patch(false), at(6))
         .await
         .expect("disable");
-    let waited = webhook_wait_around(&store, LONG, async {
+    let waited = wait_around(&store.webhook_notifier(), LONG, async {
         store
             .webhooks()
             .patch_endpoint(&org.id, &endpoint.id, &patch(true), at(7))
@@ -284,44 +227,21 @@ async fn redelivering_and_enabling_wake_the_webhook_loops(store: Store) {
     assert_woken(waited, "enabling the endpoint");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_a_status_change_without_an_endpoint_wakes_no_webhook_loop() {
-    a_status_change_without_an_endpoint_wakes_no_webhook_loop(sqlite().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_a_status_change_without_an_endpoint_wakes_no_webhook_loop() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    a_status_change_without_an_endpoint_wakes_no_webhook_loop(store).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_redelivering_and_enabling_wake_the_webhook_loops() {
-    redelivering_and_enabling_wake_the_webhook_loops(sqlite().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_redelivering_and_enabling_wake_the_webhook_loops() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    redelivering_and_enabling_wake_the_webhook_loops(store).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sqlite_webhook_waiter_wakes_after_a_fan_out() {
-    a_webhook_waiter_wakes_after_a_fan_out(sqlite().await).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_webhook_waiter_wakes_after_a_fan_out() {
-    let Some(store) = postgres_or_skip(&test_name!()).await else {
-        return;
-    };
-    a_webhook_waiter_wakes_after_a_fan_out(store).await;
-}
+on_both_stores!(
+    sqlite_webhook_waiter_wakes_after_a_fan_out,
+    postgres_webhook_waiter_wakes_after_a_fan_out,
+    a_webhook_waiter_wakes_after_a_fan_out
+);
+on_both_stores!(
+    sqlite_a_status_change_without_an_endpoint_wakes_no_webhook_loop,
+    postgres_a_status_change_without_an_endpoint_wakes_no_webhook_loop,
+    a_status_change_without_an_endpoint_wakes_no_webhook_loop
+);
+on_both_stores!(
+    sqlite_redelivering_and_enabling_wake_the_webhook_loops,
+    postgres_redelivering_and_enabling_wake_the_webhook_loops,
+    redelivering_and_enabling_wake_the_webhook_loops
+);
 
 /// Recording an attempt writes the endpoint's row only when its failing streak changes: successes to a
 /// healthy endpoint (and failures that continue a streak) leave it alone, so recordings for one endpoint do
