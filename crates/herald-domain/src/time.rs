@@ -38,7 +38,10 @@ pub struct BillingPeriod(String);
 impl BillingPeriod {
     /// The period containing `at`.
     pub fn containing(at: Timestamp) -> Self {
-        Self(at.format("%Y-%m").to_string())
+        use chrono::Datelike;
+        // Every send asks for its period; chrono's `format("%Y-%m")` parses the pattern each time, which showed
+        // at 1.6 % of the API process's CPU in P1 (issue 18). The same text for every year 0–9999.
+        Self(format!("{:04}-{:02}", at.year(), at.month()))
     }
 
     /// The first instant after this period, which is when its quota resets.
@@ -102,5 +105,13 @@ mod tests {
             BillingPeriod::end_after(december),
             chrono::Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap()
         );
+        for (year, month) in [(1, 1), (999, 9), (1970, 1), (2026, 10), (9999, 12)] {
+            let at = chrono::Utc.with_ymd_and_hms(year, month, 28, 12, 0, 0).unwrap();
+            assert_eq!(
+                BillingPeriod::containing(at).as_str(),
+                at.format("%Y-%m").to_string(),
+                "as chrono's %Y-%m"
+            );
+        }
     }
 }

@@ -19,7 +19,11 @@ impl WebhookUrl {
     /// # Errors
     /// [`InvalidValue`] when the URL is not an absolute http(s) URL with a host.
     pub fn parse(value: &str) -> Result<Self, InvalidValue> {
-        let invalid = || InvalidValue::new("must be an absolute https:// URL");
+        // `http://` passes here and is refused (or, in development, allowed) by the destination rules, so the
+        // message names both.
+        let invalid = || {
+            InvalidValue::new("must be an absolute https:// URL (http:// only where the server allows it)")
+        };
         let rest = value
             .strip_prefix("https://")
             .or_else(|| value.strip_prefix("http://"))
@@ -375,5 +379,23 @@ mod tests {
         }
         let error = EventSelection::parse(&["nope"]).unwrap_err();
         assert!(error.0.contains("sender.quality"), "{}", error.0);
+    }
+
+    #[test]
+    fn a_url_of_another_scheme_is_refused_with_a_message_that_names_both_allowed_ones() {
+        for url in ["ftp://x", "x.example/hook", "//x.example/hook"] {
+            let error = WebhookUrl::parse(url).unwrap_err();
+            assert!(
+                error.0.contains("https://") && error.0.contains("http://"),
+                "{url}: {}",
+                error.0
+            );
+        }
+        for url in ["https://x.example/hook", "http://x.example/hook"] {
+            assert_eq!(
+                WebhookUrl::parse(url).map(|u| u.as_str().to_owned()),
+                Ok(url.to_owned())
+            );
+        }
     }
 }

@@ -137,24 +137,28 @@ pub struct HeraldRootSpan;
 
 impl RootSpanBuilder for HeraldRootSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let request_id = request
-            .extensions()
-            .get::<RequestId>()
-            .map(|id| id.0.clone())
-            .unwrap_or_default();
-        let route = request.match_pattern().unwrap_or_else(|| "default".to_owned());
+        // The field values are computed only when the span is enabled (`info_span!` evaluates them after its
+        // level check): the route lookup and the copies are per-request work nobody reads when the log level
+        // is above `info` and no exporter runs.
         let span = tracing::info_span!(
             "HTTP request",
             http.method = %request.method(),
-            http.route = %route,
+            http.route = %request.match_pattern().unwrap_or_else(|| "default".to_owned()),
             http.target = %request.path(),
-            request_id = %request_id,
+            request_id = %request
+                .extensions()
+                .get::<RequestId>()
+                .map(|id| id.0.clone())
+                .unwrap_or_default(),
             organization_id = tracing::field::Empty,
             http.status_code = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
             exception.message = tracing::field::Empty,
             exception.details = tracing::field::Empty,
         );
+        if span.is_disabled() {
+            return span;
+        }
         // A caller's W3C `traceparent` makes this request a part of the caller's trace. Without an exporter
         // the global propagator is a no-op and this costs nothing.
         let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
