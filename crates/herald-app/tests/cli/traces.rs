@@ -188,6 +188,12 @@ async fn a_send_is_one_trace_from_the_callers_request_to_the_webhook_deliveries(
         "00f067aa0ba902b7",
         "the caller's span is the parent"
     );
+    // The root span computes these only when it is enabled, as it is with an exporter.
+    assert_eq!(
+        attribute(root, "http.route").as_deref(),
+        Some("/api/v1/messages/send-template")
+    );
+    assert_eq!(attribute(root, "http.method").as_deref(), Some("POST"));
     let send = named(&ours, "send_message")[0];
     assert_eq!(
         send.parent_span_id, root.span_id,
@@ -217,4 +223,33 @@ async fn a_send_is_one_trace_from_the_callers_request_to_the_webhook_deliveries(
         );
     }
     assert!(*received.lock().unwrap() > 0, "the receiver got the deliveries");
+}
+
+/// Where `http://` webhooks are allowed, a URL of another scheme is still refused as docs/api.md says (`422
+/// validation_failed` on `url`), its message names both schemes this server takes, and nothing is stored.
+#[tokio::test]
+async fn a_webhook_url_of_another_scheme_is_refused_naming_both_allowed_schemes() {
+    let smoke = Smoke::start(vec![(
+        "HERALD_ALLOW_INSECURE_WEBHOOKS".to_owned(),
+        "true".to_owned(),
+    )])
+    .await;
+    let refused = smoke
+        .call(
+            smoke
+                .http
+                .post(smoke.url("/api/v1/webhooks"))
+                .json(&json!({ "url": "ftp://hooks.example/in" })),
+            422,
+        )
+        .await;
+    assert_eq!(refused["code"], "validation_failed");
+    assert_eq!(refused["errors"][0]["field"], "url");
+    let message = refused["errors"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("https://") && message.contains("http://"),
+        "{message}"
+    );
+    let listed = smoke.get("/api/v1/webhooks").await;
+    assert_eq!(listed["data"], json!([]), "nothing stored: {listed}");
 }
