@@ -47,14 +47,18 @@ impl Telemetry {
 /// # Errors
 /// When the exporter cannot be built from `otlp_endpoint`.
 pub fn init(format: LogFormat, otlp_endpoint: Option<&str>, role: &str) -> anyhow::Result<Telemetry> {
+    let directives = std::env::var(EnvFilter::DEFAULT_ENV).ok();
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     // Colours only for a terminal: a log file or a journal gets plain text, not escape codes.
     let lines = tracing_subscriber::fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
+    let quiet = ClientErrorsQuiet {
+        shown: client_errors_shown(directives.as_deref()),
+    };
     let lines = match format {
-        LogFormat::Text => lines.boxed(),
-        LogFormat::Json => lines.json().boxed(),
+        LogFormat::Text => lines.with_filter(quiet).boxed(),
+        LogFormat::Json => lines.json().with_filter(quiet).boxed(),
     };
     let open = OpenRequests::default();
     let provider = otlp_endpoint
@@ -71,10 +75,92 @@ pub fn init(format: LogFormat, otlp_endpoint: Option<&str>, role: &str) -> anyho
     // A second init (tests) is harmless: the first subscriber stays.
     let _ = tracing_subscriber::registry()
         .with(filter)
+        .with(ClientErrorsCounted)
         .with(lines)
         .with(spans)
         .try_init();
     Ok(Telemetry { provider })
+}
+
+/// Where actix-http logs a connection that ended in an error, at ERROR whatever the cause.
+const HTTP_DISPATCHER: &str = "actix_http::h1::dispatcher";
+
+/// The kind (the `kind` label of `herald_http_connection_errors_total`) of an actix-http `stream error` line
+/// that a client caused: a request that is not HTTP (answered `400` with no body before any route sees it),
+/// a head over actix's limit (`431`), a connection reset or a request that never completed. None for the
+/// other causes (a response body that failed, an internal error), which are the server's and stay at ERROR.
+fn client_connection_error(event: &tracing::Event<'_>) -> Option<&'static str> {
+    let metadata = event.metadata();
+    if metadata.target() != HTTP_DISPATCHER || *metadata.level() != tracing::Level::ERROR {
+        return None;
+    }
+    let mut message = Message::default();
+    event.record(&mut message);
+    let error = message.0.strip_prefix("stream error: ")?;
+    [
+        ("request parse error: message head is too large", "head_too_large"),
+        ("request parse error", "malformed"),
+        ("I/O error", "io"),
+        ("request did not complete", "slow_request"),
+        ("connection shutdown timeout", "shutdown_timeout"),
+    ]
+    .into_iter()
+    .find_map(|(start, kind)| error.starts_with(start).then_some(kind))
+}
+
+/// An event's `message` field, as formatted.
+#[derive(Default)]
+struct Message(String);
+
+impl tracing::field::Visit for Message {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+}
+
+/// Whether `RUST_LOG` (`directives`) asks for actix-http's dispatcher at DEBUG: only then are the client's
+/// connection errors written to the log lines. Directives `Targets` cannot read (span filters) show them
+/// only at a global `debug` or `trace`, which such a string cannot be told apart from: they stay hidden.
+fn client_errors_shown(directives: Option<&str>) -> bool {
+    directives
+        .and_then(|directives| directives.parse::<tracing_subscriber::filter::Targets>().ok())
+        .is_some_and(|targets| targets.would_enable(HTTP_DISPATCHER, &tracing::Level::DEBUG))
+}
+
+/// Keeps a client's connection errors out of the log lines: actix-http writes each at ERROR, so a client
+/// sending garbage (or a scanner, or a dropped connection) would page whoever alerts on ERROR lines, with
+/// nothing for the operator to do. They are counted instead ([`ClientErrorsCounted`]) and written only when
+/// `RUST_LOG` asks for actix-http at DEBUG.
+#[derive(Clone, Copy)]
+struct ClientErrorsQuiet {
+    shown: bool,
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::layer::Filter<S> for ClientErrorsQuiet {
+    fn enabled(&self, _: &tracing::Metadata<'_>, _: &tracing_subscriber::layer::Context<'_, S>) -> bool {
+        true
+    }
+
+    fn event_enabled(
+        &self,
+        event: &tracing::Event<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        self.shown || client_connection_error(event).is_none()
+    }
+}
+
+/// Counts a client's connection errors in `herald_http_connection_errors_total` by kind.
+struct ClientErrorsCounted;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientErrorsCounted {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if let Some(kind) = client_connection_error(event) {
+            metrics::counter!("herald_http_connection_errors_total", "kind" => kind).increment(1);
+        }
+    }
 }
 
 fn provider(endpoint: &str, role: &str, open: OpenRequests) -> anyhow::Result<SdkTracerProvider> {
@@ -230,6 +316,76 @@ impl TraceLinks for OtelTraceLinks {
         let _ = span.set_parent(parent);
         if let Some(id) = request_id {
             span.set_attribute(REQUEST_ID, id.to_owned());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kinds `client_connection_error` gave to the events logged inside `log`.
+    fn kinds_of(log: impl FnOnce()) -> Vec<Option<&'static str>> {
+        struct Kinds(Arc<Mutex<Vec<Option<&'static str>>>>);
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Kinds {
+            fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+                if let Ok(mut kinds) = self.0.lock() {
+                    kinds.push(client_connection_error(event));
+                }
+            }
+        }
+        let kinds = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = tracing_subscriber::registry().with(Kinds(Arc::clone(&kinds)));
+        tracing::subscriber::with_default(subscriber, log);
+        kinds.lock().map(|kinds| kinds.clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_clients_connection_errors_are_told_from_the_servers() {
+        let kinds = kinds_of(|| {
+            let parse = "request parse error: invalid Header provided";
+            tracing::error!(target: "actix_http::h1::dispatcher", "stream error: {}", parse);
+            let large = "request parse error: message head is too large";
+            tracing::error!(target: "actix_http::h1::dispatcher", "stream error: {}", large);
+            let reset = "I/O error: Connection reset by peer (os error 104)";
+            tracing::error!(target: "actix_http::h1::dispatcher", "stream error: {}", reset);
+            let slow = "request did not complete within the specified timeout";
+            tracing::error!(target: "actix_http::h1::dispatcher", "stream error: {}", slow);
+            // The server's own failures stay errors.
+            tracing::error!(target: "actix_http::h1::dispatcher", "stream error: {}", "body error: boom");
+            tracing::error!(target: "actix_http::h1::dispatcher", "stream error: {}", "internal error");
+            // Another module, or another level, is not actix's connection line.
+            tracing::error!(target: "herald::http", "stream error: {}", parse);
+            tracing::warn!(target: "actix_http::h1::dispatcher", "stream error: {}", parse);
+        });
+        assert_eq!(
+            kinds,
+            [
+                Some("malformed"),
+                Some("head_too_large"),
+                Some("io"),
+                Some("slow_request"),
+                None,
+                None,
+                None,
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn a_clients_connection_errors_are_written_only_when_actix_is_asked_for_at_debug() {
+        for (directives, shown) in [
+            (None, false),
+            (Some("info"), false),
+            (Some("warn"), false),
+            (Some("herald=debug"), false),
+            (Some("info,actix_http=debug"), true),
+            (Some("actix_http::h1::dispatcher=trace"), true),
+            (Some("debug"), true),
+            (Some("info,herald[send_message]=debug"), false),
+        ] {
+            assert_eq!(client_errors_shown(directives), shown, "{directives:?}");
         }
     }
 }

@@ -371,3 +371,70 @@ async fn a_real_prometheus_scrapes_and_queries_herald() {
         assert_eq!(answer["status"], "success", "{expr}: {answer}");
     }
 }
+
+/// Writes `request` on a connection of its own and answers the status line of what comes back (the
+/// connection is closed by the server after a request it cannot read).
+async fn raw_status_line(address: String, request: Vec<u8>) -> String {
+    tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream.write_all(&request).unwrap();
+        let mut answer = Vec::new();
+        // Closed by the server once answered; a timeout here would fail the assertion below, not hang.
+        let _ = stream.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    })
+    .await
+    .unwrap()
+}
+
+/// A request that is not HTTP, or whose head is over actix's limit, is refused by the HTTP layer before any
+/// route (`400`, `431`, no body), counted by kind, and writes no ERROR line to Herald's log: a client's
+/// garbage is not the operator's problem. The server answers the next request as usual.
+#[tokio::test]
+async fn a_clients_malformed_request_is_counted_not_logged_as_an_error() {
+    let (smoke, port) = started_with_metrics().await;
+    let url = smoke.url("/");
+    let address = url.trim_start_matches("http://").trim_end_matches('/').to_owned();
+
+    // A bare line feed ends the header early: the rest of the value is a header line with no colon.
+    let malformed = b"POST /api/v1/messages/send-template HTTP/1.1\r\nHost: herald\r\n\
+        Authorization: Bearer hk_live_a\nb\r\nContent-Length: 0\r\n\r\n"
+        .to_vec();
+    let status = raw_status_line(address.clone(), malformed).await;
+    assert!(status.starts_with("HTTP/1.1 400"), "{status}");
+    let mut crowded = b"GET /healthz HTTP/1.1\r\nHost: herald\r\n".to_vec();
+    for n in 0..100 {
+        crowded.extend_from_slice(format!("X-Header-{n}: {n}\r\n").as_bytes());
+    }
+    crowded.extend_from_slice(b"\r\n");
+    let status = raw_status_line(address, crowded).await;
+    assert!(status.starts_with("HTTP/1.1 431"), "{status}");
+
+    let text = scrape_until(&smoke.http, port, |text| {
+        sample(
+            text,
+            "herald_http_connection_errors_total",
+            &[("kind", "head_too_large")],
+        )
+        .is_some()
+    })
+    .await;
+    for kind in ["malformed", "head_too_large"] {
+        assert_eq!(
+            sample(&text, "herald_http_connection_errors_total", &[("kind", kind)]),
+            Some(1.0),
+            "{kind}: {text}"
+        );
+    }
+    let health = smoke.http.get(smoke.url("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    let log = std::fs::read_to_string(smoke.folder().join("herald.log")).unwrap();
+    assert!(!log.contains("ERROR"), "an ERROR line in Herald's log: {log}");
+    assert!(!log.contains("stream error"), "actix's line was written: {log}");
+}
