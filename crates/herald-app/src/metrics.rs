@@ -59,6 +59,7 @@ pub fn recorder() -> anyhow::Result<PrometheusHandle> {
         .install_recorder()
         .context("installing the metrics recorder")?;
     metrics_process::Collector::default().describe();
+    herald_http::metrics::start_recording();
     *slot = Some(handle.clone());
     Ok(handle)
 }

@@ -46,7 +46,14 @@ macro_rules! prefixed_id {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}{}", $prefix, self.0)
+                // One write of the whole id, so `to_string()` allocates once at its final size: written
+                // as prefix then ULID it allocated twice, and a send formats a dozen ids (issue 18).
+                let mut text = [0u8; $prefix.len() + ulid::ULID_LEN];
+                let (prefix, rest) = text.split_at_mut($prefix.len());
+                prefix.copy_from_slice($prefix.as_bytes());
+                let rest: &mut [u8; ulid::ULID_LEN] = rest.try_into().map_err(|_| fmt::Error)?;
+                self.0.array_to_str(rest);
+                f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
             }
         }
 
@@ -123,6 +130,17 @@ mod tests {
         assert!(text.starts_with("msg_"));
         assert_eq!(text.len(), 4 + 26);
         assert_eq!(MessageId::parse(&text).unwrap(), id);
+    }
+
+    #[test]
+    fn the_text_is_the_prefix_and_the_ulid_whatever_the_type() {
+        let ulid = Ulid::from_parts(1_700_000_000_000, 42);
+        assert_eq!(MessageId::from_ulid(ulid).to_string(), format!("msg_{ulid}"));
+        assert_eq!(OrganizationId::from_ulid(ulid).to_string(), format!("org_{ulid}"));
+        assert_eq!(
+            format!("<{}>", SenderId::from_ulid(ulid)),
+            format!("<snd_{ulid}>")
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod error;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod json_body;
-mod metrics;
+pub mod metrics;
 mod multipart;
 pub mod network;
 mod openapi;

@@ -8,6 +8,7 @@ use actix_web::HttpMessage;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::middleware::Next;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// The organization a request's series are labelled with, set by authentication when
@@ -24,11 +25,24 @@ pub(crate) fn label_organization(req: &actix_web::HttpRequest, organization: &im
 /// What a request that matched no route is labelled, whatever its path.
 const UNMATCHED: &str = "unmatched";
 
+/// Whether this process keeps metrics (its recorder is installed: `metrics_listen` is set). Without a
+/// recorder every request's labels would still be built, about ten allocations, and dropped unread: a
+/// tenth of what an accept allocates in all (issue 18).
+static RECORDING: AtomicBool = AtomicBool::new(false);
+
+/// Turns the request metrics on for this process, once its metrics recorder is installed.
+pub fn start_recording() {
+    RECORDING.store(true, Ordering::Relaxed);
+}
+
 /// Records one request once its answer is ready.
 pub(crate) async fn record(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if !RECORDING.load(Ordering::Relaxed) {
+        return next.call(req).await;
+    }
     let started = Instant::now();
     let method = req.method().as_str().to_owned();
     let response = next.call(req).await?;

@@ -1,5 +1,6 @@
 //! PostgreSQL: `AsyncPgConnection` pooled by bb8.
 
+mod arrays;
 mod language;
 mod prepared;
 pub(crate) mod schema;
@@ -11,6 +12,7 @@ use crate::group_commit::PreparedAccept;
 use crate::notify::WorkNotifier;
 use crate::rows::{ClaimedRow, DELIVERY_PENDING, IDEMPOTENCY_COMPLETED, JOB_IN_FLIGHT, JOB_PENDING};
 use anyhow::Context;
+use arrays::column;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use diesel::Connection;
@@ -1074,12 +1076,11 @@ fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<
     use diesel::sql_types::{Array, Nullable};
     let mut sent = Vec::with_capacity(4);
     // Borrowed: a statement's binds are serialized when it is made, before this returns.
-    let m = |f: fn(&PreparedAccept) -> &str| items.iter().map(|i| f(i)).collect::<Vec<&str>>();
-    let mo = |f: fn(&PreparedAccept) -> Option<&str>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
-    let ids = |f: fn(&PreparedAccept) -> String| items.iter().map(|i| f(i)).collect::<Vec<String>>();
-    let mt = |f: fn(&PreparedAccept) -> DateTime<Utc>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
-    let mto =
-        |f: fn(&PreparedAccept) -> Option<DateTime<Utc>>| items.iter().map(|i| f(i)).collect::<Vec<_>>();
+    let m = |f: fn(&PreparedAccept) -> &str| column(items, |i| f(i));
+    let mo = |f: fn(&PreparedAccept) -> Option<&str>| column(items, |i| f(i));
+    let ids = |f: fn(&PreparedAccept) -> String| column(items, |i| f(i));
+    let mt = |f: fn(&PreparedAccept) -> DateTime<Utc>| column(items, |i| f(i));
+    let mto = |f: fn(&PreparedAccept) -> Option<DateTime<Utc>>| column(items, |i| f(i));
     let messages = prepared::fixed(
         "INSERT INTO messages (id, organization_id, sender_id, from_number, to_number, message_type, content, \
          client_reference, status, network_message_id, error, created_at, updated_at, accepted_at, submitted_at, \
@@ -1162,11 +1163,6 @@ fn accepted_rows<'a>(mut conn: &'a Conn, items: &[&PreparedAccept]) -> Vec<Sent<
 }
 
 // ---- Status reports and customer events, one statement per table whatever their number ----
-
-/// Collects one column of `rows`.
-fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
-    rows.iter().map(f).collect()
-}
 
 /// Writes each message's status columns as a batch of reports left them.
 async fn update_statuses(conn: &mut Conn, rows: &[crate::rows::StatusColumns]) -> Result<(), TxError> {
