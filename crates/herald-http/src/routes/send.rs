@@ -17,6 +17,9 @@ use serde_json::Value;
 use utoipa::Path as _;
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+/// The same, as looked up: a `&str` name that is not a standard header is copied into a new `HeaderName` on
+/// every lookup, present or not.
+const IDEMPOTENCY_KEY_HEADER: header::HeaderName = header::HeaderName::from_static("idempotency-key");
 
 /// Send a template message (or a text message with `"type": "text"`).
 ///
@@ -202,7 +205,7 @@ pub(crate) fn idempotency_with(
     req: &HttpRequest,
     fingerprint: impl FnOnce() -> RequestFingerprint,
 ) -> (Option<(IdempotencyKey, RequestFingerprint)>, Option<FieldError>) {
-    let Some(value) = req.headers().get(IDEMPOTENCY_KEY) else {
+    let Some(value) = req.headers().get(IDEMPOTENCY_KEY_HEADER) else {
         return (None, None);
     };
     let key = value
