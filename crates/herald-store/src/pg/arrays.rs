@@ -104,6 +104,10 @@ thread_local! {
     static SCRATCH: RefCell<BytesMut> = RefCell::new(BytesMut::new());
 }
 
+/// The most a thread's scratch buffer keeps after a bind: an accept batch's columns stay well under it, and a
+/// rare large one (a broadcast's 500 rows of content) is not held for the thread's life.
+const SCRATCH_KEPT: usize = 256 * 1024;
+
 impl<ST, T> ToSql<Array<ST>, Pg> for PgArray<T>
 where
     Pg: HasSqlType<ST>,
@@ -128,7 +132,13 @@ where
             Ok(IsNull::No)
         };
         SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-            Ok(mut buf) => encode(&mut buf),
+            Ok(mut buf) => {
+                let encoded = encode(&mut buf);
+                if buf.capacity() > SCRATCH_KEPT {
+                    *buf = BytesMut::new();
+                }
+                encoded
+            }
             // Never nested in practice; a buffer of its own keeps it correct if it were.
             Err(_) => encode(&mut BytesMut::new()),
         })
