@@ -53,12 +53,9 @@ pub fn init(format: LogFormat, otlp_endpoint: Option<&str>, role: &str) -> anyho
     let lines = tracing_subscriber::fmt::layer()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
-    let quiet = ClientErrorsQuiet {
-        shown: client_errors_shown(directives.as_deref()),
-    };
     let lines = match format {
-        LogFormat::Text => lines.with_filter(quiet).boxed(),
-        LogFormat::Json => lines.json().with_filter(quiet).boxed(),
+        LogFormat::Text => lines.boxed(),
+        LogFormat::Json => lines.json().boxed(),
     };
     let open = OpenRequests::default();
     let provider = otlp_endpoint
@@ -75,7 +72,9 @@ pub fn init(format: LogFormat, otlp_endpoint: Option<&str>, role: &str) -> anyho
     // A second init (tests) is harmless: the first subscriber stays.
     let _ = tracing_subscriber::registry()
         .with(filter)
-        .with(ClientErrorsCounted)
+        .with(ClientConnectionErrors {
+            shown: client_errors_shown(directives.as_deref()),
+        })
         .with(lines)
         .with(spans)
         .try_init();
@@ -129,36 +128,27 @@ fn client_errors_shown(directives: Option<&str>) -> bool {
         .is_some_and(|targets| targets.would_enable(HTTP_DISPATCHER, &tracing::Level::DEBUG))
 }
 
-/// Keeps a client's connection errors out of the log lines: actix-http writes each at ERROR, so a client
-/// sending garbage (or a scanner, or a dropped connection) would page whoever alerts on ERROR lines, with
-/// nothing for the operator to do. They are counted instead ([`ClientErrorsCounted`]) and written only when
-/// `RUST_LOG` asks for actix-http at DEBUG.
-#[derive(Clone, Copy)]
-struct ClientErrorsQuiet {
+/// Counts a client's connection errors in `herald_http_connection_errors_total` by kind, and keeps them out
+/// of the log: actix-http writes each at ERROR, so a client sending garbage (or a scanner, or a dropped
+/// connection) would page whoever alerts on ERROR lines, with nothing for the operator to do. They are
+/// written only when `RUST_LOG` asks for actix-http at DEBUG (`shown`).
+struct ClientConnectionErrors {
     shown: bool,
 }
 
-impl<S: tracing::Subscriber> tracing_subscriber::layer::Filter<S> for ClientErrorsQuiet {
-    fn enabled(&self, _: &tracing::Metadata<'_>, _: &tracing_subscriber::layer::Context<'_, S>) -> bool {
-        true
-    }
-
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientConnectionErrors {
+    /// Asked once per event, before any layer sees it; `false` drops it for every layer.
     fn event_enabled(
         &self,
         event: &tracing::Event<'_>,
-        _: &tracing_subscriber::layer::Context<'_, S>,
+        _: tracing_subscriber::layer::Context<'_, S>,
     ) -> bool {
-        self.shown || client_connection_error(event).is_none()
-    }
-}
-
-/// Counts a client's connection errors in `herald_http_connection_errors_total` by kind.
-struct ClientErrorsCounted;
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientErrorsCounted {
-    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
-        if let Some(kind) = client_connection_error(event) {
-            metrics::counter!("herald_http_connection_errors_total", "kind" => kind).increment(1);
+        match client_connection_error(event) {
+            Some(kind) => {
+                metrics::counter!("herald_http_connection_errors_total", "kind" => kind).increment(1);
+                self.shown
+            }
+            None => true,
         }
     }
 }
