@@ -233,14 +233,7 @@ async fn a_suspended_organizations_queued_messages_wait_and_then_go(db: Db) {
         .unwrap();
     let refused = post(&app, &template("+15556300001")).await;
     assert_problem(refused, 403, "account_inactive").await;
-    let sender = app
-        .services
-        .store
-        .accounts()
-        .senders(&app.org)
-        .await
-        .unwrap()
-        .remove(0);
+    let sender = app.services.store.accounts().senders(&app.org).await.unwrap()[0].clone();
     crate::helpers::fill_quota(&app.services, &app.org, &sender, 3, 1_000_000).await;
     let waiting = herald_domain::ports::MessageQuery {
         status: Some(herald_domain::message::MessageStatus::Accepted),

@@ -23,6 +23,7 @@ mod tracking;
 pub(crate) use tracking::EvictingTracking;
 
 use async_trait::async_trait;
+use hashbrown::{Equivalent, HashMap};
 use herald_domain::Timestamp;
 use herald_domain::api_key::{ApiKeyDigest, ApiKeyRecord};
 use herald_domain::ids::{ApiKeyId, OrganizationId, SenderId};
@@ -31,8 +32,7 @@ use herald_domain::organization::{
 };
 use herald_domain::ports::{AccountStore, Credential, StoreError, TemplateQuery, TemplateStore};
 use herald_domain::template::{LanguageCode, Template, TemplateName};
-use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{Hash, RandomState};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -47,7 +47,8 @@ struct Entries<K, V> {
 
 struct Inner<K, V> {
     generation: u64,
-    map: HashMap<K, (Instant, V)>,
+    /// std's randomly seeded hasher, as `std::collections::HashMap` has: keys come from clients.
+    map: HashMap<K, (Instant, V), RandomState>,
 }
 
 impl<K: Eq + Hash, V: Clone> Entries<K, V> {
@@ -56,7 +57,7 @@ impl<K: Eq + Hash, V: Clone> Entries<K, V> {
             ttl,
             inner: Mutex::new(Inner {
                 generation: 0,
-                map: HashMap::new(),
+                map: HashMap::with_hasher(RandomState::new()),
             }),
         }
     }
@@ -67,7 +68,7 @@ impl<K: Eq + Hash, V: Clone> Entries<K, V> {
     }
 
     /// The cached value, or the generation to hand back to [`Entries::put`] after reading the store.
-    fn get(&self, key: &K) -> Result<V, (u64, Instant)> {
+    fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Result<V, (u64, Instant)> {
         let now = Instant::now();
         let inner = self.lock();
         match inner.map.get(key) {
@@ -113,7 +114,7 @@ impl<K: Eq + Hash, V: Clone> Entries<K, V> {
 pub(crate) struct CachedAccounts {
     inner: Arc<dyn AccountStore>,
     credentials: Entries<[u8; 32], Credential>,
-    senders: Entries<OrganizationId, Vec<SenderNumber>>,
+    senders: Entries<OrganizationId, Arc<[SenderNumber]>>,
     /// By the network's phone number id: every status callback names its business number this way, and
     /// reading it from the store took a pooled connection per callback before its transaction (issue 18).
     numbers: Entries<String, SenderNumber>,
@@ -194,14 +195,14 @@ impl AccountStore for CachedAccounts {
         result
     }
 
-    async fn senders(&self, organization: &OrganizationId) -> Result<Vec<SenderNumber>, StoreError> {
+    async fn senders(&self, organization: &OrganizationId) -> Result<Arc<[SenderNumber]>, StoreError> {
         let began = match self.senders.get(organization) {
             Ok(senders) => return Ok(senders),
             Err(began) => began,
         };
         let senders = self.inner.senders(organization).await?;
         if !senders.is_empty() {
-            self.senders.put(*organization, senders.clone(), began);
+            self.senders.put(*organization, Arc::clone(&senders), began);
         }
         Ok(senders)
     }
@@ -210,7 +211,7 @@ impl AccountStore for CachedAccounts {
         &self,
         phone_number_id: &NetworkRef,
     ) -> Result<Option<SenderNumber>, StoreError> {
-        let began = match self.numbers.get(&phone_number_id.as_str().to_owned()) {
+        let began = match self.numbers.get(phone_number_id.as_str()) {
             Ok(sender) => return Ok(Some(sender)),
             Err(began) => began,
         };
@@ -306,10 +307,40 @@ struct TemplateKey {
     language: String,
 }
 
+/// [`TemplateKey`] borrowed from a send's request: a hit builds no key. Its fields hash as the owned key's do
+/// (`&str` as `String`, in the same order), which `Equivalent` lookups need.
+#[derive(Hash)]
+struct TemplateKeyRef<'a> {
+    organization: OrganizationId,
+    waba_id: &'a str,
+    name: &'a str,
+    language: &'a str,
+}
+
+impl Equivalent<TemplateKey> for TemplateKeyRef<'_> {
+    fn equivalent(&self, key: &TemplateKey) -> bool {
+        self.organization == key.organization
+            && self.waba_id == key.waba_id
+            && self.name == key.name
+            && self.language == key.language
+    }
+}
+
+impl TemplateKeyRef<'_> {
+    fn to_owned(&self) -> TemplateKey {
+        TemplateKey {
+            organization: self.organization,
+            waba_id: self.waba_id.to_owned(),
+            name: self.name.to_owned(),
+            language: self.language.to_owned(),
+        }
+    }
+}
+
 /// [`TemplateStore`] with single-template reads cached (see the module docs).
 pub(crate) struct CachedTemplates {
     inner: Arc<dyn TemplateStore>,
-    templates: Entries<TemplateKey, Template>,
+    templates: Entries<TemplateKey, Arc<Template>>,
 }
 
 impl CachedTemplates {
@@ -343,12 +374,12 @@ impl TemplateStore for CachedTemplates {
         waba_id: &NetworkRef,
         name: &TemplateName,
         language: &LanguageCode,
-    ) -> Result<Option<Template>, StoreError> {
-        let key = TemplateKey {
+    ) -> Result<Option<Arc<Template>>, StoreError> {
+        let key = TemplateKeyRef {
             organization: *organization,
-            waba_id: waba_id.as_str().to_owned(),
-            name: name.as_str().to_owned(),
-            language: language.as_str().to_owned(),
+            waba_id: waba_id.as_str(),
+            name: name.as_str(),
+            language: language.as_str(),
         };
         let began = match self.templates.get(&key) {
             Ok(template) => return Ok(Some(template)),
@@ -356,7 +387,7 @@ impl TemplateStore for CachedTemplates {
         };
         let template = self.inner.template(organization, waba_id, name, language).await?;
         if let Some(template) = &template {
-            self.templates.put(key, template.clone(), began);
+            self.templates.put(key.to_owned(), Arc::clone(template), began);
         }
         Ok(template)
     }
@@ -374,7 +405,8 @@ impl TemplateStore for CachedTemplates {
 mod tests {
     #![allow(clippy::unwrap_used, reason = "test code")]
 
-    use super::Entries;
+    use super::{Entries, TemplateKeyRef};
+    use herald_domain::ids::OrganizationId;
     use std::time::Duration;
 
     #[test]
@@ -400,6 +432,48 @@ mod tests {
             entries.get(&1).is_err(),
             "a read older than the lifetime is already expired"
         );
+    }
+
+    #[test]
+    fn a_template_is_found_by_its_borrowed_key_and_only_by_its_own() {
+        let entries = Entries::new(Duration::from_secs(60));
+        let (org, other_org) = (
+            OrganizationId::from_ulid(ulid::Ulid::from_parts(1, 1)),
+            OrganizationId::from_ulid(ulid::Ulid::from_parts(1, 2)),
+        );
+        let key = |organization, waba_id, name, language| TemplateKeyRef {
+            organization,
+            waba_id,
+            name,
+            language,
+        };
+        let began = entries
+            .get(&key(org, "2000000001", "hello_world", "en_US"))
+            .unwrap_err();
+        entries.put(
+            key(org, "2000000001", "hello_world", "en_US").to_owned(),
+            "hello",
+            began,
+        );
+
+        assert_eq!(
+            entries
+                .get(&key(org, "2000000001", "hello_world", "en_US"))
+                .unwrap(),
+            "hello"
+        );
+        for miss in [
+            key(other_org, "2000000001", "hello_world", "en_US"),
+            key(org, "2000000002", "hello_world", "en_US"),
+            key(org, "2000000001", "hello_world", "en_GB"),
+            key(org, "2000000001", "hello_worl", "den_US"),
+            key(org, "200000000", "1hello_world", "en_US"),
+        ] {
+            assert!(
+                entries.get(&miss).is_err(),
+                "another template's parts must not find it"
+            );
+        }
     }
 
     #[test]

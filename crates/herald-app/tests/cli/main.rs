@@ -434,7 +434,7 @@ async fn reseal_rewrites_legacy_values_bound_to_their_rows_once_and_reports_what
         .await
         .unwrap();
     let accounts = store.accounts();
-    let sender = accounts.senders(&org_id).await.unwrap().remove(0);
+    let sender = accounts.senders(&org_id).await.unwrap()[0].clone();
     let current = sender.sealed_access_token.clone().unwrap();
     assert!(
         current.as_bytes().starts_with(&SEAL_HEADER),

@@ -8,6 +8,7 @@ use crate::organization::{
 };
 use crate::time::Timestamp;
 use async_trait::async_trait;
+use std::sync::Arc;
 
 /// A key with everything authentication needs, read in one go.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,8 +57,9 @@ pub trait AccountStore: Send + Sync + 'static {
     /// organization.
     async fn add_sender(&self, sender: &SenderNumber) -> Result<(), StoreError>;
 
-    /// The organization's senders, oldest first.
-    async fn senders(&self, organization: &OrganizationId) -> Result<Vec<SenderNumber>, StoreError>;
+    /// The organization's senders, oldest first. Shared: every send reads them, and the read cache hands out
+    /// the list it keeps rather than a copy of each sender.
+    async fn senders(&self, organization: &OrganizationId) -> Result<Arc<[SenderNumber]>, StoreError>;
 
     /// The sender the network knows by `phone_number_id`, whatever its organization (for routing the
     /// network's callbacks).

@@ -5,6 +5,7 @@ use crate::ids::OrganizationId;
 use crate::organization::NetworkRef;
 use crate::template::{LanguageCode, Template, TemplateName};
 use async_trait::async_trait;
+use std::sync::Arc;
 
 /// Filters of a template listing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,13 +26,15 @@ pub trait TemplateStore: Send + Sync + 'static {
         templates: &[Template],
     ) -> Result<(), StoreError>;
 
+    /// One template, shared: a send reads it on every request, and the read cache hands out the copy it
+    /// keeps rather than a clone of the template's whole structure.
     async fn template(
         &self,
         organization: &OrganizationId,
         waba_id: &NetworkRef,
         name: &TemplateName,
         language: &LanguageCode,
-    ) -> Result<Option<Template>, StoreError>;
+    ) -> Result<Option<Arc<Template>>, StoreError>;
 
     /// The organization's templates, by name then language.
     async fn templates(

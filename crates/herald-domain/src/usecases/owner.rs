@@ -287,7 +287,7 @@ impl OwnerAccess {
             period,
             used,
             resets_at: BillingPeriod::end_after(now),
-            senders,
+            senders: senders.to_vec(),
         })
     }
 

@@ -61,7 +61,7 @@ impl Reseal {
         let mut report = ResealReport::default();
         for organization in self.accounts.organizations().await? {
             let org = organization.id;
-            for sender in self.accounts.senders(&org).await? {
+            for sender in self.accounts.senders(&org).await?.iter() {
                 let Some(sealed) = &sender.sealed_access_token else {
                     continue;
                 };

@@ -33,7 +33,8 @@ impl Senders {
         let senders = self.accounts.senders(organization).await?;
         let mut qualities = self.accounts.sender_qualities(organization).await?;
         Ok(senders
-            .into_iter()
+            .iter()
+            .cloned()
             .map(|sender| {
                 let quality = qualities
                     .iter()

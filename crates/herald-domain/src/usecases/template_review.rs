@@ -169,13 +169,13 @@ impl ManageTemplates {
     ) -> Result<SenderNumber, TemplateReviewError> {
         let senders = self.ports.accounts.senders(organization).await?;
         let found = match from {
-            Some(number) => senders.into_iter().find(|s| &s.number == number),
+            Some(number) => senders.iter().find(|s| &s.number == number),
             None => {
                 let default = senders.iter().position(|s| s.is_default).unwrap_or(0);
-                senders.into_iter().nth(default)
+                senders.get(default)
             }
         };
-        found.ok_or(TemplateReviewError::UnknownSender)
+        found.cloned().ok_or(TemplateReviewError::UnknownSender)
     }
 
     async fn copies(

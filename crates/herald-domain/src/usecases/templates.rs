@@ -59,7 +59,7 @@ impl SyncTemplates {
         let senders = self.accounts.senders(organization).await?;
         // One listing per business account, through any of its senders.
         let mut by_account = BTreeMap::new();
-        for sender in &senders {
+        for sender in senders.iter() {
             by_account
                 .entry(sender.waba_id.as_str().to_owned())
                 .or_insert(sender);

@@ -242,7 +242,7 @@ async fn a_template_send_is_accepted_and_replayed() {
     world
         .templates
         .expect_template()
-        .returning(|_, _, _, _| Ok(Some(hello_world())));
+        .returning(|_, _, _, _| Ok(Some(hello_world().into())));
     let state = stored.clone();
     world.messages.expect_begin_idempotent().returning(move |claim| {
         let mut guard = state.lock().unwrap();

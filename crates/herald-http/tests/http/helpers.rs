@@ -113,7 +113,7 @@ impl World {
             .expect_find_credential()
             .returning(move |digest| Ok(known.iter().find(|c| c.key.digest == *digest).cloned()));
         accounts.expect_touch_api_key().returning(|_, _| Ok(()));
-        accounts.expect_senders().returning(|_| Ok(vec![sender()]));
+        accounts.expect_senders().returning(|_| Ok(vec![sender()].into()));
         Self {
             accounts,
             messages: MockMessageStore::new(),

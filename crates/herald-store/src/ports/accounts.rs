@@ -196,7 +196,7 @@ macro_rules! accounts_port {
                 async fn senders(
                     &self,
                     organization: &OrganizationId,
-                ) -> Result<Vec<SenderNumber>, StoreError> {
+                ) -> Result<std::sync::Arc<[SenderNumber]>, StoreError> {
                     let mut conn = self.read().await?;
                     let rows = senders::table
                         .filter(senders::organization_id.eq(organization.to_string()))
@@ -205,7 +205,7 @@ macro_rules! accounts_port {
                         .load::<SenderRow>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
-                    convert(rows)
+                    convert::<_, SenderNumber>(rows).map(Into::into)
                 }
 
                 async fn sender_by_phone_number_id(

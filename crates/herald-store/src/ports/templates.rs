@@ -14,6 +14,7 @@ macro_rules! templates_port {
             use herald_domain::organization::NetworkRef;
             use herald_domain::ports::{StoreError, TemplateQuery, TemplateStore};
             use herald_domain::template::{LanguageCode, Template, TemplateName};
+            use std::sync::Arc;
             use $crate::error::{TxError, from_diesel};
             use $crate::rows::TemplateRow;
 
@@ -115,7 +116,7 @@ macro_rules! templates_port {
                     waba_id: &NetworkRef,
                     name: &TemplateName,
                     language: &LanguageCode,
-                ) -> Result<Option<Template>, StoreError> {
+                ) -> Result<Option<Arc<Template>>, StoreError> {
                     let mut conn = self.read().await?;
                     let row = templates::table
                         .filter(templates::organization_id.eq(organization.to_string()))
@@ -127,7 +128,8 @@ macro_rules! templates_port {
                         .await
                         .optional()
                         .map_err(from_diesel)?;
-                    row.map(Template::try_from).transpose()
+                    row.map(|row| Template::try_from(row).map(Arc::new))
+                        .transpose()
                 }
 
                 async fn templates(

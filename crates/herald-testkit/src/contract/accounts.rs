@@ -291,7 +291,7 @@ pub async fn accounts_senders_default_handling(ports: Ports) {
     };
     ports.accounts.add_sender(&first).await.expect("add_sender");
     ports.accounts.add_sender(&second).await.expect("add_sender");
-    let listed = ports.accounts.senders(&org.id).await.expect("senders");
+    let listed = ports.accounts.senders(&org.id).await.expect("senders").to_vec();
     assert_eq!(
         listed,
         vec![first.clone(), second.clone()],
@@ -303,7 +303,7 @@ pub async fn accounts_senders_default_handling(ports: Ports) {
         ..sender(org.id, "+15550003333", true)
     };
     ports.accounts.add_sender(&third).await.expect("add_sender");
-    let listed = ports.accounts.senders(&org.id).await.expect("senders");
+    let listed = ports.accounts.senders(&org.id).await.expect("senders").to_vec();
     let expected = vec![
         SenderNumber {
             is_default: false,
@@ -344,7 +344,7 @@ pub async fn accounts_sender_sealed_token_round_trips(ports: Ports) {
         .await
         .expect("add_sender");
 
-    let listed = ports.accounts.senders(&org.id).await.expect("senders");
+    let listed = ports.accounts.senders(&org.id).await.expect("senders").to_vec();
     assert_eq!(
         listed,
         vec![with_token.clone(), without_token.clone()],
@@ -407,6 +407,7 @@ pub async fn accounts_replace_sealed_access_token_compares_and_sets(ports: Ports
             .senders(&org.id)
             .await
             .expect("senders")
+            .to_vec()
             .into_iter()
             .map(|s| s.sealed_access_token)
             .collect::<Vec<_>>()
@@ -464,7 +465,7 @@ pub async fn accounts_senders_conflicts(ports: Ports) {
         matches!(result, Err(StoreError::Conflict(_))),
         "a number already registered for the organization must answer Conflict, got {result:?}"
     );
-    let listed = ports.accounts.senders(&org_a.id).await.expect("senders");
+    let listed = ports.accounts.senders(&org_a.id).await.expect("senders").to_vec();
     assert_eq!(
         listed,
         vec![original.clone()],
@@ -487,7 +488,7 @@ pub async fn accounts_senders_conflicts(ports: Ports) {
         matches!(result, Err(StoreError::Conflict(_))),
         "a phone_number_id registered anywhere (even another organization) must answer Conflict, got {result:?}"
     );
-    let listed = ports.accounts.senders(&org_b.id).await.expect("senders");
+    let listed = ports.accounts.senders(&org_b.id).await.expect("senders").to_vec();
     assert_eq!(listed, vec![elsewhere], "a refused sender must not be stored");
 
     let orphan = sender(

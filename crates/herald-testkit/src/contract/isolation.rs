@@ -172,7 +172,7 @@ pub async fn isolation_accounts(ports: Ports) {
         .await
         .expect("create_api_key");
 
-    let senders_b = ports.accounts.senders(&org_b.id).await.expect("senders");
+    let senders_b = ports.accounts.senders(&org_b.id).await.expect("senders").to_vec();
     assert_eq!(senders_b, vec![sender_b], "senders() of B must list only B's");
     let keys_b = ports.accounts.api_keys(&org_b.id).await.expect("api_keys");
     assert!(
@@ -180,7 +180,7 @@ pub async fn isolation_accounts(ports: Ports) {
         "api_keys() of B must not list A's keys: {keys_b:?}"
     );
     assert_eq!(
-        ports.accounts.senders(&org_a.id).await.expect("senders"),
+        ports.accounts.senders(&org_a.id).await.expect("senders").to_vec(),
         vec![sender_a]
     );
     assert_eq!(

@@ -37,7 +37,7 @@ pub async fn templates_replace_get_and_list(ports: Ports) {
             .await
             .expect("template");
         assert_eq!(
-            read.as_ref(),
+            read.as_deref(),
             Some(template),
             "template() must answer the template exactly"
         );
@@ -182,7 +182,11 @@ pub async fn templates_replace_is_scoped_by_waba(ports: Ports) {
         .template(&org.id, &waba_2, &invoice.name, &invoice.language)
         .await
         .expect("template");
-    assert_eq!(read, Some(invoice), "the other account's template is intact");
+    assert_eq!(
+        read.as_deref(),
+        Some(&invoice),
+        "the other account's template is intact"
+    );
 }
 
 /// Several syncs of the same business account at once (the API's `POST /templates/sync` beside the workers'

@@ -205,7 +205,7 @@ impl SendMessage {
                 .templates
                 .template(organization, &sender.waba_id, &template.name, &template.language)
                 .await?
-                .map(|t| t.category),
+                .map(|t| t.category.clone()),
             _ => None,
         };
         let mut expected = ExpectedPricing::for_content(content, category.as_deref());

@@ -256,7 +256,7 @@ fn store_adding(existing: Vec<SenderNumber>, expected: SenderNumber) -> MockAcco
         .expect_senders()
         .withf(|org| *org == org_id())
         .times(1)
-        .returning(move |_| Ok(existing.clone()));
+        .returning(move |_| Ok(existing.clone().into()));
     accounts
         .expect_add_sender()
         .withf(move |s| *s == expected)
@@ -304,7 +304,10 @@ fn a_sender_for_an_unknown_organization_is_refused_before_any_write() {
 fn a_number_already_registered_is_a_conflict() {
     let mut accounts = MockAccountStore::new();
     knows_organization(&mut accounts);
-    accounts.expect_senders().times(1).returning(|_| Ok(Vec::new()));
+    accounts
+        .expect_senders()
+        .times(1)
+        .returning(|_| Ok(Vec::new().into()));
     accounts
         .expect_add_sender()
         .times(1)
@@ -360,7 +363,10 @@ fn the_token_is_sealed_for_the_id_the_sender_is_stored_with() {
     let keep = Arc::clone(&stored);
     let mut accounts = MockAccountStore::new();
     knows_organization(&mut accounts);
-    accounts.expect_senders().times(1).returning(|_| Ok(Vec::new()));
+    accounts
+        .expect_senders()
+        .times(1)
+        .returning(|_| Ok(Vec::new().into()));
     accounts.expect_add_sender().times(1).returning(move |record| {
         *keep.lock().unwrap() = Some(record.clone());
         Ok(())

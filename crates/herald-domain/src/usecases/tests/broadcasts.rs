@@ -51,10 +51,10 @@ impl Mocks {
         });
         self.accounts
             .expect_senders()
-            .returning(|_| Ok(vec![sender(1, DEFAULT_NUMBER, true)]));
+            .returning(|_| Ok(vec![sender(1, DEFAULT_NUMBER, true)].into()));
         self.templates
             .expect_template()
-            .returning(|_, waba, _, _| Ok(Some(template(waba, "APPROVED", HeaderSpec::None, 1))));
+            .returning(|_, waba, _, _| Ok(Some(template(waba, "APPROVED", HeaderSpec::None, 1).into())));
         self
     }
 

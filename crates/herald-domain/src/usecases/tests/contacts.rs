@@ -45,7 +45,7 @@ struct Ports {
 impl Ports {
     fn new() -> Self {
         let mut accounts = MockAccountStore::new();
-        accounts.expect_senders().returning(|_| Ok(two_senders()));
+        accounts.expect_senders().returning(|_| Ok(two_senders().into()));
         Self {
             accounts,
             contacts: MockContactStore::new(),

@@ -39,7 +39,7 @@ fn use_case(
 }
 
 fn senders_known(accounts: &mut MockAccountStore) {
-    accounts.expect_senders().returning(|_| Ok(two_senders()));
+    accounts.expect_senders().returning(|_| Ok(two_senders().into()));
 }
 
 #[test]

@@ -196,7 +196,10 @@ fn inbound_media_is_fetched_from_the_network_with_the_receiving_senders_credenti
         .expect_media()
         .withf(|org, id| *org == org_id() && *id == media_id())
         .returning(move |_, _| Ok(Some(MediaRecord::Inbound(inbound.clone()))));
-    ports.accounts.expect_senders().returning(|_| Ok(two_senders()));
+    ports
+        .accounts
+        .expect_senders()
+        .returning(|_| Ok(two_senders().into()));
     let expected = receiving.clone();
     ports
         .network
@@ -253,7 +256,10 @@ fn inbound_media_the_network_forgot_is_not_found_and_a_network_outage_is_unavail
             .catalog
             .expect_media()
             .returning(move |_, _| Ok(Some(MediaRecord::Inbound(inbound.clone()))));
-        ports.accounts.expect_senders().returning(|_| Ok(two_senders()));
+        ports
+            .accounts
+            .expect_senders()
+            .returning(|_| Ok(two_senders().into()));
         ports
             .network
             .expect_download_media()
@@ -288,7 +294,10 @@ fn another_sender_id_than_the_organizations_reads_as_not_found() {
         .catalog
         .expect_media()
         .returning(move |_, _| Ok(Some(MediaRecord::Inbound(inbound.clone()))));
-    ports.accounts.expect_senders().returning(|_| Ok(two_senders()));
+    ports
+        .accounts
+        .expect_senders()
+        .returning(|_| Ok(two_senders().into()));
     ports.network.expect_download_media().times(0);
 
     let result = run(ports.build().content(&org_id(), &media_id()));

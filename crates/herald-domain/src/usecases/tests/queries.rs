@@ -278,7 +278,7 @@ fn accounts_with(senders: Vec<SenderNumber>) -> MockAccountStore {
         .expect_senders()
         .withf(|org| *org == org_id())
         .times(1)
-        .returning(move |_| Ok(senders.clone()));
+        .returning(move |_| Ok(senders.clone().into()));
     accounts
 }
 

@@ -61,7 +61,7 @@ fn legacy_values_are_resealed_for_their_own_row_and_the_rest_is_counted() {
         .expect_senders()
         .withf(|org| *org == org_id())
         .times(1)
-        .returning(move |_| Ok(senders.clone()));
+        .returning(move |_| Ok(senders.clone().into()));
     let id = legacy_sender.id;
     accounts
         .expect_replace_sealed_access_token()

@@ -66,7 +66,7 @@ impl Ports {
             .expect_senders()
             .withf(|org| *org == org_id())
             .times(1)
-            .returning(move |_| Ok(senders.clone()));
+            .returning(move |_| Ok(senders.clone().into()));
         self
     }
 
@@ -93,7 +93,7 @@ impl Ports {
                     && *language == template_ref().language
             })
             .times(1)
-            .returning(move |_, _, _, _| Ok(found.clone()));
+            .returning(move |_, _, _, _| Ok(found.clone().map(Arc::new)));
         self
     }
 

@@ -72,7 +72,7 @@ impl Setup {
     fn new(listing: Vec<NetworkTemplate>) -> Self {
         let stored: Arc<Mutex<Vec<Template>>> = Arc::new(Mutex::new(Vec::new()));
         let mut accounts = MockAccountStore::new();
-        accounts.expect_senders().returning(|_| Ok(two_senders()));
+        accounts.expect_senders().returning(|_| Ok(two_senders().into()));
         let mut templates = MockTemplateStore::new();
         let read = Arc::clone(&stored);
         templates

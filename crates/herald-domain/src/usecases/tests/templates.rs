@@ -86,7 +86,7 @@ impl Ports {
             .expect_senders()
             .withf(move |org| *org == organization)
             .times(1)
-            .returning(move |_| Ok(senders.clone()));
+            .returning(move |_| Ok(senders.clone().into()));
         self
     }
 
@@ -431,7 +431,7 @@ fn list_one_prefers_the_default_senders_copy_when_two_business_accounts_hold_one
         .expect_senders()
         .withf(|org| *org == org_id())
         .times(1)
-        .returning(|_| Ok(two_senders()));
+        .returning(|_| Ok(two_senders().into()));
     let found = run(ListTemplates::new(Arc::new(store), Arc::new(accounts)).one(
         &org_id(),
         &template_ref().name,
@@ -446,7 +446,7 @@ fn list_one_prefers_the_default_senders_copy_when_two_business_accounts_hold_one
     accounts
         .expect_senders()
         .times(1)
-        .returning(|_| Ok(vec![sender(2, SECOND_NUMBER, false)]));
+        .returning(|_| Ok(vec![sender(2, SECOND_NUMBER, false)].into()));
     let found = run(ListTemplates::new(Arc::new(store), Arc::new(accounts)).one(
         &org_id(),
         &template_ref().name,

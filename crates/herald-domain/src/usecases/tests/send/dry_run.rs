@@ -112,7 +112,7 @@ fn every_refusal_is_collected_in_the_order_a_send_meets_them() {
         .templates
         .expect_template()
         .times(2)
-        .returning(move |_, _, _, _| Ok(Some(template(&waba, "PAUSED", HeaderSpec::None, 1))));
+        .returning(move |_, _, _, _| Ok(Some(template(&waba, "PAUSED", HeaderSpec::None, 1).into())));
     let mut cmd = template_command(one_variable());
     cmd.organization = organization(AccountStatus::Suspended);
 
