@@ -30,6 +30,13 @@ const WAIT_HISTOGRAMS: [&str; 3] = [
     "herald_webhook_first_attempt_lag_seconds",
 ];
 
+/// Buckets of counts (items per group-commit batch, at most 256): powers of two. The seconds' buckets put every
+/// batch over 10 items into `+Inf` and had six buckets below one item.
+const SIZE_BUCKETS: [f64; 9] = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0];
+
+/// The histograms measured in [`SIZE_BUCKETS`].
+const SIZE_HISTOGRAMS: [&str; 1] = ["herald_group_commit_batch_size"];
+
 /// How often histograms are folded so that a rarely scraped process does not hold every sample.
 const UPKEEP: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -47,21 +54,31 @@ pub fn recorder() -> anyhow::Result<PrometheusHandle> {
     if let Some(handle) = slot.as_ref() {
         return Ok(handle.clone());
     }
-    let mut builder = PrometheusBuilder::new()
-        .set_buckets(&SECONDS_BUCKETS)
-        .context("metric buckets")?;
-    for name in WAIT_HISTOGRAMS {
-        builder = builder
-            .set_buckets_for_metric(Matcher::Full(name.to_owned()), &WAIT_BUCKETS)
-            .context("wait buckets")?;
-    }
-    let handle = builder
+    let handle = builder()?
         .install_recorder()
         .context("installing the metrics recorder")?;
     metrics_process::Collector::default().describe();
     herald_http::metrics::start_recording();
     *slot = Some(handle.clone());
     Ok(handle)
+}
+
+/// The exporter with each histogram's buckets: seconds by default, the message's waits and the batch sizes apart.
+fn builder() -> anyhow::Result<PrometheusBuilder> {
+    let mut builder = PrometheusBuilder::new()
+        .set_buckets(&SECONDS_BUCKETS)
+        .context("metric buckets")?;
+    for (names, buckets) in [
+        (&WAIT_HISTOGRAMS[..], &WAIT_BUCKETS[..]),
+        (&SIZE_HISTOGRAMS[..], &SIZE_BUCKETS[..]),
+    ] {
+        for name in names {
+            builder = builder
+                .set_buckets_for_metric(Matcher::Full((*name).to_owned()), buckets)
+                .context("histogram buckets")?;
+        }
+    }
+    Ok(builder)
 }
 
 /// A running metrics listener.
@@ -288,6 +305,37 @@ mod tests {
     #![allow(clippy::unwrap_used, reason = "test code")]
     use herald_domain::usecases::BacklogReport;
     use metrics_exporter_prometheus::PrometheusBuilder;
+
+    /// A group commit's batch sizes land in count buckets: a batch of 20 is under `le="32"`, one of 200 under
+    /// `le="256"`, and neither in `+Inf` alone as the seconds' buckets had it.
+    #[test]
+    fn batch_sizes_are_bucketed_as_counts_and_latencies_as_seconds() {
+        let recorder = super::builder().unwrap().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            for size in [1.0, 20.0, 200.0] {
+                metrics::histogram!("herald_group_commit_batch_size", "kind" => "accept").record(size);
+            }
+            metrics::histogram!("herald_store_pool_wait_seconds", "pool" => "main").record(0.003);
+        });
+        let text = handle.render();
+        let bucket = |metric: &str, labels: &str, le: &str| {
+            let start = format!("{metric}_bucket{{{labels},le=\"{le}\"}} ");
+            text.lines()
+                .find_map(|line| line.strip_prefix(start.as_str()))
+                .map(|value| value.parse::<u64>().unwrap())
+        };
+        let batch = |le| bucket("herald_group_commit_batch_size", "kind=\"accept\"", le);
+        assert_eq!(batch("1"), Some(1), "{text}");
+        assert_eq!(batch("16"), Some(1), "{text}");
+        assert_eq!(batch("32"), Some(2), "{text}");
+        assert_eq!(batch("128"), Some(2), "{text}");
+        assert_eq!(batch("256"), Some(3), "{text}");
+        assert_eq!(batch("0.5"), None, "no second's bucket for a count: {text}");
+        let wait = |le| bucket("herald_store_pool_wait_seconds", "pool=\"main\"", le);
+        assert_eq!(wait("0.0025"), Some(0), "{text}");
+        assert_eq!(wait("0.005"), Some(1), "{text}");
+    }
 
     /// A sweep's callbacks counted once each: failures parked now under `parked` (not `failed` too), and the
     /// unreadable rows the store parked as it read the page under `parked` as well.
