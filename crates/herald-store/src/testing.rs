@@ -225,6 +225,46 @@ async fn build_template(server: &str, name: &str, admin: &mut AsyncPgConnection)
     Ok(())
 }
 
+/// A test database older than this is no running test's: none runs for an hour.
+const STALE_AFTER: Duration = Duration::from_secs(3600);
+
+#[derive(diesel::QueryableByName)]
+struct DatabaseName {
+    #[diesel(sql_type = Text)]
+    datname: String,
+}
+
+/// Drops the test databases a finished run left behind. A test whose server threads still held its store when
+/// its process exited (an API test's server stops asynchronously) never dropped its database, and every run
+/// added some. A test database's name carries its creation time (a ULID), so one older than [`STALE_AFTER`]
+/// is nobody's. Best effort: a failure here must not fail the test that happened to look.
+async fn drop_stale_databases(admin: &mut AsyncPgConnection) {
+    let Ok(databases) = diesel::sql_query("SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'")
+        .load::<DatabaseName>(admin)
+        .await
+    else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for database in databases.iter().filter(|d| is_stale(&d.datname, now)) {
+        let drop = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", database.datname);
+        if let Err(error) = diesel::sql_query(drop).execute(admin).await {
+            eprintln!(
+                "could not drop the stale test database {}: {error:#}",
+                database.datname
+            );
+        }
+    }
+}
+
+/// Whether `name` is a test database (`t_<ulid>`) created over [`STALE_AFTER`] before `now`.
+fn is_stale(name: &str, now: std::time::SystemTime) -> bool {
+    name.strip_prefix("t_")
+        .and_then(|ulid| ulid::Ulid::from_string(ulid).ok())
+        .and_then(|ulid| now.duration_since(ulid.datetime()).ok())
+        .is_some_and(|age| age > STALE_AFTER)
+}
+
 /// Creates a database (from `template` when given) and connects a store to it.
 async fn new_postgres(server: &str, template: Option<&str>) -> anyhow::Result<(Store, Guard)> {
     let name = format!("t_{}", ulid::Ulid::new().to_string().to_lowercase());
@@ -235,6 +275,7 @@ async fn new_postgres(server: &str, template: Option<&str>) -> anyhow::Result<(S
         None => format!("CREATE DATABASE \"{name}\""),
     };
     let mut admin = admin_connection(server).await?;
+    drop_stale_databases(&mut admin).await;
     // A template's last builder connection may take a moment to go away after it closed; copying needs
     // the template to have no session.
     let mut attempt = 0;
@@ -318,5 +359,29 @@ mod tests {
             "postgres://u:p@h/t_1?sslmode=disable"
         );
         assert_eq!(with_database("postgres://h", "t_1").unwrap(), "postgres://h/t_1");
+    }
+
+    #[test]
+    fn only_test_databases_older_than_an_hour_are_stale() {
+        let now = std::time::SystemTime::now();
+        let made = |ago: Duration| {
+            format!(
+                "t_{}",
+                ulid::Ulid::from_datetime(now - ago).to_string().to_lowercase()
+            )
+        };
+        assert!(is_stale(&made(Duration::from_secs(3 * 3600)), now));
+        assert!(is_stale(&made(STALE_AFTER + Duration::from_secs(1)), now));
+        assert!(!is_stale(&made(Duration::from_secs(60)), now), "a running test's");
+        assert!(!is_stale(&made(STALE_AFTER - Duration::from_secs(1)), now));
+        for other in [
+            "test",
+            "herald_template_0123456789abcdef",
+            "t_not_a_ulid",
+            "t_",
+            "bench_01m8s8q79cgd7datg294ysx2wd",
+        ] {
+            assert!(!is_stale(other, now), "{other} is not a test database");
+        }
     }
 }
