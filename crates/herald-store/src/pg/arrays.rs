@@ -175,6 +175,30 @@ mod tests {
         assert_eq!(ours, diesels, "{values:?}");
     }
 
+    /// A thread's scratch buffer is kept for the next bind when small, and let go when a column made it larger
+    /// than [`SCRATCH_KEPT`]; either way the bytes bound are the column's.
+    #[test]
+    fn the_scratch_buffer_is_kept_only_up_to_its_limit() {
+        let capacity = || SCRATCH.with(|scratch| scratch.borrow().capacity());
+        let small = vec!["msg_01"; 16];
+        assert_eq!(
+            bound::<Array<Text>, _>(&PgArray(small.clone())),
+            bound::<Array<Text>, _>(&small)
+        );
+        let kept = capacity();
+        assert!(
+            kept > 0 && kept <= SCRATCH_KEPT,
+            "a small column's buffer is kept: {kept}"
+        );
+
+        let large = vec!["x".repeat(1024); SCRATCH_KEPT / 1024 + 8];
+        assert_eq!(
+            bound::<Array<Text>, _>(&PgArray(large.clone())),
+            bound::<Array<Text>, _>(&large)
+        );
+        assert_eq!(capacity(), 0, "a column over the limit leaves no buffer behind");
+    }
+
     #[test]
     fn columns_are_encoded_as_diesel_encodes_them() {
         same::<Text, _>(vec!["msg_01", "", "é ü 🎉"]);
