@@ -225,6 +225,11 @@ async fn build_template(server: &str, name: &str, admin: &mut AsyncPgConnection)
     Ok(())
 }
 
+/// One process at a time drops stale test databases: each drop checkpoints, and the test processes of a run
+/// starting at once would otherwise drop the same ones together. The others wait, then find them gone
+/// (`IF EXISTS`), so a process never goes on while a leftover it saw is still there.
+const SWEEP_LOCK: i64 = 0x4865_7261_6c64_5432;
+
 /// A test database older than this is no running test's: none runs for an hour.
 const STALE_AFTER: Duration = Duration::from_secs(3600);
 
@@ -246,7 +251,18 @@ async fn drop_stale_databases(admin: &mut AsyncPgConnection) {
         return;
     };
     let now = std::time::SystemTime::now();
-    for database in databases.iter().filter(|d| is_stale(&d.datname, now)) {
+    let stale: Vec<_> = databases.iter().filter(|d| is_stale(&d.datname, now)).collect();
+    if stale.is_empty() {
+        return;
+    }
+    let locked = diesel::sql_query("SELECT pg_advisory_lock($1)")
+        .bind::<BigInt, _>(SWEEP_LOCK)
+        .execute(admin)
+        .await;
+    if locked.is_err() {
+        return;
+    }
+    for database in stale {
         let drop = format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", database.datname);
         if let Err(error) = diesel::sql_query(drop).execute(admin).await {
             eprintln!(
@@ -255,6 +271,10 @@ async fn drop_stale_databases(admin: &mut AsyncPgConnection) {
             );
         }
     }
+    let _ = diesel::sql_query("SELECT pg_advisory_unlock($1)")
+        .bind::<BigInt, _>(SWEEP_LOCK)
+        .execute(admin)
+        .await;
 }
 
 /// Whether `name` is a test database (`t_<ulid>`) created over [`STALE_AFTER`] before `now`.

@@ -23,6 +23,7 @@ mod notifier;
 mod races;
 mod read_cache;
 mod retention;
+mod test_databases;
 mod webhooks;
 
 use helpers::{ports, postgres_or_skip, sqlite};
