@@ -165,6 +165,24 @@ async fn a_send_shows_in_the_metrics_from_request_to_dispatch() {
         ) >= Some(1.0),
         "{text}"
     );
+    // Batch sizes are counts: the served histogram has count buckets up to a batch's most, and no seconds'.
+    assert!(
+        sample(
+            &text,
+            "herald_group_commit_batch_size_bucket",
+            &[("kind", "accept"), ("le", "256")]
+        ) >= Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "herald_group_commit_batch_size_bucket",
+            &[("kind", "accept"), ("le", "0.5")]
+        ),
+        None,
+        "{text}"
+    );
     // The simulator's status callbacks went through their own group commit.
     assert!(
         sample(
