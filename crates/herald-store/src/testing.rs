@@ -9,7 +9,8 @@
 //!
 //! The database lives as long as the returned [`Store`] (and every port taken from it) or the [`Guard`],
 //! whichever goes last: then the directory is deleted, or the database dropped with
-//! `DROP DATABASE … WITH (FORCE)`.
+//! `DROP DATABASE … WITH (FORCE)`. A PostgreSQL database whose process exited first (a server thread still
+//! held the store) is dropped by a later test once it is an hour old (`drop_stale_databases`).
 
 use crate::{Keepalive, Store, StoreOptions};
 use anyhow::Context;
