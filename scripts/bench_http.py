@@ -432,29 +432,33 @@ class PgDatabase:
 
 
 # The P1 configurations measured side by side in each run: what each optimisation buys, and what the
-# metrics cost, as ratios.
-#   (label, group commit, read cache in ms, metrics served, accept batches in flight: 0 the default)
+# metrics and the shipped log level cost, as ratios.
+#   (label, group commit, read cache in ms, metrics served, accept batches in flight: 0 the default, RUST_LOG)
 P1_CONFIGS = [
-    ("one transaction per accept, uncached reads (before)", False, 0, False, 0),
-    ("group commit, uncached reads", True, 0, False, 0),
-    ("group commit and the read cache (after; the defaults, metrics off)", True, 500, False, 0),
-    ("the defaults with metrics on (`HERALD_METRICS_LISTEN`)", True, 500, True, 0),
-    ("the defaults with 4 batches in flight (`HERALD_ACCEPT_WRITERS=4`; the default is 1)", True, 500, False, 4),
+    ("one transaction per accept, uncached reads (before)", False, 0, False, 0, "error"),
+    ("group commit, uncached reads", True, 0, False, 0, "error"),
+    ("group commit and the read cache (after; the defaults, metrics off)", True, 500, False, 0, "error"),
+    ("the defaults with metrics on (`HERALD_METRICS_LISTEN`)", True, 500, True, 0, "error"),
+    ("the defaults with 4 batches in flight (`HERALD_ACCEPT_WRITERS=4`; the default is 1)", True, 500, False, 4,
+     "error"),
+    ("the defaults at the shipped log level (`RUST_LOG=info`; the other rows run at `error`)", True, 500, False, 0,
+     "info"),
 ]
 # The defaults, the figure compared with pgbench and the baseline.
 DEFAULTS = 2
 METRICS_ON = 3
 SEVERAL_WRITERS = 4
+LOG_INFO = 5
 
 
-def p1_herald(database_url, group_commit, read_cache_ms=500, metrics=False, writers=0):
+def p1_herald(database_url, group_commit, read_cache_ms=500, metrics=False, writers=0, log_level="error"):
     """One P1 set-up: a fresh store, seeded, served; returns (server, seeded, env). `metrics`: True for a metrics
     listener on any port, or the address to serve them on."""
     extra = {"HERALD_METRICS_LISTEN": metrics if isinstance(metrics, str) else "127.0.0.1:0"} if metrics else {}
     if writers:
         extra["HERALD_ACCEPT_WRITERS"] = writers
     env = herald_env(database_url, HERALD_ACCEPT_GROUP_COMMIT="true" if group_commit else "false",
-                     HERALD_READ_CACHE_MS=read_cache_ms, **extra)
+                     HERALD_READ_CACHE_MS=read_cache_ms, RUST_LOG=log_level, **extra)
     seeded = seed(env)
     server = Server(env)
     sync_templates(server, seeded)
@@ -538,8 +542,8 @@ def main():
             pgb = []
             pgb_costs = []
             for run in range(RUNS):
-                for label, group_commit, cache_ms, metrics, writers in P1_CONFIGS:
-                    server, seeded, _ = p1_herald(db.url, group_commit, cache_ms, metrics, writers)
+                for label, group_commit, cache_ms, metrics, writers, log_level in P1_CONFIGS:
+                    server, seeded, _ = p1_herald(db.url, group_commit, cache_ms, metrics, writers, log_level)
                     try:
                         rate = accepts_per_second(server, seeded, costs=costs[label])
                     finally:
@@ -608,6 +612,10 @@ def main():
             lines.append(
                 f"| P1 PostgreSQL: metrics on ÷ metrics off (the defaults) | "
                 f"{medians[METRICS_ON] / medians[DEFAULTS]:.3f}× | | |"
+            )
+            info = statistics.median(col(costs[P1_CONFIGS[LOG_INFO][0]], "herald"))
+            lines.append(
+                f"| P1 PostgreSQL: Herald CPU per accept, `info` ÷ `error` (the defaults) | {info / herald_us:.2f}× | | |"
             )
             if base:
                 lines.append(
@@ -720,9 +728,10 @@ def main():
         log("P1 sqlite")
         rates = {label: [] for label, *_ in P1_CONFIGS}
         for run in range(RUNS):
-            for label, group_commit, cache_ms, metrics, writers in P1_CONFIGS:
+            for label, group_commit, cache_ms, metrics, writers, log_level in P1_CONFIGS:
                 with tempfile.TemporaryDirectory() as data:
-                    server, seeded, _ = p1_herald(f"sqlite://{data}/herald.db", group_commit, cache_ms, metrics, writers)
+                    server, seeded, _ = p1_herald(f"sqlite://{data}/herald.db", group_commit, cache_ms, metrics,
+                                                  writers, log_level)
                     try:
                         rate = accepts_per_second(server, seeded)
                     finally:
@@ -739,6 +748,7 @@ def main():
         )
         lines.append(f"| P1 SQLite: read cache ÷ uncached reads (both group commit) | {medians[DEFAULTS] / medians[1]:.2f}× | | |")
         lines.append(f"| P1 SQLite: metrics on ÷ metrics off (the defaults) | {medians[METRICS_ON] / medians[DEFAULTS]:.3f}× | | |")
+        lines.append(f"| P1 SQLite: `info` ÷ `error` (the defaults) | {medians[LOG_INFO] / medians[DEFAULTS]:.3f}× | | |")
     lines.append("")
     lines.append("Commands run (each run):")
     lines.append("")

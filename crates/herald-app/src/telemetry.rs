@@ -308,6 +308,10 @@ impl TraceLinks for OtelTraceLinks {
             span.set_attribute(REQUEST_ID, id.to_owned());
         }
     }
+
+    fn exporting(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -18,10 +18,11 @@ use crate::ports::{
 use crate::template::TemplateRef;
 use crate::template::check::{TemplateCheckError, check_variables, expand_code_shorthand};
 use crate::time::{BillingPeriod, Duration, Timestamp};
-use crate::trace::{NoTraceLinks, TraceLinks};
+use crate::trace::{NoTraceLinks, TraceLinks, send_span};
 use crate::values::{ClientReference, IdempotencyKey, PhoneNumber, RequestFingerprint};
 use crate::window::free_form_allowed;
 use std::sync::Arc;
+use tracing::Instrument as _;
 
 mod dry_run;
 mod recipient;
@@ -219,8 +220,19 @@ impl SendMessage {
     ///
     /// # Errors
     /// See [`SendError`].
-    #[tracing::instrument(name = "send_message", skip_all, fields(org = %command.organization.id, kind = command.kind.as_str()))]
     pub async fn execute_with_upload(
+        &self,
+        command: SendCommand,
+        upload: Option<StagedFile>,
+    ) -> Result<SendOutcome, SendError> {
+        let span = send_span(
+            self.traces.as_ref(),
+            || tracing::info_span!("send_message", org = %command.organization.id, kind = command.kind.as_str()),
+        );
+        self.accept(command, upload).instrument(span).await
+    }
+
+    async fn accept(
         &self,
         command: SendCommand,
         upload: Option<StagedFile>,

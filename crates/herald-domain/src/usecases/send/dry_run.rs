@@ -22,7 +22,9 @@ use crate::organization::{SenderNumber, choose_sender};
 use crate::ports::RateDecision;
 use crate::pricing::{ExpectedPricing, PricingWord};
 use crate::time::{BillingPeriod, Timestamp};
+use crate::trace::send_span;
 use crate::window::ServiceWindow;
+use tracing::Instrument as _;
 
 /// The service window with the recipient, as a dry run found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,12 +68,19 @@ impl SendMessage {
     ///
     /// # Errors
     /// Only a store failure: what a real send would be refused for is in [`DryRun::refusals`].
-    #[tracing::instrument(name = "dry_run_send", skip_all, fields(org = %command.organization.id, kind = command.kind.as_str()))]
     pub async fn dry_run(
         &self,
         command: SendCommand,
         upload: Option<StagedFile>,
     ) -> Result<DryRun, SendError> {
+        let span = send_span(
+            self.traces.as_ref(),
+            || tracing::info_span!("dry_run_send", org = %command.organization.id, kind = command.kind.as_str()),
+        );
+        self.check_dry(command, upload).instrument(span).await
+    }
+
+    async fn check_dry(&self, command: SendCommand, upload: Option<StagedFile>) -> Result<DryRun, SendError> {
         let now = self.clock.now();
         let SendCommand {
             organization,

@@ -1320,6 +1320,7 @@ fn the_accepting_requests_trace_is_kept_with_the_job() {
         crate::trace::TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 req_1")
             .unwrap();
     let mut traces = crate::trace::MockTraceLinks::new();
+    traces.expect_exporting().return_const(true);
     let current = context.clone();
     traces
         .expect_current()
