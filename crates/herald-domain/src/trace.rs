@@ -77,12 +77,16 @@ pub fn span_following(
     span
 }
 
+/// The module the send's spans are written in: their target, which `RUST_LOG` directives name.
+const SEND_TARGET: &str = "herald_domain::usecases::send";
+
 /// The span of a send's use case (`make` builds it), or none. The request's span already gives a log line of
 /// the send its context (the request id, the organization, the route), so at `info` the use case's own span
 /// would be made, formatted, entered on every poll and closed for nothing (4 % of an accept's instructions).
-/// It is made when an exporter records it (the message's later work joins its trace) or when `debug` is on.
+/// It is made when an exporter records it (the message's later work joins its trace) or when `debug` is on for
+/// the send's module, where the span is written (`RUST_LOG=debug`, `herald_domain=debug`, …).
 pub fn send_span(links: &dyn TraceLinks, make: impl FnOnce() -> tracing::Span) -> tracing::Span {
-    if links.exporting() || tracing::enabled!(tracing::Level::DEBUG) {
+    if links.exporting() || tracing::enabled!(target: SEND_TARGET, tracing::Level::DEBUG) {
         make()
     } else {
         tracing::Span::none()
@@ -135,6 +139,26 @@ mod tests {
         });
         tracing::subscriber::with_default(logging_at(tracing::Level::DEBUG), || {
             assert!(made(&NoTraceLinks), "debug shows the use case's span");
+        });
+        let directives = |rust_log: &str| {
+            tracing_subscriber::fmt()
+                .with_env_filter(tracing_subscriber::EnvFilter::new(rust_log))
+                .with_writer(std::io::sink)
+                .finish()
+        };
+        for rust_log in [
+            "info,herald_domain=debug",
+            "info,herald_domain::usecases::send=debug",
+        ] {
+            tracing::subscriber::with_default(directives(rust_log), || {
+                assert!(made(&NoTraceLinks), "{rust_log} shows the use case's span");
+            });
+        }
+        tracing::subscriber::with_default(directives("info,herald_domain::usecases::dispatch=debug"), || {
+            assert!(
+                !made(&NoTraceLinks),
+                "debug for another module leaves the send's span out"
+            );
         });
     }
 }
