@@ -169,15 +169,33 @@ class WaitMeter:
         return waits, share
 
 
-def send_durations(metrics_base):
-    """Herald's own count of send-template requests by duration bucket ({le: count}), from its /metrics."""
+def durations(metrics_base, histogram, label):
+    """A histogram of Herald's own, from its /metrics: the count by bucket ({le: count}) of the series whose labels
+    contain `label`."""
     with urllib.request.urlopen(f"{metrics_base}/metrics", timeout=10) as r:
         text = r.read().decode()
     buckets = {}
     for line in text.splitlines():
-        if line.startswith("herald_http_request_duration_seconds_bucket") and "send-template" in line:
+        if line.startswith(f"{histogram}_bucket") and label in line:
             buckets[line.split('le="')[1].split('"')[0]] = float(line.rsplit(" ", 1)[1])
     return buckets
+
+
+def send_durations(metrics_base):
+    """Herald's own count of send-template requests by duration bucket ({le: count})."""
+    return durations(metrics_base, "herald_http_request_duration_seconds", "send-template")
+
+
+def accept_writes(metrics_base):
+    """Herald's own count of accept batches by how long their transaction took ({le: count})."""
+    return durations(metrics_base, "herald_group_commit_write_seconds", 'kind="accept"')
+
+
+def over(before, after, le):
+    """Of what a histogram counted between `before` and `after`, the share above the bucket `le` (%), and the count."""
+    total = after.get("+Inf", 0) - before.get("+Inf", 0)
+    above = total - (after.get(le, 0) - before.get(le, 0))
+    return 100 * above / max(1, total), above
 
 
 class CpuMeter:
@@ -667,6 +685,9 @@ def main():
                 # the run-queue waits of Herald, PostgreSQL and the generators; the CPU pressure; and the same
                 # generators at the same rate against the empty handler (the harness's own floor).
                 slow, waits, pressure, floor_p99 = [], {"herald": [], "pg": [], "generators": []}, [], []
+                # And how long the accept batches' transactions took (Herald's histogram): a stalled commit holds
+                # every send of its batch and the ones queued behind it.
+                slow_writes, stalled_writes = [], []
 
                 for run in range(RUNS):
                     metrics = f"127.0.0.1:{free_port()}"
@@ -679,6 +700,7 @@ def main():
                                           seconds=2 * SECONDS, kept=kept)
                             time.sleep(SECONDS)
                             before = send_durations(f"http://{metrics}")
+                            writes_before = accept_writes(f"http://{metrics}")
                             meter = CpuMeter(server.proc.pid, server.database)
                             waiting = WaitMeter(server.proc.pid, server.database, procs)
                             results = collect(procs)
@@ -687,6 +709,7 @@ def main():
                             # The generators can be measured only once they have ended: over the whole offer.
                             generators = all_cpu.stop()["children"]
                             after = send_durations(f"http://{metrics}")
+                            writes_after = accept_writes(f"http://{metrics}")
                             cold, steady = windows(kept, 202, SECONDS)
                     finally:
                         server.stop()
@@ -704,15 +727,18 @@ def main():
                     pooled_p99.append(percentile([v for values in steady for v in values], 0.99) * 1000)
                     cold_p99.append(worst(cold, 0.99))
                     got.append(accepted / SECONDS)
-                    handled = after.get("+Inf", 0) - before.get("+Inf", 0)
-                    slow.append(100 * (1 - (after.get("0.01", 0) - before.get("0.01", 0)) / max(1, handled)))
+                    slow.append(over(before, after, "0.01")[0])
+                    slow_writes.append(over(writes_before, writes_after, "0.025"))
+                    stalled_writes.append(over(writes_before, writes_after, "0.1")[1])
                     for group, value in run_waits.items():
                         waits[group].append(value)
                     if share is not None:
                         pressure.append(share * 100)
                     floor_p99.append(floor(rate)[0])
                     log(f"P2 run {run}: p99 {p99[-1]:.1f} ms (all requests pooled {pooled_p99[-1]:.1f} ms; cold "
-                        f"start {cold_p99[-1]:.1f} ms), handler over 10 ms {slow[-1]:.2f} %, run-queue waits ms/s "
+                        f"start {cold_p99[-1]:.1f} ms), handler over 10 ms {slow[-1]:.2f} %, accept batches over "
+                        f"25 ms {slow_writes[-1][0]:.2f} % ({slow_writes[-1][1]:.0f}), over 100 ms "
+                        f"{stalled_writes[-1]:.0f}, run-queue waits ms/s "
                         f"{run_waits}, CPU pressure {share}, floor p99 {floor_p99[-1]:.1f} ms")
                 med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
                 pct2 = lambda v: f"{statistics.median(v):.2f} % | {min(v):.2f} % | {max(v):.2f} %"
@@ -724,6 +750,9 @@ def main():
                 lines.append(f"| P2 PostgreSQL: p99.9 | {med(p999)} |")
                 lines.append(f"| P2 PostgreSQL: p99 of the first {SECONDS} s after the server starts (cold start) | {med(cold_p99)} |")
                 lines.append(f"| P2 PostgreSQL: sends whose handler took over 10 ms (Herald's histogram) | {pct2(slow)} |")
+                lines.append(f"| P2 PostgreSQL: accept batches whose transaction took over 25 ms (Herald's histogram) | "
+                             f"{pct2([share for share, _ in slow_writes])} |")
+                lines.append(f"| P2 PostgreSQL: accept batches whose transaction took over 100 ms, count | {fmt(stalled_writes)} |")
                 lines.append(f"| P2: harness floor, p99 of the same generators at the same rate against the empty handler | {med(floor_p99)} |")
                 lines.append(f"| P2 PostgreSQL: Herald's threads waiting for a CPU, ms per s | {fmt(waits['herald'])} |")
                 lines.append(f"| P2 PostgreSQL: PostgreSQL's backends waiting for a CPU, ms per s | {fmt(waits['pg'])} |")
@@ -807,8 +836,8 @@ def main():
                  f"{SECONDS} s from its start are the cold start (reported apart), those due after are the steady state, on "
                  "connections already open; the worst generator's percentile is reported, and the p99 of every request "
                  "pooled beside it; the server runs with "
-                 "`HERALD_METRICS_LISTEN` set, and its `herald_http_request_duration_seconds` buckets for send-template are "
-                 "read before and after the measured window; run-queue waits are the second field of "
+                 "`HERALD_METRICS_LISTEN` set, and its `herald_http_request_duration_seconds` buckets for send-template and "
+                 "`herald_group_commit_write_seconds` buckets for accepts are read before and after the measured window; run-queue waits are the second field of "
                  "`/proc/PID/task/*/schedstat` summed over each process's threads (Herald, the bench database's "
                  "backends, the generators), CPU pressure is `/proc/pressure/cpu`'s `some total`; the floor is the same "
                  "generators at the same rate against `http_baseline`, right after each run, its steady window read the same way")

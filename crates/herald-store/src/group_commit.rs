@@ -171,7 +171,12 @@ impl<T, A> GroupCommit<T, A> {
             #[allow(clippy::cast_precision_loss, reason = "a batch is far below 2^52 accepts")]
             metrics::histogram!("herald_group_commit_batch_size", "kind" => self.kind)
                 .record(batch.len() as f64);
+            // Every item of the batch, and every one queued behind it, waits this long: a stalled commit (a slow
+            // disk flush, a lock) shows here before it shows as a slow request.
+            let started = std::time::Instant::now();
             commit(batch).await;
+            metrics::histogram!("herald_group_commit_write_seconds", "kind" => self.kind)
+                .record(started.elapsed().as_secs_f64());
             batch = self.take();
             if batch.is_empty() {
                 drop(guard);

@@ -183,6 +183,28 @@ async fn a_send_shows_in_the_metrics_from_request_to_dispatch() {
         None,
         "{text}"
     );
+    // Each batch's write is timed, in seconds.
+    assert_eq!(
+        sample(
+            &text,
+            "herald_group_commit_write_seconds_count",
+            &[("kind", "accept")]
+        ),
+        sample(
+            &text,
+            "herald_group_commit_batch_size_count",
+            &[("kind", "accept")]
+        ),
+        "one write per batch: {text}"
+    );
+    assert!(
+        sample(
+            &text,
+            "herald_group_commit_write_seconds_bucket",
+            &[("kind", "accept"), ("le", "10")]
+        ) >= Some(1.0),
+        "{text}"
+    );
     // The simulator's status callbacks went through their own group commit.
     assert!(
         sample(
