@@ -19,8 +19,10 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// What this process's recorder (installed by the first call) has counted so far: each accept batch by
-/// `path` (`herald_accept_batches_total`), and each connection taken from the accept writer's own pool
-/// (`herald_store_pool_wait_seconds{pool="accepts"}`, one sample per checkout) as `accepts pool`.
+/// `path` (`herald_accept_batches_total`), each connection taken from the accept writer's own pool
+/// (`herald_store_pool_wait_seconds{pool="accepts"}`, one sample per checkout) as `accepts pool`, and the
+/// group commit's accept batches as `batch sizes` and `write times` (one sample per batch in each of
+/// `herald_group_commit_batch_size` and `herald_group_commit_write_seconds`).
 /// The batches are written on the store's own writer thread, so the recorder is the process's global one:
 /// under nextest each test is a process of its own; under `cargo test` other tests' accepts may add to the
 /// counts, which only raises them.
@@ -48,6 +50,17 @@ fn batches() -> BTreeMap<String, u64> {
                 if label(&key, "pool").as_deref() == Some("accepts") =>
             {
                 Some(("accepts pool".to_owned(), u64::try_from(samples.len()).ok()?))
+            }
+            (
+                name @ ("herald_group_commit_batch_size" | "herald_group_commit_write_seconds"),
+                DebugValue::Histogram(samples),
+            ) if label(&key, "kind").as_deref() == Some("accept") => {
+                let series = if name.ends_with("batch_size") {
+                    "batch sizes"
+                } else {
+                    "write times"
+                };
+                Some((series.to_owned(), u64::try_from(samples.len()).ok()?))
             }
             _ => None,
         })
@@ -189,11 +202,26 @@ async fn postgres_an_ordinary_batch_is_pipelined_and_a_refusal_steps_through() {
         more(&before, &after, "accepts pool") >= 2,
         "both batches took their connection from the accept writer's own pool: {after:?}"
     );
+    each_batch_was_timed(&before, &after);
 }
 
 #[tokio::test]
 async fn sqlite_a_batch_with_a_refusal_is_answered_item_by_item() {
+    let before = batches();
     an_ordinary_batch_then_one_with_a_refusal(sqlite().await).await;
+    each_batch_was_timed(&before, &batches());
+}
+
+/// Every group-commit batch of accepts had its transaction timed (`herald_group_commit_write_seconds`): a
+/// stalled commit, which holds every accept of the batch, shows there.
+fn each_batch_was_timed(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) {
+    let batches = more(before, after, "batch sizes");
+    assert!(batches >= 2, "both calls were written in batches: {after:?}");
+    assert_eq!(
+        more(before, after, "write times"),
+        batches,
+        "one write time per batch: {after:?}"
+    );
 }
 
 /// The threads of this process named as the accept writer's.
