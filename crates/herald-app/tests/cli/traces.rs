@@ -194,6 +194,11 @@ async fn a_send_is_one_trace_from_the_callers_request_to_the_webhook_deliveries(
         Some("/api/v1/messages/send-template")
     );
     assert_eq!(attribute(root, "http.method").as_deref(), Some("POST"));
+    // Recorded at the request's end, and only for an exporter.
+    assert_eq!(
+        attribute(root, "http.status_code").as_deref(),
+        Some("IntValue(202)")
+    );
     let send = named(&ours, "send_message")[0];
     assert_eq!(
         send.parent_span_id, root.span_id,
