@@ -247,7 +247,7 @@ mod tests {
         assert!(!is_contract_path("/api/v10"));
     }
 
-    /// The names of the fields recorded after a span's creation, by span name.
+    /// The names of the fields recorded in any span after its creation.
     #[derive(Clone, Default)]
     struct Recorded(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
