@@ -1,6 +1,7 @@
 //! `otlp_endpoint`: the built binary exports its spans over OTLP/HTTP to a collector, here an in-process one
 //! that decodes the protobuf export requests. A send made with a W3C `traceparent` continues the caller's
-//! trace, its spans are connected, and each carries the request id.
+//! trace, its spans are connected, and each carries the request id. Without one, a failed request's log line
+//! still carries its status.
 
 use crate::smoke::Smoke;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -257,4 +258,35 @@ async fn a_webhook_url_of_another_scheme_is_refused_naming_both_allowed_schemes(
     );
     let listed = smoke.get("/api/v1/webhooks").await;
     assert_eq!(listed["data"], json!([]), "nothing stored: {listed}");
+}
+
+/// Without an exporter (the defaults), a refused request's log line still names its status and its request
+/// id: the request span's outcome is recorded for a failed request, whose line is written at its end.
+#[tokio::test]
+async fn a_refused_requests_log_line_names_its_status_and_request_id() {
+    let smoke = Smoke::start(Vec::new()).await;
+    let refused = smoke
+        .call(
+            smoke
+                .http
+                .post(smoke.url("/api/v1/messages/send-template"))
+                .header("x-request-id", "log-line-test-1")
+                .json(&json!({ "to": "12", "template": { "name": "hello_world", "language": "en_US" } })),
+            422,
+        )
+        .await;
+    assert_eq!(refused["code"], "validation_failed");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let log = std::fs::read_to_string(smoke.folder().join("herald.log")).unwrap_or_default();
+        if let Some(line) = log
+            .lines()
+            .find(|line| line.contains("WARN") && line.contains("request_id=log-line-test-1"))
+        {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no warning for the request: {log}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(line.contains("http.status_code=422"), "{line}");
 }
