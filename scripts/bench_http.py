@@ -92,10 +92,12 @@ def postgres_cpu(database=None):
 
 
 def machine_times():
-    """(idle + iowait, all) jiffies of every CPU since boot, from /proc/stat."""
+    """(idle + iowait, all, steal) jiffies of every CPU since boot, from /proc/stat. Steal is the time this
+    virtual machine was ready to run but the host ran something else: the runs it marks are slowed by the
+    host, not by what they measure (a P2 run with 4 % steal read a p99 near 240 ms, its neighbours 13-17 ms)."""
     with open("/proc/stat") as f:
         values = [int(v) for v in f.readline().split()[1:9]]
-    return values[3] + values[4], sum(values)
+    return values[3] + values[4], sum(values), values[7]
 
 
 def run_queue_wait(pid):
@@ -216,7 +218,7 @@ class CpuMeter:
         self.sampling = True
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         self.children = usage.ru_utime + usage.ru_stime
-        self.idle, self.all = machine_times()
+        self.idle, self.all, self.steal = machine_times()
         if self.database:
             import threading
 
@@ -229,7 +231,7 @@ class CpuMeter:
             time.sleep(0.2)
 
     def stop(self):
-        idle, total = machine_times()
+        idle, total, steal = machine_times()
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         if self.database:
             self.sampling = False
@@ -243,6 +245,7 @@ class CpuMeter:
             "pg": pg,
             "children": usage.ru_utime + usage.ru_stime - self.children,
             "idle": (idle - self.idle) / max(1, total - self.all),
+            "steal": (steal - self.steal) / max(1, total - self.all),
         }
 
 
@@ -389,7 +392,7 @@ def accepts_per_second(server, seeded, clients=CLIENTS, costs=None):
     accepted = sum(ok_count(r, 202) for r in results)
     if costs is not None:
         costs.append({"herald": us_per(cpu["herald"], accepted), "pg": us_per(cpu["pg"], accepted),
-                      "idle": cpu["idle"] * 100})
+                      "idle": cpu["idle"] * 100, "steal": cpu["steal"] * 100})
     return accepted / elapsed
 
 
@@ -420,7 +423,7 @@ COMMIT;
         if line.startswith("tps = "):
             if costs is not None:
                 costs.append({"client": us_per(cpu["children"], transactions), "pg": us_per(cpu["pg"], transactions),
-                              "idle": cpu["idle"] * 100})
+                              "idle": cpu["idle"] * 100, "steal": cpu["steal"] * 100})
             return float(line.split()[2])
     raise RuntimeError(f"no tps in pgbench output: {out}")
 
@@ -433,6 +436,11 @@ def stats(values):
 def fmt(values, unit=""):
     med, lo, hi = stats(values)
     return f"{med:,.0f}{unit} | {lo:,.0f}{unit} | {hi:,.0f}{unit}"
+
+
+def fmt1(values):
+    med, lo, hi = stats(values)
+    return f"{med:.1f} | {lo:.1f} | {hi:.1f}"
 
 
 def psql(sql):
@@ -629,11 +637,13 @@ def main():
             lines.append(f"| P1 PostgreSQL: pgbench client CPU per transaction, µs | {fmt(col(pgb_costs, 'client'))} |")
             lines.append(f"| P1 PostgreSQL: PostgreSQL CPU per pgbench transaction, µs | {fmt(col(pgb_costs, 'pg'))} |")
             lines.append(f"| P1 PostgreSQL: machine idle during pgbench, % | {fmt(col(pgb_costs, 'idle'))} |")
+            lines.append(f"| P1 PostgreSQL: CPU steal (the host's) during pgbench, % | {fmt1(col(pgb_costs, 'steal'))} |")
             for label, *_ in P1_CONFIGS:
                 lines.append(f"| P1 PostgreSQL: Herald CPU per accept, µs, {label} | {fmt(col(costs[label], 'herald'))} |")
                 lines.append(f"| P1 PostgreSQL: PostgreSQL CPU per accept, µs, {label} | {fmt(col(costs[label], 'pg'))} |")
                 lines.append(f"| P1 PostgreSQL: machine idle, %, {label} | {fmt(col(costs[label], 'idle'))} |")
             defaults = costs[P1_CONFIGS[DEFAULTS][0]]
+            lines.append(f"| P1 PostgreSQL: CPU steal (the host's), %, the defaults | {fmt1(col(defaults, 'steal'))} |")
             pg_ratio = statistics.median(col(defaults, "pg")) / statistics.median(col(pgb_costs, "pg"))
             herald_us = statistics.median(col(defaults, "herald"))
             lines.append(f"| P1 PostgreSQL: PostgreSQL CPU per accept ÷ per pgbench transaction (target ≤ 1.0×) | "
@@ -718,7 +728,7 @@ def main():
                     accepted = sum(len(values) for values in steady)
                     p2_costs.append({"herald": us_per(cpu["herald"], accepted), "pg": us_per(cpu["pg"], accepted),
                                      "generators": us_per(generators, sum(ok_count(r, 202) for r in results)),
-                                     "idle": cpu["idle"] * 100})
+                                     "idle": cpu["idle"] * 100, "steal": cpu["steal"] * 100})
                     # Each generator's own percentiles; the worst of them is reported (conservative), and the
                     # p99 of every request pooled beside it.
                     p50.append(worst(steady, 0.5))
@@ -739,7 +749,8 @@ def main():
                         f"start {cold_p99[-1]:.1f} ms), handler over 10 ms {slow[-1]:.2f} %, accept batches over "
                         f"25 ms {slow_writes[-1][0]:.2f} % ({slow_writes[-1][1]:.0f}), over 100 ms "
                         f"{stalled_writes[-1]:.0f}, run-queue waits ms/s "
-                        f"{run_waits}, CPU pressure {share}, floor p99 {floor_p99[-1]:.1f} ms")
+                        f"{run_waits}, CPU pressure {share}, steal {p2_costs[-1]['steal']:.1f} %, floor p99 "
+                        f"{floor_p99[-1]:.1f} ms")
                 med = lambda v: f"{statistics.median(v):.1f} ms | {min(v):.1f} ms | {max(v):.1f} ms"
                 pct2 = lambda v: f"{statistics.median(v):.2f} % | {min(v):.2f} % | {max(v):.2f} %"
                 lines.append(f"| P2 PostgreSQL: offered rate (50 % of P1), accepted/s | {fmt(got)} |")
@@ -763,6 +774,9 @@ def main():
                 lines.append(f"| P2 PostgreSQL: PostgreSQL CPU per accept, µs | {fmt(col(p2_costs, 'pg'))} |")
                 lines.append(f"| P2 PostgreSQL: the generators' CPU per accept, µs | {fmt(col(p2_costs, 'generators'))} |")
                 lines.append(f"| P2 PostgreSQL: machine idle, % | {fmt(col(p2_costs, 'idle'))} |")
+                lines.append(f"| P2 PostgreSQL: CPU steal (the host's), % | {fmt1(col(p2_costs, 'steal'))} |")
+                each = ", ".join(f"{p:.1f} ms ({c['steal']:.1f} %)" for p, c in zip(p99, p2_costs))
+                lines.append(f"| P2 PostgreSQL: each run's p99 (its CPU steal) | {each} | | |")
 
                 # P5: RSS of the whole process (API and workers) idle, then holding 1,000 keep-alive connections.
                 idle, busy = [], []
@@ -840,7 +854,9 @@ def main():
                  "`herald_group_commit_write_seconds` buckets for accepts are read before and after the measured window; run-queue waits are the second field of "
                  "`/proc/PID/task/*/schedstat` summed over each process's threads (Herald, the bench database's "
                  "backends, the generators), CPU pressure is `/proc/pressure/cpu`'s `some total`; the floor is the same "
-                 "generators at the same rate against `http_baseline`, right after each run, its steady window read the same way")
+                 "generators at the same rate against `http_baseline`, right after each run, its steady window read the same way; "
+                 "CPU steal (here and in P1) is `/proc/stat`'s steal share of the machine's time over the measured window, "
+                 "the time the host ran something else while this machine was ready to run")
     lines.append(f"- P5: `herald serve --role all`, VmRSS from /proc after 2 s idle, then the peak while "
                  f"`oha --no-tui -z {SECONDS}s -c 1000 -q 500 http://127.0.0.1:PORT/healthz` holds 1,000 connections")
     lines.append("")
