@@ -321,6 +321,10 @@ async fn run(store: &str) -> Figures {
             }
         }
     }
+    assert!(
+        !committed.is_empty(),
+        "none of the {not_recorded} offered events was recorded: the store was unavailable throughout"
+    );
     let committed_rate = committed.len() as f64 / start.elapsed().as_secs_f64();
     let deadline = Instant::now() + Duration::from_secs(120);
     let mut delays: Vec<Duration> = loop {
