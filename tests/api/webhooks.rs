@@ -12,7 +12,8 @@ use herald_domain::organization::PlanName;
 use herald_domain::values::DisplayName;
 use serde_json::{Value, json};
 use std::any::Any;
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,7 @@ on_both_stores!(
     broadcast_events_arrive_signed_only_where_subscribed,
     failed_attempts_are_retried_with_the_same_webhook_id,
     a_hanging_endpoint_does_not_delay_a_healthy_one,
+    an_endpoint_never_gets_more_requests_at_once_than_its_cap,
     during_rotation_both_secrets_verify,
     redeliver_and_recover_after_a_disabled_period,
     private_and_loopback_destinations_are_refused,
@@ -38,6 +40,8 @@ const SENDER: &str = "+15550001111";
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Answer {
     Status(u16),
+    /// Answers 200 after this long.
+    Slow(Duration),
     /// Never answers (the attempt times out).
     Hang,
 }
@@ -79,6 +83,9 @@ struct ReceiverState {
     log: Mutex<Vec<Recorded>>,
     script: Mutex<VecDeque<Answer>>,
     otherwise: Answer,
+    /// Requests being answered now, and the most there ever were at once.
+    in_flight: AtomicUsize,
+    most_in_flight: AtomicUsize,
 }
 
 pub(crate) struct Receiver {
@@ -106,20 +113,28 @@ async fn receive(req: HttpRequest, body: web::Bytes, state: web::Data<ReceiverSt
         body: body.to_vec(),
         at: Instant::now(),
     });
+    let now_in_flight = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    state.most_in_flight.fetch_max(now_in_flight, Ordering::SeqCst);
     let answer = state
         .script
         .lock()
         .unwrap()
         .pop_front()
         .unwrap_or(state.otherwise);
-    match answer {
+    let response = match answer {
         Answer::Status(code) => HttpResponse::build(actix_web::http::StatusCode::from_u16(code).unwrap())
             .body(format!("answered {code}")),
+        Answer::Slow(after) => {
+            tokio::time::sleep(after).await;
+            HttpResponse::Ok().body("answered 200")
+        }
         Answer::Hang => {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             HttpResponse::Ok().finish()
         }
-    }
+    };
+    state.in_flight.fetch_sub(1, Ordering::SeqCst);
+    response
 }
 
 /// A receiver that answers `script` in order, then `otherwise` for every later request.
@@ -128,6 +143,8 @@ pub(crate) fn spawn_receiver(script: &[Answer], otherwise: Answer) -> Receiver {
         log: Mutex::default(),
         script: Mutex::new(script.iter().copied().collect()),
         otherwise,
+        in_flight: AtomicUsize::new(0),
+        most_in_flight: AtomicUsize::new(0),
     });
     let data = state.clone();
     let server = actix_web::HttpServer::new(move || {
@@ -152,6 +169,11 @@ pub(crate) fn spawn_receiver(script: &[Answer], otherwise: Answer) -> Receiver {
 impl Receiver {
     pub(crate) fn requests(&self) -> Vec<Recorded> {
         self.state.log.lock().unwrap().clone()
+    }
+
+    /// The most requests this receiver was answering at once.
+    fn most_in_flight(&self) -> usize {
+        self.state.most_in_flight.load(Ordering::SeqCst)
     }
 
     /// Waits until `done` holds for the recorded requests (at most `within`).
@@ -561,6 +583,42 @@ async fn a_hanging_endpoint_does_not_delay_a_healthy_one(db: Db) {
         .await;
     let first_status = got.iter().find(|r| r.event_type() == "message.status").unwrap();
     assert!(first_status.at - sent < Duration::from_secs(timeout / 2));
+}
+
+/// The per-endpoint cap (`webhook_per_endpoint_inflight`, 4) bounds the requests an endpoint gets at once,
+/// also while the worker is still recording the outcomes of the ones that came back: 16 deliveries due
+/// together to an endpoint that takes 400 ms to answer reach it at most 4 at a time, each once, and all
+/// succeed.
+async fn an_endpoint_never_gets_more_requests_at_once_than_its_cap(db: Db) {
+    let settings = Settings {
+        webhook_pending_tests: 100,
+        ..local_settings()
+    };
+    assert_eq!(settings.webhook_per_endpoint_inflight, 4, "the default cap");
+    let app = spawn(db, settings).await;
+    let receiver = spawn_receiver(&[], Answer::Slow(Duration::from_millis(400)));
+    let (endpoint, _) = app.register(&receiver.url, None).await;
+    for _ in 0..16 {
+        app.send_test(&endpoint).await;
+    }
+    let done = app
+        .wait_deliveries(&endpoint, |d| {
+            d.len() == 16 && d.iter().all(|d| d["status"] == "succeeded")
+        })
+        .await;
+    assert!(done.iter().all(|d| d["attempts"].as_array().unwrap().len() == 1));
+    let requests = receiver.requests();
+    let ids: HashSet<&str> = requests.iter().map(|r| r.header("webhook-id")).collect();
+    assert_eq!(
+        (requests.len(), ids.len()),
+        (16, 16),
+        "each delivery arrived once"
+    );
+    let most = receiver.most_in_flight();
+    assert!(
+        (2..=4).contains(&most),
+        "at most the cap at once, and more than one: {most}"
+    );
 }
 
 async fn during_rotation_both_secrets_verify(db: Db) {

@@ -276,16 +276,17 @@ fn backlog_section(runtime: &tokio::runtime::Runtime) -> Vec<String> {
              of 100, each in waves of distinct messages applied together) and, alternated with it in each run, one \
              callback after the other as the sweep did before (`ProcessCallbacks::process` on each). Each run on \
              a fresh database; median of {RUNS} runs (min–max). CPU per callback from /proc: this process (Herald's \
-             store and use cases) and every PostgreSQL process; idle: the machine's idle share meanwhile.",
+             store and use cases) and every PostgreSQL process; idle: the machine's idle share meanwhile; steal: the \
+             share the host gave to others meanwhile (a run with steal was slowed by the host, not by Herald).",
             BACKLOG_MESSAGES * 3
         ),
         String::new(),
-        "| store | way | callbacks/s (median) | min | max | CPU per callback, µs (this process / PostgreSQL) | machine idle |"
+        "| store | way | callbacks/s (median) | min | max | CPU per callback, µs (this process / PostgreSQL) | machine idle | steal |"
             .to_owned(),
-        "|---|---|---|---|---|---|---|".to_owned(),
+        "|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     for store in stores() {
-        let mut figures: [Vec<(f64, f64, f64, f64)>; 2] = [Vec::new(), Vec::new()];
+        let mut figures: [Vec<BacklogRun>; 2] = [Vec::new(), Vec::new()];
         for _ in 0..RUNS {
             for (way, runs) in figures.iter_mut().enumerate() {
                 runs.push(runtime.block_on(backlog_run(store, way == 1)));
@@ -293,9 +294,9 @@ fn backlog_section(runtime: &tokio::runtime::Runtime) -> Vec<String> {
         }
         for (way, mut runs) in figures.into_iter().enumerate() {
             runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let (rate, own, pg, idle) = runs[RUNS / 2];
+            let (rate, own, pg, idle, steal) = runs[RUNS / 2];
             let line = format!(
-                "| {store} | {} | {rate:.0} | {:.0} | {:.0} | {own:.0} / {pg:.0} | {:.0} % |",
+                "| {store} | {} | {rate:.0} | {:.0} | {:.0} | {own:.0} / {pg:.0} | {:.0} % | {:.1} % |",
                 if way == 1 {
                     "the sweep"
                 } else {
@@ -304,6 +305,7 @@ fn backlog_section(runtime: &tokio::runtime::Runtime) -> Vec<String> {
                 runs[0].0,
                 runs[RUNS - 1].0,
                 idle * 100.0,
+                steal * 100.0,
             );
             println!("{line}");
             lines.push(line);
@@ -312,9 +314,13 @@ fn backlog_section(runtime: &tokio::runtime::Runtime) -> Vec<String> {
     lines
 }
 
+/// What [`backlog_run`] answers: callbacks per second, the CPU per callback (µs) of this process and of
+/// PostgreSQL, and the machine's idle and steal shares.
+type BacklogRun = (f64, f64, f64, f64, f64);
+
 /// One run on a fresh store: the backlog planted, then worked off; answers callbacks per second, the CPU per
-/// callback (µs) of this process and of PostgreSQL, and the machine's idle share meanwhile.
-async fn backlog_run(store: &str, sweep: bool) -> (f64, f64, f64, f64) {
+/// callback (µs) of this process and of PostgreSQL, and the machine's idle and steal shares meanwhile.
+async fn backlog_run(store: &str, sweep: bool) -> BacklogRun {
     use herald_domain::dispatch::StoredCallback;
 
     let (store, guard) = fresh_store(store).await;
@@ -410,5 +416,6 @@ async fn backlog_run(store: &str, sweep: bool) -> (f64, f64, f64, f64) {
         per(cpu.bench),
         per(cpu.postgres),
         cpu.idle,
+        cpu.steal,
     )
 }

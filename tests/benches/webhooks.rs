@@ -54,8 +54,9 @@ struct Figures {
     /// CPU per delivery while draining, µs: this process (worker, receiver), then PostgreSQL's.
     bench_cpu_us: f64,
     postgres_cpu_us: f64,
-    /// The machine's idle share while draining.
+    /// The machine's idle share while draining, and the host's steal.
     idle: f64,
+    steal: f64,
     /// Requests per second the same receiver answers driven directly, `in_flight()` at a time.
     receiver_ceiling: f64,
     p50: Duration,
@@ -92,13 +93,15 @@ fn main() {
         String::new(),
         format!(
             "CPU per delivery while draining, from /proc: this process (the worker and the receiver) and every \
-             PostgreSQL process; idle: the machine's idle share meanwhile. Receiver alone: the same receiver driven \
+             PostgreSQL process; idle: the machine's idle share meanwhile; steal: the share of the machine the \
+             host gave to others meanwhile (the median run's, then the most of any run: a run with steal was slowed \
+             by the host, not by Herald). Receiver alone: the same receiver driven \
              directly by a reqwest client with as many requests in flight as the worker's cap allows ({}).",
             in_flight()
         ),
         String::new(),
-        "| store | deliveries/s | min–max | CPU µs/delivery: bench process | PostgreSQL | idle | receiver alone/s | ratio | committed/s | latency p50 | p99 | min–max | p99.9 | max |".to_owned(),
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_owned(),
+        "| store | deliveries/s | min–max | CPU µs/delivery: bench process | PostgreSQL | idle | steal | receiver alone/s | ratio | committed/s | latency p50 | p99 | min–max | p99.9 | max |".to_owned(),
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|".to_owned(),
     ];
     let mut stores = vec!["sqlite"];
     if std::env::var(herald_store::testing::DATABASE_URL_ENV).is_ok() {
@@ -129,10 +132,13 @@ fn main() {
             0 => format!("{:.0}", typical.committed),
             failed => format!("{:.0} ({failed} not recorded)", typical.committed),
         };
+        let most_steal = runs.iter().map(|r| r.steal).fold(0.0, f64::max);
         let line = format!(
-            "| {store} | {rate:.0} | {slowest:.0}–{fastest:.0} | {:.0} | {postgres_cpu} | {:.0} % | {:.0} | {:.2}× | {committed} | {:.1} ms | {:.1} ms | {:.1}–{:.1} ms | {:.1} ms | {:.1} ms |",
+            "| {store} | {rate:.0} | {slowest:.0}–{fastest:.0} | {:.0} | {postgres_cpu} | {:.0} % | {:.1} % ({:.1} %) | {:.0} | {:.2}× | {committed} | {:.1} ms | {:.1} ms | {:.1}–{:.1} ms | {:.1} ms | {:.1} ms |",
             median.bench_cpu_us,
             median.idle * 100.0,
+            median.steal * 100.0,
+            most_steal * 100.0,
             median.receiver_ceiling,
             rate / median.receiver_ceiling,
             ms(typical.p50),
@@ -376,6 +382,7 @@ async fn run(store: &str) -> Figures {
         bench_cpu_us: per_delivery(cpu.bench),
         postgres_cpu_us: per_delivery(cpu.postgres),
         idle: cpu.idle,
+        steal: cpu.steal,
         receiver_ceiling,
         p50: pct(0.5),
         p99: pct(0.99),

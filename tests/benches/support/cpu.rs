@@ -1,4 +1,5 @@
-//! CPU time from /proc, shared by the benchmarks: this process's, PostgreSQL's and the machine's idle share.
+//! CPU time from /proc, shared by the benchmarks: this process's, PostgreSQL's, and the machine's idle share and
+//! steal (the host's).
 
 #![allow(
     clippy::unwrap_used,
@@ -11,14 +12,17 @@ pub struct CpuTimes {
     bench: f64,
     postgres: f64,
     idle: u64,
+    steal: u64,
     all: u64,
 }
 
-/// What was used between two [`CpuTimes`]: CPU seconds, and the machine's idle share.
+/// What was used between two [`CpuTimes`]: CPU seconds, the machine's idle share, and the share the host took
+/// for others (steal): a run with steal was slowed by the host, not by the code measured.
 pub struct CpuUsed {
     pub bench: f64,
     pub postgres: f64,
     pub idle: f64,
+    pub steal: f64,
 }
 
 impl CpuTimes {
@@ -42,15 +46,18 @@ impl CpuTimes {
             bench: (own_user + own_system) as f64 / tick,
             postgres: postgres_jiffies() as f64 / tick,
             idle: machine[3] + machine[4],
+            steal: machine[7],
             all: machine.iter().sum(),
         }
     }
 
     pub fn since(&self, before: &Self) -> CpuUsed {
+        let all = (self.all - before.all).max(1) as f64;
         CpuUsed {
             bench: self.bench - before.bench,
             postgres: self.postgres - before.postgres,
-            idle: (self.idle - before.idle) as f64 / (self.all - before.all).max(1) as f64,
+            idle: (self.idle - before.idle) as f64 / all,
+            steal: (self.steal - before.steal) as f64 / all,
         }
     }
 }
