@@ -113,15 +113,14 @@ async fn receive(req: HttpRequest, body: web::Bytes, state: web::Data<ReceiverSt
         body: body.to_vec(),
         at: Instant::now(),
     });
-    let now_in_flight = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-    state.most_in_flight.fetch_max(now_in_flight, Ordering::SeqCst);
+    let _answering = Answering::begin(&state);
     let answer = state
         .script
         .lock()
         .unwrap()
         .pop_front()
         .unwrap_or(state.otherwise);
-    let response = match answer {
+    match answer {
         Answer::Status(code) => HttpResponse::build(actix_web::http::StatusCode::from_u16(code).unwrap())
             .body(format!("answered {code}")),
         Answer::Slow(after) => {
@@ -132,9 +131,25 @@ async fn receive(req: HttpRequest, body: web::Bytes, state: web::Data<ReceiverSt
             tokio::time::sleep(Duration::from_secs(3600)).await;
             HttpResponse::Ok().finish()
         }
-    };
-    state.in_flight.fetch_sub(1, Ordering::SeqCst);
-    response
+    }
+}
+
+/// One request being answered, counted in [`ReceiverState::in_flight`] until it is answered or dropped (its
+/// client gave up).
+struct Answering<'a>(&'a AtomicUsize);
+
+impl<'a> Answering<'a> {
+    fn begin(state: &'a ReceiverState) -> Self {
+        let now = state.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        state.most_in_flight.fetch_max(now, Ordering::SeqCst);
+        Self(&state.in_flight)
+    }
+}
+
+impl Drop for Answering<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// A receiver that answers `script` in order, then `otherwise` for every later request.
