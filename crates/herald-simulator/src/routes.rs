@@ -10,6 +10,7 @@ mod interactive;
 mod media;
 mod messages;
 mod notices;
+mod phone_numbers;
 mod shapes;
 mod template_review;
 mod template_send;
@@ -17,7 +18,7 @@ mod templates;
 
 use std::sync::Arc;
 
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, Resource, web};
 
 use crate::error::GraphError;
 use crate::simulator::Simulator;
@@ -28,10 +29,13 @@ const MAX_UPLOAD_BYTES: usize = MAX_FILE_BYTES + 1024 * 1024;
 /// A control inbound call carries its file as base64 (4 characters per 3 bytes) inside JSON.
 const MAX_INBOUND_BYTES: usize = MAX_FILE_BYTES / 3 * 4 + 1024 * 1024;
 
+/// Where every route is mounted.
+const SCOPE: &str = "/simulator";
+
 pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>) {
     // Control and download paths come first: the Graph patterns below would otherwise claim them.
     cfg.service(
-        web::scope("/simulator")
+        web::scope(SCOPE)
             .app_data(web::Data::from(simulator))
             .service(
                 web::resource("/control/inbound")
@@ -47,44 +51,62 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>)
             .route("/control/faults", web::post().to(faults::set))
             .route("/control/faults", web::get().to(faults::current))
             .route("/media-download/{media_id}", web::get().to(media::download))
-            .service(
-                web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/messages")
-                    .route(web::post().to(messages::send)),
-            )
-            .service(
-                web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/block_users")
-                    .route(web::post().to(block::block))
-                    .route(web::delete().to(block::unblock)),
-            )
-            .service(
-                web::resource(r"/{version:v\d+\.\d+}/{phone_number_id}/media")
-                    .app_data(web::PayloadConfig::new(MAX_UPLOAD_BYTES))
-                    .route(web::post().to(media::upload)),
-            )
-            .service(
-                web::resource(r"/{version:v\d+\.\d+}/{waba_id}/message_templates")
-                    .route(web::get().to(templates::list))
-                    .route(web::post().to(template_review::create))
-                    .route(web::delete().to(template_review::delete)),
-            )
-            .service(
-                web::resource(r"/{version:v\d+\.\d+}/{app_id}/uploads")
-                    .route(web::post().to(template_review::start_upload)),
-            )
-            .service(
-                web::resource(r"/{version:v\d+\.\d+}/{media_id}")
-                    .app_data(web::PayloadConfig::new(MAX_UPLOAD_BYTES))
-                    .route(web::get().to(media::retrieve))
-                    .route(web::delete().to(media::delete))
-                    .route(web::post().to(template_review::post_object)),
-            )
+            // Each Graph resource is served with a version segment and without one (see `graph_resources`).
+            .configure(graph_resources)
             .default_service(web::to(unknown_path)),
     );
+}
+
+/// The Graph resources, each under `/vNN.N` and unversioned: Graph sends a call without a version to the
+/// oldest version the app can use (docs/cloud-api.md §8.1), and some clients call it that way (one Node.js
+/// client posts `block_users` unversioned). Every object id is the path parameter `id` ([`graph::GraphPath`]).
+fn graph_resources(cfg: &mut web::ServiceConfig) {
+    graph(cfg, "/{id}/messages", |r| r.route(web::post().to(messages::send)));
+    graph(cfg, "/{id}/block_users", |r| {
+        r.route(web::post().to(block::block))
+            .route(web::delete().to(block::unblock))
+    });
+    graph(cfg, "/{id}/media", |r| {
+        r.app_data(web::PayloadConfig::new(MAX_UPLOAD_BYTES))
+            .route(web::post().to(media::upload))
+    });
+    graph(cfg, "/{id}/message_templates", |r| {
+        r.route(web::get().to(templates::list))
+            .route(web::post().to(template_review::create))
+            .route(web::delete().to(template_review::delete))
+    });
+    graph(cfg, "/{id}/phone_numbers", |r| {
+        r.route(web::get().to(phone_numbers::list))
+    });
+    graph(cfg, "/{id}/uploads", |r| {
+        r.route(web::post().to(template_review::start_upload))
+    });
+    // Last: a single id would otherwise claim the paths above. A phone number id is read as a phone
+    // number, any other id as a media object.
+    graph(cfg, "/{id}", |r| {
+        r.app_data(web::PayloadConfig::new(MAX_UPLOAD_BYTES))
+            .route(web::get().to(phone_numbers::object))
+            .route(web::delete().to(media::delete))
+            .route(web::post().to(template_review::post_object))
+    });
+}
+
+/// Registers `path` twice, with a `/vNN.N` version segment first and then without one.
+fn graph(cfg: &mut web::ServiceConfig, path: &str, build: impl Fn(Resource) -> Resource) {
+    cfg.service(build(web::resource(format!(r"/{{version:v\d+\.\d+}}{path}"))));
+    cfg.service(build(web::resource(path)));
+}
+
+/// The path as the client addressed the Cloud API, without the simulator's own `/simulator` prefix: an
+/// error names what the client sent, not where the simulator is mounted.
+fn client_path(req: &HttpRequest) -> &str {
+    let path = req.path();
+    path.strip_prefix(SCOPE).unwrap_or(path)
 }
 
 async fn unknown_path(req: HttpRequest) -> Result<HttpResponse, GraphError> {
     Err(GraphError::invalid_parameter(format!(
         "Unknown path components: {}",
-        req.path()
+        client_path(&req)
     )))
 }

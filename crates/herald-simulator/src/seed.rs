@@ -108,7 +108,7 @@ impl<'a> From<&'a ExtraSender> for Sender<'a> {
 }
 
 /// Every sender one simulator serves: the seeded ones, then its extra ones.
-fn all_senders<'a>(extra: &'a [ExtraSender]) -> impl Iterator<Item = Sender<'a>> {
+pub(crate) fn all_senders<'a>(extra: &'a [ExtraSender]) -> impl Iterator<Item = Sender<'a>> {
     let seeded = SENDERS.iter().map(|s| -> Sender<'a> { Sender::from(s) });
     seeded.chain(extra.iter().map(Sender::from))
 }

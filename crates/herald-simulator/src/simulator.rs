@@ -115,6 +115,11 @@ impl Simulator {
         seed::sender_by_id(&self.extra_senders, phone_number_id)
     }
 
+    /// Every sender, the seeded ones first.
+    pub(crate) fn senders(&self) -> impl Iterator<Item = seed::Sender<'_>> {
+        seed::all_senders(&self.extra_senders)
+    }
+
     /// The sender (seeded or extra) whose display number has these digits.
     pub(crate) fn sender_by_number(&self, digits: &str) -> Option<seed::Sender<'_>> {
         seed::sender_by_number(&self.extra_senders, digits)

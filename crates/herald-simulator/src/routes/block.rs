@@ -8,6 +8,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
+use super::graph::GraphPath;
 use crate::error::GraphError;
 use crate::simulator::Simulator;
 use crate::wire;
@@ -18,7 +19,7 @@ const BATCH: usize = 1_000;
 pub(crate) async fn block(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
     change(req, simulator, path, body, true).await
@@ -27,7 +28,7 @@ pub(crate) async fn block(
 pub(crate) async fn unblock(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
     change(req, simulator, path, body, false).await
@@ -60,18 +61,21 @@ fn user_key(user: &str) -> Option<String> {
 async fn change(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: web::Bytes,
     block: bool,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, phone_number_id) = path.into_inner();
+    let GraphPath {
+        version,
+        id: phone_number_id,
+    } = path;
     super::graph::guard(&req, &simulator, &version)?;
     simulator
         .sender_by_id(&phone_number_id)
         .ok_or_else(|| GraphError::unknown_object(&phone_number_id, if block { "post" } else { "delete" }))?;
     let request: Value = serde_json::from_slice(&body)
         .map_err(|e| GraphError::invalid_parameter(format!("The request body is not valid JSON: {e}")))?;
-    if request.get("messaging_product").and_then(Value::as_str) != Some("whatsapp") {
+    if !super::graph::names_whatsapp(&req, &request) {
         return Err(GraphError::invalid_parameter(
             "The parameter messaging_product is required and must be \"whatsapp\"",
         ));

@@ -2,10 +2,10 @@
 
 use actix_web::http::header::CONTENT_TYPE;
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest as _, Sha256};
 
+use super::graph::GraphPath;
 use crate::error::GraphError;
 use crate::simulator::Simulator;
 use crate::state::Media;
@@ -44,10 +44,13 @@ const STICKER: (&str, usize) = ("image/webp", 500 << 10);
 pub(crate) async fn upload(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, phone_number_id) = path.into_inner();
+    let GraphPath {
+        version,
+        id: phone_number_id,
+    } = path;
     super::graph::guard(&req, &simulator, &version)?;
     if simulator.sender_by_id(&phone_number_id).is_none() {
         return Err(GraphError::unknown_object(&phone_number_id, "post"));
@@ -65,7 +68,13 @@ pub(crate) async fn upload(
             .and_then(|p| body.get(p.data.clone()))
             .and_then(|data| std::str::from_utf8(data).ok())
     };
-    if text("messaging_product").map(str::trim) != Some("whatsapp") {
+    // Graph takes a POST's parameters from the query string too; one Node.js client sends
+    // `?messaging_product=whatsapp` and a form with the file alone.
+    let from_query = |name: &str| super::graph::query_param(&req, name);
+    let messaging_product = text("messaging_product")
+        .map(str::to_owned)
+        .or_else(|| from_query("messaging_product"));
+    if messaging_product.as_deref().map(str::trim) != Some("whatsapp") {
         return Err(GraphError::invalid_parameter(
             "The parameter messaging_product is required and must be \"whatsapp\"",
         ));
@@ -74,9 +83,16 @@ pub(crate) async fn upload(
         .filter(|p| p.filename.is_some())
         .ok_or_else(|| GraphError::invalid_parameter("The parameter file is required"))?;
     let mime_type = text("type")
-        .map(str::trim)
-        .or(file.content_type.as_deref())
-        .map(|m| m.split(';').next().unwrap_or(m).trim().to_ascii_lowercase())
+        .map(str::to_owned)
+        .or_else(|| from_query("type"))
+        .or_else(|| file.content_type.clone())
+        .map(|m| {
+            m.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
         .ok_or_else(|| GraphError::invalid_parameter("The parameter type is required"))?;
     let cap = KINDS
         .iter()
@@ -105,33 +121,23 @@ pub(crate) async fn upload(
     Ok(super::graph::ok_json(&json!({ "id": id })))
 }
 
-#[derive(Debug, Deserialize)]
-pub(crate) struct Ownership {
-    phone_number_id: Option<String>,
-}
-
-pub(crate) async fn retrieve(
-    req: HttpRequest,
-    simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
-    query: web::Query<Ownership>,
+/// `GET /{v}/{media_id}`: the media object; `owner` (the `phone_number_id` parameter) limits it to the
+/// phone number that uploaded it.
+pub(crate) fn retrieve(
+    req: &HttpRequest,
+    simulator: &Simulator,
+    media_id: &str,
+    owner: Option<&str>,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, media_id) = path.into_inner();
-    super::graph::guard(&req, &simulator, &version)?;
     let media = simulator
         .state()
-        .media(&media_id)
+        .media(media_id)
         .cloned()
-        .filter(|m| {
-            query
-                .phone_number_id
-                .as_ref()
-                .is_none_or(|owner| *owner == m.phone_number_id)
-        })
-        .ok_or_else(|| GraphError::unknown_object(&media_id, "get"))?;
+        .filter(|m| owner.is_none_or(|owner| owner == m.phone_number_id))
+        .ok_or_else(|| GraphError::unknown_object(media_id, "get"))?;
     Ok(super::graph::ok_json(&json!({
         "messaging_product": "whatsapp",
-        "url": format!("{}/simulator/media-download/{media_id}", super::graph::own_base(&req)),
+        "url": format!("{}/simulator/media-download/{media_id}", super::graph::own_base(req)),
         "mime_type": media.mime_type,
         "sha256": media.sha256,
         "file_size": media.bytes.len(),
@@ -157,9 +163,12 @@ pub(crate) async fn download(
 pub(crate) async fn delete(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, media_id) = path.into_inner();
+    let GraphPath {
+        version,
+        id: media_id,
+    } = path;
     super::graph::guard(&req, &simulator, &version)?;
     if simulator.state().delete_media(&media_id) {
         Ok(super::graph::ok_json(&json!({ "success": true })))

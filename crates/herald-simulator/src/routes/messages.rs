@@ -5,6 +5,7 @@ use std::time::Instant;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 
+use super::graph::GraphPath;
 use super::template_send::{check_template, param_type};
 use super::{fields, shapes};
 use crate::callbacks::{Pricing, StatusPlan, Step};
@@ -17,10 +18,13 @@ use crate::wire;
 pub(crate) async fn send(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, phone_number_id) = path.into_inner();
+    let GraphPath {
+        version,
+        id: phone_number_id,
+    } = path;
     super::graph::guard(&req, &simulator, &version)?;
     if let Some(status) = simulator.faults.send_status(Instant::now()) {
         return Err(super::faults::injected(status));
@@ -37,7 +41,7 @@ pub(crate) async fn send(
     let fields = request
         .as_object()
         .ok_or_else(|| GraphError::invalid_parameter("The request body must be a JSON object"))?;
-    if fields.get("messaging_product").and_then(Value::as_str) != Some("whatsapp") {
+    if !super::graph::names_whatsapp(&req, &request) {
         return Err(GraphError::invalid_parameter(
             "The parameter messaging_product is required and must be \"whatsapp\"",
         ));

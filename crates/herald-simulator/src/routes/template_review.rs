@@ -8,6 +8,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::graph::GraphPath;
 use crate::error::GraphError;
 use crate::review::Created;
 use crate::seed;
@@ -59,10 +60,10 @@ fn check_components(body: &Value, category: &str) -> Result<Vec<Value>, GraphErr
 pub(crate) async fn create(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: web::Json<Value>,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, waba_id) = path.into_inner();
+    let GraphPath { version, id: waba_id } = path;
     super::graph::guard(&req, &simulator, &version)?;
     if !known_waba(&waba_id) {
         return Err(GraphError::unknown_object(&waba_id, "post"));
@@ -133,10 +134,10 @@ pub(crate) struct DeleteQuery {
 pub(crate) async fn delete(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     query: web::Query<DeleteQuery>,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, waba_id) = path.into_inner();
+    let GraphPath { version, id: waba_id } = path;
     super::graph::guard(&req, &simulator, &version)?;
     let name = query
         .name
@@ -167,10 +168,10 @@ pub(crate) async fn delete(
 pub(crate) async fn post_object(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     body: Bytes,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, id) = path.into_inner();
+    let GraphPath { version, id } = path;
     if id.starts_with("upload:") {
         return upload_bytes(&req, &simulator, &version, &id, &body);
     }
@@ -199,9 +200,9 @@ pub(crate) async fn post_object(
 pub(crate) async fn start_upload(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, _app_id) = path.into_inner();
+    let GraphPath { version, .. } = path;
     super::graph::guard(&req, &simulator, &version)?;
     let query = req.query_string();
     for required in ["file_length=", "file_type="] {

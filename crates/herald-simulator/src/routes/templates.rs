@@ -8,6 +8,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::graph::GraphPath;
 use crate::error::GraphError;
 use crate::seed;
 use crate::simulator::Simulator;
@@ -24,15 +25,29 @@ pub(crate) struct ListQuery {
     name: Option<String>,
     status: Option<String>,
     language: Option<String>,
+    /// Aggregates to add beside the page (`summary=total_count,message_template_limit`, or `true` for all).
+    summary: Option<String>,
 }
+
+/// The templates a business account may hold: 250 for one whose business is not verified (Meta), and the
+/// simulator's business is not.
+const TEMPLATE_LIMIT: usize = 250;
+
+/// The aggregates `summary` may name, as Meta's listing answers them.
+const SUMMARY_FIELDS: [&str; 4] = [
+    "total_count",
+    "message_template_count",
+    "message_template_limit",
+    "are_translations_complete",
+];
 
 pub(crate) async fn list(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
-    path: web::Path<(String, String)>,
+    path: GraphPath,
     query: web::Query<ListQuery>,
 ) -> Result<HttpResponse, GraphError> {
-    let (version, waba_id) = path.into_inner();
+    let GraphPath { version, id: waba_id } = path;
     super::graph::guard(&req, &simulator, &version)?;
     if !seed::seeded_senders().iter().any(|s| s.waba_id == waba_id) {
         return Err(GraphError::unknown_object(&waba_id, "get"));
@@ -60,6 +75,14 @@ pub(crate) async fn list(
             .filter(|t| t.waba_id == waba_id)
             .map(|t| t.definition(now)),
     );
+    // Meta counts a template's translations as one template against the limit.
+    let mut names: Vec<&str> = all
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let account_count = names.len();
     let templates: Vec<Value> = all
         .into_iter()
         .filter(|t| {
@@ -83,8 +106,13 @@ pub(crate) async fn list(
     let end = end.min(templates.len());
     let page = templates.get(start.min(end)..end).unwrap_or_default();
     let data: Vec<Value> = page.to_vec();
+    let summary = summary(query.summary.as_deref(), templates.len(), account_count);
     if data.is_empty() {
-        return Ok(super::graph::ok_json(&json!({ "data": [] })));
+        let mut answer = json!({ "data": [] });
+        if let (Some(summary), Some(map)) = (summary, answer.as_object_mut()) {
+            map.insert("summary".to_owned(), summary);
+        }
+        return Ok(super::graph::ok_json(&answer));
     }
 
     let mut paging = json!({
@@ -102,7 +130,33 @@ pub(crate) async fn list(
             map.insert("previous".to_owned(), json!(previous));
         }
     }
-    Ok(super::graph::ok_json(&json!({ "data": data, "paging": paging })))
+    let mut answer = json!({ "data": data, "paging": paging });
+    if let (Some(summary), Some(map)) = (summary, answer.as_object_mut()) {
+        map.insert("summary".to_owned(), summary);
+    }
+    Ok(super::graph::ok_json(&answer))
+}
+
+/// The `summary` object for the aggregates asked for (docs/cloud-api.md §3): `total_count` counts the
+/// templates matching the filters, `message_template_count` the account's templates (translations as one).
+/// The simulator has no translation workflow, so its translations are always complete.
+fn summary(asked: Option<&str>, matching: usize, account_count: usize) -> Option<Value> {
+    let asked = asked?;
+    let all = matches!(asked.trim(), "true" | "1");
+    let mut summary = serde_json::Map::new();
+    for field in SUMMARY_FIELDS {
+        if !all && !asked.split(',').any(|f| f.trim() == field) {
+            continue;
+        }
+        let value = match field {
+            "total_count" => json!(matching),
+            "message_template_count" => json!(account_count),
+            "message_template_limit" => json!(TEMPLATE_LIMIT),
+            _ => json!(true),
+        };
+        summary.insert(field.to_owned(), value);
+    }
+    Some(Value::Object(summary))
 }
 
 /// Opaque cursors, base64 like Graph's, naming a position in the (filtered) listing.
@@ -119,13 +173,14 @@ fn decode(cursor: &str) -> Result<usize, GraphError> {
         .ok_or_else(|| GraphError::invalid_parameter("Invalid paging cursor"))
 }
 
-/// The filters of this request, to carry over into `next` and `previous`.
+/// The filters (and the summary asked for) of this request, to carry over into `next` and `previous`.
 fn filters(query: &ListQuery) -> String {
     let mut out = String::new();
     for (key, value) in [
         ("name", &query.name),
         ("status", &query.status),
         ("language", &query.language),
+        ("summary", &query.summary),
     ] {
         if let Some(value) = value {
             let _ = write!(out, "&{key}={}", percent_encode(value));

@@ -12,8 +12,10 @@
 
 mod block;
 mod callbacks;
+mod clients;
 mod control;
 mod extra_senders;
+mod graph_surface;
 mod helpers;
 mod inbound_kinds;
 mod interactive;

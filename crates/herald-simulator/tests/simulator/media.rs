@@ -4,9 +4,9 @@ use sha2::{Digest, Sha256};
 
 use crate::helpers::*;
 
-const BOUNDARY: &str = "herald-test-boundary";
+pub const BOUNDARY: &str = "herald-test-boundary";
 
-fn multipart(fields: &[(&str, &str)], file: Option<(&str, &str, &[u8])>) -> Vec<u8> {
+pub fn multipart(fields: &[(&str, &str)], file: Option<(&str, &str, &[u8])>) -> Vec<u8> {
     let mut body = Vec::new();
     for (name, value) in fields {
         body.extend_from_slice(
