@@ -51,3 +51,7 @@ fi
 if [ "${CI:-}" != "true" ] && ! (exec 3<>/dev/tcp/127.0.0.1/6379) 2>/dev/null; then
   echo "!! SKIPPED: the Redis rate-limiter suites (Redis is not reachable on 127.0.0.1:6379)." >&2
 fi
+if [ "${CI:-}" != "true" ] && { [ ! -x target/contract-clients/python/bin/python ] ||
+  [ ! -d crates/herald-simulator/tests/clients/node/node_modules/whatsapp-api-js ]; }; then
+  echo "!! SKIPPED: the simulator's contract test with real Cloud API clients (scripts/install-contract-clients.sh installs them)." >&2
+fi

@@ -45,6 +45,14 @@ const env = process.env;
 const META = "https://graph.facebook.com/";
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
 
+// The simulator checks an upload's type and size, not its contents: a few bytes stand in for each file.
+const FILES = {
+  document: ["application/pdf", "terms.pdf", Buffer.from("%PDF-1.4\n% contract test\n")],
+  audio: ["audio/ogg", "note.ogg", Buffer.concat([Buffer.from("OggS"), Buffer.alloc(60)])],
+  video: ["video/mp4", "clip.mp4", Buffer.concat([Buffer.from("\0\0\0\x18ftypmp42", "latin1"), Buffer.alloc(52)])],
+  sticker: ["image/webp", "smile.webp", Buffer.concat([Buffer.from("RIFF$\0\0\0WEBPVP8 ", "latin1"), Buffer.alloc(48)])],
+};
+
 function check(condition, what) {
   if (!condition) throw new Error(what);
 }
@@ -86,10 +94,22 @@ async function main() {
   check(download.ok, `download answered ${download.status}`);
   check(Buffer.from(await download.arrayBuffer()).equals(PNG), "the downloaded bytes are the uploaded ones");
 
+  const ids = {};
+  for (const [kind, [type, name, bytes]] of Object.entries(FILES)) {
+    const upload = new FormData();
+    upload.append("file", new Blob([bytes], { type }), name);
+    ids[kind] = (await api.uploadMedia(phone, upload)).id;
+    check(ids[kind], `upload of a ${kind}`);
+  }
+
   // Every kind Herald sends.
   sent.text = await send(new Text("Hello from whatsapp-api-js"));
   sent.image_id = await send(new Image(uploaded.id, true, "by id"));
   sent.image_link = await send(new Image("https://example.com/pixel.png", false, "by link"));
+  sent.document_id = await send(new Document(ids.document, true, undefined, "terms.pdf"));
+  sent.audio_id = await send(new Audio(ids.audio, true));
+  sent.video_id = await send(new Video(ids.video, true));
+  sent.sticker_id = await send(new Sticker(ids.sticker, true));
   sent.document_link = await send(new Document("https://example.com/terms.pdf", false, undefined, "terms.pdf"));
   sent.audio_link = await send(new Audio("https://example.com/note.ogg"));
   sent.video_link = await send(new Video("https://example.com/clip.mp4", false, "clip"));
@@ -137,7 +157,7 @@ async function main() {
   const unblocked = await api.unblockUser(phone, to);
   check(unblocked.block_users?.removed_users?.length === 1, `unblock: ${JSON.stringify(unblocked)}`);
 
-  process.stdout.write(`${JSON.stringify({ sent, uploaded: [uploaded.id], contacts_refused: true })}\n`);
+  process.stdout.write(`${JSON.stringify({ sent, uploaded: [uploaded.id, ...Object.values(ids)], contacts_refused: true })}\n`);
 }
 
 main().catch((error) => {

@@ -27,6 +27,10 @@ from pywa.types.templates import BodyText, HeaderText, TemplateLanguage, URLButt
 GRAPH_VERSION = 23.0
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 PDF = b"%PDF-1.4\n% contract test\n"
+# The simulator checks an upload's type and size, not its contents: a few bytes stand in for each file.
+OGG = b"OggS" + b"\x00" * 60
+MP4 = b"\x00\x00\x00\x18ftypmp42" + b"\x00" * 52
+WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 48
 
 
 def check(condition, what):
@@ -52,6 +56,9 @@ def main():
     # Media upload, retrieval and download.
     image = wa.upload_media(media=PNG, mime_type="image/png", filename="pixel.png")
     document = wa.upload_media(media=PDF, mime_type="application/pdf", filename="terms.pdf")
+    audio = wa.upload_media(media=OGG, mime_type="audio/ogg", filename="note.ogg")
+    video = wa.upload_media(media=MP4, mime_type="video/mp4", filename="clip.mp4")
+    sticker = wa.upload_media(media=WEBP, mime_type="image/webp", filename="smile.webp")
     url = wa.get_media_url(image.id)
     check(url.mime_type == "image/png", f"media url: {url}")
     check(url.sha256 == hashlib.sha256(PNG).hexdigest(), f"media sha256: {url}")
@@ -66,6 +73,9 @@ def main():
     sent["document_link"] = wa.send_document(
         to=to, document="https://example.com/terms.pdf", filename="terms.pdf"
     ).id
+    sent["audio_id"] = wa.send_audio(to=to, audio=audio.id).id
+    sent["video_id"] = wa.send_video(to=to, video=video.id).id
+    sent["sticker_id"] = wa.send_sticker(to=to, sticker=sticker.id).id
     sent["audio_link"] = wa.send_audio(to=to, audio="https://example.com/note.ogg").id
     sent["video_link"] = wa.send_video(to=to, video="https://example.com/clip.mp4").id
     sent["sticker_link"] = wa.send_sticker(to=to, sticker="https://example.com/smile.webp").id
@@ -137,7 +147,7 @@ def main():
         json.dumps(
             {
                 "sent": sent,
-                "uploaded": [image.id, document.id],
+                "uploaded": [image.id, document.id, audio.id, video.id, sticker.id],
                 "templates": {
                     "names": names,
                     "total_count": templates.total_count,
