@@ -8,7 +8,7 @@ use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, WriteResponses};
 use crate::routes::templates::TemplateResource;
 use actix_web::http::header;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use herald_domain::ValidationErrors;
 use herald_domain::error::FieldError;
 use herald_domain::ports::NetworkError;
@@ -53,9 +53,7 @@ fn definition(mut body: Value) -> Result<(TemplateDefinition, Option<PhoneNumber
         Ok(definition) if errors.is_empty() => Ok((definition, from)),
         Ok(_) => Err(ApiError::Validation(errors)),
         Err(more) => {
-            for error in more.into_errors() {
-                errors.push(error);
-            }
+            errors.append(more);
             Err(ApiError::Validation(errors))
         }
     }
@@ -127,8 +125,10 @@ fn created(template: &Template) -> HttpResponse {
 pub(crate) async fn create_template(
     ctx: web::Data<ApiContext>,
     caller: Caller,
-    body: web::Json<Value>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
+    let body = crate::json_body::read_json::<Value>(&req, payload).await?;
     let (definition, from) = definition(body.into_inner())?;
     let template = ctx
         .manage_templates
@@ -163,8 +163,10 @@ pub(crate) async fn edit_template(
     ctx: web::Data<ApiContext>,
     caller: Caller,
     path: web::Path<(String, String)>,
-    body: web::Json<Value>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
+    let body = crate::json_body::read_json::<Value>(&req, payload).await?;
     let reference = reference(path.into_inner())?;
     let organization = &caller.0.organization.id;
     let mut body = body.into_inner();
