@@ -437,6 +437,9 @@ async fn broadcast_rows_have_a_bucket_of_their_own_and_spare_other_organizations
         .await
         .unwrap();
     crate::helpers::add_default_sender(&app.services, &other.id, "+15550002222", "1000000002", 80).await;
+    herald_app::demo::seed_templates(&app.services, &other.id)
+        .await
+        .unwrap();
     let (_, key) = admin.create_key(&other.id, None).await.unwrap();
     let other_send = app
         .http

@@ -42,6 +42,32 @@ fn from_field(body: &Value, errors: &mut ValidationErrors) -> Option<PhoneNumber
     }
 }
 
+/// The top-level fields of a template's body: Meta's `message_templates` fields and `from`.
+const FIELDS: [&str; 7] = [
+    "name",
+    "language",
+    "category",
+    "parameter_format",
+    "allow_category_change",
+    "components",
+    "from",
+];
+
+/// Refuses every top-level field a template's body does not take, each named.
+fn refuse_unknown_fields(body: &Value) -> Result<(), ApiError> {
+    let mut errors = ValidationErrors::new();
+    for key in body.as_object().into_iter().flat_map(|object| object.keys()) {
+        if !FIELDS.contains(&key.as_str()) {
+            errors.push(FieldError::new(
+                key.as_str(),
+                "is not a field of a template; it takes `name`, `language`, `category`, `parameter_format`, \
+                 `allow_category_change`, `components` and `from`",
+            ));
+        }
+    }
+    errors.finish(()).map_err(ApiError::Validation)
+}
+
 /// The definition with `from` taken out, and every field error of both.
 fn definition(mut body: Value) -> Result<(TemplateDefinition, Option<PhoneNumber>), ApiError> {
     let mut errors = ValidationErrors::new();
@@ -129,7 +155,9 @@ pub(crate) async fn create_template(
     payload: web::Payload,
 ) -> HandlerResult {
     let body = crate::json_body::read_json::<Value>(&req, payload).await?;
-    let (definition, from) = definition(body.into_inner())?;
+    let body = body.into_inner();
+    refuse_unknown_fields(&body)?;
+    let (definition, from) = definition(body)?;
     let template = ctx
         .manage_templates
         .create(&caller.0.organization.id, from.as_ref(), &definition)
@@ -170,6 +198,7 @@ pub(crate) async fn edit_template(
     let reference = reference(path.into_inner())?;
     let organization = &caller.0.organization.id;
     let mut body = body.into_inner();
+    refuse_unknown_fields(&body)?;
     let Some(object) = body.as_object_mut() else {
         return Err(ApiError::field("body", "must be a JSON object").into());
     };
