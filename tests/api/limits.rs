@@ -19,6 +19,7 @@ on_both_stores!(
     dry_runs_have_a_rate_of_their_own,
     broadcast_rows_have_a_bucket_of_their_own_and_spare_other_organizations,
     a_body_of_a_million_errors_is_refused_with_a_small_answer,
+    a_chunked_body_over_the_limit_is_refused_while_it_streams,
 );
 
 fn header(response: &reqwest::Response, name: &str) -> Option<u64> {
@@ -502,4 +503,39 @@ async fn a_body_of_a_million_errors_is_refused_with_a_small_answer(db: Db) {
     send["variables"] = serde_json::json!({ "body": vec![serde_json::json!({}); 80_000] });
     let response = post(&app, &send).await;
     assert_capped(response, 100).await;
+}
+
+/// A body without `Content-Length` (chunked) of `chunks` chunks of 64 KiB of JSON-ish bytes.
+fn chunked(chunks: usize) -> reqwest::Body {
+    let stream = futures::stream::iter(
+        std::iter::once(b"{\"recipients\": [".to_vec())
+            .chain(std::iter::repeat_n(vec![b' '; 64 * 1024], chunks))
+            .map(Ok::<_, std::io::Error>),
+    );
+    reqwest::Body::wrap_stream(stream)
+}
+
+async fn a_chunked_body_over_the_limit_is_refused_while_it_streams(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    for (path, chunks) in [
+        ("/api/v1/broadcasts", 16 * 16 + 2),
+        ("/api/v1/messages/send-template", 5),
+        ("/api/v1/contacts/keyword-rule", 5),
+    ] {
+        let method = if path.ends_with("keyword-rule") {
+            reqwest::Method::PUT
+        } else {
+            reqwest::Method::POST
+        };
+        let response = app
+            .http
+            .request(method, format!("{}{path}", app.base))
+            .bearer_auth(&app.key)
+            .header("content-type", "application/json")
+            .body(chunked(chunks))
+            .send()
+            .await;
+        let response = response.unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_problem(response, 413, "payload_too_large").await;
+    }
 }
