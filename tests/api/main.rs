@@ -28,6 +28,7 @@ mod network;
 mod pricing;
 mod scenarios;
 mod scheduled;
+mod strict;
 mod template_events;
 mod template_review;
 mod template_sends;

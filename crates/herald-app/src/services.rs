@@ -321,6 +321,8 @@ impl Services {
             media: self.media(network),
             files: self.files.clone(),
             send_limiter: self.limiter.clone(),
+            dry_run_limiter: self.limiter.apart("dry-runs"),
+            broadcast_row_limiter: self.limiter.apart("broadcast-rows"),
             read_limiter: Arc::new(KeyLimiter::new(
                 settings.read_rate_per_second,
                 settings.read_burst,

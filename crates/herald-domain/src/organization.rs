@@ -126,6 +126,17 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The bucket broadcast recipient rows are counted in (docs/api.md §3): the plan's send rate in rows per
+    /// second, and a burst of the largest broadcast (or the plan's burst, if larger), so one broadcast of any
+    /// allowed size can always pass once the bucket is full. Kept apart from the send rate's own bucket.
+    pub fn broadcast_rows(&self) -> Plan {
+        let largest = u32::try_from(crate::broadcast::MAX_RECIPIENTS).unwrap_or(u32::MAX);
+        Plan {
+            burst: self.burst.max(largest),
+            ..self.clone()
+        }
+    }
+
     /// Whether this plan lets the organization send `kind`.
     pub fn allows(&self, kind: MessageKind) -> bool {
         match kind {

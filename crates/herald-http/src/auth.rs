@@ -92,7 +92,14 @@ impl FromRequest for Caller {
                 .send_limiter
                 .check(&caller.organization.id, &caller.plan, 0)
                 .await?;
+            // A send's (and a dry run's) rate comes before its body is read, so a caller over its rate
+            // costs no parsing however large the body.
+            if req.app_data::<SendRoute>().is_some() {
+                ratelimit::refuse_send_over_rate(&ctx, &req, &caller, allowance).await?;
+            }
             ratelimit::remember(&req, ratelimit::SendAllowance::from_decision(allowance));
+            // Every parameter the operation does not declare is refused, on every operation.
+            crate::routes::query::refuse_undeclared(&req)?;
             Ok(Self(caller))
         })
     }

@@ -46,6 +46,12 @@ pub struct ApiContext {
     /// The organizations' send-rate limiter, peeked (cost 0) for the `RateLimit-*` headers; the domain
     /// itself charges sends against it.
     pub send_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
+    /// Dry runs (docs/api.md §3): the plan's send rate in buckets of their own, so a dry run neither takes a
+    /// real send's allowance nor goes unbounded. Charged before the body is read.
+    pub dry_run_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
+    /// Broadcast recipient rows (docs/api.md §3): [`herald_domain::organization::Plan::broadcast_rows`] per
+    /// organization, in buckets of their own, charged a broadcast's rows before they are checked and stored.
+    pub broadcast_row_limiter: Arc<dyn herald_domain::ports::RateLimiter>,
     /// The per-key limit on reads (docs/api.md §3: default 50/s, burst 100).
     pub read_limiter: Arc<dyn KeyLimit>,
     /// The per-key limit on writes other than sends (docs/api.md §3: default 5/s, burst 20).

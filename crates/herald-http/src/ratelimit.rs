@@ -6,12 +6,15 @@
 //! documented order of checks); here the same limiter is only *peeked* (cost 0) to report where the caller
 //! stands.
 
+use crate::context::ApiContext;
+use crate::error::{ApiError, RateScope};
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{HttpMessage, HttpRequest};
 use herald_domain::ports::RateDecision;
+use herald_domain::usecases::Authenticated;
 
 pub use herald_domain::ports::KeyLimit;
 
@@ -63,6 +66,84 @@ impl SendAllowance {
                 reset_seconds: retry_after_seconds,
             },
         }
+    }
+}
+
+/// The early rate check of a send route, before its body is read: a dry run (`?dry_run=true`) takes one
+/// from the organization's dry-run bucket; any other request is refused when the send rate has no room for
+/// one more send (only looked at: the send itself takes its unit, after the plan check). `allowance` is the
+/// send rate as just looked at.
+pub(crate) async fn refuse_send_over_rate(
+    ctx: &ApiContext,
+    req: &HttpRequest,
+    caller: &Authenticated,
+    allowance: RateDecision,
+) -> Result<(), ApiError> {
+    let (decision, scope) = if crate::routes::send::dry_run_requested(req).unwrap_or(false) {
+        let decision = ctx
+            .dry_run_limiter
+            .check(&caller.organization.id, &caller.plan, 1)
+            .await?;
+        (decision, RateScope::DryRuns)
+    } else {
+        let decision = match allowance {
+            // Only an empty bucket needs the wait for one send.
+            RateDecision::Allowed { remaining: 0, .. } | RateDecision::Limited { .. } => {
+                ctx.send_limiter
+                    .peek(&caller.organization.id, &caller.plan, 1)
+                    .await?
+            }
+            allowed @ RateDecision::Allowed { .. } => allowed,
+        };
+        (decision, RateScope::Sends)
+    };
+    match decision {
+        RateDecision::Allowed { .. } => Ok(()),
+        RateDecision::Limited {
+            limit,
+            retry_after_seconds,
+        } => Err(ApiError::RateLimited {
+            limit,
+            retry_after_seconds: retry_after_seconds.max(1),
+            scope,
+        }),
+    }
+}
+
+/// Charges a broadcast's recipient rows (`rows`, every row it lists: each is checked against the store)
+/// to the organization's broadcast-row bucket, the plan's [`Plan::broadcast_rows`]; `429 rate_limited` when it
+/// has no room for them. Checked before any row is checked or stored, so one organization's broadcasts cannot
+/// monopolise the shared store (docs/api.md §3). A list longer than a broadcast may be costs nothing here: the
+/// validation refuses it.
+///
+/// [`Plan::broadcast_rows`]: herald_domain::organization::Plan::broadcast_rows
+pub(crate) async fn charge_broadcast_rows(
+    ctx: &ApiContext,
+    caller: &Authenticated,
+    body: &serde_json::Value,
+) -> Result<(), ApiError> {
+    let rows = body
+        .get("recipients")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len);
+    if rows == 0 || rows > herald_domain::broadcast::MAX_RECIPIENTS {
+        return Ok(());
+    }
+    let cost = u32::try_from(rows).unwrap_or(u32::MAX);
+    let decision = ctx
+        .broadcast_row_limiter
+        .check(&caller.organization.id, &caller.plan.broadcast_rows(), cost)
+        .await?;
+    match decision {
+        RateDecision::Allowed { .. } => Ok(()),
+        RateDecision::Limited {
+            limit,
+            retry_after_seconds,
+        } => Err(ApiError::RateLimited {
+            limit,
+            retry_after_seconds: retry_after_seconds.max(1),
+            scope: RateScope::BroadcastRows,
+        }),
     }
 }
 

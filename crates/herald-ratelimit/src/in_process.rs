@@ -140,6 +140,11 @@ impl RateLimiter for InProcessRateLimiter {
             None => gcra::blocked(plan.burst),
         })
     }
+
+    /// A new limiter of this process: its buckets are its own.
+    fn apart(&self, _: &'static str) -> std::sync::Arc<dyn RateLimiter> {
+        std::sync::Arc::new(Self::new())
+    }
 }
 
 /// A per-API-key limit on requests that are not sends (docs/api.md §3: reads and other writes cost nothing
@@ -279,6 +284,39 @@ mod tests {
                 reset_seconds: 1
             }
         );
+    }
+
+    /// The broadcast-row bucket (docs/api.md §3): one broadcast of the largest size passes on a full bucket,
+    /// the next rows wait for the plan's rate, and neither touches the send rate's own bucket.
+    #[tokio::test]
+    async fn broadcast_rows_count_in_a_bucket_apart_from_sends() {
+        let plan = herald_domain::organization::Plan::defaults()
+            .into_iter()
+            .find(|plan| plan.name.as_str() == "business")
+            .unwrap();
+        let rows_plan = plan.broadcast_rows();
+        assert_eq!(rows_plan.burst, 10_000);
+        assert_eq!(rows_plan.rate_per_second, plan.rate_per_second);
+        let sends = InProcessRateLimiter::new();
+        let rows = sends.apart("broadcast-rows");
+        let org = OrganizationId::parse("org_01JD0000000000000000000000").unwrap();
+        assert!(matches!(
+            rows.check(&org, &rows_plan, 10_000).await.unwrap(),
+            RateDecision::Allowed { remaining: 0, .. }
+        ));
+        // 160 rows are two seconds at 80 rows a second.
+        assert_eq!(
+            rows.check(&org, &rows_plan, 160).await.unwrap(),
+            RateDecision::Limited {
+                limit: 10_000,
+                retry_after_seconds: 2
+            }
+        );
+        // The send rate's bucket is still full.
+        assert!(matches!(
+            sends.check(&org, &plan, 1).await.unwrap(),
+            RateDecision::Allowed { remaining: 159, .. }
+        ));
     }
 
     #[test]

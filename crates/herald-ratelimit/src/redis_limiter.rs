@@ -151,6 +151,11 @@ impl RateLimiter for RedisRateLimiter {
         let step = self.run(self.key(organization), params, cost, true).await?;
         Ok(gcra::decision(params, cost, step))
     }
+
+    /// The same connection, its buckets at `<prefix><purpose>:<organization id>`.
+    fn apart(&self, purpose: &'static str) -> std::sync::Arc<dyn RateLimiter> {
+        std::sync::Arc::new(self.clone().with_key_prefix(format!("{}{purpose}:", self.prefix)))
+    }
 }
 
 /// Sorts a Redis failure into "try again later" and "something is wrong".

@@ -41,6 +41,11 @@ pub trait RateLimiter: Send + Sync + 'static {
         plan: &Plan,
         cost: u32,
     ) -> Result<RateDecision, StoreError>;
+
+    /// A limiter of the same kind whose buckets are apart from this one's (and from every other `purpose`'s):
+    /// the allowances the API keeps beside the send rate, such as dry runs and broadcast rows (docs/api.md §3).
+    /// A limiter shared by processes shares these too.
+    fn apart(&self, purpose: &'static str) -> std::sync::Arc<dyn RateLimiter>;
 }
 
 /// A limiter that allows everything, for deployments and tests that limit elsewhere.
@@ -64,6 +69,10 @@ impl RateLimiter for NoRateLimit {
         cost: u32,
     ) -> Result<RateDecision, StoreError> {
         self.check(organization, plan, cost).await
+    }
+
+    fn apart(&self, _: &'static str) -> std::sync::Arc<dyn RateLimiter> {
+        std::sync::Arc::new(Self)
     }
 }
 

@@ -76,15 +76,13 @@ impl From<&ContactView> for ContactResource {
 
 /// The organization's STOP keyword rule: an inbound text that is exactly one of `stop` (trimmed, any case)
 /// stops marketing messages to its sender; one of `resume` allows them again. Both empty: the rule is off
-/// (the default).
+/// (the default). Both are required when the rule is replaced: the rule is turned off by sending both empty.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"stop": ["STOP", "UNSUBSCRIBE"], "resume": ["START"]}))]
 pub struct KeywordRuleResource {
     /// At most 20 keywords of 1 to 32 characters; stored upper-case.
-    #[serde(default)]
     pub stop: Vec<String>,
     /// At most 20 keywords of 1 to 32 characters; none may also be a stop keyword.
-    #[serde(default)]
     pub resume: Vec<String>,
 }
 

@@ -44,14 +44,32 @@ pub struct Problem {
     /// The `X-Request-Id` of the request, for support.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
-    /// Present on `validation_failed` only: every invalid field.
+    /// Present on `validation_failed` only: the invalid fields, the first 100 found (`errors_total` counts
+    /// them all).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<ProblemField>>,
-    /// Present on a broadcast's `validation_failed` when recipient rows were refused: each with its index
-    /// in `recipients` and its errors (field names within the row).
+    /// With `errors`: how many field errors the request had, those past the first 100 included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(example = 1)]
+    pub errors_total: Option<usize>,
+    /// Present on a broadcast's `validation_failed` when recipient rows were refused: the first 100, each
+    /// with its index in `recipients` and its errors (field names within the row).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejected: Option<Vec<RejectedRowResource>>,
+    /// With `rejected`: how many rows were refused, those past the first 100 included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected_total: Option<usize>,
 }
+
+/// How many refused rows a problem lists (docs/api.md §2); `rejected_total` counts them all.
+pub const MAX_PROBLEM_ROWS: usize = 100;
+
+/// How many errors a refused row lists (docs/api.md §2); its `errors_total` counts them all.
+pub const MAX_ROW_ERRORS: usize = 10;
+
+/// The longest client-influenced text (a parser's reason, a network's explanation) a problem's `detail` or
+/// a log line carries, in bytes; longer is cut at a character boundary and ends with `…`.
+pub const MAX_DETAIL_TEXT_BYTES: usize = 512;
 
 /// A recipient row of a broadcast that was left out, and why (docs/api.md §4.10).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
@@ -59,8 +77,11 @@ pub struct RejectedRowResource {
     /// The row's position in `recipients`, from 0.
     #[schema(example = 3)]
     pub index: usize,
-    /// Its errors, named within the row (`to`, `variables.body[1]`).
+    /// Its errors, named within the row (`to`, `variables.body[1]`): the first 10.
     pub errors: Vec<ProblemField>,
+    /// How many errors the row had, those past the first 10 included.
+    #[schema(example = 1)]
+    pub errors_total: usize,
 }
 
 impl From<&herald_domain::usecases::RejectedRow> for RejectedRowResource {
@@ -71,12 +92,38 @@ impl From<&herald_domain::usecases::RejectedRow> for RejectedRowResource {
                 .errors
                 .errors()
                 .iter()
-                .map(|e| ProblemField {
-                    field: e.field.clone(),
-                    message: e.message.clone(),
-                })
+                .take(MAX_ROW_ERRORS)
+                .map(ProblemField::from)
                 .collect(),
+            errors_total: row.errors.total(),
         }
+    }
+}
+
+impl From<&herald_domain::FieldError> for ProblemField {
+    fn from(error: &herald_domain::FieldError) -> Self {
+        Self {
+            field: error.field.clone(),
+            message: error.message.clone(),
+        }
+    }
+}
+
+/// Shows at most [`MAX_DETAIL_TEXT_BYTES`] of a text, cut at a character boundary: for texts a client or the
+/// network shaped, which end up in answers and log lines.
+pub(crate) struct Capped<'a>(pub(crate) &'a str);
+
+impl std::fmt::Display for Capped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.len() <= MAX_DETAIL_TEXT_BYTES {
+            return f.write_str(self.0);
+        }
+        let mut end = MAX_DETAIL_TEXT_BYTES;
+        while !self.0.is_char_boundary(end) {
+            end -= 1;
+        }
+        f.write_str(self.0.get(..end).unwrap_or_default())?;
+        f.write_str("…")
     }
 }
 
@@ -92,6 +139,10 @@ pub struct ProblemField {
 pub enum RateScope {
     /// The organization's send rate (the plan's).
     Sends,
+    /// The organization's dry runs: the plan's send rate, in a bucket of their own.
+    DryRuns,
+    /// The organization's broadcast rows: the plan's send rate in rows, a whole broadcast at once.
+    BroadcastRows,
     /// The key's read requests.
     Reads,
     /// The key's writes other than sends.
@@ -104,7 +155,10 @@ pub enum RateScope {
 
 /// Every way an API request can fail. All errors of the adapter and of the domain end up here, and
 /// [`ApiError::to_response`] is the only place that turns one into an HTTP answer.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its text forms are bounded (a log line of a refusal carries both): the validation errors show their first
+/// few and a count, and texts a client or the network shaped are cut to [`MAX_DETAIL_TEXT_BYTES`].
+#[derive(thiserror::Error)]
 pub enum ApiError {
     /// Missing, malformed or unknown credentials: one answer for all, so it is no oracle.
     #[error("unauthenticated")]
@@ -149,15 +203,15 @@ pub enum ApiError {
     #[error("unsupported content type for a file operation")]
     NotMultipart { json_too: bool },
     /// A file over its kind's (or the plan's) limit; the text says which.
-    #[error("{0}")]
+    #[error("{}", Capped(.0))]
     FileTooLarge(String),
     /// The bytes are not an accepted file type.
-    #[error("{0}")]
+    #[error("{}", Capped(.0))]
     UnsupportedFileType(String),
-    #[error("invalid JSON: {0}")]
+    #[error("invalid JSON: {}", Capped(.0))]
     InvalidJson(String),
     /// A multipart form that cannot be parsed (the contract's code is `invalid_json` too).
-    #[error("invalid form: {0}")]
+    #[error("invalid form: {}", Capped(.0))]
     InvalidForm(String),
     #[error("validation failed: {0}")]
     Validation(ValidationErrors),
@@ -174,22 +228,22 @@ pub enum ApiError {
     #[error("{recipient} has not written to {from} in the last 24 hours")]
     BlockWindowClosed { recipient: String, from: PhoneNumber },
     /// A marketing template to someone who stopped marketing messages.
-    #[error("{0} stopped marketing messages")]
+    #[error("{} stopped marketing messages", Capped(.0))]
     RecipientOptedOut(String),
     /// A send to someone the organization blocked.
-    #[error("{0} is blocked")]
+    #[error("{} is blocked", Capped(.0))]
     RecipientBlocked(String),
     #[error("the template is {0}, not APPROVED")]
     TemplateNotApproved(String),
-    #[error("{0}")]
+    #[error("{}", Capped(.0))]
     TemplateMismatch(String),
-    #[error("{0}")]
+    #[error("{}", Capped(.0))]
     HeaderMediaMismatch(String),
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyKeyReused,
     /// The network refused a request about a message for good (e.g. marking read a message it no longer
     /// knows); the text is the network's own explanation.
-    #[error("the network refused: {0}")]
+    #[error("the network refused: {}", Capped(.0))]
     NetworkRefused(String),
     #[error("rate limited ({scope:?})")]
     RateLimited {
@@ -214,6 +268,14 @@ pub enum ApiError {
     /// A bug; the error is for the log only, never for the client.
     #[error("internal error: {0:#}")]
     Internal(anyhow::Error),
+}
+
+impl std::fmt::Debug for ApiError {
+    /// The code and the bounded text: tracing-actix-web writes an error's `Debug` into the log line of every
+    /// refused request, so it must not grow with the request (a derived one would list every field error).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ApiError({}: {self})", self.code())
+    }
 }
 
 /// What a handler answers: its response, or an error actix renders (an [`ApiError`] as a problem).

@@ -1,7 +1,8 @@
 //! An [`ApiError`]'s answer: status, code, title, detail, headers and the problem document.
 
 use super::{
-    ApiError, PROBLEM_JSON, Problem, ProblemCode, ProblemField, RateScope, UNAVAILABLE_RETRY_AFTER_SECONDS,
+    ApiError, Capped, MAX_PROBLEM_ROWS, PROBLEM_JSON, Problem, ProblemCode, ProblemField, RateScope,
+    UNAVAILABLE_RETRY_AFTER_SECONDS,
 };
 use actix_web::http::StatusCode;
 use actix_web::http::header;
@@ -168,9 +169,10 @@ impl ApiError {
                 "A request with the same Idempotency-Key is still being processed; retry later.".to_owned()
             }
             Self::PayloadTooLarge { limit } => format!("The body is larger than {limit} bytes."),
-            Self::FileTooLarge(detail) => format!("{detail}."),
+            Self::FileTooLarge(detail) => format!("{}.", Capped(detail)),
             Self::UnsupportedFileType(detail) => format!(
-                "{detail}: Herald takes PDF documents, JPEG and PNG images, MP4 or 3GPP videos, AAC, AMR, MP3, MP4 or Ogg Opus audio, and WebP stickers, judged from the file's bytes."
+                "{}: Herald takes PDF documents, JPEG and PNG images, MP4 or 3GPP videos, AAC, AMR, MP3, MP4 or Ogg Opus audio, and WebP stickers, judged from the file's bytes.",
+                Capped(detail)
             ),
             Self::NotMultipart { json_too: true } => {
                 "Send the file as `multipart/form-data`, or a JSON body (`Content-Type: application/json`) naming a `media_id` or `link`."
@@ -182,14 +184,14 @@ impl ApiError {
             Self::UnsupportedMediaType => {
                 "This operation takes a JSON body: send `Content-Type: application/json`.".to_owned()
             }
-            Self::InvalidJson(reason) => format!("The body is not valid JSON: {reason}"),
-            Self::InvalidForm(reason) => format!("The multipart form cannot be parsed: {reason}."),
-            Self::Validation(errors) => match errors.errors().len() {
+            Self::InvalidJson(reason) => format!("The body is not valid JSON: {}", Capped(reason)),
+            Self::InvalidForm(reason) => format!("The multipart form cannot be parsed: {}.", Capped(reason)),
+            Self::Validation(errors) => match errors.total() {
                 1 => "1 field is invalid; see `errors`.".to_owned(),
                 n => format!("{n} fields are invalid; see `errors`."),
             },
             Self::RowsRejected { errors, rejected } => {
-                let fields = match errors.errors().len() {
+                let fields = match errors.total() {
                     1 => "1 field is invalid; see `errors`".to_owned(),
                     n => format!("{n} fields are invalid; see `errors`"),
                 };
@@ -211,17 +213,20 @@ impl ApiError {
                 "{recipient} can be blocked only within 24 hours of their last message to {from} (the network's rule)."
             ),
             Self::RecipientOptedOut(to) => format!(
-                "{to} stopped marketing messages from this organization; marketing templates are refused until they resume (utility and authentication templates still go)."
+                "{} stopped marketing messages from this organization; marketing templates are refused until they resume (utility and authentication templates still go).",
+                Capped(to)
             ),
             Self::RecipientBlocked(to) => {
-                format!("{to} is blocked by this organization; unblock them to send.")
+                format!("{} is blocked by this organization; unblock them to send.", Capped(to))
             }
             Self::TemplateNotApproved(status) => {
                 format!("The template is {status}, not APPROVED, so it cannot be sent.")
             }
-            Self::TemplateMismatch(detail) => format!("The variables do not fit the template: {detail}."),
-            Self::HeaderMediaMismatch(detail) => format!("{detail}."),
-            Self::NetworkRefused(detail) => format!("The network refused the request: {detail}."),
+            Self::TemplateMismatch(detail) => {
+                format!("The variables do not fit the template: {}.", Capped(detail))
+            }
+            Self::HeaderMediaMismatch(detail) => format!("{}.", Capped(detail)),
+            Self::NetworkRefused(detail) => format!("The network refused the request: {}.", Capped(detail)),
             Self::IdempotencyKeyReused => {
                 "This Idempotency-Key was already used with a different request body.".to_owned()
             }
@@ -233,6 +238,14 @@ impl ApiError {
                 RateScope::Sends => {
                     format!("The plan allows {limit} sends at once; retry after {retry_after_seconds} s.")
                 }
+                RateScope::DryRuns => format!(
+                    "The plan allows {limit} dry runs at once (the send rate, counted apart from sends); \
+                     retry after {retry_after_seconds} s."
+                ),
+                RateScope::BroadcastRows => format!(
+                    "The plan allows {limit} broadcast recipient rows at once, refilled at its send rate; \
+                     retry after {retry_after_seconds} s, or send fewer rows."
+                ),
                 RateScope::Reads => format!(
                     "This key may make {limit} reads at once; retry after {retry_after_seconds} s."
                 ),
@@ -285,22 +298,27 @@ impl ApiError {
             detail: self.detail(),
             request_id: request_id.map(str::to_owned),
             errors: match self {
-                Self::Validation(errors) | Self::RowsRejected { errors, .. } => Some(
-                    errors
-                        .errors()
+                Self::Validation(errors) | Self::RowsRejected { errors, .. } => {
+                    Some(errors.errors().iter().map(ProblemField::from).collect())
+                }
+                _ => None,
+            },
+            errors_total: match self {
+                Self::Validation(errors) | Self::RowsRejected { errors, .. } => Some(errors.total()),
+                _ => None,
+            },
+            rejected: match self {
+                Self::RowsRejected { rejected, .. } if !rejected.is_empty() => Some(
+                    rejected
                         .iter()
-                        .map(|e| ProblemField {
-                            field: e.field.clone(),
-                            message: e.message.clone(),
-                        })
+                        .take(MAX_PROBLEM_ROWS)
+                        .map(super::RejectedRowResource::from)
                         .collect(),
                 ),
                 _ => None,
             },
-            rejected: match self {
-                Self::RowsRejected { rejected, .. } if !rejected.is_empty() => {
-                    Some(rejected.iter().map(super::RejectedRowResource::from).collect())
-                }
+            rejected_total: match self {
+                Self::RowsRejected { rejected, .. } if !rejected.is_empty() => Some(rejected.len()),
                 _ => None,
             },
         }

@@ -250,3 +250,77 @@ fn not_cancellable_names_the_messages_status() {
         );
     }
 }
+
+fn many_errors(n: usize, name_len: usize) -> ValidationErrors {
+    let mut errors = ValidationErrors::new();
+    for i in 0..n {
+        errors.push(herald_domain::FieldError::new(
+            format!("{i}{}", "k".repeat(name_len)),
+            "is not a field of a broadcast",
+        ));
+    }
+    errors
+}
+
+#[test]
+fn a_refusal_of_a_million_fields_answers_and_logs_a_bounded_text() {
+    let error = ApiError::Validation(many_errors(1_490_000, 20));
+    let response = serde_json::to_string(&error.problem(Some("req_1"))).unwrap();
+    assert!(
+        response.len() < 16 * 1024,
+        "an answer of {} bytes",
+        response.len()
+    );
+    let problem = body(&error);
+    assert_eq!(problem["errors"].as_array().unwrap().len(), 100);
+    assert_eq!(problem["errors_total"], 1_490_000);
+    assert!(problem["detail"].as_str().unwrap().starts_with("1490000 fields"));
+    // What tracing-actix-web writes of a refused request: `Display` and `Debug`.
+    let logged = format!("{error} {error:?}");
+    assert!(logged.len() < 4 * 1024, "a log text of {} bytes", logged.len());
+    assert!(logged.contains("and 1489990 more"), "{logged}");
+}
+
+#[test]
+fn refused_rows_are_capped_too() {
+    let row_errors = many_errors(500, 1_000);
+    let rejected: Vec<herald_domain::usecases::RejectedRow> = (0..10_000)
+        .map(|index| herald_domain::usecases::RejectedRow {
+            index,
+            errors: row_errors.clone(),
+        })
+        .collect();
+    let error = ApiError::RowsRejected {
+        errors: ValidationErrors::single("recipients", "no recipient row is valid"),
+        rejected,
+    };
+    let response = serde_json::to_string(&error.problem(Some("req_1"))).unwrap();
+    assert!(
+        response.len() < 512 * 1024,
+        "an answer of {} bytes",
+        response.len()
+    );
+    let problem = body(&error);
+    assert_eq!(problem["rejected"].as_array().unwrap().len(), 100);
+    assert_eq!(problem["rejected_total"], 10_000);
+    let row = &problem["rejected"][0];
+    assert_eq!(row["errors"].as_array().unwrap().len(), 10);
+    assert_eq!(row["errors_total"], 500);
+    // A field name a client wrote is cut.
+    assert!(row["errors"][0]["field"].as_str().unwrap().len() <= 128);
+    assert!(format!("{error:?}").len() < 4 * 1024);
+}
+
+#[test]
+fn client_shaped_texts_are_cut_in_answers_and_logs() {
+    let huge = "x".repeat(1_000_000);
+    for error in [
+        ApiError::InvalidJson(huge.clone()),
+        ApiError::InvalidForm(huge.clone()),
+        ApiError::TemplateMismatch(huge.clone()),
+        ApiError::NetworkRefused(huge.clone()),
+    ] {
+        assert!(body(&error)["detail"].as_str().unwrap().len() < 1_024);
+        assert!(format!("{error} {error:?}").len() < 2_048);
+    }
+}

@@ -78,6 +78,7 @@ pub(crate) async fn create_broadcast(
 ) -> HandlerResult {
     // Read only now, after authentication, so a bad key answers 401 whatever the body.
     let body = read_json_up_to(&req, payload, BROADCAST_JSON_LIMIT_BYTES).await?;
+    crate::ratelimit::charge_broadcast_rows(&ctx, &caller.0, &body).await?;
     let (idempotency, header_error) = idempotency(&req, &__path_create_broadcast::path(), &body);
     let Caller(caller) = caller;
     let command = BroadcastCommand {

@@ -7,10 +7,11 @@ use crate::dto::{ContactResource, KeywordRuleResource, WindowResource};
 use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::query::query_pairs;
-use actix_web::{HttpRequest, HttpResponse, web};
-use herald_domain::ValidationErrors;
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use herald_domain::contact::{KeywordRule, MarketingPreference, Recipient};
 use herald_domain::values::PhoneNumber;
+use herald_domain::{FieldError, ValidationErrors};
+use serde_json::Value;
 
 /// Whether free-form messages to a number may go now (the 24-hour service window).
 #[utoipa::path(
@@ -283,7 +284,8 @@ pub(crate) async fn get_keyword_rule(ctx: web::Data<ApiContext>, caller: Caller)
     Ok(HttpResponse::Ok().json(KeywordRuleResource::from(&rule)))
 }
 
-/// Replaces the organization's STOP keyword rule; empty lists turn it off.
+/// Replaces the organization's STOP keyword rule. Both lists are required; turning the rule off is said
+/// explicitly, with both empty (`{"stop": [], "resume": []}`). Any other field is refused.
 #[utoipa::path(
     put,
     path = "/api/v1/contacts/keyword-rule",
@@ -296,7 +298,7 @@ pub(crate) async fn get_keyword_rule(ctx: web::Data<ApiContext>, caller: Caller)
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed`: too many keywords, an empty or overlong one, or one in both lists.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: `stop` or `resume` missing or not a list of strings, another field, too many keywords, an empty or overlong one, or one in both lists.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         WriteResponses,
@@ -306,14 +308,93 @@ pub(crate) async fn get_keyword_rule(ctx: web::Data<ApiContext>, caller: Caller)
 pub(crate) async fn set_keyword_rule(
     ctx: web::Data<ApiContext>,
     caller: Caller,
-    body: web::Json<KeywordRuleResource>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
-    let body = body.into_inner();
-    let rule = KeywordRule::new(body.stop, body.resume)
+    // Read only now, after authentication and the key's write limit.
+    let body = web::Json::<Value>::from_request(&req, &mut payload.into_inner())
+        .await?
+        .into_inner();
+    let (stop, resume) = keyword_lists(&body).map_err(ApiError::Validation)?;
+    let rule = KeywordRule::new(stop, resume)
         .map_err(|e| ApiError::Validation(ValidationErrors::from(e.at("keywords"))))?;
     ctx.contacts
         .set_keyword_rule(&caller.0.organization.id, &rule)
         .await
         .map_err(ApiError::from)?;
     Ok(HttpResponse::Ok().json(KeywordRuleResource::from(&rule)))
+}
+
+/// The two lists of a keyword rule's body, both required: a body that leaves one out, misspells one or adds
+/// another field must not silently turn the rule off.
+fn keyword_lists(body: &Value) -> Result<(Vec<String>, Vec<String>), ValidationErrors> {
+    const FIELDS: [&str; 2] = ["stop", "resume"];
+    let Some(object) = body.as_object() else {
+        return Err(ValidationErrors::single("body", "must be a JSON object"));
+    };
+    let mut errors = ValidationErrors::new();
+    for key in object.keys().filter(|key| !FIELDS.contains(&key.as_str())) {
+        errors.push(FieldError::new(
+            key.as_str(),
+            "is not a field of a keyword rule; it takes `stop` and `resume`",
+        ));
+    }
+    let mut list = |field: &str| -> Option<Vec<String>> {
+        let Some(value) = object.get(field) else {
+            errors.push(FieldError::new(
+                field,
+                "is required (an empty list, with the other empty too, turns the rule off)",
+            ));
+            return None;
+        };
+        let strings = value.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|item| item.as_str().map(str::to_owned))
+                .collect()
+        });
+        if strings.is_none() {
+            errors.push(FieldError::new(field, "must be a list of strings"));
+        }
+        strings
+    };
+    let stop = list("stop");
+    let resume = list("resume");
+    match (stop, resume) {
+        (Some(stop), Some(resume)) if errors.is_empty() => Ok((stop, resume)),
+        _ => Err(errors),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn refused(body: Value) -> Vec<String> {
+        keyword_lists(&body)
+            .unwrap_err()
+            .errors()
+            .iter()
+            .map(|e| e.field.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_keyword_rule_body_is_strict() {
+        assert_eq!(refused(json!({})), ["stop", "resume"]);
+        assert_eq!(
+            refused(json!({"stops": ["STOP"], "resume": []})),
+            ["stops", "stop"]
+        );
+        assert_eq!(
+            refused(json!({"stop": "STOP", "resume": [1]})),
+            ["stop", "resume"]
+        );
+        assert_eq!(refused(json!([])), ["body"]);
+        let (stop, resume) = keyword_lists(&json!({"stop": [], "resume": []})).unwrap();
+        assert!(stop.is_empty() && resume.is_empty());
+        let (stop, _) = keyword_lists(&json!({"stop": ["STOP"], "resume": ["START"]})).unwrap();
+        assert_eq!(stop, ["STOP"]);
+    }
 }

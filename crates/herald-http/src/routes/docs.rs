@@ -1,5 +1,6 @@
 //! The OpenAPI document and the `/docs` page rendered from it, as served.
 
+use crate::routes::query::StrictQuery;
 use actix_web::HttpResponse;
 use actix_web::http::header::ContentType;
 use actix_web::web::{self, Bytes};
@@ -20,7 +21,7 @@ pub(crate) struct ServedDocument {
     operation_id = "openapi",
     responses((status = 200, description = "The OpenAPI 3.1 document of this API.", content_type = "application/json", body = Object))
 )]
-pub(crate) async fn openapi_json(document: web::Data<ServedDocument>) -> HttpResponse {
+pub(crate) async fn openapi_json(_: StrictQuery, document: web::Data<ServedDocument>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(ContentType::json())
         .body(document.json.clone())
@@ -34,7 +35,7 @@ pub(crate) async fn openapi_json(document: web::Data<ServedDocument>) -> HttpRes
     operation_id = "docs",
     responses((status = 200, description = "The reference, rendered from the OpenAPI document.", content_type = "text/html", body = String))
 )]
-pub(crate) async fn docs(document: web::Data<ServedDocument>) -> HttpResponse {
+pub(crate) async fn docs(_: StrictQuery, document: web::Data<ServedDocument>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(ContentType::html())
         .body(document.html.clone())

@@ -3,6 +3,7 @@
 use crate::context::ApiContext;
 use crate::dto::HealthResource;
 use crate::error::{ApiError, HandlerResult, Problem};
+use crate::routes::query::StrictQuery;
 use actix_web::{HttpResponse, web};
 
 /// Whether the process is alive.
@@ -13,7 +14,7 @@ use actix_web::{HttpResponse, web};
     operation_id = "healthz",
     responses((status = 200, description = "Alive.", body = HealthResource))
 )]
-pub(crate) async fn healthz() -> HttpResponse {
+pub(crate) async fn healthz(_: StrictQuery) -> HttpResponse {
     HttpResponse::Ok().json(HealthResource {
         status: "ok".to_owned(),
     })
@@ -30,7 +31,7 @@ pub(crate) async fn healthz() -> HttpResponse {
         (status = 503, description = "`unavailable`: not ready.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub(crate) async fn readyz(ctx: web::Data<ApiContext>) -> HandlerResult {
+pub(crate) async fn readyz(_: StrictQuery, ctx: web::Data<ApiContext>) -> HandlerResult {
     match ctx.readiness.check().await {
         Ok(()) => Ok(HttpResponse::Ok().json(HealthResource {
             status: "ok".to_owned(),

@@ -129,9 +129,12 @@ pub(crate) async fn read_inbound(
     ctx: web::Data<ApiContext>,
     caller: Caller,
     id: web::Path<String>,
-    body: web::Bytes,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
     let id = inbound_id(&id)?;
+    // Read only now, after authentication and the key's write limit.
+    let body = <web::Bytes as actix_web::FromRequest>::from_request(&req, &mut payload.into_inner()).await?;
     let typing = parse_read_body(&body)?;
     let view = ctx
         .inbound
@@ -141,7 +144,7 @@ pub(crate) async fn read_inbound(
     Ok(HttpResponse::Accepted().json(resource(&view)?))
 }
 
-/// `{ "typing"?: bool }`; an empty body (or only whitespace) is `{}`. Unknown fields are ignored.
+/// `{ "typing"?: bool }`; an empty body (or only whitespace) is `{}`. Any other field is refused.
 fn parse_read_body(body: &[u8]) -> Result<bool, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(false);
@@ -150,6 +153,16 @@ fn parse_read_body(body: &[u8]) -> Result<bool, ApiError> {
     let Value::Object(fields) = value else {
         return Err(ApiError::InvalidJson("the body must be a JSON object".to_owned()));
     };
+    let mut errors = ValidationErrors::new();
+    for key in fields.keys().filter(|key| *key != "typing") {
+        errors.push(herald_domain::FieldError::new(
+            key.as_str(),
+            "is not a field of a read receipt; it takes only `typing`",
+        ));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
     match fields.get("typing") {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(typing)) => Ok(*typing),
@@ -160,7 +173,8 @@ fn parse_read_body(body: &[u8]) -> Result<bool, ApiError> {
     }
 }
 
-/// The list's filters. Empty values count as absent; unknown parameters are ignored.
+/// The list's filters. Empty values count as absent; an unknown parameter never gets here (`Caller` refuses
+/// every parameter the operation does not declare).
 pub(crate) fn parse_list_query(pairs: &[(String, String)]) -> Result<InboundQuery, ValidationErrors> {
     const KNOWN: [&str; 7] = ["number", "sender", "type", "since", "until", "limit", "cursor"];
     let mut errors = ValidationErrors::new();

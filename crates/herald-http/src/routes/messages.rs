@@ -177,7 +177,8 @@ pub(crate) async fn list_messages(
     }))
 }
 
-/// The log's filters. Empty values count as absent; unknown parameters are ignored.
+/// The log's filters. Empty values count as absent; an unknown parameter never gets here (`Caller` refuses
+/// every parameter the operation does not declare).
 pub(crate) fn parse_list_query(pairs: &[(String, String)]) -> Result<MessageQuery, ValidationErrors> {
     const KNOWN: [&str; 8] = [
         "status",

@@ -4,9 +4,10 @@
 
 use crate::ratelimit::SendRoute;
 use crate::routes::fallback;
+use crate::routes::query::DeclaredQuery;
 use actix_web::http::Method;
 use actix_web::{FromRequest, Handler, Responder, Route, web};
-use utoipa::openapi::path::{HttpMethod, Operation};
+use utoipa::openapi::path::{HttpMethod, Operation, ParameterIn};
 use utoipa::openapi::schema::Schema;
 use utoipa::openapi::{OpenApi, RefOr};
 
@@ -134,26 +135,38 @@ impl Routes {
     }
 
     /// Serves every operation: one resource per path (its other methods answer `method_not_allowed`),
-    /// the `/api/v1` ones in a scope whose unknown paths answer `not_found`.
+    /// the `/api/v1` ones in a scope whose unknown paths answer `not_found`. Each resource keeps the query
+    /// parameters its operations declare, so any other is refused (`crate::routes::query`).
     pub(crate) fn register(self, config: &mut web::ServiceConfig) {
-        let mut resources: Vec<(String, bool, Vec<Route>)> = Vec::new();
+        let mut resources: Vec<(String, bool, Vec<Route>, DeclaredQuery)> = Vec::new();
         for entry in self.entries {
-            if let Some((_, send, routes)) = resources.iter_mut().find(|(path, ..)| *path == entry.path) {
-                *send |= entry.send;
-                routes.extend(entry.routes);
-            } else {
-                resources.push((entry.path, entry.send, entry.routes));
+            let declared = query_parameters(&(entry.document)().0);
+            let index = match resources.iter().position(|(path, ..)| *path == entry.path) {
+                Some(index) => index,
+                None => {
+                    resources.push((entry.path, false, Vec::new(), DeclaredQuery::default()));
+                    resources.len() - 1
+                }
+            };
+            let Some((_, send, routes, query)) = resources.get_mut(index) else {
+                continue;
+            };
+            *send |= entry.send;
+            routes.extend(entry.routes);
+            for method in &entry.methods {
+                query.declare(actix_method(method), declared.clone());
             }
         }
         let mut api = web::scope(API_PREFIX);
         let mut root = Vec::new();
-        for (path, send, routes) in resources {
+        for (path, send, routes, query) in resources {
             let scoped = path
                 .strip_prefix(API_PREFIX)
                 .filter(|rest| rest.starts_with('/'))
                 .map(str::to_owned);
             let mut resource = web::resource(scoped.as_deref().unwrap_or(&path))
-                .default_service(web::to(fallback::method_not_allowed));
+                .default_service(web::to(fallback::method_not_allowed))
+                .app_data(query);
             if send {
                 resource = resource.app_data(SendRoute);
             }
@@ -183,6 +196,17 @@ fn document<P: Documented>() -> (Operation, Schemas) {
     let mut schemas = Schemas::new();
     <P as utoipa::__dev::SchemaReferences>::schemas(&mut schemas);
     (operation, schemas)
+}
+
+/// The names of the query parameters `operation` declares.
+fn query_parameters(operation: &Operation) -> Vec<String> {
+    operation
+        .parameters
+        .iter()
+        .flatten()
+        .filter(|parameter| matches!(parameter.parameter_in, ParameterIn::Query))
+        .map(|parameter| parameter.name.clone())
+        .collect()
 }
 
 fn actix_method(method: &HttpMethod) -> Method {

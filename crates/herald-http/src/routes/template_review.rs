@@ -8,7 +8,7 @@ use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, WriteResponses};
 use crate::routes::templates::TemplateResource;
 use actix_web::http::header;
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, web};
 use herald_domain::ValidationErrors;
 use herald_domain::error::FieldError;
 use herald_domain::ports::NetworkError;
@@ -42,6 +42,32 @@ fn from_field(body: &Value, errors: &mut ValidationErrors) -> Option<PhoneNumber
     }
 }
 
+/// The top-level fields of a template's body: Meta's `message_templates` fields and `from`.
+const FIELDS: [&str; 7] = [
+    "name",
+    "language",
+    "category",
+    "parameter_format",
+    "allow_category_change",
+    "components",
+    "from",
+];
+
+/// Refuses every top-level field a template's body does not take, each named.
+fn refuse_unknown_fields(body: &Value) -> Result<(), ApiError> {
+    let mut errors = ValidationErrors::new();
+    for key in body.as_object().into_iter().flat_map(|object| object.keys()) {
+        if !FIELDS.contains(&key.as_str()) {
+            errors.push(FieldError::new(
+                key.as_str(),
+                "is not a field of a template; it takes `name`, `language`, `category`, `parameter_format`, \
+                 `allow_category_change`, `components` and `from`",
+            ));
+        }
+    }
+    errors.finish(()).map_err(ApiError::Validation)
+}
+
 /// The definition with `from` taken out, and every field error of both.
 fn definition(mut body: Value) -> Result<(TemplateDefinition, Option<PhoneNumber>), ApiError> {
     let mut errors = ValidationErrors::new();
@@ -53,9 +79,7 @@ fn definition(mut body: Value) -> Result<(TemplateDefinition, Option<PhoneNumber
         Ok(definition) if errors.is_empty() => Ok((definition, from)),
         Ok(_) => Err(ApiError::Validation(errors)),
         Err(more) => {
-            for error in more.into_errors() {
-                errors.push(error);
-            }
+            errors.append(more);
             Err(ApiError::Validation(errors))
         }
     }
@@ -127,9 +151,13 @@ fn created(template: &Template) -> HttpResponse {
 pub(crate) async fn create_template(
     ctx: web::Data<ApiContext>,
     caller: Caller,
-    body: web::Json<Value>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
-    let (definition, from) = definition(body.into_inner())?;
+    let body = crate::json_body::read_json::<Value>(&req, payload).await?;
+    let body = body.into_inner();
+    refuse_unknown_fields(&body)?;
+    let (definition, from) = definition(body)?;
     let template = ctx
         .manage_templates
         .create(&caller.0.organization.id, from.as_ref(), &definition)
@@ -163,11 +191,14 @@ pub(crate) async fn edit_template(
     ctx: web::Data<ApiContext>,
     caller: Caller,
     path: web::Path<(String, String)>,
-    body: web::Json<Value>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
+    let body = crate::json_body::read_json::<Value>(&req, payload).await?;
     let reference = reference(path.into_inner())?;
     let organization = &caller.0.organization.id;
     let mut body = body.into_inner();
+    refuse_unknown_fields(&body)?;
     let Some(object) = body.as_object_mut() else {
         return Err(ApiError::field("body", "must be a JSON object").into());
     };

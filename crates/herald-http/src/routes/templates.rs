@@ -75,6 +75,7 @@ pub struct TemplateSyncResource {
 
 /// Filters of the template listing.
 #[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct TemplateListQuery {
     /// Only templates in this status (e.g. `APPROVED`).
     pub status: Option<String>,

@@ -42,7 +42,8 @@ pub(crate) async fn usage(ctx: web::Data<ApiContext>, caller: Caller, req: HttpR
     Ok(HttpResponse::Ok().json(UsageResource::from(&report)))
 }
 
-/// `from` and `until` as dates; empty values count as absent, unknown parameters are ignored.
+/// `from` and `until` as dates; empty values count as absent. An unknown parameter never gets here
+/// (`Caller` refuses every parameter the operation does not declare).
 fn parse_range(
     pairs: &[(String, String)],
 ) -> Result<(Option<NaiveDate>, Option<NaiveDate>), ValidationErrors> {

@@ -107,6 +107,8 @@ pub(super) fn merge<T>(checked: Result<T, ValidationErrors>, errors: &mut Valida
     match checked {
         Ok(value) => Some(value),
         Err(found) => {
+            // Those the domain only counted cannot be matched against the adapter's: counted as they are.
+            errors.count_more(found.unkept());
             for error in found.into_errors() {
                 let covered = errors.errors().iter().any(|e| {
                     error.field == e.field

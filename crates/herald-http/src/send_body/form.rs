@@ -88,12 +88,7 @@ pub(crate) fn multipart_template_draft(form: &Form) -> Result<SendDraft, Validat
         Ok(draft) if errors.is_empty() => Ok(draft),
         Ok(_) => Err(errors),
         Err(body_errors) => {
-            for error in body_errors.errors() {
-                errors.push(FieldError::new(
-                    format!("template.{}", error.field),
-                    error.message.clone(),
-                ));
-            }
+            errors.append(body_errors.prefixed("template."));
             Err(errors)
         }
     }

@@ -39,14 +39,7 @@ pub(super) fn location_at(
         name: text_at(object, "name", &format!("{prefix}name"), errors),
         address: text_at(object, "address", &format!("{prefix}address"), errors),
     };
-    let checked = Location::parse(&draft).map_err(|found| {
-        let mut prefixed = ValidationErrors::new();
-        for mut error in found.into_errors() {
-            error.field = format!("{prefix}{}", error.field);
-            prefixed.push(error);
-        }
-        prefixed
-    });
+    let checked = Location::parse(&draft).map_err(|found| found.prefixed(prefix));
     merge(checked, errors)
 }
 

@@ -77,6 +77,7 @@ pub(crate) fn draft(operation: SendOperation, body: &Value) -> Result<SendDraft,
         ));
     };
     let mut errors = ValidationErrors::new();
+    refuse_unknown_fields(operation, object, &mut errors);
     let to = required(object, "to", "to", &mut errors)
         .and_then(|v| string_at(v, "to", &mut errors))
         .and_then(|s| errors.check("to", Recipient::parse(s)));
@@ -178,6 +179,46 @@ pub(crate) fn with_header_error<T>(
         (Err(mut errors), Some(error)) => {
             errors.push(error);
             Err(errors)
+        }
+    }
+}
+
+/// The fields every JSON send takes (docs/api.md §4), its `type` included.
+const COMMON_FIELDS: [&str; 6] = ["to", "from", "client_reference", "reply_to", "send_at", "type"];
+
+/// The fields an operation takes besides [`COMMON_FIELDS`]. A field refused with its own reason elsewhere
+/// (a template's fields on send-text) is listed, so it is reported once, with that reason.
+fn operation_fields(operation: SendOperation) -> &'static [&'static str] {
+    match operation {
+        SendOperation::Template | SendOperation::Text => &["template", "variables", "message", "preview_url"],
+        SendOperation::File => &[
+            "media_id",
+            "link",
+            "caption",
+            "filename",
+            "message",
+            "preview_url",
+            "template",
+            "variables",
+        ],
+        SendOperation::Interactive => &["header", "body", "footer", "action"],
+        SendOperation::Reaction => &["message_id", "emoji"],
+        SendOperation::Location => &["latitude", "longitude", "name", "address"],
+        SendOperation::Contacts => &["contacts"],
+    }
+}
+
+/// Refuses every top-level field the operation does not take, each under its own name.
+fn refuse_unknown_fields(
+    operation: SendOperation,
+    object: &Map<String, Value>,
+    errors: &mut ValidationErrors,
+) {
+    let known = operation_fields(operation);
+    for key in object.keys() {
+        let key = key.as_str();
+        if !COMMON_FIELDS.contains(&key) && !known.contains(&key) {
+            errors.push(FieldError::new(key, "is not a field of this operation"));
         }
     }
 }

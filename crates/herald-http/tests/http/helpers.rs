@@ -260,6 +260,8 @@ impl World {
             }),
             window_status: WindowStatus::new(accounts, windows, clock),
             send_limiter: Arc::new(NoRateLimit),
+            dry_run_limiter: Arc::new(NoRateLimit),
+            broadcast_row_limiter: Arc::new(NoRateLimit),
             read_limiter: Arc::new(herald_http::NoKeyLimit),
             write_limiter: Arc::new(herald_http::NoKeyLimit),
             readiness: Arc::new(FixedReadiness(self.ready)),

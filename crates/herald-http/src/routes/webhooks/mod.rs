@@ -113,8 +113,10 @@ fn decode_cursor(cursor: &str) -> Result<DeliveryId, &'static str> {
 pub(crate) async fn create_webhook(
     ctx: web::Data<ApiContext>,
     caller: Caller,
-    body: web::Json<CreateWebhookRequest>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
+    let body = crate::json_body::read_json::<CreateWebhookRequest>(&req, payload).await?;
     let body = body.into_inner();
     let mut errors = ValidationErrors::new();
     let url = match body.url.as_deref() {
@@ -230,8 +232,10 @@ pub(crate) async fn update_webhook(
     ctx: web::Data<ApiContext>,
     caller: Caller,
     id: web::Path<String>,
-    body: web::Json<UpdateWebhookRequest>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
+    let body = crate::json_body::read_json::<UpdateWebhookRequest>(&req, payload).await?;
     let id = webhook_id(&id)?;
     let body = body.into_inner();
     let mut errors = ValidationErrors::new();
@@ -490,8 +494,10 @@ pub(crate) async fn recover(
     ctx: web::Data<ApiContext>,
     caller: Caller,
     id: web::Path<String>,
-    body: web::Json<RecoverRequest>,
+    req: HttpRequest,
+    payload: web::Payload,
 ) -> HandlerResult {
+    let body = crate::json_body::read_json::<RecoverRequest>(&req, payload).await?;
     let id = webhook_id(&id)?;
     let since = match body.since.as_deref() {
         None => return Err(ApiError::field("since", "is required").into()),

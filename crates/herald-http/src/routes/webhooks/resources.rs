@@ -43,6 +43,7 @@ pub struct WebhookListResource {
 
 /// `POST /api/v1/webhooks`.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 #[schema(example = json!({"url": "https://example.com/herald", "events": ["message.status", "message.failed"], "description": "orders"}))]
 pub struct CreateWebhookRequest {
     /// An absolute `https://` URL whose host resolves to public addresses.
@@ -57,6 +58,7 @@ pub struct CreateWebhookRequest {
 
 /// `PATCH /api/v1/webhooks/{id}`: only the fields given change; `"description": null` clears it.
 #[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct UpdateWebhookRequest {
     pub url: Option<String>,
     pub events: Option<Vec<String>>,
@@ -70,6 +72,7 @@ pub struct UpdateWebhookRequest {
 
 /// `POST /api/v1/webhooks/{id}/recover`.
 #[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RecoverRequest {
     /// RFC 3339: every `failed` or `skipped` delivery created at or after it is queued again.
     pub since: Option<String>,
