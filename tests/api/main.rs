@@ -15,6 +15,7 @@
 #[macro_use]
 mod helpers;
 mod audio_stickers;
+mod broadcast_checks;
 mod broadcast_pacing;
 mod broadcasts;
 mod browser;

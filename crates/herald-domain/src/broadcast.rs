@@ -34,16 +34,21 @@ pub enum BroadcastState {
     Paused,
     /// Every message was released and dispatch is done with each of them.
     Completed,
+    /// Being cancelled: nothing more is released, and its untaken messages are being cancelled a chunk at
+    /// a time. A cancel that stopped half-way (a lost connection, a crash) leaves it here, so a retried
+    /// cancel, or the pacer, finishes it.
+    Cancelling,
     /// Cancelled: what had not been dispatched is `cancelled`.
     Cancelled,
 }
 
 impl BroadcastState {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Scheduled,
         Self::Running,
         Self::Paused,
         Self::Completed,
+        Self::Cancelling,
         Self::Cancelled,
     ];
 
@@ -53,6 +58,7 @@ impl BroadcastState {
             Self::Running => "running",
             Self::Paused => "paused",
             Self::Completed => "completed",
+            Self::Cancelling => "cancelling",
             Self::Cancelled => "cancelled",
         }
     }
@@ -345,5 +351,6 @@ mod tests {
         assert!(!BroadcastState::Paused.is_active());
         assert!(BroadcastState::Completed.is_final() && BroadcastState::Cancelled.is_final());
         assert!(!BroadcastState::Paused.is_final());
+        assert!(!BroadcastState::Cancelling.is_active() && !BroadcastState::Cancelling.is_final());
     }
 }

@@ -27,8 +27,9 @@ mod webhooks;
 pub use admin::{Admin, AdminError, NewSender};
 pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
 pub use broadcasts::{
-    BroadcastChangeError, BroadcastCommand, BroadcastCreated, BroadcastDraft, BroadcastError,
-    BroadcastMessages, BroadcastPorts, BroadcastRecipient, Broadcasts, PaceReport, PaceSettings, RejectedRow,
+    BroadcastChangeError, BroadcastCommand, BroadcastCreated, BroadcastDraft, BroadcastDryRun,
+    BroadcastError, BroadcastMessages, BroadcastPorts, BroadcastRecipient, Broadcasts, CANCEL_RESUME_AFTER,
+    PaceReport, PaceSettings, RejectedRow,
 };
 pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks, Received};
 pub use contacts::{ContactError, ContactPorts, ContactView, ContactWindow, Contacts};

@@ -40,6 +40,7 @@ use utoipa::{Modify, OpenApi};
         dto::BroadcastRecipientRequest,
         dto::BroadcastResource,
         dto::BroadcastCreatedResource,
+        dto::BroadcastDryRunResource,
         dto::BroadcastPageResource,
         dto::PauseResource,
         send_media::SendFileForm,

@@ -18,6 +18,7 @@
 )]
 
 mod accounts;
+mod broadcast_cancel;
 mod broadcasts;
 mod contacts;
 mod idempotency;
@@ -38,6 +39,7 @@ mod webhooks;
 mod windows;
 
 pub use accounts::*;
+pub use broadcast_cancel::*;
 pub use broadcasts::*;
 pub use contacts::*;
 pub use idempotency::*;
@@ -149,6 +151,8 @@ pub const SCENARIOS: &[&str] = &[
     "broadcasts_transitions_due_and_untaken",
     "broadcasts_list_carries_each_ones_counts",
     "broadcasts_stay_in_their_organization",
+    "broadcasts_cancel_stopped_half_way_is_finished_by_a_retry",
+    "broadcasts_cancel_stopped_half_way_is_finished_by_the_pacer",
     "accounts_put_plan_creates_and_replaces",
     "accounts_organizations_create_get_list",
     "accounts_create_organization_refusals",
@@ -289,6 +293,8 @@ macro_rules! contract_suite {
             broadcasts_transitions_due_and_untaken,
             broadcasts_list_carries_each_ones_counts,
             broadcasts_stay_in_their_organization,
+            broadcasts_cancel_stopped_half_way_is_finished_by_a_retry,
+            broadcasts_cancel_stopped_half_way_is_finished_by_the_pacer,
             accounts_put_plan_creates_and_replaces,
             accounts_organizations_create_get_list,
             accounts_create_organization_refusals,
@@ -429,7 +435,7 @@ async fn new_organization(ports: &Ports, plan: &str) -> Organization {
 }
 
 /// Creates an organization on `plan` with one default sender.
-async fn new_organization_with_sender(ports: &Ports, plan: &str) -> (Organization, SenderNumber) {
+pub async fn new_organization_with_sender(ports: &Ports, plan: &str) -> (Organization, SenderNumber) {
     let organization = new_organization(ports, plan).await;
     let sender = fixtures::sender(organization.id, SIMULATOR_SENDER_1, true);
     ports

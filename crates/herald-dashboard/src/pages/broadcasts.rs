@@ -31,7 +31,7 @@ pub struct ListQuery {
 pub fn state_badge(state: BroadcastState) -> Markup {
     let tone = match state {
         BroadcastState::Completed => "ok",
-        BroadcastState::Paused => "warn",
+        BroadcastState::Paused | BroadcastState::Cancelling => "warn",
         BroadcastState::Scheduled | BroadcastState::Running | BroadcastState::Cancelled => "neutral",
     };
     view::badge(state.as_str(), tone)

@@ -168,6 +168,10 @@ pub trait BroadcastStore: Send + Sync + 'static {
     /// Records a progress event (with its deliveries) and the time of it.
     async fn record_progress(&self, event: &BroadcastEvent) -> Result<(), StoreError>;
 
+    /// Up to `limit` broadcasts of every organization left `cancelling` since before `before` (unchanged
+    /// since then): cancels that stopped half-way, for the pacer to finish. Oldest change first.
+    async fn cancelling(&self, before: Timestamp, limit: u32) -> Result<Vec<Broadcast>, StoreError>;
+
     /// Up to `limit` messages of the broadcast that dispatch has not taken: their jobs pending and never
     /// attempted (held or released).
     async fn untaken(

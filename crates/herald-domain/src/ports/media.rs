@@ -48,6 +48,14 @@ pub trait MediaCatalog: Send + Sync + 'static {
         id: &MediaId,
     ) -> Result<Option<MediaRecord>, StoreError>;
 
+    /// The organization's uploads among `ids` (expired ones included), by id; ids of no upload of the
+    /// organization are absent. One read per 500 ids: a broadcast checks all its rows' files at once.
+    async fn uploads(
+        &self,
+        organization: &OrganizationId,
+        ids: &[MediaId],
+    ) -> Result<std::collections::HashMap<MediaId, MediaFile>, StoreError>;
+
     /// Deletes the organization's upload with this id; `false` when there was none.
     async fn delete_media(&self, organization: &OrganizationId, id: &MediaId) -> Result<bool, StoreError>;
 

@@ -1,8 +1,15 @@
 //! Broadcasts (docs/api.md §4.10): accepting one, reading them, cancelling and resuming, and the pacer
 //! that releases their messages to dispatch.
 
+mod dry_run;
+
+pub use dry_run::BroadcastDryRun;
+
 use super::recipients::RecipientChecks;
-use super::send::{SendError, SendSettings, resolve_stored_media, seconds_until_period_end};
+use super::send::{
+    SendError, SendSettings, resolve_read_media, resolve_stored_media, seconds_until_period_end,
+    stored_media_ids,
+};
 use super::shared::new_id;
 use crate::broadcast::{
     Broadcast, BroadcastEvent, BroadcastEventKind, BroadcastState, BroadcastView, PauseReason,
@@ -10,7 +17,8 @@ use crate::broadcast::{
 };
 use crate::contact::SendPurpose;
 use crate::error::{FieldError, ValidationErrors};
-use crate::ids::{BroadcastId, EventId, JobId, MessageId, OrganizationId};
+use crate::ids::{BroadcastId, EventId, JobId, MediaId, MessageId, OrganizationId};
+use crate::media::MediaFile;
 use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, choose_sender};
 use crate::ports::{
@@ -143,6 +151,11 @@ impl Default for PaceSettings {
 /// How many messages one cancel transaction takes.
 const CANCEL_CHUNK: u32 = 500;
 
+/// How long a `cancelling` broadcast is left to the cancel working on it before the pacer takes it as
+/// stopped half-way and finishes it (a 10,000-message cancel takes seconds; two finishing at once is safe,
+/// only wasted work).
+pub const CANCEL_RESUME_AFTER: Duration = Duration::seconds(60);
+
 /// Why a broadcast cancel or resume was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum BroadcastChangeError {
@@ -170,6 +183,8 @@ pub struct PaceReport {
     pub released: u32,
     pub paused: u32,
     pub completed: u32,
+    /// Cancels that had stopped half-way, finished.
+    pub cancelled: u32,
 }
 
 /// Accepting, reading, cancelling, resuming and pacing broadcasts.
@@ -383,7 +398,7 @@ impl Broadcasts {
             .await
             .map_err(|error| match error {
                 SendError::Invalid(errors) => BroadcastError::Invalid {
-                    errors: prefix_fields(errors, "header", "variables.header"),
+                    errors: prefix_fields(errors, "variables.header", "header"),
                     rejected: Vec::new(),
                 },
                 SendError::HeaderMediaMismatch(detail) => BroadcastError::HeaderMediaMismatch(detail),
@@ -412,9 +427,9 @@ impl Broadcasts {
             name: template.name.clone(),
             language: template.language.clone(),
         };
-        // First each row on its own (fields, files, variables); then the recipient checks of all that
-        // passed in one store read; then, in row order, repeats.
-        let mut candidates = Vec::with_capacity(rows.len());
+        // First each row on its own (fields, files, variables: every row's files read at once); then the
+        // recipient checks of all that passed in one store read; then, in row order, repeats.
+        let mut contents = Vec::with_capacity(rows.len());
         let mut rejected = Vec::new();
         for (index, row) in rows.into_iter().enumerate() {
             let mut row = match row {
@@ -427,11 +442,26 @@ impl Broadcasts {
             if row.variables.header.is_none() {
                 row.variables.header.clone_from(&header);
             }
-            let mut content = MessageContent::Template {
+            let content = MessageContent::Template {
                 template: reference.clone(),
                 variables: row.variables,
             };
-            if let Err(errors) = self.check_row(organization, template, &mut content, now).await? {
+            contents.push((index, row.to, row.client_reference, content));
+        }
+        let mut ids: Vec<MediaId> = contents
+            .iter()
+            .flat_map(|(_, _, _, content)| stored_media_ids(content))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let uploads = if ids.is_empty() {
+            HashMap::new()
+        } else {
+            self.ports.catalog.uploads(&organization.id, &ids).await?
+        };
+        let mut candidates = Vec::with_capacity(contents.len());
+        for (index, to, client_reference, mut content) in contents {
+            if let Err(errors) = check_row(&uploads, template, &mut content, now) {
                 rejected.push(RejectedRow { index, errors });
                 continue;
             }
@@ -441,9 +471,9 @@ impl Broadcasts {
             candidates.push((
                 index,
                 BroadcastRecipient {
-                    to: row.to,
+                    to,
                     variables,
-                    client_reference: row.client_reference,
+                    client_reference,
                 },
             ));
         }
@@ -477,34 +507,6 @@ impl Broadcasts {
         }
         rejected.sort_by_key(|row| row.index);
         Ok((valid, rejected))
-    }
-
-    /// One row's files and variables; `Ok(Err(..))` is the row's rejection.
-    async fn check_row(
-        &self,
-        organization: &Organization,
-        template: &Template,
-        content: &mut MessageContent,
-        now: Timestamp,
-    ) -> Result<Result<(), ValidationErrors>, BroadcastError> {
-        match resolve_stored_media(self.ports.catalog.as_ref(), organization, content, now).await {
-            Ok(()) => {}
-            Err(SendError::Invalid(errors)) => return Ok(Err(prefix_fields(errors, "", "variables."))),
-            Err(SendError::HeaderMediaMismatch(detail)) => {
-                return Ok(Err(ValidationErrors::single("variables.header", detail)));
-            }
-            Err(SendError::Store(error)) => return Err(error.into()),
-            Err(other) => return Ok(Err(ValidationErrors::single("variables", other.to_string()))),
-        }
-        let MessageContent::Template { variables, .. } = content else {
-            return Ok(Ok(()));
-        };
-        expand_code_shorthand(template, variables);
-        Ok(match check_variables(template, variables) {
-            Ok(()) => Ok(()),
-            Err(TemplateCheckError::Mismatch(detail)) => Err(ValidationErrors::single("variables", detail)),
-            Err(error) => Err(ValidationErrors::single("variables", error.to_string())),
-        })
     }
 
     fn message_of(
@@ -600,24 +602,31 @@ impl Broadcasts {
     /// Stops the broadcast: nothing more is released, and every message dispatch has not taken is
     /// `cancelled` with its quota given back. Messages already taken by dispatch go on.
     ///
+    /// The broadcast is `cancelling` while its messages are cancelled (a chunk per transaction, so a
+    /// 10,000-message cancel never holds the store's writers for long), and `cancelled` only once none is
+    /// left: a cancel that stops half-way (a lost connection, a crash) is finished by a retry, or by the
+    /// pacer ([`Broadcasts::pace`]) once it has been left alone for [`CANCEL_RESUME_AFTER`].
+    ///
     /// # Errors
-    /// See [`BroadcastChangeError`].
+    /// See [`BroadcastChangeError`]; `WrongState` only once the broadcast is completed or really
+    /// cancelled.
     #[tracing::instrument(name = "cancel_broadcast", skip_all, fields(org = %organization, broadcast = %id))]
     pub async fn cancel(
         &self,
         organization: &OrganizationId,
         id: &BroadcastId,
     ) -> Result<BroadcastView, BroadcastChangeError> {
-        let now = self.ports.clock.now();
         let change = BroadcastTransition {
             from: vec![
                 BroadcastState::Scheduled,
                 BroadcastState::Running,
                 BroadcastState::Paused,
+                // A cancel that stopped half-way: this one finishes it.
+                BroadcastState::Cancelling,
             ],
-            to: BroadcastState::Cancelled,
+            to: BroadcastState::Cancelling,
             pause: None,
-            at: now,
+            at: self.ports.clock.now(),
             event: None,
         };
         self.change(
@@ -627,8 +636,18 @@ impl Broadcasts {
             "only a scheduled, running or paused broadcast can be cancelled",
         )
         .await?;
-        // No release follows the state change, so the untaken messages only ever get fewer; a chunk
-        // that cancels nothing was taken by dispatch meanwhile, and the next look no longer finds it.
+        self.finish_cancel(organization, id).await
+    }
+
+    /// Cancels what is left of a `cancelling` broadcast, then makes it `cancelled` with its completion
+    /// event in one transaction. Every step is safe to repeat, and two finishing at once both end well.
+    async fn finish_cancel(
+        &self,
+        organization: &OrganizationId,
+        id: &BroadcastId,
+    ) -> Result<BroadcastView, BroadcastChangeError> {
+        // Nothing is released any more, so the untaken messages only ever get fewer; a chunk that cancels
+        // nothing was taken by dispatch meanwhile, and the next look no longer finds it.
         let mut idle_rounds = 0;
         while idle_rounds < 3 {
             let untaken = self
@@ -655,11 +674,24 @@ impl Broadcasts {
             .broadcast(organization, id)
             .await?
             .ok_or(BroadcastChangeError::NotFound)?;
+        let now = self.ports.clock.now();
+        let change = BroadcastTransition {
+            from: vec![BroadcastState::Cancelling],
+            to: BroadcastState::Cancelled,
+            pause: None,
+            at: now,
+            event: Some(self.event(BroadcastEventKind::Completed, cancelled_view(view, now), now)),
+        };
+        // `None`: another cancel (or the pacer) finished it first, and recorded the event.
         self.ports
             .broadcasts
-            .record_progress(&self.event(BroadcastEventKind::Completed, view.clone(), now))
+            .transition(organization, id, &change)
             .await?;
-        Ok(view)
+        self.ports
+            .broadcasts
+            .broadcast(organization, id)
+            .await?
+            .ok_or(BroadcastChangeError::NotFound)
     }
 
     /// Lets a paused broadcast go on.
@@ -741,7 +773,8 @@ impl Broadcasts {
         }
     }
 
-    /// One pacer round: for every active broadcast whose time has come, pause it if the network answered
+    /// One pacer round: first finish every cancel that stopped half-way (left `cancelling` for
+    /// [`CANCEL_RESUME_AFTER`]); then for every active broadcast whose time has come, pause it if the network answered
     /// one of its messages with a sender, template or quality error; otherwise release what its pace
     /// allows, report progress at most once per interval, and complete it once dispatch is done with
     /// every message.
@@ -751,6 +784,23 @@ impl Broadcasts {
     pub async fn pace(&self) -> Result<PaceReport, StoreError> {
         let now = self.ports.clock.now();
         let mut report = PaceReport::default();
+        let stranded = self
+            .ports
+            .broadcasts
+            .cancelling(now - CANCEL_RESUME_AFTER, self.pace.batch)
+            .await?;
+        for broadcast in stranded {
+            tracing::info!(broadcast = %broadcast.id, "finishing a cancel that stopped half-way");
+            match self
+                .finish_cancel(&broadcast.organization_id, &broadcast.id)
+                .await
+            {
+                Ok(_) => report.cancelled += 1,
+                Err(BroadcastChangeError::Store(error)) => return Err(error),
+                // Gone meanwhile (retention): nothing left to finish.
+                Err(_) => {}
+            }
+        }
         for due in self.ports.broadcasts.due(now, self.pace.batch).await? {
             self.pace_one(&due, now, &mut report).await?;
         }
@@ -870,12 +920,46 @@ impl Broadcasts {
     }
 }
 
+/// The view a cancel's completion event carries: the broadcast as it is once cancelled.
+fn cancelled_view(mut view: BroadcastView, now: Timestamp) -> BroadcastView {
+    view.broadcast.state = BroadcastState::Cancelled;
+    view.broadcast.cancelled_at = Some(now);
+    view.broadcast.updated_at = now;
+    view
+}
+
 /// The view a completion event carries: the broadcast as it is once completed.
 fn completed_view(mut view: BroadcastView, now: Timestamp) -> BroadcastView {
     view.broadcast.state = BroadcastState::Completed;
     view.broadcast.completed_at = Some(now);
     view.broadcast.updated_at = now;
     view
+}
+
+/// One row's files (from the uploads read for every row) and variables; `Err` is the row's rejection.
+fn check_row(
+    uploads: &HashMap<MediaId, MediaFile>,
+    template: &Template,
+    content: &mut MessageContent,
+    now: Timestamp,
+) -> Result<(), ValidationErrors> {
+    match resolve_read_media(uploads, content, now) {
+        Ok(()) => {}
+        Err(SendError::Invalid(errors)) => return Err(prefix_fields(errors, "", "variables.")),
+        Err(SendError::HeaderMediaMismatch(detail)) => {
+            return Err(ValidationErrors::single("variables.header", detail));
+        }
+        Err(other) => return Err(ValidationErrors::single("variables", other.to_string())),
+    }
+    let MessageContent::Template { variables, .. } = content else {
+        return Ok(());
+    };
+    expand_code_shorthand(template, variables);
+    match check_variables(template, variables) {
+        Ok(()) => Ok(()),
+        Err(TemplateCheckError::Mismatch(detail)) => Err(ValidationErrors::single("variables", detail)),
+        Err(error) => Err(ValidationErrors::single("variables", error.to_string())),
+    }
 }
 
 /// Field names of a shared part's errors, renamed to where the client wrote them.

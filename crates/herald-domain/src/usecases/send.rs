@@ -629,23 +629,59 @@ pub(super) async fn resolve_stored_media(
     now: Timestamp,
 ) -> Result<(), SendError> {
     for (role, media) in content.attachments_mut() {
-        resolve_one(catalog, organization, role, media, now).await?;
+        let MediaSource::Stored(id) = media.source else {
+            continue;
+        };
+        let upload = match catalog.media(&organization.id, &id).await? {
+            Some(MediaRecord::Uploaded(file)) => Some(file),
+            _ => None,
+        };
+        resolve_upload(role, media, upload, now)?;
     }
     Ok(())
 }
 
-async fn resolve_one(
-    catalog: &dyn MediaCatalog,
-    organization: &Organization,
+/// [`resolve_stored_media`] with the organization's uploads already read: a broadcast reads every row's at
+/// once ([`MediaCatalog::uploads`]) instead of once per row.
+pub(super) fn resolve_read_media(
+    uploads: &std::collections::HashMap<MediaId, MediaFile>,
+    content: &mut MessageContent,
+    now: Timestamp,
+) -> Result<(), SendError> {
+    for (role, media) in content.attachments_mut() {
+        let MediaSource::Stored(id) = media.source else {
+            continue;
+        };
+        resolve_upload(role, media, uploads.get(&id).cloned(), now)?;
+    }
+    Ok(())
+}
+
+/// The stored media ids `content` names.
+pub(super) fn stored_media_ids(content: &MessageContent) -> Vec<MediaId> {
+    content
+        .attachments()
+        .into_iter()
+        .filter_map(|(_, media)| match media.source {
+            MediaSource::Stored(id) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One stored-media reference checked against the organization's upload of that id (`None`: no such
+/// upload, or not an upload).
+fn resolve_upload(
     role: AttachmentRole,
     media: &mut crate::attachment::MediaAttachment,
+    upload: Option<MediaFile>,
     now: Timestamp,
 ) -> Result<(), SendError> {
     let MediaSource::Stored(id) = media.source else {
         return Ok(());
     };
-    let file = match catalog.media(&organization.id, &id).await? {
-        Some(MediaRecord::Uploaded(file)) if !file.is_expired(now) => file,
+    let file = match upload {
+        Some(file) if !file.is_expired(now) => file,
         _ => {
             let field = match role {
                 AttachmentRole::InteractiveHeader => format!("header.{}.media_id", media.kind.as_str()),

@@ -5,6 +5,7 @@
 
 mod admin;
 mod authenticate;
+mod broadcast_checks;
 mod broadcasts;
 mod callbacks;
 mod contacts;

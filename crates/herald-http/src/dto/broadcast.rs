@@ -2,10 +2,15 @@
 //! `data` of the `broadcast.progress` and `broadcast.completed` events, §9), the creation answer, the list
 //! page, and the documented request shape.
 
-use super::{TemplateRefRequest, TemplateRefResource, TemplateVariablesRequest, time, time_opt};
-use crate::error::RejectedRowResource;
+use super::{
+    CostResource, ExpectedPricingResource, TemplateRefRequest, TemplateRefResource, TemplateVariablesRequest,
+    time, time_opt,
+};
+use crate::error::{ApiError, Problem, RejectedRowResource};
 use herald_domain::broadcast::{Broadcast, BroadcastView, PauseReason};
 use herald_domain::message::MessageStatus;
+use herald_domain::pricing::Cost;
+use herald_domain::usecases::BroadcastDryRun;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use utoipa::{IntoParams, ToSchema};
@@ -30,7 +35,8 @@ use utoipa::{IntoParams, ToSchema};
 pub struct BroadcastResource {
     #[schema(example = "brd_01JD0000000000000000000000")]
     pub id: String,
-    /// `scheduled`, `running`, `paused`, `completed` or `cancelled`.
+    /// `scheduled`, `running`, `paused`, `completed`, `cancelling` (a cancel under way, or stopped half-way:
+    /// a retried cancel finishes it) or `cancelled`.
     #[schema(example = "running")]
     pub status: String,
     /// The sender number every message goes from.
@@ -128,6 +134,56 @@ pub struct BroadcastCreatedResource {
     pub rejected: Vec<RejectedRowResource>,
 }
 
+/// `200` to `POST /api/v1/broadcasts?dry_run=true`: what the broadcast would meet; nothing was stored,
+/// counted or sent (docs/api.md §4.10).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "would_accept": true,
+    "refusals": [],
+    "accepted": 2,
+    "rejected": [{"index": 1, "errors": [{"field": "to", "message": "recipient_blocked: …"}]}],
+    "pricing": {"category": "marketing", "billable": true},
+    "estimated_cost": {"amount": "0.0500", "currency": "EUR"}
+}))]
+pub struct BroadcastDryRunResource {
+    /// Whether the broadcast would be accepted now: `refusals` is empty.
+    pub would_accept: bool,
+    /// The problems the whole broadcast would be refused with, in the order the create would meet them:
+    /// each is the body it would answer (its `status` the create's status code).
+    pub refusals: Vec<Problem>,
+    /// The recipient rows that would be accepted, each as one message (`0` when the rows could not be
+    /// judged: see `refusals`).
+    pub accepted: u32,
+    /// The rows that would be left out, each with its index in `recipients` and its errors.
+    pub rejected: Vec<RejectedRowResource>,
+    /// The category each message would be billed in, once the template is known.
+    pub pricing: Option<ExpectedPricingResource>,
+    /// What the `accepted` messages cost at the organization's rate card, when it has a rate for the
+    /// category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_cost: Option<CostResource>,
+}
+
+impl BroadcastDryRunResource {
+    pub(crate) fn new(run: BroadcastDryRun, estimated_cost: Option<&Cost>) -> Self {
+        Self {
+            would_accept: run.would_accept(),
+            accepted: run.accepted,
+            rejected: run.rejected.iter().map(RejectedRowResource::from).collect(),
+            pricing: run.pricing.as_ref().map(|pricing| ExpectedPricingResource {
+                category: pricing.category.as_str().to_owned(),
+                billable: pricing.billable,
+            }),
+            estimated_cost: estimated_cost.map(CostResource::from),
+            refusals: run
+                .refusals
+                .into_iter()
+                .map(|refusal| ApiError::from(refusal).problem(None))
+                .collect(),
+        }
+    }
+}
+
 /// A page of broadcasts, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct BroadcastPageResource {
@@ -141,7 +197,8 @@ pub struct BroadcastPageResource {
 #[into_params(parameter_in = Query)]
 #[allow(dead_code, reason = "documents the query string, which is parsed by hand")]
 pub struct BroadcastListQuery {
-    /// `scheduled`, `running`, `paused`, `completed` or `cancelled`.
+    /// `scheduled`, `running`, `paused`, `completed`, `cancelling` (a cancel under way, or stopped half-way:
+    /// a retried cancel finishes it) or `cancelled`.
     pub status: Option<String>,
     /// 1 to 200; default 50.
     pub limit: Option<u32>,

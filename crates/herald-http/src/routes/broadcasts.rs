@@ -5,15 +5,15 @@ use crate::auth::Caller;
 use crate::context::ApiContext;
 use crate::cursor;
 use crate::dto::{
-    BroadcastCreatedResource, BroadcastListQuery, BroadcastMessagesQuery, BroadcastPageResource,
-    BroadcastRequest, BroadcastResource, MessagePageResource,
+    BroadcastCreatedResource, BroadcastDryRunResource, BroadcastListQuery, BroadcastMessagesQuery,
+    BroadcastPageResource, BroadcastRequest, BroadcastResource, MessagePageResource,
 };
 use crate::error::{ApiError, BroadcastChange, HandlerResult, Problem, RejectedRowResource};
 use crate::json_body::read_json_up_to;
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::messages::{parse_list_query, priced};
 use crate::routes::query::{parse_limit, query_pairs};
-use crate::routes::send::idempotency;
+use crate::routes::send::{dry_run_requested, idempotency};
 use crate::send_body;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -41,6 +41,9 @@ const MAX_LIMIT: u32 = 200;
 /// counted against the monthly quota together: if the quota cannot take them all, nothing is stored
 /// (`429 quota_exceeded`). The messages are released to dispatch at the sender's pace. A retry with the
 /// same `Idempotency-Key` and body answers the same broadcast again, with `Idempotent-Replayed: true`.
+///
+/// `?dry_run=true` makes every check the create makes, every row judged the same way, and answers `200`
+/// with what the broadcast would meet: nothing is stored, counted or sent.
 #[utoipa::path(
     post,
     path = "/api/v1/broadcasts",
@@ -48,9 +51,11 @@ const MAX_LIMIT: u32 = 200;
     operation_id = "createBroadcast",
     request_body(content = BroadcastRequest, content_type = "application/json"),
     params(
-        ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body answers the same broadcast."),
+        crate::dto::SendQuery,
+        ("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters; a retry with the same key and body answers the same broadcast. Not looked at by a dry run (its format is checked)."),
     ),
     responses(
+        (status = 200, description = "`?dry_run=true`: what the broadcast would meet, its refusals in order, the rows it would accept and leave out, the pricing category and estimated cost; nothing was stored, counted or sent.", body = BroadcastDryRunResource),
         (status = 202, description = "Accepted: the broadcast, with the rows left out in `rejected`.", body = BroadcastCreatedResource,
             headers(
                 ("Location" = String, description = "/api/v1/broadcasts/{id}"),
@@ -61,7 +66,7 @@ const MAX_LIMIT: u32 = 200;
         (status = 404, description = "`template_not_found`.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "`payload_too_large`: the body is over 16 MiB.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "`unsupported_media_type`: the body is not `application/json`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed` (a shared field, `recipients` missing, empty or over 10,000, or no valid row: then `rejected` lists every row), `template_not_approved`, `header_media_mismatch` (the shared `header`), `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed` (a shared field, `recipients` missing, empty or over 10,000, or no valid row: then `rejected` lists every row; a `dry_run` other than `true` or `false`, or another query parameter), `template_not_approved`, `header_media_mismatch` (the shared `header`), `idempotency_key_reused`.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "`rate_limited` (the plan's send rate: a broadcast counts as one send, or too many failed authentications from the client's address), `quota_exceeded` (the quota has room for fewer messages than the valid rows: nothing was stored); `Retry-After` says when to retry.", body = Problem, content_type = "application/problem+json",
             headers(("Retry-After" = u64, description = "Seconds, at least 1"))),
         (status = 503, description = "`unavailable`: nothing was accepted; `Retry-After` set.", body = Problem, content_type = "application/problem+json",
@@ -76,6 +81,7 @@ pub(crate) async fn create_broadcast(
     req: HttpRequest,
     payload: web::Payload,
 ) -> HandlerResult {
+    let dry_run = create_query(&req)?;
     // Read only now, after authentication, so a bad key answers 401 whatever the body.
     let body = read_json_up_to(&req, payload, BROADCAST_JSON_LIMIT_BYTES).await?;
     crate::ratelimit::charge_broadcast_rows(&ctx, &caller.0, &body).await?;
@@ -87,6 +93,9 @@ pub(crate) async fn create_broadcast(
         draft: send_body::with_header_error(send_body::broadcast_draft(&body), header_error),
         idempotency,
     };
+    if dry_run {
+        return dry_run_answer(&ctx, command).await;
+    }
     let created = ctx.broadcasts.create(command).await.map_err(ApiError::from)?;
     let (view, rejected, replayed) = match created {
         BroadcastCreated::Accepted { view, rejected } => (view, rejected, false),
@@ -105,6 +114,39 @@ pub(crate) async fn create_broadcast(
         broadcast: BroadcastResource::from(&view),
         rejected: rejected.iter().map(RejectedRowResource::from).collect(),
     }))
+}
+
+/// Whether the create is a dry run: `dry_run` is its only query parameter, and only `true` or `false` (a
+/// misspelt dry run must never send).
+fn create_query(req: &HttpRequest) -> Result<bool, ApiError> {
+    let mut errors = ValidationErrors::new();
+    for (key, _) in query_pairs(req)? {
+        if key != "dry_run" {
+            errors.push(FieldError::new(
+                key,
+                "is not a parameter of this operation; it takes `dry_run`",
+            ));
+        }
+    }
+    errors.finish(()).map_err(ApiError::Validation)?;
+    dry_run_requested(req)
+}
+
+/// `200` with what the broadcast would meet: the domain's dry run, and the rate card's estimate of its
+/// accepted rows in the template's category.
+async fn dry_run_answer(ctx: &ApiContext, command: BroadcastCommand) -> HandlerResult {
+    let organization = command.organization.id;
+    let run = ctx.broadcasts.dry_run(command).await.map_err(ApiError::from)?;
+    let estimated_cost = match &run.pricing {
+        Some(pricing) => ctx
+            .rate_cards
+            .card(&organization)
+            .await
+            .map_err(ApiError::from)?
+            .estimate(&pricing.category, pricing.billable, u64::from(run.accepted)),
+        None => None,
+    };
+    Ok(HttpResponse::Ok().json(BroadcastDryRunResource::new(run, estimated_cost.as_ref())))
 }
 
 /// The organization's broadcasts, newest first, in pages.
@@ -189,7 +231,8 @@ pub(crate) async fn get_broadcast(
 }
 
 /// Cancel a broadcast: nothing more is released, and every message not taken by dispatch yet becomes
-/// `cancelled` (its quota count given back); messages already dispatching go on.
+/// `cancelled` (its quota count given back); messages already dispatching go on. The broadcast is
+/// `cancelling` until none is left; a cancel that failed half-way (`503`) is finished by its retry.
 #[utoipa::path(
     post,
     path = "/api/v1/broadcasts/{id}/cancel",
@@ -200,8 +243,8 @@ pub(crate) async fn get_broadcast(
         (status = 200, description = "Cancelled: the broadcast, `status` `cancelled`.", body = BroadcastResource),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`: no such broadcast for this organization.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`broadcast_not_cancellable`: the broadcast is completed or cancelled; `detail` names its state.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`broadcast_not_cancellable`: the broadcast is completed or cancelled (a `cancelling` one is not: the cancel finishes it); `detail` names its state.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable`; `Retry-After` set. The cancel may have stopped half-way (the broadcast `cancelling`): retry it.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         WriteResponses,
     ),
@@ -331,7 +374,9 @@ pub(crate) fn parse_broadcast_query(pairs: &[(String, String)]) -> Result<Broadc
                 query.state = errors.check(
                     key,
                     BroadcastState::parse(value).ok_or_else(|| {
-                        InvalidValue::new("must be scheduled, running, paused, completed or cancelled")
+                        InvalidValue::new(
+                            "must be scheduled, running, paused, completed, cancelling or cancelled",
+                        )
                     }),
                 );
             }

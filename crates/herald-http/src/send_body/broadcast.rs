@@ -244,6 +244,24 @@ mod tests {
     }
 
     #[test]
+    fn a_send_at_at_second_60_is_refused_rather_than_read_back_a_second_later() {
+        for leap in [
+            "2026-12-31T23:59:60Z",
+            "2026-12-01T09:00:60.000Z",
+            "2026-12-01T10:00:60+01:00",
+        ] {
+            let mut leaping = body(json!([{ "to": "+15551234567" }]));
+            leaping["send_at"] = json!(leap);
+            let errors = broadcast_draft(&leaping).unwrap_err();
+            assert_eq!(fields(&errors), ["send_at"], "{leap}");
+            assert!(errors.errors()[0].message.contains("second 60"), "{errors}");
+        }
+        let mut ordinary = body(json!([{ "to": "+15551234567" }]));
+        ordinary["send_at"] = json!("2026-12-31T23:59:59.999Z");
+        assert!(broadcast_draft(&ordinary).unwrap().send_at.is_some());
+    }
+
+    #[test]
     fn the_recipient_list_has_one_to_ten_thousand_rows() {
         for recipients in [json!([]), json!("x"), Value::Null] {
             let errors = broadcast_draft(&body(recipients.clone())).unwrap_err();

@@ -155,6 +155,15 @@ pub(super) fn send_at(
 ) -> Option<Option<herald_domain::Timestamp>> {
     optional_string(object, "send_at", errors).map(|send_at| {
         send_at.and_then(|s| match chrono::DateTime::parse_from_rfc3339(s) {
+            // Second 60 (a leap second) is refused: stored times have none, so it would read back a
+            // second later than the answer echoed it.
+            Ok(at) if chrono::Timelike::nanosecond(&at) >= 1_000_000_000 => {
+                errors.push(FieldError::new(
+                    "send_at",
+                    "must not name second 60 (a leap second); use :59 or the next minute's :00",
+                ));
+                None
+            }
             Ok(at) => Some(at.with_timezone(&chrono::Utc)),
             Err(_) => {
                 errors.push(FieldError::new(

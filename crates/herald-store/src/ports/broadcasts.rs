@@ -569,6 +569,20 @@ macro_rules! broadcasts_port {
                     write_tx!(self, |conn| record_in_tx(conn, event).await).map_err(TxError::into_store)
                 }
 
+                async fn cancelling(&self, before: Timestamp, limit: u32) -> Result<Vec<Broadcast>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = broadcasts::table
+                        .filter(broadcasts::state.eq(BroadcastState::Cancelling.as_str()))
+                        .filter(broadcasts::updated_at.lt(before))
+                        .order((broadcasts::updated_at, broadcasts::id))
+                        .limit(i64::from(limit))
+                        .select(BroadcastRow::as_select())
+                        .load::<BroadcastRow>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    rows.into_iter().map(Broadcast::try_from).collect()
+                }
+
                 async fn untaken(
                     &self,
                     organization: &OrganizationId,

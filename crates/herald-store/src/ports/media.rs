@@ -113,6 +113,35 @@ macro_rules! media_port {
                         .transpose()
                 }
 
+                async fn uploads(
+                    &self,
+                    organization: &OrganizationId,
+                    ids: &[MediaId],
+                ) -> Result<std::collections::HashMap<MediaId, MediaFile>, StoreError> {
+                    let org = organization.to_string();
+                    let mut found = std::collections::HashMap::with_capacity(ids.len());
+                    if ids.is_empty() {
+                        return Ok(found);
+                    }
+                    let mut conn = self.read().await?;
+                    // Bounded statements: a broadcast's rows may name up to 10,000 files (and cards more).
+                    for chunk in ids.chunks(500) {
+                        let chunk: Vec<String> = chunk.iter().map(ToString::to_string).collect();
+                        let rows = media_files::table
+                            .filter(media_files::id.eq_any(&chunk))
+                            .filter(media_files::organization_id.eq(&org))
+                            .select(MediaFileRow::as_select())
+                            .load::<MediaFileRow>(&mut *conn)
+                            .await
+                            .map_err(from_diesel)?;
+                        for row in rows {
+                            let file = MediaFile::try_from(row)?;
+                            found.insert(file.id, file);
+                        }
+                    }
+                    Ok(found)
+                }
+
                 async fn delete_media(
                     &self,
                     organization: &OrganizationId,

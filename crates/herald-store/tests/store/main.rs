@@ -13,6 +13,7 @@
 )]
 
 mod accept_batches;
+mod broadcast_cancel;
 mod callbacks;
 mod connection_loss;
 mod helpers;

@@ -25,7 +25,7 @@ use std::collections::HashSet;
 
 /// A broadcast of `count` messages accepted at `at(0)`, as the use case builds it: held jobs, first status
 /// `accepted` (or `scheduled` with `send_at`).
-fn broadcast_of(
+pub fn broadcast_of(
     org: &Organization,
     sender: &SenderNumber,
     count: usize,

@@ -31,9 +31,12 @@ struct Mocks {
 
 impl Mocks {
     fn new() -> Self {
+        let mut broadcasts = MockBroadcastStore::new();
+        // No cancel stopped half-way, unless a test says otherwise.
+        broadcasts.expect_cancelling().returning(|_, _| Ok(Vec::new()));
         Self {
             accounts: MockAccountStore::new(),
-            broadcasts: MockBroadcastStore::new(),
+            broadcasts,
             schedule: MockScheduleStore::new(),
             templates: MockTemplateStore::new(),
             limiter: MockRateLimiter::new(),
@@ -468,12 +471,18 @@ fn recipient_failures_move_the_cursor_and_a_done_broadcast_completes_with_its_ev
 #[test]
 fn cancel_cancels_untaken_messages_in_chunks_until_none_are_left() {
     let mut mocks = Mocks::new();
+    let mut order = mockall::Sequence::new();
     mocks
         .broadcasts
         .expect_transition()
-        .withf(|_, _, change| change.to == BroadcastState::Cancelled && change.event.is_none())
+        .withf(|_, _, change| {
+            change.to == BroadcastState::Cancelling
+                && change.from.contains(&BroadcastState::Cancelling)
+                && change.event.is_none()
+        })
         .times(1)
-        .returning(|_, _, _| Ok(Some(view(BroadcastState::Cancelled).broadcast)));
+        .in_sequence(&mut order)
+        .returning(|_, _, _| Ok(Some(view(BroadcastState::Cancelling).broadcast)));
     let rounds = Arc::new(Mutex::new(vec![
         vec![stored_message(1).id, stored_message(2).id],
         vec![stored_message(3).id],
@@ -493,12 +502,22 @@ fn cancel_cancels_untaken_messages_in_chunks_until_none_are_left() {
         .broadcasts
         .expect_broadcast()
         .returning(|_, _| Ok(Some(view(BroadcastState::Cancelled))));
+    // `cancelled` only once none is left, with its completion event in the same transaction.
     mocks
         .broadcasts
-        .expect_record_progress()
-        .withf(|event| event.kind == BroadcastEventKind::Completed)
+        .expect_transition()
+        .withf(|_, _, change| {
+            change.from == [BroadcastState::Cancelling]
+                && change.to == BroadcastState::Cancelled
+                && change.event.as_ref().is_some_and(|event| {
+                    event.kind == BroadcastEventKind::Completed
+                        && event.view.broadcast.state == BroadcastState::Cancelled
+                })
+        })
         .times(1)
-        .returning(|_| Ok(()));
+        .in_sequence(&mut order)
+        .returning(|_, _, _| Ok(Some(view(BroadcastState::Cancelled).broadcast)));
+    mocks.broadcasts.expect_record_progress().times(0);
 
     let result = run(mocks
         .build()
