@@ -101,8 +101,9 @@ pub(crate) enum SendResponses {
     IdempotencyConflict(Problem),
     #[response(
         status = 429,
-        description = "`rate_limited` (the plan's send rate, or too many failed authentications from the \
-                       client's address), `quota_exceeded`; `Retry-After` says when to retry.",
+        description = "`rate_limited` (the plan's send rate, checked before the body is read; a dry run's own \
+                       rate; or too many failed authentications from the client's address), `quota_exceeded`; \
+                       `Retry-After` says when to retry.",
         content_type = "application/problem+json",
         headers(("Retry-After" = u64, description = "Seconds, at least 1"))
     )]
