@@ -81,9 +81,10 @@ macro_rules! contacts_port {
                 at: Timestamp,
             ) -> Result<ContactRow, TxError> {
                 let key = number.map(key_of);
-                // Twice at most: a concurrent writer may create the same contact between the look-up and the
-                // insert; the loser's insert does nothing and the second look-up finds the winner's row.
-                for _ in 0..2 {
+                // Three rounds at most: a concurrent writer may create the same contact between the look-up and
+                // the insert (the loser's insert does nothing and the next look-up finds the winner's row), and a
+                // number new to a user id that holds another person's number gets its own contact first.
+                for _ in 0..3 {
                     let by_number = match &key {
                         Some(key) => by_number_key(conn, org, key).await?,
                         None => None,
@@ -92,15 +93,21 @@ macro_rules! contacts_port {
                         Some(user_id) => by_user_id(conn, org, user_id).await?,
                         None => None,
                     };
-                    match (by_number, by_user) {
+                    let user_id_elsewhere = match (by_number, by_user) {
                         (Some(a), Some(b)) if a.contact_key != b.contact_key => {
                             return merge(conn, org, a, b, number, form, at).await;
+                        }
+                        // The user id's contact holds another person's number: the number gets a contact of
+                        // its own, which the next round merges the user id into.
+                        (None, Some(b)) if key.is_some() && b.number_key.is_some() && b.number_key != key => {
+                            true
                         }
                         (Some(row), _) | (None, Some(row)) => {
                             return fill_in(conn, org, row, number, user_id, form, at).await;
                         }
-                        (None, None) => {}
-                    }
+                        (None, None) => false,
+                    };
+                    let new_user_id = if user_id_elsewhere { None } else { user_id };
                     let Some(first) = number.map(PhoneNumber::as_str).or(user_id) else {
                         return Err(TxError::from(StoreError::Unknown(anyhow::anyhow!(
                             "a contact needs a number or a user id"
@@ -112,7 +119,7 @@ macro_rules! contacts_port {
                             contacts::contact_key.eq(first),
                             contacts::number.eq(number.map(PhoneNumber::as_str)),
                             contacts::number_key.eq(key.as_deref()),
-                            contacts::user_id.eq(user_id),
+                            contacts::user_id.eq(new_user_id),
                             contacts::marketing.eq("allowed"),
                             contacts::blocked.eq(false),
                             contacts::updated_at.eq(at),

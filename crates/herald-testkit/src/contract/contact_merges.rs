@@ -154,6 +154,20 @@ pub async fn contacts_of_one_person_are_merged_when_linked(ports: Ports) {
     let kept = contact(&ports, &org.id, &by_number(old)).await;
     assert_eq!(kept.user_id, None);
     assert!(kept.blocked, "{kept:?}");
+
+    // The same when the new number had no contact yet: it gets one, with the id and the id's state.
+    let (old, new, id) = ("+15552220010", "+15552220011", "US.99900101");
+    assert!(record(&ports, &change(org.id, Some(old), Some(id), Stopped, Network, 60)).await);
+    ports
+        .contacts
+        .pair_user_id(&org.id, &phone(new), &user(id), at(61))
+        .await
+        .expect("pair_user_id");
+    let moved = contact(&ports, &org.id, &by_number(new)).await;
+    assert_eq!(moved.user_id, Some(user(id)));
+    assert_eq!(moved.marketing, Stopped, "{moved:?}");
+    let kept = contact(&ports, &org.id, &by_number(old)).await;
+    assert_eq!((kept.user_id, kept.marketing), (None, Stopped));
 }
 
 pub async fn contacts_of_national_variants_are_one(ports: Ports) {
