@@ -2,7 +2,9 @@
 //! opt-outs refuse marketing templates (and only them) with `recipient_opted_out` and reach a subscribed
 //! receiver as `contact.preferences`; blocks go through the simulator's block list (its 24-hour rule, its
 //! refusal of messages to a blocked user) and refuse every send with `recipient_blocked`; business-scoped
-//! user ids from inbound webhooks pair with numbers; the STOP keyword rule — on both stores.
+//! user ids from inbound webhooks pair with numbers, and one person's contacts (by number, by user id, by
+//! a national variant of the number) are one, which every send, dry run and broadcast checks; the STOP
+//! keyword rule — on both stores.
 
 use crate::helpers::{Db, assert_problem};
 use crate::network::{NetApp, spawn};
@@ -17,6 +19,10 @@ on_both_stores!(
     contact_paths_take_numbers_and_user_ids_only,
     sends_take_a_business_scoped_user_id_as_to,
     a_user_who_hides_their_number_writes_by_user_id_and_is_answered_by_it,
+    a_stop_by_user_id_alone_refuses_marketing_to_the_paired_number,
+    a_block_by_user_id_alone_refuses_every_send_to_the_paired_number,
+    a_stop_under_one_national_variant_refuses_sends_to_the_other,
+    opting_out_twice_records_one_change,
 );
 
 const SENDER: &str = "+15550001111";
@@ -496,4 +502,249 @@ async fn a_user_who_hides_their_number_writes_by_user_id_and_is_answered_by_it(d
     assert_eq!(from_number[0]["from"], number);
     assert_eq!(from_number[0]["from_user_id"], user);
     assert_eq!(wait_inbound(&app, user, 1).await.len(), 1);
+}
+
+/// A dry run of the send `body` to `path`: what the send would meet.
+async fn dry_run(app: &NetApp, path: &str, body: &Value) -> Value {
+    let response = app.post_response(&format!("{path}?dry_run=true"), body).await;
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+/// A broadcast of the marketing template `promo_image` to `recipients`.
+fn promo_broadcast(recipients: &[&str]) -> Value {
+    let rows: Vec<Value> = recipients
+        .iter()
+        .map(|to| json!({ "to": to, "variables": promo(to)["variables"].clone() }))
+        .collect();
+    json!({ "template": { "name": "promo_image", "language": "en_US" }, "recipients": rows })
+}
+
+/// Posts a broadcast of `promo_image` to `refused` and `accepted` recipients, and checks that each of the
+/// first is left out with `code` (and the others accepted).
+async fn assert_broadcast_refuses(app: &NetApp, refused: &[&str], accepted: &[&str], code: &str) {
+    let all: Vec<&str> = refused.iter().chain(accepted).copied().collect();
+    let response = app
+        .post_response("/api/v1/broadcasts", &promo_broadcast(&all))
+        .await;
+    let status = response.status();
+    let created: Value = response.json().await.unwrap();
+    assert_eq!(status, 202, "{created}");
+    assert_eq!(created["accepted"], accepted.len(), "{created}");
+    let rejected = created["rejected"].as_array().unwrap();
+    assert_eq!(rejected.len(), refused.len(), "{created}");
+    for row in rejected {
+        assert_eq!(row["errors"][0]["field"], "to", "{created}");
+        let message = row["errors"][0]["message"].as_str().unwrap();
+        assert!(message.starts_with(code), "{created}");
+    }
+}
+
+/// The attacker's case: a number opted in by the organization; the network reports that person's stop by
+/// their business-scoped user id alone; an inbound message from the number carries the id. The two records
+/// are one contact now, stopped: a marketing send, a dry run and a broadcast row to the number (or to the id)
+/// are all refused `recipient_opted_out`; other templates still go.
+async fn a_stop_by_user_id_alone_refuses_marketing_to_the_paired_number(db: Db) {
+    let app = app(db).await;
+    let number = "+15552220003";
+    let user = "US.99900031";
+    // The organization's own record of the number: opted out, then back in.
+    for change in ["opt-out", "opt-in"] {
+        let answer = app
+            .post_response(&format!("{}/{change}", path(number)), &json!({}))
+            .await;
+        assert_eq!(answer.status(), 200, "{change}");
+    }
+    assert_eq!(app.get(&path(number)).await["marketing"], "allowed");
+
+    let answer = simulator(
+        &app,
+        "user-preferences",
+        json!({ "to": SENDER, "user_id": user, "value": "stop" }),
+    )
+    .await;
+    assert_eq!(answer["delivered"], true, "{answer}");
+    wait_contact(&app, user, |c| c["marketing"] == "stopped").await;
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": number, "to": SENDER, "text": "hi", "user_id": user }),
+    )
+    .await;
+    let merged = wait_contact(&app, number, |c| c["user_id"] == user).await;
+    assert_eq!(
+        merged["marketing"], "stopped",
+        "one person, one contact: {merged}"
+    );
+    assert_eq!(merged["marketing_source"], "network", "{merged}");
+    let by_user = app.get(&format!("/api/v1/contacts/{user}")).await;
+    assert_eq!(by_user["number"], number, "{by_user}");
+    assert_eq!(by_user["marketing"], "stopped", "{by_user}");
+
+    for to in [number, user] {
+        let refused = app
+            .post_response("/api/v1/messages/send-template", &promo(to))
+            .await;
+        assert_problem(refused, 422, "recipient_opted_out").await;
+        let run = dry_run(&app, "/api/v1/messages/send-template", &promo(to)).await;
+        assert_eq!(run["would_accept"], false, "{run}");
+        assert_eq!(run["refusals"][0]["code"], "recipient_opted_out", "{run}");
+    }
+    assert_eq!(message_count(&app).await, 0, "refused sends store nothing");
+    assert_broadcast_refuses(&app, &[number, user], &["US.55500011"], "recipient_opted_out").await;
+    let utility = app.send("/api/v1/messages/send-template", hello(number)).await;
+    app.wait_status(utility["id"].as_str().unwrap(), "delivered")
+        .await;
+}
+
+/// The same for a block: a person blocked by user id alone (they wrote by it), whose number the
+/// organization already had a contact for, is refused every send to the number once a message pairs them.
+async fn a_block_by_user_id_alone_refuses_every_send_to_the_paired_number(db: Db) {
+    let app = app(db).await;
+    let number = "+15552220004";
+    let user = "US.99900041";
+    for change in ["opt-out", "opt-in"] {
+        let answer = app
+            .post_response(&format!("{}/{change}", path(number)), &json!({}))
+            .await;
+        assert_eq!(answer.status(), 200, "{change}");
+    }
+    simulator(
+        &app,
+        "inbound",
+        json!({ "to": SENDER, "text": "hello", "user_id": user }),
+    )
+    .await;
+    wait_contact(&app, user, |c| c["window"]["open"] == true).await;
+    let blocked = app
+        .post_response(&format!("/api/v1/contacts/{user}/block"), &json!({}))
+        .await;
+    assert_eq!(blocked.status(), 200);
+    assert_eq!(app.get(&path(number)).await["blocked"], false, "not paired yet");
+
+    simulator(
+        &app,
+        "inbound",
+        json!({ "from": number, "to": SENDER, "text": "it is me", "user_id": user }),
+    )
+    .await;
+    let merged = wait_contact(&app, number, |c| c["user_id"] == user).await;
+    assert_eq!(merged["blocked"], true, "one person, one contact: {merged}");
+
+    for (operation, body) in [
+        ("send-text", json!({ "to": number, "message": "hello" })),
+        ("send-template", hello(number)),
+        ("send-template", promo(number)),
+    ] {
+        let path = format!("/api/v1/messages/{operation}");
+        let refused = app.post_response(&path, &body).await;
+        assert_problem(refused, 422, "recipient_blocked").await;
+        let run = dry_run(&app, &path, &body).await;
+        assert_eq!(run["refusals"][0]["code"], "recipient_blocked", "{run}");
+    }
+    assert_eq!(message_count(&app).await, 0, "refused sends store nothing");
+    assert_broadcast_refuses(&app, &[number], &["+15552220005"], "recipient_blocked").await;
+}
+
+/// Meta's `wa_id` of a Mexican mobile may carry the old `1` (docs/cloud-api.md §4.6): a stop reported under
+/// it refuses a marketing send to the number without it, and one recorded without it refuses the `1` form;
+/// a broadcast names the person once.
+async fn a_stop_under_one_national_variant_refuses_sends_to_the_other(db: Db) {
+    let app = app(db).await;
+    let wa_id = "+5215512345678";
+    let dialled = "+525512345678";
+    simulator(
+        &app,
+        "user-preferences",
+        json!({ "to": SENDER, "from": wa_id, "value": "stop" }),
+    )
+    .await;
+    wait_contact(&app, wa_id, |c| c["marketing"] == "stopped").await;
+    assert_eq!(app.get(&path(dialled)).await["marketing"], "stopped");
+    let refused = app
+        .post_response("/api/v1/messages/send-template", &promo(dialled))
+        .await;
+    assert_problem(refused, 422, "recipient_opted_out").await;
+    let run = dry_run(&app, "/api/v1/messages/send-template", &promo(dialled)).await;
+    assert_eq!(run["refusals"][0]["code"], "recipient_opted_out", "{run}");
+    assert_broadcast_refuses(&app, &[dialled], &["+5491123456789"], "recipient_opted_out").await;
+
+    // Argentina the other way round: recorded without the `9`, sent to the `wa_id` with it.
+    let opted_out = app
+        .post_response(&format!("{}/opt-out", path("+541187654321")), &json!({}))
+        .await;
+    assert_eq!(opted_out.status(), 200);
+    let refused = app
+        .post_response("/api/v1/messages/send-template", &promo("+5491187654321"))
+        .await;
+    assert_problem(refused, 422, "recipient_opted_out").await;
+
+    // Brazil's ninth digit: two forms of one person in one broadcast are one recipient.
+    let response = app
+        .post_response(
+            "/api/v1/broadcasts",
+            &promo_broadcast(&["+5521987654321", "+552187654321"]),
+        )
+        .await;
+    let created: Value = response.json().await.unwrap();
+    assert_eq!(created["accepted"], 1, "{created}");
+    assert!(
+        created["rejected"][0]["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("row 0"),
+        "{created}"
+    );
+}
+
+/// Opting out someone already stopped (or in someone allowed) changes nothing and announces nothing; the
+/// answer is the contact as it is.
+async fn opting_out_twice_records_one_change(db: Db) {
+    let app = app(db).await;
+    let receiver = spawn_receiver(&[], Answer::Status(204));
+    let created = app
+        .post_response(
+            "/api/v1/webhooks",
+            &json!({ "url": receiver.url, "events": ["contact.preferences"] }),
+        )
+        .await;
+    assert_eq!(created.status(), 201);
+    let to = "+15552220006";
+    let mut answers = Vec::new();
+    for change in ["opt-in", "opt-out", "opt-out", "opt-in", "opt-in"] {
+        let answer = app
+            .post_response(&format!("{}/{change}", path(to)), &json!({}))
+            .await;
+        assert_eq!(answer.status(), 200, "{change}");
+        answers.push(answer.json::<Value>().await.unwrap());
+    }
+    assert_eq!(answers[0]["marketing"], "allowed");
+    assert_eq!(
+        answers[0]["marketing_changed_at"],
+        Value::Null,
+        "nothing to change"
+    );
+    assert_eq!(answers[2]["marketing"], "stopped");
+    assert_eq!(
+        answers[2]["marketing_changed_at"], answers[1]["marketing_changed_at"],
+        "the second opt-out changed nothing"
+    );
+    assert_eq!(
+        answers[4]["marketing_changed_at"],
+        answers[3]["marketing_changed_at"]
+    );
+
+    receiver
+        .wait_until(Duration::from_secs(15), |r| r.len() >= 2)
+        .await;
+    // Give a wrongly sent third event the time to arrive.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let requests = receiver.requests();
+    let seen: Vec<String> = requests
+        .iter()
+        .map(|r| r.json()["data"]["marketing"].as_str().unwrap().to_owned())
+        .collect();
+    let mut sorted = seen.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, ["allowed", "stopped"], "one event per change: {seen:?}");
 }

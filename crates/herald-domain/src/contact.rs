@@ -223,6 +223,59 @@ impl Contact {
     }
 }
 
+impl Contact {
+    /// The person's two records made one, once something links them (an inbound message showing the number
+    /// with the user id, a change naming both, a national variant of the number): `self` keeps its
+    /// identifiers, gaining those it lacks from `other`. Nothing either record refuses is dropped unseen:
+    ///
+    /// - **Blocked** if either was (the earlier `blocked_at`): only an unblock of the merged contact lifts it.
+    /// - **Marketing**: when the two agree, that, with the later change. When one is `stopped` and the other
+    ///   `allowed`, `stopped` stays unless the `allowed` is the later change *and* the person's own (`network`
+    ///   or `keyword`: they resumed after stopping). An organization's opt-in (`api`) under one identity, or
+    ///   no change at all, does not undo a stop the person made under the other, which it could not see.
+    pub fn merged_with(self, other: Contact) -> Contact {
+        let (stopped, allowed) = match (self.marketing, other.marketing) {
+            (MarketingPreference::Stopped, MarketingPreference::Allowed) => (Some(&self), Some(&other)),
+            (MarketingPreference::Allowed, MarketingPreference::Stopped) => (Some(&other), Some(&self)),
+            _ => (None, None),
+        };
+        let marketing_from = match (stopped, allowed) {
+            (Some(stopped), Some(allowed)) => {
+                let resumed_later = allowed.marketing_changed_at > stopped.marketing_changed_at
+                    && matches!(
+                        allowed.marketing_source,
+                        Some(PreferenceSource::Network | PreferenceSource::Keyword)
+                    );
+                if resumed_later { allowed } else { stopped }
+            }
+            // They agree: the later change says when and who.
+            _ if other.marketing_changed_at > self.marketing_changed_at => &other,
+            _ => &self,
+        };
+        let (marketing, marketing_changed_at, marketing_source) = (
+            marketing_from.marketing,
+            marketing_from.marketing_changed_at,
+            marketing_from.marketing_source,
+        );
+        let blocked_at = [&self, &other]
+            .into_iter()
+            .filter(|c| c.blocked)
+            .filter_map(|c| c.blocked_at)
+            .min();
+        Contact {
+            organization_id: self.organization_id,
+            number: self.number.or(other.number),
+            user_id: self.user_id.or(other.user_id),
+            marketing,
+            marketing_changed_at,
+            marketing_source,
+            blocked: self.blocked || other.blocked,
+            blocked_at,
+            updated_at: self.updated_at.max(other.updated_at),
+        }
+    }
+}
+
 /// A change of a person's marketing preference, to record with its `contact.preferences` event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreferenceChange {
@@ -445,6 +498,95 @@ mod tests {
             RecipientRefusal::all_for(&contact, SendPurpose::Other),
             [RecipientRefusal::Blocked]
         );
+    }
+
+    fn contact_at(
+        recipient: &str,
+        marketing: MarketingPreference,
+        changed: Option<(i64, PreferenceSource)>,
+        blocked_at: Option<i64>,
+    ) -> Contact {
+        let org = OrganizationId::from_ulid(ulid::Ulid::nil());
+        let at = |s: i64| chrono::DateTime::UNIX_EPOCH + chrono::Duration::seconds(s);
+        Contact {
+            marketing,
+            marketing_changed_at: changed.map(|(s, _)| at(s)),
+            marketing_source: changed.map(|(_, source)| source),
+            blocked: blocked_at.is_some(),
+            blocked_at: blocked_at.map(at),
+            ..Contact::unknown(org, &Recipient::parse(recipient).unwrap(), at(0))
+        }
+    }
+
+    #[test]
+    fn a_merge_keeps_either_records_stop_and_block() {
+        use MarketingPreference::{Allowed, Stopped};
+        use PreferenceSource::{Api, Keyword, Network};
+        let number = "+15552220003";
+        let user = "US.99900031";
+        // The attacker's case: opted in by number, then stopped by user id.
+        let merged = contact_at(number, Allowed, Some((10, Api)), None).merged_with(contact_at(
+            user,
+            Stopped,
+            Some((20, Network)),
+            None,
+        ));
+        assert_eq!(merged.marketing, Stopped);
+        assert_eq!(merged.marketing_source, Some(Network));
+        assert_eq!(merged.number.as_ref().unwrap().as_str(), number);
+        assert_eq!(merged.user_id.as_ref().unwrap().as_str(), user);
+        // An opt-in by the organization under the other identity does not undo it, even later...
+        let merged = contact_at(number, Allowed, Some((30, Api)), None).merged_with(contact_at(
+            user,
+            Stopped,
+            Some((20, Network)),
+            None,
+        ));
+        assert_eq!(merged.marketing, Stopped);
+        // ...nor does no change at all; the person's own later resume does.
+        let merged = contact_at(number, Allowed, None, None).merged_with(contact_at(
+            user,
+            Stopped,
+            Some((20, Keyword)),
+            None,
+        ));
+        assert_eq!(merged.marketing, Stopped);
+        let merged = contact_at(number, Stopped, Some((20, Network)), None).merged_with(contact_at(
+            user,
+            Allowed,
+            Some((30, Network)),
+            None,
+        ));
+        assert_eq!(merged.marketing, Allowed);
+        assert_eq!(
+            merged.marketing_changed_at,
+            Some(chrono::DateTime::UNIX_EPOCH + chrono::Duration::seconds(30))
+        );
+        // A resume as old as the stop does not win.
+        let merged = contact_at(number, Stopped, Some((20, Network)), None).merged_with(contact_at(
+            user,
+            Allowed,
+            Some((20, Network)),
+            None,
+        ));
+        assert_eq!(merged.marketing, Stopped);
+        // A block of either stays, from the earlier time.
+        let merged =
+            contact_at(number, Allowed, None, Some(50)).merged_with(contact_at(user, Allowed, None, None));
+        assert!(merged.blocked);
+        let merged = contact_at(number, Allowed, None, Some(50)).merged_with(contact_at(
+            user,
+            Allowed,
+            None,
+            Some(40),
+        ));
+        assert_eq!(
+            merged.blocked_at,
+            Some(chrono::DateTime::UNIX_EPOCH + chrono::Duration::seconds(40))
+        );
+        let merged =
+            contact_at(number, Allowed, None, None).merged_with(contact_at(user, Allowed, None, Some(40)));
+        assert!(merged.blocked);
     }
 
     #[test]

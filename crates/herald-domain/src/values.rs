@@ -4,6 +4,8 @@
 use crate::error::InvalidValue;
 use std::fmt;
 
+mod person_key;
+
 fn char_count_between(value: &str, min: usize, max: usize, what: &str) -> Result<(), InvalidValue> {
     let count = value.chars().count();
     if count < min {
@@ -24,7 +26,8 @@ fn char_count_between(value: &str, min: usize, max: usize, what: &str) -> Result
 /// A phone number in E.164 form: `+`, then 8 to 15 digits, the first not 0.
 ///
 /// Nothing is "fixed": spaces, dashes, a missing `+` or letters are refused, so what is stored is
-/// exactly what the client meant.
+/// exactly what the client meant. A contact is kept under [`PhoneNumber::person_key`], which makes the national
+/// variants of one person's number one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PhoneNumber(String);
 

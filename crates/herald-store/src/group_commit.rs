@@ -377,7 +377,8 @@ impl PreparedAccept {
 /// the check (`PreparedAccept::recipient_check`); `None` when none asks, so nothing is read.
 pub(crate) struct RecipientKeys<'a> {
     pub(crate) organizations: Vec<&'a str>,
-    pub(crate) numbers: Vec<&'a str>,
+    /// The person keys of the numbers (`PhoneNumber::person_key`), as contacts are found by.
+    pub(crate) numbers: Vec<String>,
     pub(crate) users: Vec<&'a str>,
 }
 
@@ -396,7 +397,7 @@ impl<'a> RecipientKeys<'a> {
         organizations.dedup();
         let numbers = checked()
             .filter_map(|(_, (to, _))| match to {
-                Recipient::Number(number) => Some(number.as_str()),
+                Recipient::Number(number) => Some(number.person_key().as_str().to_owned()),
                 Recipient::User(_) => None,
             })
             .collect();
@@ -423,7 +424,7 @@ macro_rules! refusing_contacts {
         contacts::table
             .filter(contacts::organization_id.eq_any(keys.organizations))
             .filter(
-                contacts::number
+                contacts::number_key
                     .eq_any(keys.numbers)
                     .or(contacts::user_id.eq_any(keys.users)),
             )
@@ -446,7 +447,10 @@ pub(crate) fn recipient_refusals_among(
             let contact = found.iter().find(|contact| {
                 contact.organization_id.to_string() == item.message.organization_id
                     && match to {
-                        Recipient::Number(number) => contact.number.as_ref() == Some(number),
+                        Recipient::Number(number) => contact
+                            .number
+                            .as_ref()
+                            .is_some_and(|known| known.same_person(number)),
                         Recipient::User(user) => contact.user_id.as_ref() == Some(user),
                     }
             })?;

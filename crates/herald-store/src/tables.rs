@@ -393,6 +393,7 @@ macro_rules! define_tables {
                 organization_id -> Text,
                 contact_key -> Text,
                 number -> Nullable<Text>,
+                number_key -> Nullable<Text>,
                 user_id -> Nullable<Text>,
                 marketing -> Text,
                 marketing_changed_at -> Nullable<Moment>,

@@ -20,6 +20,7 @@
 mod accounts;
 mod broadcast_cancel;
 mod broadcasts;
+mod contact_merges;
 mod contacts;
 mod idempotency;
 mod inbound;
@@ -41,6 +42,7 @@ mod windows;
 pub use accounts::*;
 pub use broadcast_cancel::*;
 pub use broadcasts::*;
+pub use contact_merges::*;
 pub use contacts::*;
 pub use idempotency::*;
 pub use inbound::*;
@@ -266,6 +268,9 @@ pub const SCENARIOS: &[&str] = &[
     "contacts_preferences_record_one_event_and_only_move_forward",
     "contacts_are_found_by_number_or_user_id_and_paired",
     "contacts_block_and_keyword_rule_round_trip",
+    "contacts_of_one_person_are_merged_when_linked",
+    "contacts_of_national_variants_are_one",
+    "contacts_an_organizations_change_that_changes_nothing_records_nothing",
     "pricing_of_the_furthest_report_is_kept_and_sent_in_events",
     "pricing_rate_cards_round_trip_per_organization",
     "pricing_usage_counts_by_day_and_category",
@@ -408,6 +413,9 @@ macro_rules! contract_suite {
             contacts_preferences_record_one_event_and_only_move_forward,
             contacts_are_found_by_number_or_user_id_and_paired,
             contacts_block_and_keyword_rule_round_trip,
+            contacts_of_one_person_are_merged_when_linked,
+            contacts_of_national_variants_are_one,
+            contacts_an_organizations_change_that_changes_nothing_records_nothing,
             pricing_of_the_furthest_report_is_kept_and_sent_in_events,
             pricing_rate_cards_round_trip_per_organization,
             pricing_usage_counts_by_day_and_category,

@@ -15,7 +15,7 @@ use crate::broadcast::{
     Broadcast, BroadcastEvent, BroadcastEventKind, BroadcastState, BroadcastView, PauseReason,
     ReleaseOutcome, ReleasePolicy, held_until,
 };
-use crate::contact::SendPurpose;
+use crate::contact::{Recipient, SendPurpose};
 use crate::error::{FieldError, ValidationErrors};
 use crate::ids::{BroadcastId, EventId, JobId, MediaId, MessageId, OrganizationId};
 use crate::media::MediaFile;
@@ -37,7 +37,8 @@ use std::sync::Arc;
 /// One recipient of a broadcast whose fields passed their own rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BroadcastRecipient {
-    pub to: PhoneNumber,
+    /// A number or a business-scoped user id, as a single send's `to`.
+    pub to: Recipient,
     pub variables: TemplateVariables,
     pub client_reference: Option<ClientReference>,
 }
@@ -477,12 +478,17 @@ impl Broadcasts {
                 },
             ));
         }
-        let numbers: Vec<PhoneNumber> = candidates.iter().map(|(_, row)| row.to.clone()).collect();
+        let asked: Vec<Recipient> = candidates.iter().map(|(_, row)| row.to.clone()).collect();
         let refused = self
             .recipients
-            .refused_numbers(&organization.id, &numbers, purpose)
+            .refused_recipients(&organization.id, &asked, purpose)
             .await?;
-        let mut seen: HashMap<PhoneNumber, usize> = HashMap::with_capacity(candidates.len());
+        // A person once: the national variants of a number are one recipient.
+        let person = |to: &Recipient| match to {
+            Recipient::Number(number) => Recipient::Number(number.person_key()),
+            Recipient::User(_) => to.clone(),
+        };
+        let mut seen: HashMap<Recipient, usize> = HashMap::with_capacity(candidates.len());
         let mut valid = Vec::with_capacity(candidates.len());
         for (index, row) in candidates {
             if let Some(refusal) = refused.get(&row.to) {
@@ -492,7 +498,7 @@ impl Broadcasts {
                 });
                 continue;
             }
-            if let Some(first) = seen.get(&row.to) {
+            if let Some(first) = seen.get(&person(&row.to)) {
                 rejected.push(RejectedRow {
                     index,
                     errors: ValidationErrors::single(
@@ -502,7 +508,7 @@ impl Broadcasts {
                 });
                 continue;
             }
-            seen.insert(row.to.clone(), index);
+            seen.insert(person(&row.to), index);
             valid.push(row);
         }
         rejected.sort_by_key(|row| row.index);

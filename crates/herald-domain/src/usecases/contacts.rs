@@ -104,7 +104,8 @@ impl Contacts {
     }
 
     /// Records the organization's own opt-out (`Stopped`) or opt-in (`Allowed`) for `recipient`, with its
-    /// `contact.preferences` event.
+    /// `contact.preferences` event; one that would leave the preference as it is records nothing and sends
+    /// no event (the store's rule, [`ContactStore::record_preference`]). Answers the contact as it is now.
     ///
     /// # Errors
     /// A store failure.

@@ -1,7 +1,7 @@
 //! The recipient checks every send meets (blocked, opted out), in one place so that the send and its
 //! dry run ask the same question the same way.
 
-use crate::contact::{Recipient, RecipientRefusal, SendPurpose};
+use crate::contact::{Recipient, RecipientRefusal, SendPurpose, UserId};
 use crate::ids::OrganizationId;
 use crate::ports::{ContactStore, StoreError};
 use crate::values::PhoneNumber;
@@ -63,27 +63,57 @@ impl RecipientChecks {
             .unwrap_or_default())
     }
 
-    /// The first refusal a send of `purpose` to each of `numbers` would meet, for those refused (one store
-    /// read for all of them: a broadcast's rows).
+    /// The first refusal a send of `purpose` to each of `recipients` would meet, for those refused, keyed by
+    /// the recipient as asked (two store reads for all of them, numbers and user ids: a broadcast's rows). A
+    /// number is refused by its person's contact whichever national variant it is written in.
     ///
     /// # Errors
     /// A store failure.
-    pub async fn refused_numbers(
+    pub async fn refused_recipients(
         &self,
         organization: &OrganizationId,
-        numbers: &[PhoneNumber],
+        recipients: &[Recipient],
         purpose: SendPurpose,
-    ) -> Result<HashMap<PhoneNumber, RecipientRefusal>, StoreError> {
+    ) -> Result<HashMap<Recipient, RecipientRefusal>, StoreError> {
         let Some(contacts) = &self.contacts else {
             return Ok(HashMap::new());
         };
-        Ok(contacts
-            .contacts_with_numbers(organization, numbers)
-            .await?
-            .into_iter()
-            .filter_map(|contact| {
-                let refusal = *RecipientRefusal::all_for(&contact, purpose).first()?;
-                Some((contact.number?, refusal))
+        let numbers: Vec<PhoneNumber> = recipients.iter().filter_map(Recipient::number).cloned().collect();
+        let users: Vec<UserId> = recipients
+            .iter()
+            .filter_map(|recipient| match recipient {
+                Recipient::User(id) => Some(id.clone()),
+                Recipient::Number(_) => None,
+            })
+            .collect();
+        let mut found = Vec::new();
+        if !numbers.is_empty() {
+            found.extend(contacts.contacts_with_numbers(organization, &numbers).await?);
+        }
+        if !users.is_empty() {
+            found.extend(contacts.contacts_with_user_ids(organization, &users).await?);
+        }
+        let mut by_person: HashMap<PhoneNumber, RecipientRefusal> = HashMap::new();
+        let mut by_user: HashMap<UserId, RecipientRefusal> = HashMap::new();
+        for contact in found {
+            let Some(refusal) = RecipientRefusal::all_for(&contact, purpose).first().copied() else {
+                continue;
+            };
+            if let Some(number) = &contact.number {
+                by_person.insert(number.person_key(), refusal);
+            }
+            if let Some(id) = contact.user_id {
+                by_user.insert(id, refusal);
+            }
+        }
+        Ok(recipients
+            .iter()
+            .filter_map(|recipient| {
+                let refusal = match recipient {
+                    Recipient::Number(number) => by_person.get(&number.person_key()),
+                    Recipient::User(id) => by_user.get(id),
+                }?;
+                Some((recipient.clone(), *refusal))
             })
             .collect())
     }

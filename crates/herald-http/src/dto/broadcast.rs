@@ -251,7 +251,7 @@ pub struct BroadcastRequest {
 /// One recipient of a broadcast.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct BroadcastRecipientRequest {
-    /// E.164; each number at most once per broadcast.
+    /// E.164, or a business-scoped user id (as a single send's `to`); each person at most once per broadcast.
     pub to: String,
     /// As in send-template (§4.1): the full form or a body shorthand.
     pub variables: Option<TemplateVariablesRequest>,

@@ -6,6 +6,7 @@ use super::fields::{json_type, optional_string, present, required, string_at};
 use super::send_at;
 use super::template::{header_value, template_ref, variables_at};
 use herald_domain::broadcast::MAX_RECIPIENTS;
+use herald_domain::contact::Recipient;
 use herald_domain::template::HeaderValue;
 use herald_domain::usecases::{BroadcastDraft, BroadcastRecipient};
 use herald_domain::values::{ClientReference, PhoneNumber};
@@ -143,7 +144,7 @@ fn recipient(row: &Value) -> Result<BroadcastRecipient, ValidationErrors> {
     }
     let to = required(object, "to", "to", &mut errors)
         .and_then(|v| string_at(v, "to", &mut errors))
-        .and_then(|s| errors.check("to", PhoneNumber::parse(s)));
+        .and_then(|s| errors.check("to", Recipient::parse(s)));
     let variables = variables_at(object, &mut errors);
     let client_reference = optional_string(object, "client_reference", &mut errors)
         .map(|reference| reference.and_then(|s| errors.check("client_reference", ClientReference::parse(s))));

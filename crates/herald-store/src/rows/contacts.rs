@@ -12,6 +12,8 @@ row! {
         pub organization_id: String,
         pub contact_key: String,
         pub number: Option<String>,
+        /// The number's person key (`PhoneNumber::person_key`), the number the contact is found by.
+        pub number_key: Option<String>,
         pub user_id: Option<String>,
         pub marketing: String,
         pub marketing_changed_at: Option<Time>,

@@ -18,6 +18,7 @@ mod callbacks;
 mod connection_loss;
 mod helpers;
 mod inline;
+mod migration_contacts;
 mod migration_events;
 mod migrations;
 mod notifier;

@@ -82,7 +82,7 @@ impl Mocks {
 
 fn row(to: &str, body: &[&str]) -> Result<BroadcastRecipient, ValidationErrors> {
     Ok(BroadcastRecipient {
-        to: phone(to),
+        to: phone(to).into(),
         variables: TemplateVariables {
             body: BodyValues::Positional(body.iter().map(|v| template_text(v)).collect()),
             ..TemplateVariables::default()
