@@ -1,4 +1,4 @@
-//! Migration 000022 on both backends: contacts get their number's person key, and contacts stored before it
+//! Migration 000023 on both backends: contacts get their number's person key, and contacts stored before it
 //! under two national variants of one number (Mexico's `+52`/`+52 1`, Brazil's ninth digit) are merged into
 //! one — the stopped one kept, the other's block and user id gained — while everyone else stays as they were.
 
@@ -7,7 +7,7 @@ use diesel::{Connection, QueryableByName, RunQueryDsl, SqliteConnection, sql_que
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 const MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
-const PERSON_KEYS: &str = "000022_contact_person_keys";
+const PERSON_KEYS: &str = "000023_contact_person_keys";
 
 /// The contacts before the migration: two people under two variants each, and two others.
 const BEFORE: &str = "\
