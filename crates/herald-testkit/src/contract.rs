@@ -265,6 +265,7 @@ pub const SCENARIOS: &[&str] = &[
     "pricing_of_the_furthest_report_is_kept_and_sent_in_events",
     "pricing_rate_cards_round_trip_per_organization",
     "pricing_usage_counts_by_day_and_category",
+    "pricing_usage_counts_the_first_and_last_days_of_the_range",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -405,6 +406,7 @@ macro_rules! contract_suite {
             pricing_of_the_furthest_report_is_kept_and_sent_in_events,
             pricing_rate_cards_round_trip_per_organization,
             pricing_usage_counts_by_day_and_category,
+            pricing_usage_counts_the_first_and_last_days_of_the_range,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {
