@@ -29,7 +29,7 @@ const UNMATCHED: &str = "unmatched";
 /// The `method` label of a request: one of the methods HTTP defines (RFC 9110 §9, and `PATCH`), else
 /// `other`. A method is any token a client likes (`ZZ1`, or 100 KB of letters): as a label, each new one
 /// would be a new series held until the process ends, and rendered at every scrape.
-fn method_label(method: &actix_web::http::Method) -> &'static str {
+pub(crate) fn method_label(method: &actix_web::http::Method) -> &'static str {
     use actix_web::http::Method;
     match *method {
         Method::GET => "GET",

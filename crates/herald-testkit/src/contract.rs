@@ -19,6 +19,7 @@
 
 mod accounts;
 mod broadcasts;
+mod business_accounts;
 mod contacts;
 mod idempotency;
 mod inbound;
@@ -39,6 +40,7 @@ mod windows;
 
 pub use accounts::*;
 pub use broadcasts::*;
+pub use business_accounts::*;
 pub use contacts::*;
 pub use idempotency::*;
 pub use inbound::*;
@@ -162,6 +164,8 @@ pub const SCENARIOS: &[&str] = &[
     "accounts_find_credential",
     "accounts_disable_api_key",
     "accounts_touch_api_key",
+    "accounts_a_business_account_belongs_to_its_first_organization_and_its_sharers",
+    "templates_an_author_is_claimed_once_and_released_by_its_author_only",
     "isolation_messages",
     "isolation_templates",
     "isolation_windows",
@@ -303,6 +307,8 @@ macro_rules! contract_suite {
             accounts_find_credential,
             accounts_disable_api_key,
             accounts_touch_api_key,
+            accounts_a_business_account_belongs_to_its_first_organization_and_its_sharers,
+            templates_an_author_is_claimed_once_and_released_by_its_author_only,
             isolation_messages,
             isolation_templates,
             isolation_windows,

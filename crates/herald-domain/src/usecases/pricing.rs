@@ -202,43 +202,58 @@ impl Usage {
         Ok(report(from, until, &counts, &card))
     }
 
-    /// The days of the request, defaulted and checked.
+    /// The days of the request, defaulted and checked ([`usage_days`] with today's date).
     fn range(
         &self,
         from: Option<NaiveDate>,
         until: Option<NaiveDate>,
     ) -> Result<(NaiveDate, NaiveDate), ValidationErrors> {
-        let (first, last) = bounds();
-        let mut errors = ValidationErrors::new();
-        for (name, day) in [("from", from), ("until", until)] {
-            if day.is_some_and(|day| day < first || day > last) {
-                errors.push(FieldError::new(name, out_of_range()));
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        let until = until.unwrap_or_else(|| self.clock.now().date_naive().clamp(first, last));
-        let from = from.unwrap_or_else(|| {
-            until
-                .checked_sub_days(Days::new(Self::DEFAULT_DAYS.unsigned_abs() - 1))
-                .unwrap_or(first)
-                .max(first)
-        });
-        if from > until {
-            return Err(ValidationErrors::single(
-                "from",
-                format!("{from} is after until ({until})"),
-            ));
-        }
-        if (until - from).num_days() + 1 > Self::MAX_DAYS {
-            return Err(ValidationErrors::single(
-                "until",
-                format!("a usage range is at most {} days", Self::MAX_DAYS),
-            ));
-        }
-        Ok((from, until))
+        usage_days(from, until, self.clock.now().date_naive())
     }
+}
+
+/// The days `from..=until` of a usage request on `today`, defaulted (`until` today, `from` 29 days before
+/// `until`, not before [`Usage::FIRST_DAY`]) and checked: each given day within [`Usage::FIRST_DAY`] to
+/// [`Usage::LAST_DAY`], `from` not after `until`, at most [`Usage::MAX_DAYS`]. Never panics, whatever the
+/// days (the cargo-fuzz target `usage_range` holds it to that).
+///
+/// # Errors
+/// Naming `from` or `until`.
+pub fn usage_days(
+    from: Option<NaiveDate>,
+    until: Option<NaiveDate>,
+    today: NaiveDate,
+) -> Result<(NaiveDate, NaiveDate), ValidationErrors> {
+    let (first, last) = bounds();
+    let mut errors = ValidationErrors::new();
+    for (name, day) in [("from", from), ("until", until)] {
+        if day.is_some_and(|day| day < first || day > last) {
+            errors.push(FieldError::new(name, out_of_range()));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let until = until.unwrap_or_else(|| today.clamp(first, last));
+    let from = from.unwrap_or_else(|| {
+        until
+            .checked_sub_days(Days::new(Usage::DEFAULT_DAYS.unsigned_abs() - 1))
+            .unwrap_or(first)
+            .max(first)
+    });
+    if from > until {
+        return Err(ValidationErrors::single(
+            "from",
+            format!("{from} is after until ({until})"),
+        ));
+    }
+    if (until - from).num_days() + 1 > Usage::MAX_DAYS {
+        return Err(ValidationErrors::single(
+            "until",
+            format!("a usage range is at most {} days", Usage::MAX_DAYS),
+        ));
+    }
+    Ok((from, until))
 }
 
 /// [`Usage::FIRST_DAY`] and [`Usage::LAST_DAY`] as dates.
