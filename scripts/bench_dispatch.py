@@ -109,7 +109,9 @@ def run(database_url, senders):
             org = h.admin(env, "org", "create", "--name", f"Dispatch {i}", "--plan", "enterprise")
             number, pnid = NUMBERS[i]
             h.admin(env, "sender", "add", "--org", org["id"], "--number", number, "--phone-number-id", pnid,
-                    "--waba-id", "2000000001", "--default", "--throughput", "1000")
+                    "--waba-id", "2000000001", "--default", "--throughput", "1000",
+                    # Every organization has a number of the simulator's one business account, on purpose.
+                    "--shared-waba")
             keys.append(h.admin(env, "key", "create", "--org", org["id"])["key"])
         api_env = dict(env, HERALD_LISTEN=f"127.0.0.1:{api_port}")
         api = h.subprocess.Popen([h.HERALD, "serve", "--role", "api"], env=api_env,

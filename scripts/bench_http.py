@@ -341,6 +341,8 @@ def seed(env):
             env, "sender", "add", "--org", org_id, "--number", f"+1555700{i:04d}",
             "--phone-number-id", f"30000000{i:02d}", "--waba-id", "2000000001", "--default",
             "--throughput", "1000",
+            # Every organization has a number of the simulator's one business account, on purpose.
+            "--shared-waba",
         )
         key = admin(env, "key", "create", "--org", org_id)
         seeded.append((org_id, sender["id"], key["key"]))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make fuzz-api`: schemathesis (from PyPI, in a venv under target/) against /api/v1/openapi.json of a
 # running `herald serve` (SQLite, the in-process simulator) with a valid API key. Fails on any 5xx and on
-# any answer that breaks the schema (status code, content type, headers, body).
+# any answer that breaks the schema (status code, content type, headers, body); then scripts/fuzz_hostile.py
+# sends the shapes no schema describes (random and huge methods, extreme dates, huge bodies).
 # FUZZ_API_EXAMPLES cases per operation and phase (default 300: over 5,000 cases for the 26 operations of the document).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +39,8 @@ org=$("$herald" admin org create --name Schemathesis --plan enterprise --json | 
   --waba-id 2000000001 --default --json >/dev/null
 key=$("$herald" admin key create --org "$org" --json | json key)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-HERALD_LISTEN="127.0.0.1:$port" "$herald" serve >"$work/serve.log" 2>&1 &
+metrics_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+HERALD_LISTEN="127.0.0.1:$port" HERALD_METRICS_LISTEN="127.0.0.1:$metrics_port" "$herald" serve >"$work/serve.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 100); do
   curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
@@ -80,6 +82,9 @@ cd "$work"
   --suppress-health-check too_slow,filter_too_much \
   --report junit --report-dir "$root/target/schemathesis-report" "$@"
 status=$?
+# The shapes the document does not describe (methods of the client's invention, extreme dates, huge bodies):
+# each answered with its documented status, and the metrics' series not grown by them.
+python3 "$root/scripts/fuzz_hostile.py" "http://127.0.0.1:$port" "$key" "http://127.0.0.1:$metrics_port" || status=1
 set -e
 if [ $status -ne 0 ]; then
   echo "server log (last lines):"

@@ -20,6 +20,7 @@ on_both_stores!(
     a_dry_run_of_a_form_meets_the_media_storage_check,
     a_file_to_a_blocked_recipient_meets_the_storage_first_and_keeps_no_file,
     usage_ranges_are_checked,
+    usage_days_beyond_the_documented_range_are_refused_not_panicking,
 );
 
 const TO: &str = "+15551230042";
@@ -177,6 +178,47 @@ async fn usage_ranges_are_checked(db: Db) {
         .get_response("/api/v1/usage?from=2026-01-01&until=2026-04-02")
         .await;
     assert_eq!(response.status(), 200, "92 days, both ends included, is the most");
+}
+
+/// Days outside 2000-01-01 to 9999-12-31 (docs/api.md §5.2) are refused naming their parameter, among them
+/// the ones that made chrono's arithmetic panic and PostgreSQL refuse a timestamp; the first and last days
+/// of the range are answered, on both stores, and the server answers on afterwards.
+async fn usage_days_beyond_the_documented_range_are_refused_not_panicking(db: Db) {
+    let app = spawn(db, |_| {}, 80).await;
+    for (query, fields) in [
+        ("until=-262143-01-01", vec!["until"]),
+        (
+            "until=%2B262142-12-31&from=%2B262142-12-30",
+            vec!["from", "until"],
+        ),
+        ("until=-4713-12-01", vec!["until"]),
+        ("from=1999-12-31&until=2000-01-01", vec!["from"]),
+        ("from=9999-12-31&until=%2B10000-01-01", vec!["until"]),
+        ("until=0000-01-01", vec!["until"]),
+    ] {
+        let response = app.get_response(&format!("/api/v1/usage?{query}")).await;
+        let problem = assert_problem(response, 422, "validation_failed").await;
+        let named: Vec<&str> = problem["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["field"].as_str().unwrap())
+            .collect();
+        assert_eq!(named, fields, "{query}: {problem}");
+    }
+    for (query, from, until) in [
+        ("until=2000-01-05", "2000-01-01", "2000-01-05"),
+        ("from=9999-10-01&until=9999-12-31", "9999-10-01", "9999-12-31"),
+    ] {
+        let usage = app.get(&format!("/api/v1/usage?{query}")).await;
+        assert_eq!(
+            (usage["from"].as_str(), usage["until"].as_str()),
+            (Some(from), Some(until)),
+            "{usage}"
+        );
+        assert_eq!(usage["messages"], 0, "{usage}");
+    }
+    assert_eq!(app.get("/api/v1/usage").await["messages"], 0);
 }
 
 /// For each refusal, the dry run answers `200` with it first among its refusals, and the same request

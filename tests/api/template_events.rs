@@ -14,6 +14,7 @@ on_both_stores!(
     a_created_template_is_approved_announced_to_the_customer_and_sent,
     notices_update_templates_and_senders_and_reach_subscribers_once,
     senders_are_a_read_only_organization_scoped_resource,
+    a_business_account_belongs_to_one_organization_unless_shared,
 );
 
 async fn app(db: Db) -> NetApp {
@@ -268,4 +269,166 @@ async fn senders_are_a_read_only_organization_scoped_resource(db: Db) {
         .await;
     let problem = assert_problem(refused, 422, "validation_failed").await;
     assert_eq!(problem["errors"][0]["field"], "events", "{problem}");
+}
+
+async fn register_as(app: &NetApp, key: &str, url: &str) {
+    let created = app
+        .http
+        .post(format!("{}/api/v1/webhooks", app.base))
+        .bearer_auth(key)
+        .json(&json!({ "url": url, "events": ["template.status"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+}
+
+async fn call_as(
+    app: &NetApp,
+    key: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> reqwest::Response {
+    let request = app
+        .http
+        .request(method, format!("{}{path}", app.base))
+        .bearer_auth(key);
+    match body {
+        Some(body) => request.json(&body),
+        None => request,
+    }
+    .send()
+    .await
+    .unwrap()
+}
+
+/// One organization per business account (docs/operations.md): a second organization's number of the
+/// first's WABA is refused unless shared on purpose. One registered before the rule (straight into the
+/// store, as any was) receives none of the account's template events, and its `DELETE` of the first's
+/// template (whose copy its sync gave it) answers `404` and deletes nothing; an organization the account
+/// is shared with receives them, deletes its own templates and no other's — on both stores.
+async fn a_business_account_belongs_to_one_organization_unless_shared(db: Db) {
+    use herald_domain::ids::SenderId;
+    use herald_domain::organization::{NetworkRef, SenderNumber};
+    use herald_domain::usecases::{AdminError, NewSender};
+    use herald_domain::values::PhoneNumber;
+    use reqwest::Method;
+
+    let app = app(db).await;
+    let owner_receiver = spawn_receiver(&[], Answer::Status(204));
+    register(&app, &owner_receiver.url, Some(&["template.status"])).await;
+    let waba = NetworkRef::parse("2000000001").unwrap();
+    let new_sender = |org, number: &str, pnid: &str, shared_waba| NewSender {
+        organization_id: org,
+        number: PhoneNumber::parse(number).unwrap(),
+        phone_number_id: NetworkRef::parse(pnid).unwrap(),
+        waba_id: waba.clone(),
+        access_token_env: None,
+        access_token: None,
+        is_default: true,
+        throughput_per_second: 80,
+        shared_waba,
+    };
+
+    // The intruder: refused by the operator's command, then registered as before the rule.
+    let (intruder, intruder_key) = crate::helpers::new_org(&app.services, "business").await;
+    let refused = app
+        .services
+        .admin()
+        .add_sender(new_sender(intruder, "+15550002222", "1000000002", false))
+        .await;
+    assert!(
+        matches!(&refused, Err(AdminError::BusinessAccountTaken { owner, .. }) if *owner == app.org),
+        "{refused:?}"
+    );
+    app.services
+        .store
+        .accounts()
+        .add_sender(&SenderNumber {
+            id: SenderId::from_ulid(app.services.ids.next_ulid()),
+            organization_id: intruder,
+            number: PhoneNumber::parse("+15550002222").unwrap(),
+            phone_number_id: NetworkRef::parse("1000000002").unwrap(),
+            waba_id: waba.clone(),
+            access_token_env: None,
+            sealed_access_token: None,
+            is_default: true,
+            throughput_per_second: 80,
+            created_at: chrono::Utc::now(),
+        })
+        .await
+        .unwrap();
+    let intruder_receiver = spawn_receiver(&[], Answer::Status(204));
+    register_as(&app, &intruder_key, &intruder_receiver.url).await;
+
+    // The sharer: the operator shares the account on purpose.
+    let (sharer, sharer_key) = crate::helpers::new_org(&app.services, "business").await;
+    app.services
+        .admin()
+        .add_sender(new_sender(sharer, "+15550003333", "1000000003", true))
+        .await
+        .unwrap();
+    let sharer_receiver = spawn_receiver(&[], Answer::Status(204));
+    register_as(&app, &sharer_key, &sharer_receiver.url).await;
+
+    let created = app
+        .post_response("/api/v1/templates", &definition("victim_tpl"))
+        .await;
+    assert_eq!(created.status(), 201);
+    let approved = |r: &[Recorded]| {
+        of_type(r, "template.status")
+            .iter()
+            .any(|e| e.json()["data"]["status"] == "APPROVED")
+    };
+    owner_receiver.wait_until(Duration::from_secs(15), approved).await;
+    sharer_receiver
+        .wait_until(Duration::from_secs(15), approved)
+        .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        of_type(&intruder_receiver.requests(), "template.status").is_empty(),
+        "the intruder received the owner's template events"
+    );
+
+    for key in [&intruder_key, &sharer_key] {
+        let synced = call_as(&app, key, Method::POST, "/api/v1/templates/sync", None).await;
+        assert_eq!(synced.status(), 200);
+        let copy = call_as(&app, key, Method::GET, "/api/v1/templates/victim_tpl/en_US", None).await;
+        assert_eq!(copy.status(), 200, "the sync lists the account's templates");
+        let deleted = call_as(&app, key, Method::DELETE, "/api/v1/templates/victim_tpl", None).await;
+        assert_problem(deleted, 404, "not_found").await;
+    }
+    let synced = app.post_response("/api/v1/templates/sync", &json!({})).await;
+    assert_eq!(synced.status(), 200);
+    let kept = app.get_response("/api/v1/templates/victim_tpl/en_US").await;
+    assert_eq!(kept.status(), 200, "the owner's template is still on the network");
+
+    // The sharer's own template is its own: it deletes it, the owner cannot.
+    let created = call_as(
+        &app,
+        &sharer_key,
+        Method::POST,
+        "/api/v1/templates",
+        Some(definition("sharer_tpl")),
+    )
+    .await;
+    assert_eq!(created.status(), 201);
+    let refused = app
+        .http
+        .delete(format!("{}/api/v1/templates/sharer_tpl", app.base))
+        .bearer_auth(&app.key)
+        .send()
+        .await
+        .unwrap();
+    assert_problem(refused, 404, "not_found").await;
+    let deleted = call_as(
+        &app,
+        &sharer_key,
+        Method::DELETE,
+        "/api/v1/templates/sharer_tpl",
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status(), 204);
 }

@@ -29,6 +29,9 @@ pub async fn add_sender(
             access_token: None,
             is_default,
             throughput_per_second,
+            // The tests' organizations all have numbers of the simulator's one business account, on purpose
+            // (the operator's `--shared-waba`): each gets its notices, as the tests expect.
+            shared_waba: true,
         })
         .await
         .unwrap()

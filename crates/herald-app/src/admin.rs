@@ -86,6 +86,7 @@ pub async fn run_with(
                 access_token_stdin,
                 default,
                 throughput,
+                shared_waba,
             } => {
                 let access_token = if access_token_stdin {
                     // Checked before reading, so the operator is not asked for a token that cannot be kept.
@@ -104,6 +105,7 @@ pub async fn run_with(
                         access_token,
                         is_default: default,
                         throughput_per_second: throughput.clamp(1, 1_000),
+                        shared_waba,
                     })
                     .await?;
                 let text = sender.id.to_string();

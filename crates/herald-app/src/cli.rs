@@ -238,6 +238,12 @@ pub enum SenderCommand {
         /// Messages per second the network allows this number.
         #[arg(long, default_value_t = 80)]
         throughput: u32,
+        /// Share the business account (`--waba-id`) with the organization that already has it, on purpose.
+        /// Without it, a business account of another organization is refused: one organization per WABA.
+        /// Shared, each of them receives the account's template and account notices, and a template is
+        /// edited or deleted only through the organization that created it (docs/operations.md).
+        #[arg(long)]
+        shared_waba: bool,
     },
     /// List an organization's senders.
     List {

@@ -105,7 +105,8 @@ pub struct Settings {
     /// series per organization is many series, and an id tells who the customers are.
     pub metrics_organization_labels: bool,
     /// An OpenTelemetry collector's OTLP/HTTP base URL (e.g. `http://127.0.0.1:4318`): every span is exported
-    /// to `<otlp_endpoint>/v1/traces`. Unset, no spans leave the process.
+    /// to `<otlp_endpoint>/v1/traces` (the path joined, a query kept after it). Only `http://` and
+    /// `https://` are taken. Unset, no spans leave the process.
     #[serde(serialize_with = "redact_credentials_option")]
     pub otlp_endpoint: Option<String>,
     /// `memory` (one API process) or `redis` (several API processes share the organizations' send rates).
@@ -395,6 +396,9 @@ impl Settings {
             herald_system::EncryptionKey::from_base64(key.expose_secret())
                 .context("HERALD_ENCRYPTION_KEY (encryption_key)")?;
         }
+        if let Some(endpoint) = &self.otlp_endpoint {
+            crate::telemetry::traces_url(endpoint)?;
+        }
         self.validate_dashboard()?;
         self.validate_client_addresses()?;
         Ok(())
@@ -629,6 +633,23 @@ mod tests {
             jail.set_env("HERALD_API_AUTH_FAILURES_PER_MINUTE", "0");
             let error = format!("{:#}", Settings::load(None).unwrap_err());
             assert!(error.contains("api_auth_failures_per_minute"), "{error}");
+            Ok(())
+        });
+    }
+
+    /// An `otlp_endpoint` the exporter cannot post to stops the start, naming the setting; an http(s) one
+    /// with a path and a query starts.
+    #[test]
+    fn an_otlp_endpoint_of_another_scheme_stops_the_start() {
+        figment::Jail::expect_with(|jail| {
+            jail.set_env("HERALD_OTLP_ENDPOINT", "ftp://collector.example:4318");
+            let error = format!("{:#}", Settings::load(None).unwrap_err());
+            assert!(
+                error.contains("otlp_endpoint") && error.contains("ftp://"),
+                "{error}"
+            );
+            jail.set_env("HERALD_OTLP_ENDPOINT", "http://127.0.0.1:4318/collector?tenant=x");
+            assert!(Settings::load(None).is_ok());
             Ok(())
         });
     }

@@ -56,6 +56,8 @@ pub async fn seed_if_empty(
                 access_token: None,
                 is_default: i == 0,
                 throughput_per_second: 80,
+                // One demo organization: its numbers share the business account with no one.
+                shared_waba: false,
             })
             .await?;
     }

@@ -98,7 +98,17 @@ impl MetricsServer {
         let recorder = recorder()?;
         let listener = std::net::TcpListener::bind(listen)
             .with_context(|| format!("binding metrics_listen {listen}"))?;
-        let port = listener.local_addr()?.port();
+        let address = listener.local_addr()?;
+        let port = address.port();
+        if !address.ip().is_loopback() {
+            // The figures name routes, volumes and (with `metrics_organization_labels`) customers, and the
+            // listener has no authentication: beyond loopback, only a firewall keeps them private.
+            tracing::warn!(
+                %address,
+                "metrics_listen is not a loopback address: GET /metrics answers anyone who can reach it, \
+                 without authentication; bind 127.0.0.1 or keep the port behind a firewall"
+            );
+        }
         let state = actix_web::web::Data::new(Scrape {
             recorder: recorder.clone(),
             process: Arc::new(metrics_process::Collector::default()),

@@ -153,13 +153,30 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClientConnectionEr
     }
 }
 
+/// Where spans are posted: `otlp_endpoint` with `/v1/traces` added to its path (unless the path already ends
+/// so), its query kept as it is (`http://collector:4318/base?tenant=x` → `…/base/v1/traces?tenant=x`).
+///
+/// # Errors
+/// When `endpoint` is not an absolute URL, or its scheme is not `http` or `https` (the OTLP/HTTP exporter
+/// speaks nothing else: any other scheme would fail at every export, silently, for the process's life).
+pub fn traces_url(endpoint: &str) -> anyhow::Result<url::Url> {
+    let mut url = url::Url::parse(endpoint)
+        .map_err(|error| anyhow::anyhow!("otlp_endpoint must be an absolute http(s) URL: {error}"))?;
+    anyhow::ensure!(
+        matches!(url.scheme(), "http" | "https"),
+        "otlp_endpoint must be an http:// or https:// URL (OTLP/HTTP), not {}://",
+        url.scheme()
+    );
+    let path = url.path().trim_end_matches('/');
+    if !path.ends_with("/v1/traces") {
+        let joined = format!("{path}/v1/traces");
+        url.set_path(&joined);
+    }
+    Ok(url)
+}
+
 fn provider(endpoint: &str, role: &str, open: OpenRequests) -> anyhow::Result<SdkTracerProvider> {
-    let endpoint = endpoint.trim_end_matches('/');
-    let url = if endpoint.ends_with("/v1/traces") {
-        endpoint.to_owned()
-    } else {
-        format!("{endpoint}/v1/traces")
-    };
+    let url = traces_url(endpoint)?.to_string();
     use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
@@ -178,20 +195,27 @@ fn provider(endpoint: &str, role: &str, open: OpenRequests) -> anyhow::Result<Sd
         .build())
 }
 
-/// Gives every span of a request's trace the request's id: the root span has it (tracing-actix-web), its
-/// children (the use case, the store, the network call) get it here, so any span found in a trace viewer
-/// leads to the request's log lines.
+/// Gives every span of a request the request's id: the root span has it (tracing-actix-web), its
+/// descendants (the use case, the store, the network call) get it here from their parent, so any span found
+/// in a trace viewer leads to the request's log lines.
+///
+/// The id is looked up by the parent *span*, never by the trace: a trace id comes from the client's
+/// `traceparent`, and two requests that send the same one (a caller fanning out, or anyone copying a
+/// header) share it; keyed by trace, the second request's spans were given the first one's id.
 #[derive(Debug)]
 struct RequestIdOnEverySpan {
     open: OpenRequests,
 }
 
-/// By trace: the open spans that brought the request id into this process (a request's root span, and
-/// background spans following a stored context) and the request id; forgotten when the last of them ends.
-type OpenRequests = Arc<Mutex<HashMap<TraceId, (Vec<SpanId>, String)>>>;
+/// A span of this process, by its trace and its own id.
+type SpanKey = (TraceId, SpanId);
 
-/// More open requests than this in one process means root spans are not ending; forget them rather than grow.
-const MOST_OPEN_REQUESTS: usize = 100_000;
+/// The open spans that carry a request id (a request's root span, background spans following a stored
+/// context, and their descendants), with the id; each is forgotten when it ends.
+type OpenRequests = Arc<Mutex<HashMap<SpanKey, String>>>;
+
+/// More open spans than this in one process means spans are not ending; forget them rather than grow.
+const MOST_OPEN_SPANS: usize = 100_000;
 
 impl SpanProcessor for RequestIdOnEverySpan {
     fn on_start(&self, span: &mut Span, cx: &Context) {
@@ -202,39 +226,29 @@ impl SpanProcessor for RequestIdOnEverySpan {
             return;
         };
         let context = &data.span_context;
-        match data.attributes.iter().find(|kv| kv.key.as_str() == REQUEST_ID) {
-            Some(own) => {
-                if open.len() >= MOST_OPEN_REQUESTS {
-                    open.clear();
-                }
-                // A dispatch can start before its request has answered, and go on after it: the id stays
-                // known while either is open.
-                open.entry(context.trace_id())
-                    .or_insert_with(|| (Vec::new(), own.value.as_str().into_owned()))
-                    .0
-                    .push(context.span_id());
-            }
+        let own = match data.attributes.iter().find(|kv| kv.key.as_str() == REQUEST_ID) {
+            Some(own) => own.value.as_str().into_owned(),
             None => {
-                let trace = cx.span().span_context().trace_id();
-                if let Some((_, id)) = open.get(&trace).or_else(|| open.get(&context.trace_id())) {
-                    opentelemetry::trace::Span::set_attribute(span, KeyValue::new(REQUEST_ID, id.clone()));
-                }
+                let parent = cx.span().span_context().clone();
+                let Some(id) = open.get(&(parent.trace_id(), parent.span_id())).cloned() else {
+                    return;
+                };
+                opentelemetry::trace::Span::set_attribute(span, KeyValue::new(REQUEST_ID, id.clone()));
+                id
             }
+        };
+        if open.len() >= MOST_OPEN_SPANS {
+            open.clear();
         }
+        // Kept while the span is open, so that its own children find the id even after the request has
+        // answered (a dispatch can start before its request has answered, and go on after it).
+        open.insert((context.trace_id(), context.span_id()), own);
     }
 
     fn on_end(&self, span: SpanData) {
         let context = &span.span_context;
-        let Ok(mut open) = self.open.lock() else {
-            return;
-        };
-        if let Some((spans, _)) = open.get_mut(&context.trace_id())
-            && let Some(at) = spans.iter().position(|id| *id == context.span_id())
-        {
-            spans.swap_remove(at);
-            if spans.is_empty() {
-                open.remove(&context.trace_id());
-            }
+        if let Ok(mut open) = self.open.lock() {
+            open.remove(&(context.trace_id(), context.span_id()));
         }
     }
 
@@ -271,22 +285,18 @@ const TRACEPARENT: &str = "traceparent";
 impl TraceLinks for OtelTraceLinks {
     fn current(&self) -> Option<TraceContext> {
         let cx = tracing::Span::current().context();
-        let trace_id = {
+        let key = {
             let span = cx.span();
             let context = span.span_context();
             if !context.is_valid() {
                 return None;
             }
-            context.trace_id()
+            (context.trace_id(), context.span_id())
         };
         let mut carrier = HashMap::new();
         TraceContextPropagator::new().inject_context(&cx, &mut carrier);
         let traceparent = carrier.remove(TRACEPARENT)?;
-        let request_id = self
-            .open
-            .lock()
-            .ok()
-            .and_then(|open| open.get(&trace_id).map(|(_, id)| id.clone()));
+        let request_id = self.open.lock().ok().and_then(|open| open.get(&key).cloned());
         match request_id {
             Some(id) => TraceContext::parse(&format!("{traceparent} {id}")),
             None => TraceContext::parse(&traceparent),
@@ -365,6 +375,48 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn the_traces_path_is_joined_to_the_endpoints_path_and_its_query_kept() {
+        for (endpoint, url) in [
+            ("http://127.0.0.1:4318", "http://127.0.0.1:4318/v1/traces"),
+            ("http://127.0.0.1:4318/", "http://127.0.0.1:4318/v1/traces"),
+            (
+                "http://127.0.0.1:4318/collector?tenant=x",
+                "http://127.0.0.1:4318/collector/v1/traces?tenant=x",
+            ),
+            (
+                "https://otel.example/base/?tenant=x&k=1",
+                "https://otel.example/base/v1/traces?tenant=x&k=1",
+            ),
+            ("https://otel.example/v1/traces", "https://otel.example/v1/traces"),
+            (
+                "https://otel.example/v1/traces/?a=b",
+                "https://otel.example/v1/traces?a=b",
+            ),
+        ] {
+            assert_eq!(
+                traces_url(endpoint).map(|u| u.to_string()).ok().as_deref(),
+                Some(url),
+                "{endpoint}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_endpoint_of_another_scheme_or_no_url_is_refused_naming_the_setting() {
+        for endpoint in [
+            "ftp://collector:4318",
+            "file:///tmp/spans",
+            "collector:4318",
+            "127.0.0.1:4318",
+            "",
+        ] {
+            let error = traces_url(endpoint).map(|u| u.to_string());
+            let message = format!("{:#}", error.err().unwrap_or_else(|| anyhow::anyhow!("accepted")));
+            assert!(message.contains("otlp_endpoint"), "{endpoint}: {message}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! reaches the network exactly once, and every event reaches the receiver. The last line is
 //! `N passed, N failed`; the exit status is non-zero on any failure.
 
+mod hostile;
 mod load;
 mod postgres;
 mod processes;
@@ -50,6 +51,10 @@ struct Args {
     /// Offered load, sends per second.
     #[arg(long, env = "FAULTS_RATE", default_value_t = 50)]
     rate: u32,
+    /// The memory-ceiling trial's ceiling of the peak resident memory of its API process, MiB (0 skips the
+    /// trial): a burst of hostile requests (docs/faults.md).
+    #[arg(long, env = "FAULTS_RSS_CEILING_MB", default_value_t = hostile::DEFAULT_CEILING_MB)]
+    rss_ceiling_mb: u64,
     /// Keep the work directory (logs of every process, PostgreSQL's data) afterwards.
     #[arg(long, env = "FAULTS_KEEP")]
     keep: bool,
@@ -153,6 +158,16 @@ async fn run(args: Args) -> anyhow::Result<u32> {
         }
     };
 
+    if args.rss_ceiling_mb > 0 {
+        let result = hostile::memory_ceiling(&suite.cluster, &suite.key, args.rss_ceiling_mb).await;
+        record(
+            format!(
+                "a burst of hostile requests under {} MiB resident",
+                args.rss_ceiling_mb
+            ),
+            result,
+        );
+    }
     for trial in 1..=args.kill_trials {
         let (victim, result) = suite.kill_trial().await;
         record(

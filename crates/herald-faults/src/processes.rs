@@ -195,6 +195,31 @@ impl Cluster {
         Ok(())
     }
 
+    /// Starts an API process of its own on the cluster's database (not one the other trials kill), with
+    /// `env` added (a metrics listener, say), and waits until it answers: `(process, port, pid)`.
+    pub async fn start_extra_api(
+        &self,
+        name: &str,
+        env: &[(&str, String)],
+    ) -> anyhow::Result<(Process, u16, u32)> {
+        let port = free_port()?;
+        let mut command = self.command(&["serve", "--role", "api"]);
+        command.env("HERALD_LISTEN", format!("127.0.0.1:{port}"));
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let child = spawn(&mut command, &self.dir, name)?;
+        let pid = child.id();
+        let process = Process {
+            name: name.to_owned(),
+            kind: Kind::Api,
+            port: Some(port),
+            child: Some(child),
+        };
+        self.wait_healthy(port).await?;
+        Ok((process, port, pid))
+    }
+
     /// Starts again every process that is not running.
     pub async fn revive_all(&mut self) -> anyhow::Result<()> {
         for index in 0..self.processes.len() {

@@ -138,3 +138,22 @@ mod tests {
         assert!(split(b"", &[1]).is_empty());
     }
 }
+
+/// `GET /api/v1/usage`'s `from` and `until` as the handler reads them from the query's pairs (the
+/// cargo-fuzz target `usage_range`): dates, or the field errors naming them.
+///
+/// # Errors
+/// Naming `from` or `until` when one is not a date.
+pub fn usage_range(
+    pairs: &[(String, String)],
+) -> Result<(Option<chrono::NaiveDate>, Option<chrono::NaiveDate>), ValidationErrors> {
+    crate::routes::usage::parse_range(pairs)
+}
+
+/// The `method` label a request with this method is counted under (the cargo-fuzz target `http_method`);
+/// `None` when the bytes are no method an HTTP parser lets through.
+pub fn method_label(method: &[u8]) -> Option<&'static str> {
+    actix_web::http::Method::from_bytes(method)
+        .ok()
+        .map(|method| crate::metrics::method_label(&method))
+}

@@ -223,6 +223,23 @@ impl AccountStore for CachedAccounts {
         Ok(sender)
     }
 
+    async fn add_shared_sender(&self, sender: &SenderNumber) -> Result<(), StoreError> {
+        let result = self.inner.add_shared_sender(sender).await;
+        // As for any new sender: the organization's list and the number's owner are read afresh.
+        self.forget_senders(&sender.organization_id);
+        self.numbers
+            .evict(|number, _| number == sender.phone_number_id.as_str());
+        result
+    }
+
+    async fn business_account_organizations(
+        &self,
+        waba_id: &NetworkRef,
+    ) -> Result<Vec<OrganizationId>, StoreError> {
+        // Not cached: read on a notice or a template change, never on the send path.
+        self.inner.business_account_organizations(waba_id).await
+    }
+
     async fn senders_of_business_account(
         &self,
         waba_id: &NetworkRef,
@@ -398,6 +415,33 @@ impl TemplateStore for CachedTemplates {
         query: &TemplateQuery,
     ) -> Result<Vec<Template>, StoreError> {
         self.inner.templates(organization, query).await
+    }
+
+    async fn template_author(
+        &self,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+    ) -> Result<Option<OrganizationId>, StoreError> {
+        self.inner.template_author(waba_id, name).await
+    }
+
+    async fn claim_template(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+        at: herald_domain::Timestamp,
+    ) -> Result<OrganizationId, StoreError> {
+        self.inner.claim_template(organization, waba_id, name, at).await
+    }
+
+    async fn release_template(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+    ) -> Result<(), StoreError> {
+        self.inner.release_template(organization, waba_id, name).await
     }
 }
 

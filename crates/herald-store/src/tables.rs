@@ -60,6 +60,7 @@ macro_rules! define_tables {
                 quality_rating -> Nullable<Text>,
                 messaging_limit -> Nullable<Text>,
                 quality_updated_at -> Nullable<Moment>,
+                shares_waba -> Bool,
             }
         }
 
@@ -112,6 +113,18 @@ macro_rules! define_tables {
                 pricing_type -> Nullable<Text>,
                 pricing_billable -> Nullable<Bool>,
                 broadcast_id -> Nullable<Text>,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            template_authors (waba_id, name) {
+                waba_id -> Text,
+                name -> Text,
+                organization_id -> Text,
+                created_at -> Moment,
             }
         }
 

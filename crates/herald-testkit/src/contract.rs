@@ -20,6 +20,7 @@
 mod accounts;
 mod broadcast_cancel;
 mod broadcasts;
+mod business_accounts;
 mod contact_merges;
 mod contacts;
 mod idempotency;
@@ -42,6 +43,7 @@ mod windows;
 pub use accounts::*;
 pub use broadcast_cancel::*;
 pub use broadcasts::*;
+pub use business_accounts::*;
 pub use contact_merges::*;
 pub use contacts::*;
 pub use idempotency::*;
@@ -168,6 +170,8 @@ pub const SCENARIOS: &[&str] = &[
     "accounts_find_credential",
     "accounts_disable_api_key",
     "accounts_touch_api_key",
+    "accounts_a_business_account_belongs_to_its_first_organization_and_its_sharers",
+    "templates_an_author_is_claimed_once_and_released_by_its_author_only",
     "isolation_messages",
     "isolation_templates",
     "isolation_windows",
@@ -274,6 +278,7 @@ pub const SCENARIOS: &[&str] = &[
     "pricing_of_the_furthest_report_is_kept_and_sent_in_events",
     "pricing_rate_cards_round_trip_per_organization",
     "pricing_usage_counts_by_day_and_category",
+    "pricing_usage_counts_the_first_and_last_days_of_the_range",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -313,6 +318,8 @@ macro_rules! contract_suite {
             accounts_find_credential,
             accounts_disable_api_key,
             accounts_touch_api_key,
+            accounts_a_business_account_belongs_to_its_first_organization_and_its_sharers,
+            templates_an_author_is_claimed_once_and_released_by_its_author_only,
             isolation_messages,
             isolation_templates,
             isolation_windows,
@@ -419,6 +426,7 @@ macro_rules! contract_suite {
             pricing_of_the_furthest_report_is_kept_and_sent_in_events,
             pricing_rate_cards_round_trip_per_organization,
             pricing_usage_counts_by_day_and_category,
+            pricing_usage_counts_the_first_and_last_days_of_the_range,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

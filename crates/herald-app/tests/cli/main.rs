@@ -984,8 +984,10 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
 
 mod dashboard;
 mod metrics;
+mod metrics_bounds;
 mod retention;
 mod scheduled;
+mod senders;
 mod smoke;
 mod traces;
 

@@ -290,3 +290,67 @@ async fn a_refused_requests_log_line_names_its_status_and_request_id() {
     };
     assert!(line.contains("http.status_code=422"), "{line}");
 }
+
+/// Requests that send the same `traceparent` (a caller fanning out, or anyone copying the header) share a
+/// trace id, not a request id: each request's use-case span carries the id of its own request, never
+/// another's, although they run at the same time within one trace.
+#[tokio::test]
+async fn requests_sharing_a_traceparent_keep_their_own_request_ids() {
+    let (port, spans) = collector();
+    let smoke = Smoke::start(vec![
+        (
+            "HERALD_OTLP_ENDPOINT".to_owned(),
+            format!("http://127.0.0.1:{port}"),
+        ),
+        ("OTEL_BSP_SCHEDULE_DELAY".to_owned(), "200".to_owned()),
+    ])
+    .await;
+    let trace = "0af7651916cd43dd8448eb211c80319c";
+    let sends = (0..8).map(|n| {
+        smoke
+            .http
+            .post(smoke.url("/api/v1/messages/send-template"))
+            .bearer_auth(smoke.key())
+            .header("traceparent", format!("00-{trace}-b7ad6b7169203331-01"))
+            .header("x-request-id", format!("shared-trace-{n}"))
+            .json(
+                &json!({ "to": "+15551234567", "template": { "name": "hello_world", "language": "en_US" } }),
+            )
+            .send()
+    });
+    for answer in futures::future::join_all(sends).await {
+        assert_eq!(answer.unwrap().status(), 202);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let ours = loop {
+        let ours = spans_of(&spans, trace, &["HTTP request", "send_message"]).await;
+        if named(&ours, "send_message").len() >= 8 || Instant::now() > deadline {
+            break ours;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let roots = named(&ours, "HTTP request");
+    let sends = named(&ours, "send_message");
+    assert_eq!(
+        sends.len(),
+        8,
+        "{:?}",
+        ours.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    for send in sends {
+        let root = roots
+            .iter()
+            .find(|root| root.span_id == send.parent_span_id)
+            .expect("each send_message span's request span");
+        let own = attribute(root, "request_id");
+        assert!(
+            own.as_deref().is_some_and(|id| id.starts_with("shared-trace-")),
+            "{own:?}"
+        );
+        assert_eq!(
+            attribute(send, "request_id"),
+            own,
+            "a use-case span with another request's id"
+        );
+    }
+}

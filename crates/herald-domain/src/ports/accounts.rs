@@ -68,6 +68,23 @@ pub trait AccountStore: Send + Sync + 'static {
         phone_number_id: &NetworkRef,
     ) -> Result<Option<SenderNumber>, StoreError>;
 
+    /// As [`AccountStore::add_sender`], the sender recorded as its organization's explicit share of a
+    /// business account another organization owns (the operator's `--shared-waba`): the organization is
+    /// then one of [`AccountStore::business_account_organizations`].
+    ///
+    /// # Errors
+    /// As [`AccountStore::add_sender`].
+    async fn add_shared_sender(&self, sender: &SenderNumber) -> Result<(), StoreError>;
+
+    /// The organizations business account `waba_id` belongs to: its owner, the organization of its oldest
+    /// sender, first; then each organization with a sender added by [`AccountStore::add_shared_sender`], in
+    /// the order they were added, each once. Another organization with a sender of the account (registered
+    /// before a WABA had one owner) is not among them. Empty for an account no sender has.
+    async fn business_account_organizations(
+        &self,
+        waba_id: &NetworkRef,
+    ) -> Result<Vec<OrganizationId>, StoreError>;
+
     /// Every organization's senders of business account `waba_id`, oldest first (for routing the network's
     /// notices about an account, its templates and its numbers).
     async fn senders_of_business_account(

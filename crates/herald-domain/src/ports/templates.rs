@@ -42,4 +42,31 @@ pub trait TemplateStore: Send + Sync + 'static {
         organization: &OrganizationId,
         query: &TemplateQuery,
     ) -> Result<Vec<Template>, StoreError>;
+
+    /// The organization that created template `name` of business account `waba_id` through Herald, if one
+    /// did (and has not deleted every language of it since).
+    async fn template_author(
+        &self,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+    ) -> Result<Option<OrganizationId>, StoreError>;
+
+    /// Records `organization` as the author of template `name` of business account `waba_id` unless
+    /// another is recorded already; answers the author now recorded (`organization`, or the earlier one).
+    async fn claim_template(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+        at: crate::time::Timestamp,
+    ) -> Result<OrganizationId, StoreError>;
+
+    /// Forgets the author of template `name` of `waba_id` when it is `organization` (every language of
+    /// the template was deleted): the name is free again.
+    async fn release_template(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        name: &TemplateName,
+    ) -> Result<(), StoreError>;
 }

@@ -18,6 +18,17 @@ pub enum AdminError {
     UnknownKey(ApiKeyId),
     #[error("{0}")]
     Conflict(String),
+    /// The business account already belongs to another organization, and the operator did not say to
+    /// share it.
+    #[error(
+        "business account {waba_id} belongs to organization {owner}: one organization per business account \
+         (its template and account notices, and its templates, are that organization's); pass --shared-waba \
+         to share it with this organization on purpose"
+    )]
+    BusinessAccountTaken {
+        waba_id: NetworkRef,
+        owner: OrganizationId,
+    },
     /// A secret was given to store, but this process has no key to seal it with.
     #[error("no encryption key is configured, so the access token cannot be stored")]
     NoSealer,
@@ -47,6 +58,9 @@ pub struct NewSender {
     pub access_token: Option<String>,
     pub is_default: bool,
     pub throughput_per_second: u32,
+    /// The operator shares the business account with the organizations that already have it, on purpose
+    /// (`--shared-waba`). Without it, a business account another organization has is refused.
+    pub shared_waba: bool,
 }
 
 impl fmt::Debug for NewSender {
@@ -60,6 +74,7 @@ impl fmt::Debug for NewSender {
             .field("access_token", &self.access_token.as_ref().map(|_| "[redacted]"))
             .field("is_default", &self.is_default)
             .field("throughput_per_second", &self.throughput_per_second)
+            .field("shared_waba", &self.shared_waba)
             .finish()
     }
 }
@@ -145,8 +160,12 @@ impl Admin {
 
     /// Registers a sender; its access token, if given, is stored sealed.
     ///
+    /// One organization per business account: a sender of a business account that belongs to another
+    /// organization is refused unless `shared_waba` says the operator shares it on purpose.
+    ///
     /// # Errors
     /// [`AdminError::UnknownOrganization`]; [`AdminError::Conflict`] for a number already registered;
+    /// [`AdminError::BusinessAccountTaken`] for another organization's business account, not shared;
     /// [`AdminError::NoSealer`] for a token without a sealer.
     pub async fn add_sender(&self, sender: NewSender) -> Result<SenderNumber, AdminError> {
         // Checked before anything is read, so a refused token leaves no trace in the store.
@@ -162,6 +181,19 @@ impl Admin {
             _ => None,
         };
         self.require_organization(&sender.organization_id).await?;
+        let owners = self
+            .accounts
+            .business_account_organizations(&sender.waba_id)
+            .await?;
+        if let Some(owner) = owners.first()
+            && !owners.contains(&sender.organization_id)
+            && !sender.shared_waba
+        {
+            return Err(AdminError::BusinessAccountTaken {
+                waba_id: sender.waba_id,
+                owner: *owner,
+            });
+        }
         let existing = self.accounts.senders(&sender.organization_id).await?;
         let record = SenderNumber {
             id,
@@ -176,7 +208,11 @@ impl Admin {
             throughput_per_second: sender.throughput_per_second,
             created_at: self.clock.now(),
         };
-        self.accounts.add_sender(&record).await?;
+        if sender.shared_waba {
+            self.accounts.add_shared_sender(&record).await?;
+        } else {
+            self.accounts.add_sender(&record).await?;
+        }
         Ok(record)
     }
 

@@ -622,17 +622,26 @@ impl ProcessCallbacks {
         Ok(())
     }
 
-    /// Records a notice for every organization with a sender of its business account: a number's notice
-    /// for the organizations that have that number, any other for all of them. A template an
-    /// organization has no copy of yet is still reported (the next sync brings the copy).
+    /// Records a notice for each organization the business account belongs to (its owner, and those the
+    /// operator shared it with explicitly: [`AccountStore::business_account_organizations`]): a number's
+    /// notice for those of them that have that number, any other for all of them. Another organization
+    /// with a sender of the account, not shared with it, receives nothing. A template an organization has
+    /// no copy of yet is still reported (the next sync brings the copy).
     async fn record_notice(
         &self,
         notice: AccountNotice,
         report: &mut CallbackReport,
     ) -> Result<(), StoreError> {
+        let owners = self
+            .accounts
+            .business_account_organizations(&notice.waba_id)
+            .await?;
         let senders = self.accounts.senders_of_business_account(&notice.waba_id).await?;
         let mut routes: Vec<(crate::ids::OrganizationId, Option<NoticeSender>)> = Vec::new();
         for sender in senders {
+            if !owners.contains(&sender.organization_id) {
+                continue;
+            }
             let named = match &notice.change {
                 NoticeChange::SenderQuality {
                     display_phone_number, ..

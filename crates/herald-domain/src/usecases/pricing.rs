@@ -2,12 +2,12 @@
 //! estimated to cost, from the network's pricing of each message and the organization's rates.
 
 use super::queries::QueryError;
-use crate::ValidationErrors;
 use crate::ids::OrganizationId;
 use crate::ports::{AccountStore, Clock, PricingStore, StoreError};
 use crate::pricing::{Cost, Currency, PricingWord, Rate, RateCard, UsageCount};
 use crate::time::Timestamp;
-use chrono::{Duration, NaiveDate};
+use crate::{FieldError, ValidationErrors};
+use chrono::{Days, NaiveDate};
 use std::sync::Arc;
 
 /// Why a rate could not be set.
@@ -164,42 +164,111 @@ impl Usage {
         Self { pricing, clock }
     }
 
+    /// The first day a usage range may name: no message of Herald's is older.
+    pub const FIRST_DAY: (i32, u32, u32) = (2000, 1, 1);
+    /// The last day a usage range may name: four-digit years, which every store and client reads alike.
+    pub const LAST_DAY: (i32, u32, u32) = (9999, 12, 31);
+
     /// The report for the UTC days `from..=until`: `until` defaults to today, `from` to 29 days before
-    /// `until`.
+    /// `until` (not before [`Usage::FIRST_DAY`]).
     ///
     /// # Errors
-    /// [`QueryError::Invalid`] when `from` is after `until` or the range is longer than
-    /// [`Usage::MAX_DAYS`]; a store failure.
+    /// [`QueryError::Invalid`] naming `from` or `until` when a day is outside [`Usage::FIRST_DAY`] to
+    /// [`Usage::LAST_DAY`], `from` is after `until`, or the range is longer than [`Usage::MAX_DAYS`]; a
+    /// store failure.
     pub async fn execute(
         &self,
         organization: &OrganizationId,
         from: Option<NaiveDate>,
         until: Option<NaiveDate>,
     ) -> Result<UsageReport, QueryError> {
-        let until = until.unwrap_or_else(|| self.clock.now().date_naive());
-        let from = from.unwrap_or(until - Duration::days(Self::DEFAULT_DAYS - 1));
-        if from > until {
-            return Err(QueryError::Invalid(ValidationErrors::single(
-                "from",
-                format!("{from} is after until ({until})"),
-            )));
-        }
-        if (until - from).num_days() + 1 > Self::MAX_DAYS {
-            return Err(QueryError::Invalid(ValidationErrors::single(
-                "until",
-                format!("a usage range is at most {} days", Self::MAX_DAYS),
-            )));
-        }
-        let start = day_start(from);
-        let end = day_start(until + Duration::days(1));
-        let counts = self.pricing.usage_counts(organization, start, end).await?;
+        let (from, until) = self.range(from, until).map_err(QueryError::Invalid)?;
+        // The end is the next midnight, but never past the last day's last microsecond: a five-digit
+        // year is not written as times are everywhere else (SQLite compares them as text). Checked
+        // arithmetic, so that no date a client sends can panic.
+        let last = bounds().1;
+        let last_moment = last
+            .and_hms_micro_opt(23, 59, 59, 999_999)
+            .map_or_else(|| day_start(last), |moment| moment.and_utc());
+        let end = until
+            .checked_add_days(Days::new(1))
+            .map(day_start)
+            .map_or(last_moment, |end| end.min(last_moment));
+        let counts = self
+            .pricing
+            .usage_counts(organization, day_start(from), end)
+            .await?;
         let card = self.pricing.rate_card(organization).await?;
         Ok(report(from, until, &counts, &card))
     }
+
+    /// The days of the request, defaulted and checked ([`usage_days`] with today's date).
+    fn range(
+        &self,
+        from: Option<NaiveDate>,
+        until: Option<NaiveDate>,
+    ) -> Result<(NaiveDate, NaiveDate), ValidationErrors> {
+        usage_days(from, until, self.clock.now().date_naive())
+    }
+}
+
+/// The days `from..=until` of a usage request on `today`, defaulted (`until` today, `from` 29 days before
+/// `until`, not before [`Usage::FIRST_DAY`]) and checked: each given day within [`Usage::FIRST_DAY`] to
+/// [`Usage::LAST_DAY`], `from` not after `until`, at most [`Usage::MAX_DAYS`]. Never panics, whatever the
+/// days (the cargo-fuzz target `usage_range` holds it to that).
+///
+/// # Errors
+/// Naming `from` or `until`.
+pub fn usage_days(
+    from: Option<NaiveDate>,
+    until: Option<NaiveDate>,
+    today: NaiveDate,
+) -> Result<(NaiveDate, NaiveDate), ValidationErrors> {
+    let (first, last) = bounds();
+    let mut errors = ValidationErrors::new();
+    for (name, day) in [("from", from), ("until", until)] {
+        if day.is_some_and(|day| day < first || day > last) {
+            errors.push(FieldError::new(name, out_of_range()));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let until = until.unwrap_or_else(|| today.clamp(first, last));
+    let from = from.unwrap_or_else(|| {
+        until
+            .checked_sub_days(Days::new(Usage::DEFAULT_DAYS.unsigned_abs() - 1))
+            .unwrap_or(first)
+            .max(first)
+    });
+    if from > until {
+        return Err(ValidationErrors::single(
+            "from",
+            format!("{from} is after until ({until})"),
+        ));
+    }
+    if (until - from).num_days() + 1 > Usage::MAX_DAYS {
+        return Err(ValidationErrors::single(
+            "until",
+            format!("a usage range is at most {} days", Usage::MAX_DAYS),
+        ));
+    }
+    Ok((from, until))
+}
+
+/// [`Usage::FIRST_DAY`] and [`Usage::LAST_DAY`] as dates.
+fn bounds() -> (NaiveDate, NaiveDate) {
+    let day = |(y, m, d): (i32, u32, u32)| NaiveDate::from_ymd_opt(y, m, d).unwrap_or_default();
+    (day(Usage::FIRST_DAY), day(Usage::LAST_DAY))
+}
+
+fn out_of_range() -> String {
+    let (first, last) = bounds();
+    format!("must be a day from {first} to {last}")
 }
 
 fn day_start(day: NaiveDate) -> Timestamp {
-    day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc()
+    day.and_time(chrono::NaiveTime::MIN).and_utc()
 }
 
 /// Folds counts (sorted by day, then category, as the port answers) into the report.
@@ -325,5 +394,66 @@ mod tests {
             .find(|c| c.category.as_ref().is_some_and(|w| w.as_str() == "utility"))
             .unwrap();
         assert_eq!((utility.messages, utility.billable), (5, 4));
+    }
+
+    fn usage(today: NaiveDate) -> Usage {
+        let mut clock = crate::ports::MockClock::new();
+        clock.expect_now().returning(move || day_start(today));
+        Usage::new(Arc::new(crate::ports::MockPricingStore::new()), Arc::new(clock))
+    }
+
+    fn date(text: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d").unwrap()
+    }
+
+    fn fields(errors: &ValidationErrors) -> Vec<&str> {
+        errors.errors().iter().map(|e| e.field.as_str()).collect()
+    }
+
+    /// Days beyond the documented range, the attacker's among them, are refused naming their parameter,
+    /// before any arithmetic on them: nothing panics, whatever chrono can parse.
+    #[test]
+    fn days_outside_the_range_are_refused_naming_their_parameter() {
+        let usage = usage(day(27));
+        for (from, until, named) in [
+            (None, Some(NaiveDate::MIN), vec!["until"]),
+            (None, Some(date("-262143-01-01")), vec!["until"]),
+            (
+                Some(date("+262142-12-30")),
+                Some(date("+262142-12-31")),
+                vec!["from", "until"],
+            ),
+            (None, Some(NaiveDate::MAX), vec!["until"]),
+            (None, Some(date("-4713-12-01")), vec!["until"]),
+            (Some(date("1999-12-31")), Some(date("2000-01-10")), vec!["from"]),
+            (
+                Some(date("9999-12-01")),
+                Some(date("+10000-01-01")),
+                vec!["until"],
+            ),
+        ] {
+            let errors = usage.range(from, until).unwrap_err();
+            assert_eq!(fields(&errors), named, "{from:?} {until:?}");
+        }
+    }
+
+    /// The ends of the range are taken, and a default `from` stops at the first day.
+    #[test]
+    fn the_first_and_last_days_are_taken_and_a_default_from_stops_at_the_first() {
+        let usage = usage(day(27));
+        assert_eq!(
+            usage.range(None, Some(date("2000-01-05"))).unwrap(),
+            (date("2000-01-01"), date("2000-01-05"))
+        );
+        assert_eq!(
+            usage
+                .range(Some(date("9999-12-01")), Some(date("9999-12-31")))
+                .unwrap(),
+            (date("9999-12-01"), date("9999-12-31"))
+        );
+        assert_eq!(
+            usage.range(None, None).unwrap(),
+            (day(1) - chrono::Duration::days(3), day(27))
+        );
     }
 }

@@ -95,6 +95,20 @@ impl ManageTemplates {
                 definition.language.clone(),
             ));
         }
+        // On a shared business account a name is one organization's: another's (or, made elsewhere, the
+        // owner's) template of that name is theirs to add languages to, and taken before any network call.
+        let taken = || TemplateReviewError::Exists(definition.name.clone(), definition.language.clone());
+        if !self.may_create(organization, &sender, &definition.name).await? {
+            return Err(taken());
+        }
+        let author = self
+            .ports
+            .templates
+            .claim_template(organization, &sender.waba_id, &definition.name, self.sync.now())
+            .await?;
+        if author != *organization {
+            return Err(taken());
+        }
         let samples = self.upload_samples(organization, &sender, definition).await?;
         self.ports
             .review
@@ -115,6 +129,7 @@ impl ManageTemplates {
         definition: &TemplateDefinition,
     ) -> Result<Template, TemplateReviewError> {
         let sender = self.sender(organization, from).await?;
+        self.require_own(organization, &sender, &definition.name).await?;
         let copy = self
             .copy(organization, &sender, &definition.name, &definition.language)
             .await?
@@ -141,6 +156,7 @@ impl ManageTemplates {
         language: Option<&LanguageCode>,
     ) -> Result<(), TemplateReviewError> {
         let sender = self.sender(organization, from).await?;
+        self.require_own(organization, &sender, name).await?;
         let copies: Vec<Template> = self
             .copies(organization, &sender, name)
             .await?
@@ -158,8 +174,76 @@ impl ManageTemplates {
             .review
             .delete_template(&sender, name, network_id)
             .await?;
+        if language.is_none() {
+            // Every language is gone: the name is free for any organization of the account again.
+            self.ports
+                .templates
+                .release_template(organization, &sender.waba_id, name)
+                .await?;
+        }
         self.sync.sync_organization(organization).await?;
         Ok(())
+    }
+
+    /// The organization template `name` of the sender's business account belongs to: the one that created
+    /// it through Herald, else (made elsewhere) the account's owner. Keyed per organization, so that on a
+    /// business account shared between organizations one cannot edit or delete another's template.
+    async fn belongs_to(
+        &self,
+        sender: &SenderNumber,
+        name: &TemplateName,
+    ) -> Result<Option<OrganizationId>, StoreError> {
+        if let Some(author) = self
+            .ports
+            .templates
+            .template_author(&sender.waba_id, name)
+            .await?
+        {
+            return Ok(Some(author));
+        }
+        Ok(self
+            .ports
+            .accounts
+            .business_account_organizations(&sender.waba_id)
+            .await?
+            .first()
+            .copied())
+    }
+
+    /// Another organization's template answers as none at all (`NotFound`): its copy is not this
+    /// organization's to change.
+    async fn require_own(
+        &self,
+        organization: &OrganizationId,
+        sender: &SenderNumber,
+        name: &TemplateName,
+    ) -> Result<(), TemplateReviewError> {
+        match self.belongs_to(sender, name).await? {
+            Some(owner) if owner == *organization => Ok(()),
+            _ => Err(TemplateReviewError::NotFound),
+        }
+    }
+
+    /// Whether `organization` may create (a language of) template `name`: a name no one has, or its own.
+    async fn may_create(
+        &self,
+        organization: &OrganizationId,
+        sender: &SenderNumber,
+        name: &TemplateName,
+    ) -> Result<bool, StoreError> {
+        if let Some(author) = self
+            .ports
+            .templates
+            .template_author(&sender.waba_id, name)
+            .await?
+        {
+            return Ok(author == *organization);
+        }
+        if self.copies(organization, sender, name).await?.is_empty() {
+            return Ok(true);
+        }
+        // Made elsewhere: the account owner's.
+        Ok(self.belongs_to(sender, name).await? == Some(*organization))
     }
 
     async fn sender(

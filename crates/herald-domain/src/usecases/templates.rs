@@ -50,6 +50,11 @@ impl SyncTemplates {
         }
     }
 
+    /// The clock's time (the template use cases share this one).
+    pub(super) fn now(&self) -> crate::time::Timestamp {
+        self.clock.now()
+    }
+
     /// Syncs every business account the organization's senders belong to.
     ///
     /// # Errors

@@ -135,9 +135,11 @@ fn expected(pricing: &ExpectedPricing) -> ExpectedPricingResource {
 #[into_params(parameter_in = Query)]
 #[allow(dead_code, reason = "documents the query string, which is parsed by hand")]
 pub struct UsageQuery {
-    /// The first UTC day, `YYYY-MM-DD`; default 29 days before `until`.
+    /// The first UTC day, `YYYY-MM-DD`, 2000-01-01 to 9999-12-31; default 29 days before `until` (not before
+    /// 2000-01-01).
     pub from: Option<String>,
-    /// The last UTC day, included, `YYYY-MM-DD`; default today. At most 92 days from `from`.
+    /// The last UTC day, included, `YYYY-MM-DD`, 2000-01-01 to 9999-12-31; default today. At most 92 days from
+    /// `from`.
     pub until: Option<String>,
 }
 

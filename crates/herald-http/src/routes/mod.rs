@@ -17,7 +17,7 @@ pub(crate) mod senders;
 mod table;
 pub(crate) mod template_review;
 pub(crate) mod templates;
-mod usage;
+pub(crate) mod usage;
 pub(crate) mod webhooks;
 
 use actix_web::web;

@@ -25,7 +25,7 @@ use herald_domain::{FieldError, ValidationErrors};
     responses(
         (status = 200, description = "The usage of the range.", body = UsageResource),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed`: `from` or `until` is not a date, `from` is after `until`, or the range is over 92 days.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: `from` or `until` is not a date or not one from 2000-01-01 to 9999-12-31, `from` is after `until`, or the range is over 92 days.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable`; `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
         KeyedResponses,
         ReadResponses,
@@ -44,7 +44,7 @@ pub(crate) async fn usage(ctx: web::Data<ApiContext>, caller: Caller, req: HttpR
 
 /// `from` and `until` as dates; empty values count as absent. An unknown parameter never gets here
 /// (`Caller` refuses every parameter the operation does not declare).
-fn parse_range(
+pub(crate) fn parse_range(
     pairs: &[(String, String)],
 ) -> Result<(Option<NaiveDate>, Option<NaiveDate>), ValidationErrors> {
     let mut errors = ValidationErrors::new();

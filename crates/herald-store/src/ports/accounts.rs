@@ -158,39 +158,36 @@ macro_rules! accounts_port {
                 }
 
                 async fn add_sender(&self, sender: &SenderNumber) -> Result<(), StoreError> {
-                    let row = SenderRow::new(sender)?;
-                    write_tx!(self, |conn| {
-                        if !organization_exists(conn, &row.organization_id).await? {
-                            return Err(StoreError::NotFound.into());
+                    insert_sender(self, sender, false).await
+                }
+
+                async fn add_shared_sender(&self, sender: &SenderNumber) -> Result<(), StoreError> {
+                    insert_sender(self, sender, true).await
+                }
+
+                async fn business_account_organizations(
+                    &self,
+                    waba_id: &NetworkRef,
+                ) -> Result<Vec<OrganizationId>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = senders::table
+                        .filter(senders::waba_id.eq(waba_id.as_str()))
+                        .order((senders::created_at, senders::id))
+                        .select((senders::organization_id, senders::shares_waba))
+                        .load::<(String, bool)>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    // The owner is the organization of the first sender; after it only those with a sender
+                    // the operator registered as sharing.
+                    let mut organizations: Vec<OrganizationId> = Vec::new();
+                    for (index, (organization, shares)) in rows.into_iter().enumerate() {
+                        let organization = OrganizationId::parse(&organization)
+                            .map_err(|e| $crate::error::corrupt("organization id", e))?;
+                        if (index == 0 || shares) && !organizations.contains(&organization) {
+                            organizations.push(organization);
                         }
-                        if row.is_default {
-                            diesel::update(
-                                senders::table
-                                    .filter(senders::organization_id.eq(&row.organization_id))
-                                    .filter(senders::is_default.eq(true)),
-                            )
-                            .set(senders::is_default.eq(false))
-                            .execute(conn)
-                            .await?;
-                        }
-                        diesel::insert_into(senders::table)
-                            .values((
-                                senders::id.eq(&row.id),
-                                senders::organization_id.eq(&row.organization_id),
-                                senders::number.eq(&row.number),
-                                senders::phone_number_id.eq(&row.phone_number_id),
-                                senders::waba_id.eq(&row.waba_id),
-                                senders::access_token_env.eq(&row.access_token_env),
-                                senders::access_token_ciphertext.eq(&row.access_token_ciphertext),
-                                senders::is_default.eq(row.is_default),
-                                senders::throughput_per_second.eq(row.throughput_per_second),
-                                senders::created_at.eq(row.created_at),
-                            ))
-                            .execute(conn)
-                            .await?;
-                        Ok(())
-                    })
-                    .map_err(TxError::into_store)
+                    }
+                    Ok(organizations)
                 }
 
                 async fn senders(
@@ -420,6 +417,45 @@ macro_rules! accounts_port {
                         .map_err(from_diesel)?;
                     Ok(())
                 }
+            }
+
+            /// Registers a sender (`shares`: as its organization's explicit share of a business account
+            /// another organization owns), making it the default in the same transaction when it is one.
+            async fn insert_sender(db: &Db, sender: &SenderNumber, shares: bool) -> Result<(), StoreError> {
+                let row = SenderRow::new(sender)?;
+                write_tx!(db, |conn| {
+                    if !organization_exists(conn, &row.organization_id).await? {
+                        return Err(StoreError::NotFound.into());
+                    }
+                    if row.is_default {
+                        diesel::update(
+                            senders::table
+                                .filter(senders::organization_id.eq(&row.organization_id))
+                                .filter(senders::is_default.eq(true)),
+                        )
+                        .set(senders::is_default.eq(false))
+                        .execute(conn)
+                        .await?;
+                    }
+                    diesel::insert_into(senders::table)
+                        .values((
+                            senders::id.eq(&row.id),
+                            senders::organization_id.eq(&row.organization_id),
+                            senders::number.eq(&row.number),
+                            senders::phone_number_id.eq(&row.phone_number_id),
+                            senders::waba_id.eq(&row.waba_id),
+                            senders::access_token_env.eq(&row.access_token_env),
+                            senders::access_token_ciphertext.eq(&row.access_token_ciphertext),
+                            senders::is_default.eq(row.is_default),
+                            senders::throughput_per_second.eq(row.throughput_per_second),
+                            senders::created_at.eq(row.created_at),
+                            senders::shares_waba.eq(shares),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    Ok(())
+                })
+                .map_err(TxError::into_store)
             }
         }
     };

@@ -6,7 +6,7 @@ macro_rules! pricing_port {
             use super::super::Db;
             use super::super::schema::{messages, rates};
             use async_trait::async_trait;
-            use chrono::{Duration, NaiveDate};
+            use chrono::NaiveDate;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
             use herald_domain::ids::OrganizationId;
@@ -16,10 +16,6 @@ macro_rules! pricing_port {
             use herald_domain::time::Timestamp;
             use $crate::error::{corrupt, from_diesel};
             use $crate::rows::{RateRow, stored_pricing, to_i64};
-
-            fn start_of(day: NaiveDate) -> Timestamp {
-                day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc()
-            }
 
             #[async_trait]
             impl PricingStore for Db {
@@ -92,58 +88,60 @@ macro_rules! pricing_port {
                     from: Timestamp,
                     until: Timestamp,
                 ) -> Result<Vec<UsageCount>, StoreError> {
-                    let org = organization.to_string();
+                    use super::super::schema::MESSAGE_DAY;
+                    use diesel::dsl::sql;
+                    use diesel::sql_types::{BigInt, Bool, Nullable, Text};
                     let mut conn = self.read().await?;
-                    let mut counts = Vec::new();
-                    // One grouped count per UTC day: the same query on both backends (a day of a
-                    // timestamp is written differently in each), over a range the use case bounds.
-                    let mut day = from.date_naive();
-                    while start_of(day) < until {
-                        let next = day + Duration::days(1);
-                        let rows = messages::table
-                            .filter(messages::organization_id.eq(&org))
-                            // Cancelled before dispatch: never on the network, never billed.
-                            .filter(messages::status.ne(MessageStatus::Cancelled.as_str()))
-                            .filter(messages::created_at.ge(start_of(day).max(from)))
-                            .filter(messages::created_at.lt(start_of(next).min(until)))
-                            .group_by((
-                                messages::pricing_category,
-                                messages::pricing_billable,
-                                messages::pricing_type,
-                            ))
-                            .select((
-                                messages::pricing_category,
-                                messages::pricing_billable,
-                                messages::pricing_type,
-                                diesel::dsl::count_star(),
-                            ))
-                            .load::<(Option<String>, Option<bool>, Option<String>, i64)>(&mut *conn)
-                            .await
-                            .map_err(from_diesel)?;
-                        let mut of_day: Vec<UsageCount> = Vec::new();
-                        for (category, billable, kind, count) in rows {
-                            let priced =
-                                stored_pricing(None, category.as_deref(), kind.as_deref(), billable)?;
-                            let category = priced.as_ref().and_then(|p| p.category.clone());
-                            let billable = priced.as_ref().is_none_or(pricing::billable);
-                            let messages = u64::try_from(count).map_err(|e| corrupt("message count", e))?;
-                            match of_day
-                                .iter_mut()
-                                .find(|c| c.category == category && c.billable == billable)
-                            {
-                                Some(existing) => existing.messages += messages,
-                                None => of_day.push(UsageCount {
-                                    day,
-                                    category,
-                                    billable,
-                                    messages,
-                                }),
-                            }
+                    // One grouped query over the whole range: the day of a timestamp is the one expression
+                    // written per backend (`MESSAGE_DAY`).
+                    let rows = messages::table
+                        .filter(messages::organization_id.eq(organization.to_string()))
+                        // Cancelled before dispatch: never on the network, never billed.
+                        .filter(messages::status.ne(MessageStatus::Cancelled.as_str()))
+                        .filter(messages::created_at.ge(from))
+                        .filter(messages::created_at.lt(until))
+                        .group_by(sql::<Text>(&format!(
+                            "{MESSAGE_DAY}, messages.pricing_category, messages.pricing_billable, \
+                             messages.pricing_type"
+                        )))
+                        .select(sql::<(
+                            Text,
+                            Nullable<Text>,
+                            Nullable<Bool>,
+                            Nullable<Text>,
+                            BigInt,
+                        )>(&format!(
+                            "{MESSAGE_DAY}, messages.pricing_category, messages.pricing_billable, \
+                                 messages.pricing_type, COUNT(*)"
+                        )))
+                        .load::<(String, Option<String>, Option<bool>, Option<String>, i64)>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    let mut counts: Vec<UsageCount> = Vec::new();
+                    for (day, category, billable, kind, count) in rows {
+                        let day = NaiveDate::parse_from_str(&day, "%Y-%m-%d")
+                            .map_err(|e| corrupt("message day", e))?;
+                        let priced = stored_pricing(None, category.as_deref(), kind.as_deref(), billable)?;
+                        let category = priced.as_ref().and_then(|p| p.category.clone());
+                        let billable = priced.as_ref().is_none_or(pricing::billable);
+                        let messages = u64::try_from(count).map_err(|e| corrupt("message count", e))?;
+                        // Two stored pricings can read as one category (a type with no category, say).
+                        match counts
+                            .iter_mut()
+                            .find(|c| c.day == day && c.category == category && c.billable == billable)
+                        {
+                            Some(existing) => existing.messages += messages,
+                            None => counts.push(UsageCount {
+                                day,
+                                category,
+                                billable,
+                                messages,
+                            }),
                         }
-                        of_day.sort_by(|a, b| (&a.category, a.billable).cmp(&(&b.category, b.billable)));
-                        counts.extend(of_day);
-                        day = next;
                     }
+                    counts.sort_by(|a, b| {
+                        (a.day, &a.category, a.billable).cmp(&(b.day, &b.category, b.billable))
+                    });
                     Ok(counts)
                 }
             }

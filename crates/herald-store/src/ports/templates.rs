@@ -3,7 +3,7 @@
 macro_rules! templates_port {
     () => {
         mod templates {
-            use super::super::schema::templates;
+            use super::super::schema::{template_authors, templates};
             use super::super::{Conn, Db};
             use super::shared::convert;
             use async_trait::async_trait;
@@ -159,6 +159,78 @@ macro_rules! templates_port {
                         .await
                         .map_err(from_diesel)?;
                     convert(rows)
+                }
+
+                async fn template_author(
+                    &self,
+                    waba_id: &NetworkRef,
+                    name: &TemplateName,
+                ) -> Result<Option<OrganizationId>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let author = template_authors::table
+                        .filter(template_authors::waba_id.eq(waba_id.as_str()))
+                        .filter(template_authors::name.eq(name.as_str()))
+                        .select(template_authors::organization_id)
+                        .first::<String>(&mut *conn)
+                        .await
+                        .optional()
+                        .map_err(from_diesel)?;
+                    author
+                        .map(|id| {
+                            OrganizationId::parse(&id)
+                                .map_err(|e| $crate::error::corrupt("template author", e))
+                        })
+                        .transpose()
+                }
+
+                async fn claim_template(
+                    &self,
+                    organization: &OrganizationId,
+                    waba_id: &NetworkRef,
+                    name: &TemplateName,
+                    at: herald_domain::Timestamp,
+                ) -> Result<OrganizationId, StoreError> {
+                    let org = organization.to_string();
+                    let author = write_tx!(self, |conn| {
+                        diesel::insert_into(template_authors::table)
+                            .values((
+                                template_authors::waba_id.eq(waba_id.as_str()),
+                                template_authors::name.eq(name.as_str()),
+                                template_authors::organization_id.eq(&org),
+                                template_authors::created_at.eq(at),
+                            ))
+                            .on_conflict_do_nothing()
+                            .execute(conn)
+                            .await?;
+                        let author = template_authors::table
+                            .filter(template_authors::waba_id.eq(waba_id.as_str()))
+                            .filter(template_authors::name.eq(name.as_str()))
+                            .select(template_authors::organization_id)
+                            .first::<String>(conn)
+                            .await?;
+                        Ok::<_, TxError>(author)
+                    })
+                    .map_err(TxError::into_store)?;
+                    OrganizationId::parse(&author).map_err(|e| $crate::error::corrupt("template author", e))
+                }
+
+                async fn release_template(
+                    &self,
+                    organization: &OrganizationId,
+                    waba_id: &NetworkRef,
+                    name: &TemplateName,
+                ) -> Result<(), StoreError> {
+                    let mut conn = self.write().await?;
+                    diesel::delete(
+                        template_authors::table
+                            .filter(template_authors::waba_id.eq(waba_id.as_str()))
+                            .filter(template_authors::name.eq(name.as_str()))
+                            .filter(template_authors::organization_id.eq(organization.to_string())),
+                    )
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    Ok(())
                 }
             }
         }

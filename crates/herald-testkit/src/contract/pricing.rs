@@ -249,3 +249,38 @@ pub async fn pricing_usage_counts_by_day_and_category(ports: Ports) {
         ]
     );
 }
+
+/// The ends of the days usage may name (2000-01-01 to 9999-12-31, the end given as that day's last
+/// microsecond): a message on each is counted on its own day, in one answer for the whole range.
+pub async fn pricing_usage_counts_the_first_and_last_days_of_the_range(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let moment = |text: &str| {
+        chrono::DateTime::parse_from_rfc3339(text)
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+    };
+    for (n, created) in [
+        (1, moment("2000-01-01T00:00:00Z")),
+        (2, moment("9999-12-31T23:00:00Z")),
+        (3, moment("2026-03-10T12:00:00Z")),
+    ] {
+        let message = text_message(org.id, &sender, &format!("+1555123460{n}"), created);
+        accept_ok(&ports, &accept_request(&message, None, None)).await;
+    }
+    let counts = ports
+        .pricing
+        .usage_counts(
+            &org.id,
+            moment("2000-01-01T00:00:00Z"),
+            moment("9999-12-31T23:59:59.999999Z"),
+        )
+        .await
+        .unwrap();
+    let days: Vec<(String, u64)> = counts.iter().map(|c| (c.day.to_string(), c.messages)).collect();
+    assert_eq!(
+        days,
+        [("2000-01-01", 1), ("2026-03-10", 1), ("9999-12-31", 1)]
+            .map(|(day, n)| (day.to_owned(), n))
+            .to_vec()
+    );
+}

@@ -46,13 +46,16 @@ fn admin_sealing(accounts: MockAccountStore, sealer: MockSecretSealer) -> Admin 
     )
 }
 
-/// The store knows the test organization (once) and nothing else.
+/// The store knows the test organization (once) and nothing else; no business account has a sender.
 fn knows_organization(accounts: &mut MockAccountStore) {
     accounts
         .expect_organization()
         .withf(|id| *id == org_id())
         .times(1)
         .returning(|_| Ok(Some(organization(AccountStatus::Active))));
+    accounts
+        .expect_business_account_organizations()
+        .returning(|_| Ok(Vec::new()));
 }
 
 fn knows_no_organization(accounts: &mut MockAccountStore) {
@@ -230,6 +233,7 @@ fn new_sender(is_default: bool) -> NewSender {
         access_token: None,
         is_default,
         throughput_per_second: 80,
+        shared_waba: false,
     }
 }
 
@@ -383,6 +387,66 @@ fn the_token_is_sealed_for_the_id_the_sender_is_stored_with() {
         Some(SealContext::sender(&stored.id)),
         "bound to the sender's own id, so it opens for no other row"
     );
+}
+
+/// A store holding the test organization, whose sender's business account belongs to `owners` already.
+fn account_owned_by(owners: Vec<OrganizationId>) -> MockAccountStore {
+    let mut accounts = MockAccountStore::new();
+    accounts
+        .expect_organization()
+        .returning(|_| Ok(Some(organization(AccountStatus::Active))));
+    accounts
+        .expect_business_account_organizations()
+        .withf(|waba| *waba == network_ref("200000009"))
+        .times(1)
+        .returning(move |_| Ok(owners.clone()));
+    accounts.expect_senders().returning(|_| Ok(Vec::new().into()));
+    accounts
+}
+
+/// One organization per business account: another organization's is refused, naming the owner and the
+/// flag that shares it, and nothing is written.
+#[test]
+fn a_business_account_of_another_organization_is_refused_unless_shared() {
+    let owner = OrganizationId::from_ulid(generated(77));
+    let mut accounts = account_owned_by(vec![owner]);
+    accounts.expect_add_sender().times(0);
+    accounts.expect_add_shared_sender().times(0);
+
+    let result = run(admin(accounts).add_sender(new_sender(false)));
+
+    let Err(error) = result else {
+        panic!("accepted: {result:?}")
+    };
+    assert!(
+        matches!(error, AdminError::BusinessAccountTaken { .. }),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("200000009")
+            && message.contains(&owner.to_string())
+            && message.contains("--shared-waba"),
+        "{message}"
+    );
+}
+
+/// With `shared_waba` the sender is added as a share; an organization that already owns (or shares) the
+/// account adds another number of it without the flag.
+#[test]
+fn a_shared_business_account_is_recorded_as_shared_and_its_owners_add_freely() {
+    let owner = OrganizationId::from_ulid(generated(77));
+    let mut accounts = account_owned_by(vec![owner]);
+    accounts.expect_add_sender().times(0);
+    accounts.expect_add_shared_sender().times(1).returning(|_| Ok(()));
+    let mut shared = new_sender(false);
+    shared.shared_waba = true;
+    assert!(run(admin(accounts).add_sender(shared)).is_ok());
+
+    let mut accounts = account_owned_by(vec![owner, org_id()]);
+    accounts.expect_add_shared_sender().times(0);
+    accounts.expect_add_sender().times(1).returning(|_| Ok(()));
+    assert!(run(admin(accounts).add_sender(new_sender(false))).is_ok());
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! `ProcessCallbacks` on account notices: routed to every organization with a sender of the business
-//! account (a number's notice only to those with the number), one record each, duplicates counted, an
-//! unknown account skipped with a note.
+//! `ProcessCallbacks` on account notices: routed to every organization the business account belongs to
+//! (its owner and those it is shared with; a number's notice only to those with the number), one record
+//! each, never to another organization with a sender of the account, duplicates counted, an unknown
+//! account skipped with a note.
 
 use super::*;
 use crate::dispatch::StoredCallback;
@@ -48,7 +49,30 @@ fn process(
     answers: Vec<bool>,
     note: Option<&'static str>,
 ) -> (CallbackReport, Vec<NoticeRecord>) {
+    // Every organization with a sender shares the account.
+    let mut owners: Vec<OrganizationId> = Vec::new();
+    for sender in &senders {
+        if !owners.contains(&sender.organization_id) {
+            owners.push(sender.organization_id);
+        }
+    }
+    process_owned(change, senders, owners, answers, note)
+}
+
+/// As [`process`], the account belonging to `owners` only.
+fn process_owned(
+    change: NoticeChange,
+    senders: Vec<SenderNumber>,
+    owners: Vec<OrganizationId>,
+    answers: Vec<bool>,
+    note: Option<&'static str>,
+) -> (CallbackReport, Vec<NoticeRecord>) {
     let mut accounts = MockAccountStore::new();
+    accounts
+        .expect_business_account_organizations()
+        .withf(|waba| waba.as_str() == "200000001")
+        .times(1)
+        .returning(move |_| Ok(owners.clone()));
     accounts
         .expect_senders_of_business_account()
         .withf(|waba| waba.as_str() == "200000001")
@@ -107,6 +131,45 @@ fn a_template_notice_is_recorded_once_for_each_organization_of_the_account() {
             .all(|r| r.sender.is_none() && r.recorded_at == now())
     );
     assert_ne!(records[0].event_id, records[1].event_id);
+}
+
+/// One organization per business account: another organization with a sender of the account (added
+/// before the rule, or not shared with) receives none of its template notices, and neither would its own
+/// number's.
+#[test]
+fn a_notice_reaches_no_organization_the_account_does_not_belong_to() {
+    let intruder = OrganizationId::from_ulid(ulid(77));
+    let senders = vec![
+        sender(1, DEFAULT_NUMBER, true),
+        of_org(sender(3, "+15550003333", true), 77),
+    ];
+    let (report, records) = process_owned(
+        quality_change(),
+        senders.clone(),
+        vec![org_id()],
+        vec![true],
+        None,
+    );
+    assert_eq!(report.notices_recorded, 1);
+    assert!(
+        records.iter().all(|r| r.organization_id != intruder),
+        "{records:?}"
+    );
+    let change = NoticeChange::SenderQuality {
+        display_phone_number: "15550003333".into(),
+        event: "FLAGGED".into(),
+        current_limit: None,
+        old_limit: None,
+    };
+    let (report, records) = process_owned(
+        change,
+        senders,
+        vec![org_id()],
+        Vec::new(),
+        Some("notice for unknown business account 200000001 or number"),
+    );
+    assert!(records.is_empty(), "{records:?}");
+    assert_eq!(report.notices_recorded, 0);
 }
 
 #[test]

@@ -66,6 +66,8 @@ struct Setup {
     files: MockMediaStore,
     review: MockTemplateReview,
     stored: Arc<Mutex<Vec<Template>>>,
+    /// The recorded author of `order_update` (the only name the tests create), if any.
+    author: Arc<Mutex<Option<OrganizationId>>>,
 }
 
 impl Setup {
@@ -73,7 +75,28 @@ impl Setup {
         let stored: Arc<Mutex<Vec<Template>>> = Arc::new(Mutex::new(Vec::new()));
         let mut accounts = MockAccountStore::new();
         accounts.expect_senders().returning(|_| Ok(two_senders().into()));
+        // The test organization owns its business accounts unless a test says otherwise.
+        accounts
+            .expect_business_account_organizations()
+            .returning(|_| Ok(vec![org_id()]));
         let mut templates = MockTemplateStore::new();
+        let author: Arc<Mutex<Option<OrganizationId>>> = Arc::new(Mutex::new(None));
+        let read = Arc::clone(&author);
+        templates
+            .expect_template_author()
+            .returning(move |_, _| Ok(*read.lock().unwrap()));
+        let claim = Arc::clone(&author);
+        templates
+            .expect_claim_template()
+            .returning(move |org, _, _, _| Ok(*claim.lock().unwrap().get_or_insert(*org)));
+        let release = Arc::clone(&author);
+        templates.expect_release_template().returning(move |org, _, _| {
+            let mut author = release.lock().unwrap();
+            if *author == Some(*org) {
+                *author = None;
+            }
+            Ok(())
+        });
         let read = Arc::clone(&stored);
         templates
             .expect_templates()
@@ -103,6 +126,7 @@ impl Setup {
             files: MockMediaStore::new(),
             review: MockTemplateReview::new(),
             stored,
+            author,
         }
     }
 
@@ -293,4 +317,81 @@ fn tempfile_with(bytes: &[u8]) -> std::fs::File {
     file.rewind().unwrap();
     let _ = std::fs::remove_file(&path);
     file
+}
+
+/// A template of `name` in the default sender's business account, with its network id.
+fn stored_copy(name: &str) -> Template {
+    let mut copy = template(
+        &sender(1, DEFAULT_NUMBER, true).waba_id,
+        "APPROVED",
+        HeaderSpec::None,
+        0,
+    );
+    copy.name = TemplateName::parse(name).unwrap();
+    copy.network_id = Some("594425479261596".into());
+    copy
+}
+
+/// On a business account shared with another organization, a template that organization created through
+/// Herald is not this one's: its edit and its deletion answer `NotFound` and never reach the network, and
+/// creating a language of it is refused as taken.
+#[test]
+fn another_organizations_template_on_a_shared_account_is_never_changed() {
+    let other = OrganizationId::from_ulid(ulid(77));
+    let setup = Setup::new(vec![listed("APPROVED")]);
+    *setup.author.lock().unwrap() = Some(other);
+    setup.stored.lock().unwrap().push(stored_copy("order_update"));
+    let mut setup = setup;
+    setup.review.expect_delete_template().times(0);
+    setup.review.expect_edit_template().times(0);
+    setup.review.expect_submit_template().times(0);
+    let manage = setup.build();
+    let name = TemplateName::parse("order_update").unwrap();
+    assert!(matches!(
+        run(manage.delete(&org_id(), None, &name, None)),
+        Err(TemplateReviewError::NotFound)
+    ));
+    assert!(matches!(
+        run(manage.edit(&org_id(), None, &definition(false))),
+        Err(TemplateReviewError::NotFound)
+    ));
+    let mut other_language = definition(false);
+    other_language.language = LanguageCode::parse("pt_BR").unwrap();
+    assert!(matches!(
+        run(manage.create(&org_id(), None, &other_language)),
+        Err(TemplateReviewError::Exists(..))
+    ));
+}
+
+/// A template made outside Herald belongs to the account's owner: an organization the account is shared
+/// with cannot delete it; its own template it deletes, and the name is free again afterwards.
+#[test]
+fn a_sharing_organization_deletes_its_own_templates_only() {
+    let owner = OrganizationId::from_ulid(ulid(77));
+    let mut setup = Setup::new(Vec::new());
+    setup.accounts = MockAccountStore::new();
+    setup
+        .accounts
+        .expect_senders()
+        .returning(|_| Ok(two_senders().into()));
+    setup
+        .accounts
+        .expect_business_account_organizations()
+        .returning(move |_| Ok(vec![owner, org_id()]));
+    setup.stored.lock().unwrap().push(stored_copy("order_update"));
+    setup
+        .review
+        .expect_delete_template()
+        .times(1)
+        .returning(|_, _, _| Ok(()));
+    let author = Arc::clone(&setup.author);
+    let manage = setup.build();
+    let name = TemplateName::parse("order_update").unwrap();
+    assert!(matches!(
+        run(manage.delete(&org_id(), None, &name, None)),
+        Err(TemplateReviewError::NotFound)
+    ));
+    *author.lock().unwrap() = Some(org_id());
+    run(manage.delete(&org_id(), None, &name, None)).unwrap();
+    assert_eq!(*author.lock().unwrap(), None, "the name is free again");
 }

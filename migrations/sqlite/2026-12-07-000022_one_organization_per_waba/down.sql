@@ -1,0 +1,2 @@
+DROP TABLE template_authors;
+ALTER TABLE senders DROP COLUMN shares_waba;
