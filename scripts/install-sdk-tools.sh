@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned OpenAPI validator and SDK generators into git-ignored folders of this checkout:
 #   target/sdk-tools/python   a venv with scripts/sdk-tools/requirements.txt (openapi-spec-validator,
-#                             openapi-python-client, standardwebhooks) and clients/python installed editable
+#                             openapi-python-client, standardwebhooks, and httpx and attrs, which the
+#                             generated client needs; the examples find it on PYTHONPATH=clients/python)
 #   clients/typescript/node_modules   `npm ci` from the committed package-lock.json (openapi-typescript,
 #                             openapi-fetch, typescript, standardwebhooks)
 # Exits 0 when both are there, 3 when python3 or npm is missing on a laptop (the caller skips loudly); under
@@ -29,10 +30,6 @@ if [ ! -f "$stamp" ] || ! cmp -s "$stamp" scripts/sdk-tools/requirements.txt; th
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/sdk-tools/requirements.txt
   cp scripts/sdk-tools/requirements.txt "$stamp"
-fi
-# The generated client itself, so the examples import it as a user's program would.
-if [ -f clients/python/pyproject.toml ] && ! "$venv/bin/python" -c 'import herald_client' 2>/dev/null; then
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -e clients/python
 fi
 
 lock="clients/typescript/package-lock.json"

@@ -986,6 +986,7 @@ mod dashboard;
 mod metrics;
 mod retention;
 mod scheduled;
+mod sdk;
 mod smoke;
 mod traces;
 
