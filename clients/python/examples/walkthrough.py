@@ -13,11 +13,14 @@ import io
 import os
 import queue
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import httpx
 from standardwebhooks import Webhook
 
 from herald_client import AuthenticatedClient
+from herald_client.api.contacts import get_window
 from herald_client.api.messages import list_messages, send_file, send_interactive, send_template, send_text
 from herald_client.api.templates import get_template, list_templates
 from herald_client.api.webhooks import create_webhook, test_webhook
@@ -40,10 +43,13 @@ from herald_client.models import (
     TextObject,
     WebhookTestResource,
     WebhookWithSecretResource,
+    WindowResource,
 )
 from herald_client.types import UNSET, File
 
 CUSTOMER = "+15551234567"
+# The demo organization's sender (`herald serve --demo`).
+BUSINESS = "+15550001111"
 # A 1×1 PNG: Herald judges a file's type from its bytes.
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
@@ -62,6 +68,21 @@ hello = SendTemplateRequest(to=CUSTOMER, template=TemplateRefRequest(name="hello
 template = send_template.sync(client=herald, body=hello)
 check(isinstance(template, MessageResource) and template.id.startswith("msg_"), "a template send answers a message")
 print(f"template sent: {template.id}")
+
+# Files and interactive messages need the customer's 24-hour window open: on `herald serve --demo` the
+# network simulator plays the customer writing in (this call is the simulator's, not the API's).
+simulated = httpx.post(
+    f"{os.environ['HERALD_BASE_URL']}/simulator/control/inbound",
+    json={"from": CUSTOMER, "to": BUSINESS, "text": "Hi! Where is my order?"},
+)
+check(simulated.is_success, "the simulator takes the customer's message")
+for tries in range(100):
+    window = get_window.sync(client=herald, number=CUSTOMER)
+    check(isinstance(window, WindowResource), "the window is read")
+    if window.open_:
+        break
+    time.sleep(0.1)
+check(window.open_, "the customer's message opens the window")
 
 # A file, as multipart: the part's filename is the one the recipient sees.
 form = SendFileForm(to=CUSTOMER, caption="The receipt", file=File(io.BytesIO(PNG), "receipt.png", "image/png"))

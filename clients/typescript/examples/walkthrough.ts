@@ -14,6 +14,8 @@ import { Webhook } from "standardwebhooks";
 import { createHeraldClient, HeraldProblemError, unwrap } from "../src/index.js";
 
 const CUSTOMER = "+15551234567";
+/** The demo organization's sender (`herald serve --demo`). */
+const BUSINESS = "+15550001111";
 /** A 1×1 PNG: Herald judges a file's type from its bytes. */
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==",
@@ -40,6 +42,23 @@ const template = unwrap(
 );
 check("id" in template && template.id.startsWith("msg_"), "a template send answers a message");
 console.log(`template sent: ${template.id}`);
+
+// Files and interactive messages need the customer's 24-hour window open: on `herald serve --demo` the
+// network simulator plays the customer writing in (this call is the simulator's, not the API's).
+const simulated = await fetch(`${setting("HERALD_BASE_URL")}/simulator/control/inbound`, {
+  method: "POST",
+  headers: { "Content-Type": "application/json" },
+  body: JSON.stringify({ from: CUSTOMER, to: BUSINESS, text: "Hi! Where is my order?" }),
+});
+check(simulated.ok, "the simulator takes the customer's message");
+for (let tries = 0; ; tries += 1) {
+  const window = unwrap(
+    await herald.GET("/api/v1/contacts/{number}/window", { params: { path: { number: CUSTOMER } } }),
+  );
+  if (window.open) break;
+  check(tries < 100, "the customer's message opens the window");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
 
 // A file, as multipart: the part's filename is the one the recipient sees.
 const file = unwrap(
