@@ -1,12 +1,13 @@
 # Herald — the two commands a newcomer needs are `make run` and `make test`.
 CARGO ?= cargo
 
-.PHONY: run test lint fmt build bench clean-data help faults fuzz fuzz-api
+.PHONY: run test lint fmt build bench clean-data help faults fuzz fuzz-api sdk
 
 help:
 	@echo "make run   - build and start Herald on SQLite (./data) with the in-process simulator and a demo organization"
 	@echo "make test  - run every test (PostgreSQL suites run when PostgreSQL answers on 127.0.0.1:5432)"
-	@echo "make lint  - no reference outside the repository, rustfmt --check, clippy -D warnings, promtool"
+	@echo "make lint  - no reference outside the repository, rustfmt --check, clippy -D warnings, promtool, the OpenAPI validator and the SDKs' freshness"
+	@echo "make sdk   - regenerate clients/typescript and clients/python from docs/openapi.json (pinned generators)"
 	@echo "make bench - measure and write docs/benchmarks.md"
 	@echo "make faults   - the fault suite on a PostgreSQL of its own (docs/faults.md)"
 	@echo "make fuzz     - every cargo-fuzz target for FUZZ_SECONDS each (docs/fuzzing.md)"
@@ -49,6 +50,14 @@ lint:
 	@if command -v promtool >/dev/null 2>&1; then promtool check rules deploy/prometheus/herald-rules.yml; \
 	elif [ "$$CI" = "true" ]; then echo "promtool is missing (apt-get install prometheus)"; exit 1; \
 	else echo "!! SKIPPED: promtool check rules (apt-get install prometheus)"; fi
+
+	# docs/openapi.json against a standard OpenAPI 3.1 validator, and the committed SDKs against a fresh
+	# generation from it (tools pinned in scripts/sdk-tools/ and clients/typescript/package-lock.json).
+	@scripts/check-openapi.sh
+
+# The SDKs in clients/, generated from docs/openapi.json; regenerate after accepting a change of the document.
+sdk:
+	@scripts/sdk.sh
 
 fmt:
 	$(CARGO) fmt --all

@@ -26,6 +26,7 @@ mod inbound;
 mod kinds;
 mod limits;
 mod network;
+mod openapi;
 mod pricing;
 mod scenarios;
 mod scheduled;

@@ -22,6 +22,8 @@ mod kinds;
 pub use kinds::*;
 mod pricing;
 pub use pricing::*;
+mod template_definition;
+pub use template_definition::*;
 
 /// RFC 3339 in UTC with milliseconds and `Z`: `2026-11-21T10:15:30.123Z`.
 pub(crate) fn time(at: Timestamp) -> String {
@@ -447,8 +449,8 @@ pub enum BodyVariablesRequest {
     Named(BTreeMap<String, String>),
 }
 
-/// The header's value: `{"type": "text", "values": [...]}`, or a file by `link` for document, image and
-/// video headers (`media_id` is not available yet).
+/// The header's value: `{"type": "text", "values": [...]}`, or a file by `media_id` (an upload) or `link`
+/// for document, image and video headers.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct HeaderVariablesRequest {
     /// `text`, `document`, `image` or `video`.
@@ -456,6 +458,8 @@ pub struct HeaderVariablesRequest {
     pub type_: String,
     /// Text headers: exactly one value.
     pub values: Option<Vec<String>>,
+    /// Media headers: an upload (`med_…`, `POST /api/v1/media`) of the header's kind.
+    pub media_id: Option<String>,
     /// Media headers: a public `https://` URL of the file.
     pub link: Option<String>,
     /// Document headers: the name the recipient sees.
@@ -487,10 +491,13 @@ pub struct MessageListQuery {
     pub type_: Option<String>,
     pub client_reference: Option<String>,
     /// RFC 3339; inclusive.
+    #[param(format = DateTime)]
     pub created_after: Option<String>,
     /// RFC 3339; exclusive.
+    #[param(format = DateTime)]
     pub created_before: Option<String>,
     /// 1 to 200; default 50.
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,

@@ -987,6 +987,7 @@ mod metrics;
 mod metrics_bounds;
 mod retention;
 mod scheduled;
+mod sdk;
 mod senders;
 mod smoke;
 mod traces;

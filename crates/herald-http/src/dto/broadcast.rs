@@ -201,6 +201,7 @@ pub struct BroadcastListQuery {
     /// a retried cancel finishes it) or `cancelled`.
     pub status: Option<String>,
     /// 1 to 200; default 50.
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -217,6 +218,7 @@ pub struct BroadcastMessagesQuery {
     pub to: Option<String>,
     pub client_reference: Option<String>,
     /// 1 to 200; default 50.
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -240,9 +242,11 @@ pub struct BroadcastRequest {
     /// The sender number (E.164) when the organization has several.
     pub from: Option<String>,
     /// RFC 3339, from 1 minute to 35 days ahead: every message is `scheduled` until then.
+    #[schema(format = DateTime)]
     pub send_at: Option<String>,
     /// The header every recipient without one of its own gets, in the form of `variables.header` (a
     /// file by `media_id` or `link`, or text).
+    #[schema(value_type = Option<super::HeaderVariablesRequest>)]
     pub header: Option<serde_json::Value>,
     /// 1 to 10,000 rows.
     pub recipients: Vec<BroadcastRecipientRequest>,

@@ -30,6 +30,7 @@ pub struct InboundResource {
     #[serde(rename = "type")]
     #[schema(example = "text")]
     pub type_: String,
+    #[schema(format = DateTime)]
     pub received_at: String,
     /// The customer's profile name, when the network gave one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -38,6 +39,7 @@ pub struct InboundResource {
     pub context: Option<InboundContextResource>,
     /// When the business marked it read (`POST /api/v1/inbound/{id}/read`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub read_at: Option<String>,
     /// The text of a `text` message (the other kinds carry their own object instead).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,10 +99,13 @@ pub struct InboundListQuery {
     #[param(rename = "type")]
     pub type_: Option<String>,
     /// Received at or after (RFC 3339).
+    #[param(format = DateTime)]
     pub since: Option<String>,
     /// Received before (RFC 3339).
+    #[param(format = DateTime)]
     pub until: Option<String>,
     /// 1–200, default 50.
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,

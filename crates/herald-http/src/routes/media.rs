@@ -27,6 +27,12 @@ pub(crate) struct UploadMediaForm {
     file: Vec<u8>,
 }
 
+/// A file's bytes, the body of `GET /api/v1/media/{id}/content`, for the reference.
+#[allow(dead_code)]
+#[derive(ToSchema)]
+#[schema(value_type = String, format = Binary)]
+pub(crate) struct FileContent(Vec<u8>);
+
 /// An uploaded file, usable as `media_id` for 30 days.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct MediaUploadResource {
@@ -42,7 +48,9 @@ pub struct MediaUploadResource {
     pub sha256: String,
     #[schema(nullable)]
     pub filename: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub expires_at: String,
 }
 
@@ -144,18 +152,18 @@ pub(crate) async fn upload_media(
     responses(
         (status = 200, description = "The file, streamed, with its own type: an upload's judged type, or the type the network gives an inbound file (audio and stickers too).",
             content(
-                (Vec<u8> = "application/pdf"),
-                (Vec<u8> = "image/jpeg"),
-                (Vec<u8> = "image/png"),
-                (Vec<u8> = "video/mp4"),
-                (Vec<u8> = "video/3gpp"),
-                (Vec<u8> = "audio/aac"),
-                (Vec<u8> = "audio/amr"),
-                (Vec<u8> = "audio/mpeg"),
-                (Vec<u8> = "audio/mp4"),
-                (Vec<u8> = "audio/ogg"),
-                (Vec<u8> = "image/webp"),
-                (Vec<u8> = "*/*"),
+                (FileContent = "application/pdf"),
+                (FileContent = "image/jpeg"),
+                (FileContent = "image/png"),
+                (FileContent = "video/mp4"),
+                (FileContent = "video/3gpp"),
+                (FileContent = "audio/aac"),
+                (FileContent = "audio/amr"),
+                (FileContent = "audio/mpeg"),
+                (FileContent = "audio/mp4"),
+                (FileContent = "audio/ogg"),
+                (FileContent = "image/webp"),
+                (FileContent = "*/*"),
             ),
             headers(("Content-Disposition" = String, description = "`attachment` with the file name, when known"))),
         (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),

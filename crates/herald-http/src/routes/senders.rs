@@ -35,7 +35,9 @@ pub struct SenderResource {
     #[schema(example = "TIER_10K")]
     pub messaging_limit: Option<String>,
     /// When the network last reported the number's quality or limit.
+    #[schema(format = DateTime)]
     pub quality_updated_at: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
 }
 

@@ -134,7 +134,7 @@ fn created(template: &Template) -> HttpResponse {
     path = "/api/v1/templates",
     tag = "templates",
     operation_id = "createTemplate",
-    request_body(content = Object, content_type = "application/json", description = "Meta's template definition, plus `from`."),
+    request_body(content = crate::dto::TemplateCreateRequest, content_type = "application/json", description = "Meta's template definition, plus `from`."),
     responses(
         (status = 201, description = "Submitted; Herald's copy.", body = TemplateResource),
         (status = 400, description = "`invalid_json`.", body = Problem, content_type = "application/problem+json"),
@@ -173,7 +173,7 @@ pub(crate) async fn create_template(
     tag = "templates",
     operation_id = "editTemplate",
     params(("name" = String, Path, description = "Template name"), ("language" = String, Path, description = "Language code")),
-    request_body(content = Object, content_type = "application/json", description = "`components` in Meta's shape, `category`?, `parameter_format`?, `from`?."),
+    request_body(content = crate::dto::TemplateEditRequest, content_type = "application/json", description = "`components` in Meta's shape, `category`?, `parameter_format`?, `from`?."),
     responses(
         (status = 200, description = "Submitted again; Herald's copy.", body = TemplateResource),
         (status = 400, description = "`invalid_json`.", body = Problem, content_type = "application/problem+json"),

@@ -22,6 +22,7 @@ pub struct TemplateResource {
     pub header: TemplateHeaderResource,
     pub body: TemplateBodyResource,
     pub buttons: Vec<TemplateButtonResource>,
+    #[schema(format = DateTime)]
     pub synced_at: String,
     /// The network's quality rating: `GREEN`, `YELLOW`, `RED` or `UNKNOWN`; `null` until rated.
     #[schema(example = "GREEN")]
@@ -29,6 +30,7 @@ pub struct TemplateResource {
     /// Why the network rejected it (`INVALID_FORMAT`, …); `null` unless `REJECTED`.
     pub rejected_reason: Option<String>,
     /// When Herald's copy last changed (a sync that found it changed, or a template event).
+    #[schema(format = DateTime)]
     pub updated_at: Option<String>,
 }
 

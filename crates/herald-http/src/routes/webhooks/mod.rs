@@ -365,7 +365,7 @@ pub(crate) async fn test_webhook(
     params(
         ("id" = String, Path, description = "`whk_…`"),
         ("status" = Option<String>, Query, description = "`pending`, `succeeded`, `failed` or `skipped`"),
-        ("limit" = Option<u32>, Query, description = "1–200, default 50"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 200, description = "1–200, default 50"),
         ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
     ),
     responses(

@@ -17,11 +17,14 @@ pub struct WebhookResource {
     pub enabled: bool,
     /// Why Herald disabled it (after 5 days of failing every attempt), else `null`.
     pub disabled_reason: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
     /// Until when the secret before the last rotation still signs (a second signature); absent when no
     /// rotation is in progress.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(format = DateTime)]
     pub secret_rotated_until: Option<String>,
 }
 
@@ -75,6 +78,7 @@ pub struct UpdateWebhookRequest {
 #[serde(deny_unknown_fields)]
 pub struct RecoverRequest {
     /// RFC 3339: every `failed` or `skipped` delivery created at or after it is queued again.
+    #[schema(format = DateTime)]
     pub since: Option<String>,
 }
 
@@ -121,7 +125,9 @@ pub struct DeliveryResource {
     pub event_type: String,
     /// `pending`, `succeeded`, `failed` or `skipped`.
     pub status: String,
+    #[schema(format = DateTime)]
     pub next_attempt_at: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
     pub attempts: Vec<DeliveryAttemptResource>,
 }

@@ -1,0 +1,219 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.contact_resource import ContactResource
+from ...models.problem import Problem
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    recipient: str,
+    *,
+    from_: str | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["from"] = from_
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/contacts/{recipient}/block".format(
+            recipient=quote(str(recipient), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ContactResource | Problem | None:
+    if response.status_code == 200:
+        response_200 = ContactResource.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ContactResource | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    recipient: str,
+    *,
+    client: AuthenticatedClient,
+    from_: str | Unset = UNSET,
+) -> Response[ContactResource | Problem]:
+    """Blocks the person on the network's block list of the sender `from` (default: the default sender):
+    they cannot write to it, and every send to them is refused (`422 recipient_blocked`). The network
+    only
+    blocks people who wrote to that sender in the last 24 hours. No body.
+
+    Args:
+        recipient (str):
+        from_ (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ContactResource | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        recipient=recipient,
+        from_=from_,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    recipient: str,
+    *,
+    client: AuthenticatedClient,
+    from_: str | Unset = UNSET,
+) -> ContactResource | Problem | None:
+    """Blocks the person on the network's block list of the sender `from` (default: the default sender):
+    they cannot write to it, and every send to them is refused (`422 recipient_blocked`). The network
+    only
+    blocks people who wrote to that sender in the last 24 hours. No body.
+
+    Args:
+        recipient (str):
+        from_ (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ContactResource | Problem
+    """
+
+    return sync_detailed(
+        recipient=recipient,
+        client=client,
+        from_=from_,
+    ).parsed
+
+
+async def asyncio_detailed(
+    recipient: str,
+    *,
+    client: AuthenticatedClient,
+    from_: str | Unset = UNSET,
+) -> Response[ContactResource | Problem]:
+    """Blocks the person on the network's block list of the sender `from` (default: the default sender):
+    they cannot write to it, and every send to them is refused (`422 recipient_blocked`). The network
+    only
+    blocks people who wrote to that sender in the last 24 hours. No body.
+
+    Args:
+        recipient (str):
+        from_ (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ContactResource | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        recipient=recipient,
+        from_=from_,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    recipient: str,
+    *,
+    client: AuthenticatedClient,
+    from_: str | Unset = UNSET,
+) -> ContactResource | Problem | None:
+    """Blocks the person on the network's block list of the sender `from` (default: the default sender):
+    they cannot write to it, and every send to them is refused (`422 recipient_blocked`). The network
+    only
+    blocks people who wrote to that sender in the last 24 hours. No body.
+
+    Args:
+        recipient (str):
+        from_ (str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ContactResource | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            recipient=recipient,
+            client=client,
+            from_=from_,
+        )
+    ).parsed

@@ -1,0 +1,212 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.template_resource import TemplateResource
+from ...types import Response
+
+
+def _get_kwargs(
+    name: str,
+    language: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/templates/{name}/{language}".format(
+            name=quote(str(name), safe=""),
+            language=quote(str(language), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | TemplateResource | None:
+    if response.status_code == 200:
+        response_200 = TemplateResource.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | TemplateResource]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    name: str,
+    language: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Problem | TemplateResource]:
+    """One template by name and language.
+
+     An organization with several business accounts may hold a copy in each: this answers the one a send
+    without `from` uses (the default sender's account), else the first.
+
+    Args:
+        name (str):
+        language (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TemplateResource]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        language=language,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    name: str,
+    language: str,
+    *,
+    client: AuthenticatedClient,
+) -> Problem | TemplateResource | None:
+    """One template by name and language.
+
+     An organization with several business accounts may hold a copy in each: this answers the one a send
+    without `from` uses (the default sender's account), else the first.
+
+    Args:
+        name (str):
+        language (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TemplateResource
+    """
+
+    return sync_detailed(
+        name=name,
+        language=language,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    name: str,
+    language: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[Problem | TemplateResource]:
+    """One template by name and language.
+
+     An organization with several business accounts may hold a copy in each: this answers the one a send
+    without `from` uses (the default sender's account), else the first.
+
+    Args:
+        name (str):
+        language (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TemplateResource]
+    """
+
+    kwargs = _get_kwargs(
+        name=name,
+        language=language,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    name: str,
+    language: str,
+    *,
+    client: AuthenticatedClient,
+) -> Problem | TemplateResource | None:
+    """One template by name and language.
+
+     An organization with several business accounts may hold a copy in each: this answers the one a send
+    without `from` uses (the default sender's account), else the first.
+
+    Args:
+        name (str):
+        language (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TemplateResource
+    """
+
+    return (
+        await asyncio_detailed(
+            name=name,
+            language=language,
+            client=client,
+        )
+    ).parsed
