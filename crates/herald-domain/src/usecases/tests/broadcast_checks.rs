@@ -109,7 +109,7 @@ fn upload(n: u128) -> MediaFile {
 
 fn row(to: &str, header: Option<u128>) -> Result<BroadcastRecipient, ValidationErrors> {
     Ok(BroadcastRecipient {
-        to: phone(to),
+        to: crate::contact::Recipient::Number(phone(to)),
         variables: TemplateVariables {
             header: header.map(|n| image(media_id(n))),
             body: BodyValues::Positional(vec![template_text("Ana")]),
