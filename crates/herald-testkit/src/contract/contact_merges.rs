@@ -102,13 +102,17 @@ pub async fn contacts_of_one_person_are_merged_when_linked(ports: Ports) {
         .contacts_with_numbers(&org.id, &[phone(number)])
         .await
         .expect("contacts_with_numbers");
-    assert_eq!(listed, [merged.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&merged));
     let listed = ports
         .contacts
         .contacts_with_user_ids(&org.id, &[user(id), user("US.1")])
         .await
         .expect("contacts_with_user_ids");
-    assert_eq!(listed, [merged.clone()], "one contact, by either identity");
+    assert_eq!(
+        listed,
+        std::slice::from_ref(&merged),
+        "one contact, by either identity"
+    );
 
     // A change naming both merges too (here the number's stop and the user id's block).
     let (number, id) = ("+15552220007", "US.99900071");
