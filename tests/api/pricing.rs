@@ -422,8 +422,9 @@ async fn a_dry_run_sees_the_rate_limit_without_spending_it(db: Db) {
         .set_plan(&app.org, PlanName::parse("trial").unwrap())
         .await
         .unwrap();
-    // Trial: burst 5. Twenty dry runs spend none of it.
-    for _ in 0..20 {
+    // Trial: burst 5. Dry runs spend none of it (they have a bucket of their own, of the same size: docs/api.md
+    // §3, so only a few here, leaving one for the last).
+    for _ in 0..3 {
         let run = app.dry_run("/api/v1/messages/send-template", &template(TO)).await;
         assert_eq!(run["would_accept"], true, "{run}");
     }
