@@ -168,10 +168,12 @@ pub fn traces_url(endpoint: &str) -> anyhow::Result<url::Url> {
         url.scheme()
     );
     let path = url.path().trim_end_matches('/');
-    if !path.ends_with("/v1/traces") {
-        let joined = format!("{path}/v1/traces");
-        url.set_path(&joined);
-    }
+    let joined = if path.ends_with("/v1/traces") {
+        path.to_owned()
+    } else {
+        format!("{path}/v1/traces")
+    };
+    url.set_path(&joined);
     Ok(url)
 }
 
