@@ -408,7 +408,6 @@ async fn broadcast_rows_have_a_bucket_of_their_own_and_spare_other_organizations
     // The business plan: 80 rows/s, and room for one broadcast of 10,000 rows at once.
     let first = app.post_response(path, &broadcast(0, 6_000)).await;
     assert_eq!(first.status(), 202, "{}", first.text().await.unwrap());
-    let started = Instant::now();
     let second = app.post_response(path, &broadcast(6_000, 6_000)).await;
     let retry_after = header(&second, "retry-after").expect("Retry-After on 429");
     // At most 2,000 rows are missing, at 80 a second.
@@ -451,10 +450,6 @@ async fn broadcast_rows_have_a_bucket_of_their_own_and_spare_other_organizations
         .await
         .unwrap();
     assert_eq!(other_send.status(), 202, "{}", other_send.text().await.unwrap());
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "the refusals were not quick"
-    );
 }
 
 /// The first 100 errors and the count: a small answer, however many errors the body had.
@@ -482,7 +477,6 @@ async fn a_body_of_a_million_errors_is_refused_with_a_small_answer(db: Db) {
         keys += 1;
     }
     body.push('}');
-    let started = Instant::now();
     let response = app
         .http
         .post(format!("{}/api/v1/broadcasts", app.base))
@@ -493,11 +487,6 @@ async fn a_body_of_a_million_errors_is_refused_with_a_small_answer(db: Db) {
         .await
         .unwrap();
     assert_capped(response, keys).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "took {:?}",
-        started.elapsed()
-    );
     // 80,000 wrong body variables in 240 KB.
     let mut send = template("+15556700001");
     send["variables"] = serde_json::json!({ "body": vec![serde_json::json!({}); 80_000] });

@@ -22,6 +22,9 @@ export interface paths {
          *     counted against the monthly quota together: if the quota cannot take them all, nothing is stored
          *     (`429 quota_exceeded`). The messages are released to dispatch at the sender's pace. A retry with the
          *     same `Idempotency-Key` and body answers the same broadcast again, with `Idempotent-Replayed: true`.
+         *
+         *     `?dry_run=true` makes every check the create makes, every row judged the same way, and answers `200`
+         *     with what the broadcast would meet: nothing is stored, counted or sent.
          */
         post: operations["createBroadcast"];
         delete?: never;
@@ -58,7 +61,8 @@ export interface paths {
         put?: never;
         /**
          * Cancel a broadcast: nothing more is released, and every message not taken by dispatch yet becomes
-         *     `cancelled` (its quota count given back); messages already dispatching go on.
+         *     `cancelled` (its quota count given back); messages already dispatching go on. The broadcast is
+         *     `cancelling` until none is left; a cancel that failed half-way (`503`) is finished by its retry.
          */
         post: operations["cancelBroadcast"];
         delete?: never;
@@ -930,6 +934,53 @@ export interface components {
              */
             rejected: components["schemas"]["RejectedRowResource"][];
         };
+        /**
+         * @description `200` to `POST /api/v1/broadcasts?dry_run=true`: what the broadcast would meet; nothing was stored,
+         *     counted or sent (docs/api.md §4.10).
+         * @example {
+         *       "accepted": 2,
+         *       "estimated_cost": {
+         *         "amount": "0.0500",
+         *         "currency": "EUR"
+         *       },
+         *       "pricing": {
+         *         "billable": true,
+         *         "category": "marketing"
+         *       },
+         *       "refusals": [],
+         *       "rejected": [
+         *         {
+         *           "errors": [
+         *             {
+         *               "field": "to",
+         *               "message": "recipient_blocked: …"
+         *             }
+         *           ],
+         *           "index": 1
+         *         }
+         *       ],
+         *       "would_accept": true
+         *     }
+         */
+        BroadcastDryRunResource: {
+            /**
+             * Format: int32
+             * @description The recipient rows that would be accepted, each as one message (`0` when the rows could not be
+             *     judged: see `refusals`).
+             */
+            accepted: number;
+            estimated_cost?: null | components["schemas"]["CostResource"];
+            pricing?: null | components["schemas"]["ExpectedPricingResource"];
+            /**
+             * @description The problems the whole broadcast would be refused with, in the order the create would meet them:
+             *     each is the body it would answer (its `status` the create's status code).
+             */
+            refusals: components["schemas"]["Problem"][];
+            /** @description The rows that would be left out, each with its index in `recipients` and its errors. */
+            rejected: components["schemas"]["RejectedRowResource"][];
+            /** @description Whether the broadcast would be accepted now: `refusals` is empty. */
+            would_accept: boolean;
+        };
         /** @description A page of broadcasts, newest first. */
         BroadcastPageResource: {
             data: components["schemas"]["BroadcastResource"][];
@@ -940,7 +991,7 @@ export interface components {
         BroadcastRecipientRequest: {
             /** @description Your own id, up to 128 characters, echoed in the message and its events. */
             client_reference?: string | null;
-            /** @description E.164; each number at most once per broadcast. */
+            /** @description E.164, or a business-scoped user id (as a single send's `to`); each person at most once per broadcast. */
             to: string;
             variables?: null | components["schemas"]["TemplateVariablesRequest"];
         };
@@ -1050,7 +1101,8 @@ export interface components {
              */
             send_at?: string | null;
             /**
-             * @description `scheduled`, `running`, `paused`, `completed` or `cancelled`.
+             * @description `scheduled`, `running`, `paused`, `completed`, `cancelling` (a cancel under way, or stopped half-way:
+             *     a retried cancel finishes it) or `cancelled`.
              * @example running
              */
             status: string;
@@ -2368,7 +2420,10 @@ export interface operations {
     listBroadcasts: {
         parameters: {
             query?: {
-                /** @description `scheduled`, `running`, `paused`, `completed` or `cancelled`. */
+                /**
+                 * @description `scheduled`, `running`, `paused`, `completed`, `cancelling` (a cancel under way, or stopped half-way:
+                 *     a retried cancel finishes it) or `cancelled`.
+                 */
                 status?: string;
                 /** @description 1 to 200; default 50. */
                 limit?: number;
@@ -2450,9 +2505,15 @@ export interface operations {
     };
     createBroadcast: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description `true`: run every check of the send and answer `200` with what it would meet; nothing is stored,
+                 *     counted, spent or sent. Only `true` or `false`.
+                 */
+                dry_run?: boolean;
+            };
             header?: {
-                /** @description Up to 255 visible ASCII characters; a retry with the same key and body answers the same broadcast. */
+                /** @description Up to 255 visible ASCII characters; a retry with the same key and body answers the same broadcast. Not looked at by a dry run (its format is checked). */
                 "Idempotency-Key"?: string | null;
             };
             path?: never;
@@ -2464,6 +2525,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `?dry_run=true`: what the broadcast would meet, its refusals in order, the rows it would accept and leave out, the pricing category and estimated cost; nothing was stored, counted or sent. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BroadcastDryRunResource"];
+                };
+            };
             /** @description Accepted: the broadcast, with the rows left out in `rejected`. */
             202: {
                 headers: {
@@ -2531,7 +2601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_failed` (a shared field, `recipients` missing, empty or over 10,000, or no valid row: then `rejected` lists every row), `template_not_approved`, `header_media_mismatch` (the shared `header`), `idempotency_key_reused`. */
+            /** @description `validation_failed` (a shared field, `recipients` missing, empty or over 10,000, or no valid row: then `rejected` lists every row; a `dry_run` other than `true` or `false`, or another query parameter), `template_not_approved`, `header_media_mismatch` (the shared `header`), `idempotency_key_reused`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2700,7 +2770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `broadcast_not_cancellable`: the broadcast is completed or cancelled; `detail` names its state. */
+            /** @description `broadcast_not_cancellable`: the broadcast is completed or cancelled (a `cancelling` one is not: the cancel finishes it); `detail` names its state. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2729,7 +2799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unavailable`; `Retry-After` set. */
+            /** @description `unavailable`; `Retry-After` set. The cancel may have stopped half-way (the broadcast `cancelling`): retry it. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,7 +4334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -4405,7 +4475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -4545,7 +4615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -4685,7 +4755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -4825,7 +4895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -4974,7 +5044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -5123,7 +5193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -5263,7 +5333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rate_limited` (the plan's send rate, or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
+            /** @description `rate_limited` (the plan's send rate, checked before the body is read; a dry run's own rate; or too many failed authentications from the client's address), `quota_exceeded`; `Retry-After` says when to retry. */
             429: {
                 headers: {
                     /** @description Seconds, at least 1 */
@@ -6335,9 +6405,15 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
-                /** @description The first UTC day, `YYYY-MM-DD`; default 29 days before `until`. */
+                /**
+                 * @description The first UTC day, `YYYY-MM-DD`, 2000-01-01 to 9999-12-31; default 29 days before `until` (not before
+                 *     2000-01-01).
+                 */
                 from?: string;
-                /** @description The last UTC day, included, `YYYY-MM-DD`; default today. At most 92 days from `from`. */
+                /**
+                 * @description The last UTC day, included, `YYYY-MM-DD`, 2000-01-01 to 9999-12-31; default today. At most 92 days from
+                 *     `from`.
+                 */
                 until?: string;
             };
             header?: never;
@@ -6373,7 +6449,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_failed`: `from` or `until` is not a date, `from` is after `until`, or the range is over 92 days. */
+            /** @description `validation_failed`: `from` or `until` is not a date or not one from 2000-01-01 to 9999-12-31, `from` is after `until`, or the range is over 92 days. */
             422: {
                 headers: {
                     [name: string]: unknown;

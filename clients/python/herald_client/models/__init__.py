@@ -3,6 +3,7 @@
 from .action_parameters_object import ActionParametersObject
 from .body_variables_request_type_1 import BodyVariablesRequestType1
 from .broadcast_created_resource import BroadcastCreatedResource
+from .broadcast_dry_run_resource import BroadcastDryRunResource
 from .broadcast_page_resource import BroadcastPageResource
 from .broadcast_recipient_request import BroadcastRecipientRequest
 from .broadcast_request import BroadcastRequest
@@ -111,6 +112,7 @@ __all__ = (
     "ActionParametersObject",
     "BodyVariablesRequestType1",
     "BroadcastCreatedResource",
+    "BroadcastDryRunResource",
     "BroadcastPageResource",
     "BroadcastRecipientRequest",
     "BroadcastRequest",

@@ -21,7 +21,7 @@ class BroadcastRecipientRequest:
     """One recipient of a broadcast.
 
     Attributes:
-        to (str): E.164; each number at most once per broadcast.
+        to (str): E.164, or a business-scoped user id (as a single send's `to`); each person at most once per broadcast.
         client_reference (None | str | Unset): Your own id, up to 128 characters, echoed in the message and its events.
         variables (FullVariablesRequest | list[str] | None | TemplateVariablesRequestType2 | Unset):
     """

@@ -35,7 +35,9 @@ class BroadcastResource:
         from_ (str): The sender number every message goes from. Example: +15550001111.
         id (str):  Example: brd_01JD0000000000000000000000.
         released (int): Messages released to dispatch so far.
-        status (str): `scheduled`, `running`, `paused`, `completed` or `cancelled`. Example: running.
+        status (str): `scheduled`, `running`, `paused`, `completed`, `cancelling` (a cancel under way, or stopped half-
+            way:
+            a retried cancel finishes it) or `cancelled`. Example: running.
         template (TemplateRefResource): Names a template in one language.
         total (int): Messages accepted (the valid rows).
         updated_at (datetime.datetime):

@@ -91,7 +91,8 @@ def sync_detailed(
     client: AuthenticatedClient,
 ) -> Response[BroadcastResource | Problem]:
     """Cancel a broadcast: nothing more is released, and every message not taken by dispatch yet becomes
-    `cancelled` (its quota count given back); messages already dispatching go on.
+    `cancelled` (its quota count given back); messages already dispatching go on. The broadcast is
+    `cancelling` until none is left; a cancel that failed half-way (`503`) is finished by its retry.
 
     Args:
         id (str):
@@ -121,7 +122,8 @@ def sync(
     client: AuthenticatedClient,
 ) -> BroadcastResource | Problem | None:
     """Cancel a broadcast: nothing more is released, and every message not taken by dispatch yet becomes
-    `cancelled` (its quota count given back); messages already dispatching go on.
+    `cancelled` (its quota count given back); messages already dispatching go on. The broadcast is
+    `cancelling` until none is left; a cancel that failed half-way (`503`) is finished by its retry.
 
     Args:
         id (str):
@@ -146,7 +148,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[BroadcastResource | Problem]:
     """Cancel a broadcast: nothing more is released, and every message not taken by dispatch yet becomes
-    `cancelled` (its quota count given back); messages already dispatching go on.
+    `cancelled` (its quota count given back); messages already dispatching go on. The broadcast is
+    `cancelling` until none is left; a cancel that failed half-way (`503`) is finished by its retry.
 
     Args:
         id (str):
@@ -174,7 +177,8 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> BroadcastResource | Problem | None:
     """Cancel a broadcast: nothing more is released, and every message not taken by dispatch yet becomes
-    `cancelled` (its quota count given back); messages already dispatching go on.
+    `cancelled` (its quota count given back); messages already dispatching go on. The broadcast is
+    `cancelling` until none is left; a cancel that failed half-way (`503`) is finished by its retry.
 
     Args:
         id (str):

@@ -6,6 +6,7 @@ import httpx
 from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.broadcast_created_resource import BroadcastCreatedResource
+from ...models.broadcast_dry_run_resource import BroadcastDryRunResource
 from ...models.broadcast_request import BroadcastRequest
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
@@ -14,15 +15,23 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     body: BroadcastRequest,
+    dry_run: bool | Unset = UNSET,
     idempotency_key: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
 
+    params: dict[str, Any] = {}
+
+    params["dry_run"] = dry_run
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
     _kwargs: dict[str, Any] = {
         "method": "post",
         "url": "/api/v1/broadcasts",
+        "params": params,
     }
 
     _kwargs["json"] = body.to_dict()
@@ -35,7 +44,12 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> BroadcastCreatedResource | Problem | None:
+) -> BroadcastCreatedResource | BroadcastDryRunResource | Problem | None:
+    if response.status_code == 200:
+        response_200 = BroadcastDryRunResource.from_dict(response.json())
+
+        return response_200
+
     if response.status_code == 202:
         response_202 = BroadcastCreatedResource.from_dict(response.json())
 
@@ -99,7 +113,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[BroadcastCreatedResource | Problem]:
+) -> Response[BroadcastCreatedResource | BroadcastDryRunResource | Problem]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -112,8 +126,9 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     body: BroadcastRequest,
+    dry_run: bool | Unset = UNSET,
     idempotency_key: None | str | Unset = UNSET,
-) -> Response[BroadcastCreatedResource | Problem]:
+) -> Response[BroadcastCreatedResource | BroadcastDryRunResource | Problem]:
     """Create a broadcast: one template to up to 10,000 recipients.
 
      Every row is checked on its own, as a single template send would be (its fields, its variables
@@ -125,7 +140,11 @@ def sync_detailed(
     (`429 quota_exceeded`). The messages are released to dispatch at the sender's pace. A retry with the
     same `Idempotency-Key` and body answers the same broadcast again, with `Idempotent-Replayed: true`.
 
+    `?dry_run=true` makes every check the create makes, every row judged the same way, and answers `200`
+    with what the broadcast would meet: nothing is stored, counted or sent.
+
     Args:
+        dry_run (bool | Unset):
         idempotency_key (None | str | Unset):
         body (BroadcastRequest): `POST /api/v1/broadcasts`: one template to up to 10,000
             recipients. Example: {'header': {'media_id': 'med_01JD0000000000000000000000', 'type':
@@ -139,11 +158,12 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[BroadcastCreatedResource | Problem]
+        Response[BroadcastCreatedResource | BroadcastDryRunResource | Problem]
     """
 
     kwargs = _get_kwargs(
         body=body,
+        dry_run=dry_run,
         idempotency_key=idempotency_key,
     )
 
@@ -158,8 +178,9 @@ def sync(
     *,
     client: AuthenticatedClient,
     body: BroadcastRequest,
+    dry_run: bool | Unset = UNSET,
     idempotency_key: None | str | Unset = UNSET,
-) -> BroadcastCreatedResource | Problem | None:
+) -> BroadcastCreatedResource | BroadcastDryRunResource | Problem | None:
     """Create a broadcast: one template to up to 10,000 recipients.
 
      Every row is checked on its own, as a single template send would be (its fields, its variables
@@ -171,7 +192,11 @@ def sync(
     (`429 quota_exceeded`). The messages are released to dispatch at the sender's pace. A retry with the
     same `Idempotency-Key` and body answers the same broadcast again, with `Idempotent-Replayed: true`.
 
+    `?dry_run=true` makes every check the create makes, every row judged the same way, and answers `200`
+    with what the broadcast would meet: nothing is stored, counted or sent.
+
     Args:
+        dry_run (bool | Unset):
         idempotency_key (None | str | Unset):
         body (BroadcastRequest): `POST /api/v1/broadcasts`: one template to up to 10,000
             recipients. Example: {'header': {'media_id': 'med_01JD0000000000000000000000', 'type':
@@ -185,12 +210,13 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        BroadcastCreatedResource | Problem
+        BroadcastCreatedResource | BroadcastDryRunResource | Problem
     """
 
     return sync_detailed(
         client=client,
         body=body,
+        dry_run=dry_run,
         idempotency_key=idempotency_key,
     ).parsed
 
@@ -199,8 +225,9 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     body: BroadcastRequest,
+    dry_run: bool | Unset = UNSET,
     idempotency_key: None | str | Unset = UNSET,
-) -> Response[BroadcastCreatedResource | Problem]:
+) -> Response[BroadcastCreatedResource | BroadcastDryRunResource | Problem]:
     """Create a broadcast: one template to up to 10,000 recipients.
 
      Every row is checked on its own, as a single template send would be (its fields, its variables
@@ -212,7 +239,11 @@ async def asyncio_detailed(
     (`429 quota_exceeded`). The messages are released to dispatch at the sender's pace. A retry with the
     same `Idempotency-Key` and body answers the same broadcast again, with `Idempotent-Replayed: true`.
 
+    `?dry_run=true` makes every check the create makes, every row judged the same way, and answers `200`
+    with what the broadcast would meet: nothing is stored, counted or sent.
+
     Args:
+        dry_run (bool | Unset):
         idempotency_key (None | str | Unset):
         body (BroadcastRequest): `POST /api/v1/broadcasts`: one template to up to 10,000
             recipients. Example: {'header': {'media_id': 'med_01JD0000000000000000000000', 'type':
@@ -226,11 +257,12 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[BroadcastCreatedResource | Problem]
+        Response[BroadcastCreatedResource | BroadcastDryRunResource | Problem]
     """
 
     kwargs = _get_kwargs(
         body=body,
+        dry_run=dry_run,
         idempotency_key=idempotency_key,
     )
 
@@ -243,8 +275,9 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     body: BroadcastRequest,
+    dry_run: bool | Unset = UNSET,
     idempotency_key: None | str | Unset = UNSET,
-) -> BroadcastCreatedResource | Problem | None:
+) -> BroadcastCreatedResource | BroadcastDryRunResource | Problem | None:
     """Create a broadcast: one template to up to 10,000 recipients.
 
      Every row is checked on its own, as a single template send would be (its fields, its variables
@@ -256,7 +289,11 @@ async def asyncio(
     (`429 quota_exceeded`). The messages are released to dispatch at the sender's pace. A retry with the
     same `Idempotency-Key` and body answers the same broadcast again, with `Idempotent-Replayed: true`.
 
+    `?dry_run=true` makes every check the create makes, every row judged the same way, and answers `200`
+    with what the broadcast would meet: nothing is stored, counted or sent.
+
     Args:
+        dry_run (bool | Unset):
         idempotency_key (None | str | Unset):
         body (BroadcastRequest): `POST /api/v1/broadcasts`: one template to up to 10,000
             recipients. Example: {'header': {'media_id': 'med_01JD0000000000000000000000', 'type':
@@ -270,13 +307,14 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        BroadcastCreatedResource | Problem
+        BroadcastCreatedResource | BroadcastDryRunResource | Problem
     """
 
     return (
         await asyncio_detailed(
             client=client,
             body=body,
+            dry_run=dry_run,
             idempotency_key=idempotency_key,
         )
     ).parsed
