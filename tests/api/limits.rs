@@ -405,6 +405,12 @@ fn broadcast(first: usize, rows: usize) -> Value {
 async fn broadcast_rows_have_a_bucket_of_their_own_and_spare_other_organizations(db: Db) {
     let app = spawn(db, |_| {}, 80).await;
     let path = "/api/v1/broadcasts";
+    // A dry run of 6,000 rows charges none: the real broadcast of 6,000 below still fits, and the second one
+    // is refused only because of it.
+    let dry = app
+        .post_response(&format!("{path}?dry_run=true"), &broadcast(0, 6_000))
+        .await;
+    assert_eq!(dry.status(), 200, "{}", dry.text().await.unwrap());
     // The business plan: 80 rows/s, and room for one broadcast of 10,000 rows at once.
     let first = app.post_response(path, &broadcast(0, 6_000)).await;
     assert_eq!(first.status(), 202, "{}", first.text().await.unwrap());
