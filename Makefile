@@ -30,7 +30,7 @@ test:
 bench:
 	@scripts/bench.sh
 
-# Robustness (issue 8): docs/faults.md and docs/fuzzing.md. Durations come from FAULTS_* / FUZZ_* variables.
+# Robustness: docs/faults.md and docs/fuzzing.md. Durations come from FAULTS_* / FUZZ_* variables.
 faults:
 	@scripts/faults.sh
 

@@ -41,7 +41,7 @@ scripts/bench_http.py >> "$tmp"
 scripts/bench_broadcast.py >> "$tmp"
 scripts/bench_dispatch.py >> "$tmp"
 HERALD_BENCH_REPORT="$tmp" RUST_LOG=warn cargo bench -p herald-tests --bench dispatch --bench webhooks
-# P6 (issue 18): 10 million stored messages and the plans of the hot queries on them; minutes of seeding,
+# P6: 10 million stored messages and the plans of the hot queries on them; minutes of seeding,
 # so only when asked.
 if [ "${BENCH_P6:-0}" = 1 ] && [ -n "${HERALD_TEST_DATABASE_URL:-}" ]; then
   scripts/bench_p6.sh >> "$tmp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Broadcast benchmark of `make bench` (issue 19): a 10,000-recipient broadcast accepted in one request (its
+"""Broadcast benchmark of `make bench`: a 10,000-recipient broadcast accepted in one request (its
 time, Herald's CPU and memory), beside the same 10,000 recipients sent as single sends in the same run (the
 baseline), then dispatched on the in-process simulator at the sender's throughput.
 
@@ -139,7 +139,7 @@ def run(database_url, baseline_url, store, lines):
 
 def main():
     lines = [
-        "## Broadcasts (issue 19)",
+        "## Broadcasts",
         "",
         f"Command: `make bench` (`scripts/bench_broadcast.py`). The release `herald serve` (API and workers, the "
         f"in-process simulator), one organization on the enterprise plan whose sender allows {THROUGHPUT} "

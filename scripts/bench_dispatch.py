@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""P3 dispatch, process by process (issue 18): the network stand-in in a process of its own, so Herald's CPU
+"""P3 dispatch, process by process: the network stand-in in a process of its own, so Herald's CPU
 per dispatched message is measured apart from the simulator's.
 
 Three release processes, as a deployment runs them against the real network:
@@ -181,7 +181,7 @@ def stores():
 
 
 def main():
-    print("## P3 dispatch, the simulator in its own process (issue 18)")
+    print("## P3 dispatch, the simulator in its own process")
     print()
     print(f"Command: `make bench` (`scripts/bench_dispatch.py`). {PER_SENDER:,} messages per sender (one enterprise")
     print("organization each) accepted over HTTP first; then a `herald serve --role worker` process starts and the run")

@@ -575,7 +575,7 @@ def floor(rate):
 def main():
     resource.setrlimit(resource.RLIMIT_NOFILE, (8192, 8192))
     lines = []
-    lines.append("## HTTP: P1 durable accepts, P2 latency, P5 footprint, and the HTTP baseline (issue 8)")
+    lines.append("## HTTP: P1 durable accepts, P2 latency, P5 footprint, and the HTTP baseline")
     lines.append("")
     lines.append(
         f"Command: `make bench` (`scripts/bench_http.py`). The release `herald serve --role api` process, "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# P6 (issue 18): seeds a fresh PostgreSQL database with P6_MESSAGES messages (default 10 million) and their
+# P6: seeds a fresh PostgreSQL database with P6_MESSAGES messages (default 10 million) and their
 # rows (scripts/p6_seed.sql), and a second one with P6_SMALL_MESSAGES (default 10,000) as the baseline; prints a
 # Markdown section with the EXPLAIN (ANALYZE, BUFFERS) verdict of every hot query on both
 # (scripts/p6_explain.sql: the large plan's scans and both execution times), then the load figures on the
@@ -47,7 +47,7 @@ large_plans=$(mktemp)
 small_plans=$(mktemp)
 explain "$url" > "$large_plans"
 explain "$small_url" > "$small_plans"
-echo "## P6: hot queries on $messages stored messages (issue 18)"
+echo "## P6: hot queries on $messages stored messages"
 echo
 echo "Command: \`BENCH_P6=1 make bench\` (\`scripts/bench_p6.sh\`): \`scripts/p6_seed.sql\` seeded $messages messages over"
 echo "100 organizations and 90 days, with 3 status events, 1 outbox job, 2 customer events and 1 webhook delivery"

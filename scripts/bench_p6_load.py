@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""P6 under load (issue 18): the figures that must stay flat as data grows, on the PostgreSQL database that
+"""P6 under load: the figures that must stay flat as data grows, on the PostgreSQL database that
 scripts/bench_p6.sh seeded (its URL is the argument) beside a fresh empty database in the same run:
 
 - P1, durable accepts per second, measured as scripts/bench_http.py measures it (8 organizations, 32

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`make lint`: fails when a tracked file refers to anything outside the repository.
+"""`make lint`: fails when a tracked file refers to anything outside the repository (a work item included).
 
 A clone of this repository, with nothing beside it, must build, test and document itself. This finds, in every
 file git tracks:
@@ -8,7 +8,10 @@ file git tracks:
   `concat!(env!("CARGO_MANIFEST_DIR"), …)`), and anywhere in text as a climb into the shared folder beside
   the checkout (the pattern is `SHARED` below);
 - absolute paths to machine folders (`/work/`, `/home/`, `/root/`);
-- relative Markdown links whose target does not exist in the repository.
+- relative Markdown links whose target does not exist in the repository;
+- work-item numbers ("issue 18", "Issue 19:", "issues 3 and 8", "issue-12", "issue #5"): nothing in the
+  repository resolves them, so a comment or a doc says the reason instead. A citation of another project's
+  thread names its repository (`owner/name #123`) or links it, which this does not flag.
 
 Usage: scripts/check-standalone.py [--self-test]
 """
@@ -29,6 +32,7 @@ INCLUDE = re.compile(r"(?:include_str|include_bytes)!\(\s*\"([^\"]+)\"\s*\)")
 MANIFEST_INCLUDE = re.compile(
     r"concat!\(\s*env!\(\s*\"CARGO_MANIFEST_DIR\"\s*\)\s*,\s*\"([^\"]+)\"", re.S
 )
+WORK_ITEM = re.compile(r"\bissues?[ -]#?\d+", re.I)
 PATH_ATTR = re.compile(r"#\[path\s*=\s*\"([^\"]+)\"\]")
 SKIPPED = ("Cargo.lock",)
 BINARY_SUFFIXES = (".png", ".jpg", ".jpeg", ".pdf", ".gif", ".ico", ".mp4", ".woff", ".woff2")
@@ -72,6 +76,8 @@ def check(root):
                 problems.append(f"{where}: refers to the shared folder beside the repository: {line.strip()}")
             if MACHINE_PATHS.search(line):
                 problems.append(f"{where}: an absolute path of one machine: {line.strip()}")
+            if WORK_ITEM.search(line):
+                problems.append(f"{where}: a work-item number; say the reason instead: {line.strip()}")
             if path.endswith(".md"):
                 for target in MD_LINK.findall(line):
                     if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
@@ -104,12 +110,18 @@ def self_test():
         'const B: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../beside.json"));\n',
         "Cargo.toml": "[package]\nname = \"x\"\n",
         "scripts/run.sh": "cd /" + "work/main && make\n",
+        "src/a.rs": "// Batched (issue 18).\n",
+        "migrations/up.sql": "-- Issue 19: broadcasts.\n",
+        "docs/y.md": "The P3 figures, issues 3 and 8.\n",
+        "scripts/b.py": "# see issue-12 and Issue #5\n",
     }
     good = {
         "README.md": "See [the contract](docs/api.md), [a section](docs/api.md#errors) and https://example.com.\n",
         "docs/api.md": "# API\n[back](../README.md)\n",
         "src/lib.rs": 'const A: &str = include_str!("../docs/api.md");\n',
         "Cargo.toml": "[package]\nname = \"x\"\n",
+        "docs/cloud.md": "chatwoot/chatwoot #14529 and https://github.com/o/r/issues/7 report it; "
+        "Meta answers `(#100) Invalid parameter`; two issues, 3 ways; tissue 4.\n",
     }
 
     def repo(files):
@@ -131,6 +143,10 @@ def self_test():
         "src/lib.rs:1: includes a file outside the repository: ../../outside.json",
         "src/lib.rs: includes a file outside the repository: /../beside.json",
         "scripts/run.sh:1: an absolute path of one machine",
+        "src/a.rs:1: a work-item number",
+        "migrations/up.sql:1: a work-item number",
+        "docs/y.md:1: a work-item number",
+        "scripts/b.py:1: a work-item number",
     ]
     missing = [e for e in expected if not any(p.startswith(e) for p in found)]
     clean = check(repo(good))
@@ -153,7 +169,7 @@ def main():
     for p in problems:
         print(p, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} reference(s) to outside the repository: a clone must stand alone", file=sys.stderr)
+        print(f"{len(problems)} problem(s): a clone must stand alone and say its reasons, not work-item numbers", file=sys.stderr)
         return 1
     print("every tracked file refers only to the repository")
     return 0

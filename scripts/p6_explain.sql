@@ -1,4 +1,4 @@
--- P6 (issue 18): EXPLAIN (ANALYZE, BUFFERS) of every hot query on a database seeded by p6_seed.sql. The
+-- P6: EXPLAIN (ANALYZE, BUFFERS) of every hot query on a database seeded by p6_seed.sql. The
 -- statements are the ones Herald sends (pg.rs, ports/*.rs), with literal values picked from the data.
 -- Writes run inside a transaction that is rolled back.
 --

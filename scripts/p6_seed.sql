@@ -1,4 +1,4 @@
--- P6 (issue 18): fills a migrated Herald PostgreSQL database with :messages outbound messages spread over
+-- P6: fills a migrated Herald PostgreSQL database with :messages outbound messages spread over
 -- :orgs organizations and the last :days days, each with its status history (accepted, sent, delivered),
 -- its outbox job (done), two customer events (sent, delivered) and one webhook delivery (succeeded), all
 -- with ids in Herald's own format (prefix and ULID made at the row's time), so the API reads them too.
@@ -139,7 +139,7 @@ FROM p6_m;
 
 DROP TABLE p6_m;
 
--- One running broadcast of 10,000 recipients (issue 19) of organization 0, 10 minutes old: the first 1,000
+-- One running broadcast of 10,000 recipients of organization 0, 10 minutes old: the first 1,000
 -- released and delivered, the other 9,000 accepted with their outbox jobs held (due 9999-01-01, as
 -- ports/broadcasts.rs holds them), so the pacer's queries (scripts/p6_explain.sql) meet a real backlog.
 CREATE TEMP TABLE p6_b AS

@@ -1,4 +1,4 @@
-//! Pricing and dry runs end to end (issue 20; docs/api.md §4, §5, §5.2): the simulator's pricing objects
+//! Pricing and dry runs end to end (docs/api.md §4, §5, §5.2): the simulator's pricing objects
 //! stored on each message and shown with its estimated cost, usage by day and category, and dry runs that
 //! report every refusal a real send meets and leave nothing behind — on both stores.
 

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 const PER_SENDER: u64 = 3_000;
 const RUNS: usize = 3;
-/// Sender counts measured: one, the simulator's two seeded ones, and eight (issue 8's aggregate target).
+/// Sender counts measured: one, the simulator's two seeded ones, and eight (P3's aggregate target is over eight).
 const SENDERS: [usize; 3] = [1, 2, 8];
 
 fn main() {
@@ -44,7 +44,7 @@ fn main() {
         .build()
         .unwrap();
     let mut lines = vec![
-        "## P3 dispatch (accepted → submitted), issues 3 and 8".to_owned(),
+        "## P3 dispatch (accepted → submitted)".to_owned(),
         String::new(),
         format!(
             "Command: `make bench` (`cargo bench -p herald-tests --bench dispatch`). {PER_SENDER} queued messages per sender, simulator limit 1,000/s per sender, one worker process (2 dispatch loops), median of {RUNS} runs (min–max)."
@@ -267,7 +267,7 @@ const BACKLOG_PHONE_NUMBER_ID: &str = "7000001";
 /// former way (one callback after the other), with this process's and PostgreSQL's CPU per callback.
 fn backlog_section(runtime: &tokio::runtime::Runtime) -> Vec<String> {
     let mut lines = vec![
-        "## Callback backlog sweep (issue 18)".to_owned(),
+        "## Callback backlog sweep".to_owned(),
         String::new(),
         format!(
             "Command: `make bench` (`cargo bench -p herald-tests --bench dispatch`). {} stored status callbacks \

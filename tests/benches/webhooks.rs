@@ -74,7 +74,7 @@ fn main() {
         .build()
         .unwrap();
     let mut lines = vec![
-        "## P4 customer webhooks, issue 5".to_owned(),
+        "## P4 customer webhooks".to_owned(),
         String::new(),
         format!(
             "Command: `make bench` (`cargo bench -p herald-tests --bench webhooks`). One worker process \

@@ -55,10 +55,10 @@ pub struct Settings {
     /// Commit the accepts that arrive together in one transaction (group commit), and the network's
     /// status callbacks likewise; `false` only to measure the difference.
     pub accept_group_commit: bool,
-    /// Accept batches in flight at once per process on PostgreSQL (issue 18); 0 picks one. SQLite always
+    /// Accept batches in flight at once per process on PostgreSQL; 0 picks one. SQLite always
     /// writes one.
     pub accept_writers: usize,
-    /// Status-callback batches in flight at once per process on PostgreSQL (issue 18); 0 picks four, at
+    /// Status-callback batches in flight at once per process on PostgreSQL; 0 picks four, at
     /// most half of `max_connections`. SQLite always writes one.
     pub callback_writers: usize,
     /// Milliseconds a process may reuse a key's credential, an organization's senders and a template
@@ -175,7 +175,7 @@ pub struct Settings {
     pub media_dir: Option<String>,
     /// How often expired uploads (30 days) are deleted, seconds.
     pub media_cleanup_interval_seconds: u64,
-    /// How often a worker removes rows past their plan's retention (issue 18), seconds; 0 never.
+    /// How often a worker removes rows past their plan's retention, seconds; 0 never.
     pub retention_interval_seconds: u64,
     /// Messages removed (with their rows) per retention transaction.
     pub retention_batch: u32,
@@ -185,7 +185,7 @@ pub struct Settings {
     /// `d`, it pauses at least `d × (100 − p) / p`, so a sweep slows down as the database gets busy.
     pub retention_busy_percent: u8,
 
-    // ---- The owner's dashboard (issue 7) ----
+    // ---- The owner's dashboard ----
     /// Signs the dashboard's cookies: base64 of at least 32 random bytes, the same in every API process.
     /// Unset, each process makes its own at start (sessions then end when it restarts).
     #[serde(serialize_with = "redact")]
@@ -202,7 +202,7 @@ pub struct Settings {
     /// (0 < scale ≤ 1). Below 1 only for fault trials and tests: it compresses ~28 hours of retries.
     pub webhook_retry_scale: f64,
 
-    // ---- Client addresses behind proxies (issue 13) ----
+    // ---- Client addresses behind proxies ----
     /// The reverse proxies whose `X-Forwarded-For` is believed: comma-separated IP addresses and CIDR
     /// networks. Empty (the default): the client is the TCP peer and the header is ignored.
     pub trusted_proxies: String,

@@ -1,4 +1,4 @@
-//! The retention sweep (issue 18): removes, batch after batch, what is older than its plan's retention.
+//! The retention sweep: removes, batch after batch, what is older than its plan's retention.
 
 use herald_domain::ports::{Clock, RetentionReport, RetentionStore};
 use std::time::Duration;

@@ -160,7 +160,7 @@ type RunningServer = (
 /// and that dearer path takes capacity from the inline one, so an overflow feeds itself: in P3 on 2 cores
 /// (about 1,500 callbacks/s offered), a bound of 256 sent 70 % of the callbacks that way, 1,024 65 %, 2,048
 /// 51 %, 4,096 13 %, which drained them 1.3× faster than 1,024 with 0.7× the database's CPU per message
-/// (issue 18). At that machine's drain rate the last of 4,096 waits about 3 s for its `200`; the network's
+/// (docs/benchmarks-history.md, "Callbacks"). At that machine's drain rate the last of 4,096 waits about 3 s for its `200`; the network's
 /// timeout is reported as 3 to 20 s (docs/cloud-api.md), and a callback it retries is applied once (the
 /// status machine records a repeat only). Without group commit an inline callback holds a connection too, so
 /// the two bounds share half the pool.

@@ -229,7 +229,7 @@ impl Services {
         }
     }
 
-    /// Broadcasts (issue 19): the API's use case and the workers' pacer are the same one.
+    /// Broadcasts: the API's use case and the workers' pacer are the same one.
     pub fn broadcasts(&self, settings: &Settings) -> Broadcasts {
         let store = &self.store;
         Broadcasts::new(
@@ -342,7 +342,7 @@ impl Services {
         }
     }
 
-    // ---- The owner's dashboard (issue 7) ----
+    // ---- The owner's dashboard ----
 
     /// Owner accounts and dashboard sessions, with Argon2id passwords and the settings' session lifetimes.
     pub fn owner_access(&self, settings: &Settings) -> OwnerAccess {

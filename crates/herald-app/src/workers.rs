@@ -212,7 +212,7 @@ impl Workers {
         });
     }
 
-    /// Adds the retention sweep (issue 18): every `interval`, rows older than their organization's plan's
+    /// Adds the retention sweep: every `interval`, rows older than their organization's plan's
     /// retention are removed, `batch` messages (with their rows) per transaction and a `pause` between
     /// transactions, so the sweep never holds locks long nor competes with sends for the database.
     pub fn spawn_retention(
@@ -233,7 +233,7 @@ impl Workers {
         });
     }
 
-    /// Adds the broadcast pacer (issue 19): every `interval`, each running broadcast gets what its pace
+    /// Adds the broadcast pacer: every `interval`, each running broadcast gets what its pace
     /// allows released to dispatch, is paused on a sender or quality error, and is completed once done.
     /// Every step is one transaction that is safe to repeat, so several processes may run it at once.
     pub fn spawn_broadcast_pacer(&mut self, broadcasts: Arc<Broadcasts>, interval: Duration) {

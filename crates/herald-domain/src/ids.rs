@@ -47,7 +47,7 @@ macro_rules! prefixed_id {
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 // One write of the whole id, so `to_string()` allocates once at its final size: written
-                // as prefix then ULID it allocated twice, and a send formats a dozen ids (issue 18).
+                // as prefix then ULID it allocated twice, and a send formats a dozen ids.
                 let mut text = [0u8; $prefix.len() + ulid::ULID_LEN];
                 let (prefix, rest) = text.split_at_mut($prefix.len());
                 prefix.copy_from_slice($prefix.as_bytes());

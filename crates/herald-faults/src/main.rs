@@ -1,4 +1,4 @@
-//! `make faults`: Herald's fault suite (issue 8). Real release-built `herald` processes — the standalone
+//! `make faults`: Herald's fault suite. Real release-built `herald` processes — the standalone
 //! network simulator, two API processes and two workers — run against a PostgreSQL server of the suite's
 //! own while it kills processes, stops the database, makes the network answer 5xx and takes the
 //! customer's webhook receiver away. Each trial checks what a customer relies on: a `202` means the message

@@ -35,7 +35,7 @@ pub struct ApiContext {
     pub senders: Senders,
     /// Customer webhook endpoints (docs/api.md §9).
     pub webhooks: ManageWebhooks,
-    /// Each organization's rate card: the estimated cost of messages and dry runs (issue 20).
+    /// Each organization's rate card: the estimated cost of messages and dry runs.
     pub rate_cards: RateCards,
     /// Messages and estimated cost by day and category (docs/api.md §5.2).
     pub usage: Usage,

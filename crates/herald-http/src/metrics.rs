@@ -47,7 +47,7 @@ pub(crate) fn method_label(method: &actix_web::http::Method) -> &'static str {
 
 /// Whether this process keeps metrics (its recorder is installed: `metrics_listen` is set). Without a
 /// recorder every request's labels would still be built, about ten allocations, and dropped unread: a
-/// tenth of what an accept allocates in all (issue 18).
+/// tenth of what an accept allocates in all.
 static RECORDING: AtomicBool = AtomicBool::new(false);
 
 /// Turns the request metrics on for this process, once its metrics recorder is installed.

@@ -23,7 +23,7 @@ pub struct NetworkWebhook {
     /// stored alone and processed after the answer, under `processing`. Kept apart from `processing`: when
     /// they shared one bound, a burst's excess (each two transactions, store then apply) held the permits
     /// while it was processed, so every later callback took that dearer path too and the burst never
-    /// drained back (issue 18: 15,992 of 16,000 callbacks of a P3 run).
+    /// drained back (15,992 of 16,000 callbacks of a P3 run took it).
     pub inline: Arc<tokio::sync::Semaphore>,
 }
 

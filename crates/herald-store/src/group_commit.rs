@@ -10,7 +10,7 @@
 //!
 //! Up to `writers` batches are in flight at once (several on PostgreSQL, one on SQLite, which has one
 //! writer anyway): with one, every client waited on one transaction's round trips and WAL flush in turn,
-//! and the machine sat idle (issue 18); with a few, one batch's commit overlaps the next one's inserts.
+//! and the machine sat idle; with a few, one batch's commit overlaps the next one's inserts.
 //!
 //! The batch runs on a spawned task so that a caller dropped mid-commit (a client gone) cannot abandon the
 //! other callers' transaction halfway. Per-item refusals (the quota) are answered per item inside the
@@ -32,7 +32,7 @@ pub(crate) const MAX_BATCH: usize = 256;
 /// Accepts that must be waiting before a second (third, …) batch starts beside one in flight. Fewer wait for
 /// the batch in flight to commit, whose writer then takes them: on a machine with no idle CPU, many small
 /// overlapping transactions cost more per accept (each commit's fixed work) than they save in waiting
-/// (measured in issue 18: 4 writers with no threshold cost PostgreSQL 1.4× the CPU per accept of 1 writer).
+/// (measured: 4 writers with no threshold cost PostgreSQL 1.4× the CPU per accept of 1 writer).
 pub(crate) const OVERLAP_AT: usize = 8;
 
 /// What a waiter receives.
@@ -293,7 +293,7 @@ fn lost() -> StoreError {
 
 /// A network callback's write, in whichever transaction its batch leader writes: the network's usual
 /// callback, one status report, arrives several at once under load, and one commit for a few of them costs
-/// the database far less than a commit each (issue 18, P3). A burst's excess, stored first and processed
+/// the database far less than a commit each (P3, docs/benchmarks.md). A burst's excess, stored first and processed
 /// after its answer, takes the same batches for both steps, so it costs little more than the rest.
 pub(crate) struct PreparedCallback {
     pub(crate) write: CallbackWrite,

@@ -242,7 +242,7 @@ impl Store {
         self.windows.clone()
     }
 
-    /// Contacts: marketing preferences, blocks, user ids and the STOP keyword rule (issue 20).
+    /// Contacts: marketing preferences, blocks, user ids and the STOP keyword rule.
     pub fn contacts(&self) -> Arc<dyn ContactStore> {
         self.contacts.clone()
     }
@@ -278,7 +278,7 @@ impl Store {
         self.owners.clone()
     }
 
-    /// Removal of rows older than their plan's retention (issue 18).
+    /// Removal of rows older than their plan's retention.
     pub fn retention(&self) -> Arc<dyn RetentionStore> {
         self.retention.clone()
     }
@@ -288,12 +288,12 @@ impl Store {
         self.pricing.clone()
     }
 
-    /// Cancelling messages before dispatch (issue 19).
+    /// Cancelling messages before dispatch.
     pub fn schedule(&self) -> Arc<dyn ScheduleStore> {
         self.schedule.clone()
     }
 
-    /// Broadcasts and the pacer's releases (issue 19).
+    /// Broadcasts and the pacer's releases.
     pub fn broadcasts(&self) -> Arc<dyn BroadcastStore> {
         self.broadcasts.clone()
     }

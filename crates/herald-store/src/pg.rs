@@ -46,7 +46,7 @@ const DELIVERY_CLAIM_LOCK: i64 = 0x4865_7261_6c64_5744;
 type Conn = AsyncPgConnection;
 
 /// Accept batches in flight at once per process: as configured, else one. Several overlap commits, but on
-/// the 2-core bench machine they measured worse than one (issue 18, docs/benchmarks-notes.md): smaller
+/// the 2-core bench machine they measured worse than one (docs/benchmarks-history.md, "Accept batches in flight"): smaller
 /// batches each pay the per-organization quota upsert and the commit, and parallel batches of one
 /// organization wait on its counter row anyway. Raise it where the database, not the CPU, is the wait.
 fn accept_writers(options: &StoreOptions) -> usize {
@@ -59,7 +59,7 @@ fn accept_writers(options: &StoreOptions) -> usize {
 /// Callback batches in flight at once: as configured, else four. When a callbacks batch applied its statuses
 /// one after the other, one batch at a time was bound by round trips: one writer left the machine 22–41 %
 /// idle in P3, four drained the callbacks at 1.6× its rate with less CPU per message
-/// (docs/benchmarks-notes.md, issue 18). At most half the pool, so the API's own requests keep the rest.
+/// (docs/benchmarks-history.md, "Callback writers"). At most half the pool, so the API's own requests keep the rest.
 fn callback_writers(options: &StoreOptions) -> usize {
     const CALLBACK_WRITERS: usize = 4;
     let wanted = match options.callback_writers {
@@ -69,7 +69,7 @@ fn callback_writers(options: &StoreOptions) -> usize {
     wanted.min(usize::try_from(options.max_connections / 2).unwrap_or(1).max(1))
 }
 
-/// The thread that writes the accept batches, on a runtime and a pool of its own (issue 18, P1). On the HTTP
+/// The thread that writes the accept batches, on a runtime and a pool of its own (P1, docs/benchmarks.md). On the HTTP
 /// workers' runtimes a batch waited its turn behind request handling at each of its round trips (the
 /// commit's answer, the next batch's checkout), and a batch's cycle is what P1's rate is bound by; here it
 /// never waits for a request. Its connections are made on this thread, so their socket tasks run here too.
@@ -919,7 +919,7 @@ async fn pipelined(statements: Vec<Sent<'_>>) -> Result<Vec<usize>, TxError> {
 /// statements are pipelined: the idempotency claims' check, the recipients' contacts, the rows
 /// ([`accepted_rows`]), the dispatchers' notice and the quota of every run, all sent before the first answer
 /// is read, so a batch costs three round trips (the pool's check; `BEGIN` and the statements; `COMMIT`)
-/// instead of one per statement, about sixteen with eight organizations (issue 18, P1). The quota is charged
+/// instead of one per statement, about sixteen with eight organizations. The quota is charged
 /// by one upsert of every run, last, so the counter rows stay locked only until the commit.
 ///
 /// `BEGIN` goes in the same round trip as the statements, as a statement of the pipeline rather than through

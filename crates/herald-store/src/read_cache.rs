@@ -116,7 +116,7 @@ pub(crate) struct CachedAccounts {
     credentials: Entries<[u8; 32], Credential>,
     senders: Entries<OrganizationId, Arc<[SenderNumber]>>,
     /// By the network's phone number id: every status callback names its business number this way, and
-    /// reading it from the store took a pooled connection per callback before its transaction (issue 18).
+    /// reading it from the store took a pooled connection per callback before its transaction.
     numbers: Entries<String, SenderNumber>,
 }
 

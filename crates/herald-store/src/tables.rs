@@ -23,7 +23,7 @@ macro_rules! define_tables {
                 max_file_bytes -> BigInt,
                 webhook_endpoints -> Integer,
                 media_storage_bytes -> Nullable<BigInt>,
-                /// Days a final message and its rows are kept (issue 18); read by the retention worker only.
+                /// Days a final message and its rows are kept; read by the retention worker only.
                 retention_days -> Integer,
             }
         }
@@ -433,7 +433,7 @@ macro_rules! define_tables {
             use diesel::sql_types::*;
             use super::Moment;
 
-            /// Issue 19: broadcasts (one template to many recipients, paced).
+            /// Broadcasts (one template to many recipients, paced).
             broadcasts (id) {
                 id -> Text,
                 organization_id -> Text,
@@ -490,7 +490,7 @@ macro_rules! define_tables {
     };
 }
 
-/// The owner's dashboard tables (issue 7): `owners` and `dashboard_sessions`.
+/// The owner's dashboard tables: `owners` and `dashboard_sessions`.
 macro_rules! define_owner_tables {
     () => {
         diesel::table! {

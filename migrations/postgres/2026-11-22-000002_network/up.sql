@@ -1,4 +1,4 @@
--- Dispatch and network callbacks (issue 3): raw callbacks, inbound messages, customer events, and the
+-- Dispatch and network callbacks: raw callbacks, inbound messages, customer events, and the
 -- outbox's wait-for-callback flag.
 
 -- A job whose send had an unknown outcome waits for a callback; the next claim must know it waited.

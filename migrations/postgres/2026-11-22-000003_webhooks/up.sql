@@ -1,4 +1,4 @@
--- Customer webhooks (issue 5): endpoints, one delivery per (endpoint, event), and each delivery's attempts.
+-- Customer webhooks: endpoints, one delivery per (endpoint, event), and each delivery's attempts.
 -- Deliveries are written in the transaction that writes their event (the fan-out), so no event exists
 -- without its deliveries.
 

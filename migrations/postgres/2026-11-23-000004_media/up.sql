@@ -1,4 +1,4 @@
--- Media (issue 4): uploaded files' metadata (the bytes live in the media store, addressed by SHA-256),
+-- Media: uploaded files' metadata (the bytes live in the media store, addressed by SHA-256),
 -- the uploads made to the network per sender (reused while the network keeps them), and the id Herald
 -- gives the file of an inbound message.
 

@@ -1,4 +1,4 @@
--- Issue 15: inbound messages as resources (GET /api/v1/inbound).
+-- Inbound messages as resources (GET /api/v1/inbound).
 --
 -- Inbound ids become `inb_` (they were `msg_`, the prefix of messages Herald sends). Existing rows keep
 -- their ULID under the new prefix, so every id of the list sorts by time under one prefix and the cursor

@@ -1,4 +1,4 @@
--- Issue 16: the network's notices about templates, numbers and accounts (docs/api.md §9, §6, §6.2).
+-- The network's notices about templates, numbers and accounts (docs/api.md §9, §6, §6.2).
 -- Customer events of five new kinds, not about a message (message_id NULL); a notice's key makes a
 -- redelivered or reprocessed callback record its event once per organization.
 ALTER TABLE events DROP CONSTRAINT events_event_type_check;

@@ -1,4 +1,4 @@
--- Issue 20: contacts (docs/api.md §7.1): marketing opt-outs, blocks and business-scoped user ids.
+-- Contacts (docs/api.md §7.1): marketing opt-outs, blocks and business-scoped user ids.
 --
 -- One row per person and organization, found by number or by user id (each unique within the
 -- organization when known). `contact_key` is the identifier the row was first recorded under and never

@@ -1,4 +1,4 @@
--- Issue 20: the network's pricing of each message (docs/api.md §5) and the organizations' rate cards
+-- The network's pricing of each message (docs/api.md §5) and the organizations' rate cards
 -- (docs/api.md §12, `herald admin rate`). The pricing columns hold the `pricing` object of the status report that won
 -- (herald_domain::pricing::kept), lowercased; NULL until a report carries one.
 ALTER TABLE messages ADD COLUMN pricing_model TEXT;

@@ -1,4 +1,4 @@
--- Dispatch and network callbacks (issue 3), SQLite: raw callbacks, inbound messages, customer events,
+-- Dispatch and network callbacks, SQLite: raw callbacks, inbound messages, customer events,
 -- and the outbox's wait-for-callback flag. Times are TEXT as in 000001.
 
 -- A job whose send had an unknown outcome waits for a callback; the next claim must know it waited.

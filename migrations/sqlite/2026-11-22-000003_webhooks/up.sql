@@ -1,4 +1,4 @@
--- Customer webhooks (issue 5), SQLite: endpoints, one delivery per (endpoint, event), and each delivery's
+-- Customer webhooks, SQLite: endpoints, one delivery per (endpoint, event), and each delivery's
 -- attempts. Times are TEXT as in 000001.
 -- Deliveries are written in the transaction that writes their event (the fan-out), so no event exists
 -- without its deliveries.

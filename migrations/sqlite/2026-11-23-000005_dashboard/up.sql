@@ -1,4 +1,4 @@
--- The owner's dashboard (issue 7), sqlite: one owner login per organization, and dashboard sessions.
+-- The owner's dashboard, sqlite: one owner login per organization, and dashboard sessions.
 
 CREATE TABLE owners (
     organization_id TEXT PRIMARY KEY REFERENCES organizations (id),

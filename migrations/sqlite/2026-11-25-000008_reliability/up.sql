@@ -1,4 +1,4 @@
--- Reliability (issue 13).
+-- Reliability: idempotency claims owned by their request, and callbacks that keep failing parked.
 
 -- Each idempotency claim carries its own token: completing or releasing a record is done only by the
 -- request whose claim it still is, so a request whose lock lapsed cannot overwrite the claim that took over.

@@ -1,4 +1,4 @@
--- Issue 13: each plan bounds the bytes of unexpired uploads an organization holds (docs/api.md §8);
+-- Each plan bounds the bytes of unexpired uploads an organization holds (docs/api.md §8);
 -- NULL is unlimited. The seeded plans get the values of Plan::defaults() (a store test compares them);
 -- plans an operator added stay unlimited until set.
 ALTER TABLE plans ADD COLUMN media_storage_bytes BIGINT NULL CHECK (media_storage_bytes >= 0);

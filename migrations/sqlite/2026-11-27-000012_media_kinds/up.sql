@@ -1,4 +1,4 @@
--- Issue 15: audio and stickers are uploads too (docs/api.md §4.3). SQLite cannot change a CHECK in place:
+-- Audio and stickers are uploads too (docs/api.md §4.3). SQLite cannot change a CHECK in place:
 -- the table is rebuilt as SQLite's ALTER TABLE page describes (new table, copy, drop, rename, indexes again), inside
 -- the migration's transaction. No other table references media_files, so no foreign key is disturbed.
 

@@ -1,4 +1,4 @@
--- Issue 16: the network's notices about templates, numbers and accounts (docs/api.md §9, §6, §6.2).
+-- The network's notices about templates, numbers and accounts (docs/api.md §9, §6, §6.2).
 -- SQLite cannot change the event_type CHECK in place: `events` is rebuilt as SQLite's ALTER TABLE page
 -- describes (foreign keys off, new table, copy, drop, rename, indexes again, foreign key check). Foreign keys
 -- must be off because webhook_deliveries references events (dropping the old table would otherwise delete

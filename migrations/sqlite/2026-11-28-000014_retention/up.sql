@@ -1,4 +1,4 @@
--- Issue 18: data retention per plan (docs/api.md §8, docs/operations.md "Data retention"). Final messages
+-- Data retention per plan (docs/api.md §8, docs/operations.md "Data retention"). Final messages
 -- and their rows older than their organization's plan's retention are deleted in bounded batches by the
 -- retention worker; plans made later keep 90 days unless an operator sets otherwise.
 ALTER TABLE plans ADD COLUMN retention_days INTEGER NOT NULL DEFAULT 90 CHECK (retention_days >= 1);

@@ -1,4 +1,4 @@
--- Issue 20: contacts (docs/api.md §7.1): marketing opt-outs, blocks and business-scoped user ids.
+-- Contacts (docs/api.md §7.1): marketing opt-outs, blocks and business-scoped user ids.
 -- `events` is rebuilt for its event_type CHECK as 000013 does it (foreign keys off, outside the harness's
 -- transaction: metadata.toml).
 PRAGMA foreign_keys = OFF;

@@ -3,7 +3,7 @@
 PRAGMA foreign_keys = OFF;
 BEGIN IMMEDIATE;
 
--- Issue 19: broadcasts (docs/api.md §4.10): one template to many recipients, released to dispatch at the
+-- Broadcasts (docs/api.md §4.10): one template to many recipients, released to dispatch at the
 -- sender's pace. Their messages are ordinary messages carrying `broadcast_id`; their outbox jobs carry it
 -- too and stay held (due 9999-01-01) until the pacer releases them.
 CREATE TABLE broadcasts (

@@ -654,7 +654,7 @@ fn postgres_without_a_key_serves_one_process_and_refuses_split_roles() {
     assert!(!logged.contains(key.trim()), "the key is never logged");
 }
 
-/// Several processes on one PostgreSQL database (issue 6): two API processes and two workers, the shared Redis
+/// Several processes on one PostgreSQL database: two API processes and two workers, the shared Redis
 /// limiter. The combined accepted rate stays within the plan's, every accepted message reaches the network
 /// exactly once, and a key disabled from the command line is refused by the other API process at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,4 +1,4 @@
-//! Scheduled sends survive a worker's `kill -9` and go out exactly once (issue 19): on one PostgreSQL, a
+//! Scheduled sends survive a worker's `kill -9` and go out exactly once: on one PostgreSQL, a
 //! standalone simulator, an API process and two worker processes, every one a real `herald`; messages
 //! scheduled a few seconds ahead; one worker killed with SIGKILL once sends are under way and a new one
 //! started in its place. The simulator's own record is the proof: each message reached it once. A scheduled

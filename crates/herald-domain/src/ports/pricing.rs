@@ -1,4 +1,4 @@
-//! Rate cards and usage sums (issue 20): what an organization's messages are estimated to cost.
+//! Rate cards and usage sums: what an organization's messages are estimated to cost.
 
 use crate::ids::OrganizationId;
 use crate::ports::StoreError;

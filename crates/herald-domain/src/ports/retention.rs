@@ -1,4 +1,4 @@
-//! Data retention: what each organization's plan keeps, and the removal of what is older (issue 18).
+//! Data retention: what each organization's plan keeps, and the removal of what is older.
 
 use crate::ports::StoreError;
 use crate::time::Timestamp;

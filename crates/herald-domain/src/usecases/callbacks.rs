@@ -138,7 +138,7 @@ impl ProcessCallbacks {
 
     /// Stores a verified callback body, and when it is the network's usual callback (one status report and
     /// nothing else) applies it in the same transaction: one commit from arrival to applied instead of one
-    /// to store it and one to apply it (issue 18). Any other callback, or one whose transaction failed, is
+    /// to store it and one to apply it. Any other callback, or one whose transaction failed, is
     /// only stored, for the caller to [`Self::process`]. Either way, once this returns the network may be
     /// answered 200.
     ///

@@ -1,4 +1,4 @@
-//! Wire types of pricing (issue 20): a message's network pricing and estimated cost (docs/api.md §5), the
+//! Wire types of pricing: a message's network pricing and estimated cost (docs/api.md §5), the
 //! dry run's answer (§4), and usage (§5.2).
 
 use super::time;

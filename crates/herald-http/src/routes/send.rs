@@ -179,7 +179,7 @@ pub(crate) fn accepted(outcome: SendOutcome) -> HttpResponse {
     }
     let resource = MessageResource::from(&message);
     // Written into a buffer of about its final size: `json()` starts at 128 bytes and grows it three times
-    // for a message's ~650, a copy each time, on every send (issue 18).
+    // for a message's ~650, a copy each time, on every send.
     let mut body = Vec::with_capacity(ACCEPTED_BODY_CAPACITY);
     match serde_json::to_writer(&mut body, &resource) {
         Ok(()) => response.insert_header(header::ContentType::json()).body(body),

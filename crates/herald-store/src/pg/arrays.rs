@@ -2,7 +2,7 @@
 //!
 //! diesel encodes an array bind element by element into a buffer that starts empty, so a column of a batch
 //! is reallocated and copied once per doubling of its size, and an accept batch binds some forty columns:
-//! about thirty reallocations per accept, an eighth of all its allocations (issue 18). [`PgArray`] encodes
+//! about thirty reallocations per accept, an eighth of all its allocations. [`PgArray`] encodes
 //! the column with postgres-protocol, the wire format tokio-postgres itself speaks, into a buffer the
 //! thread keeps, and hands it to diesel in one write, which allocates diesel's buffer once at its size.
 

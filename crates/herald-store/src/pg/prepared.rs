@@ -1,7 +1,7 @@
 //! SQL-text statements that stay prepared.
 //!
 //! diesel's `sql_query` marks itself unsafe to cache, so PostgreSQL parses and plans it on every call; on
-//! the accept path that parse cost more server CPU per message than the inserts themselves (issue 18). A
+//! the accept path that parse cost more server CPU per message than the inserts themselves. A
 //! [`Fixed`] statement's text is a constant (array binds, never a text that grows with the batch), so the
 //! connection's statement cache keys it by that text and prepares it once per connection.
 

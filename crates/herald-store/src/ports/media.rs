@@ -16,7 +16,7 @@ macro_rules! media_port {
             use $crate::error::{TxError, from_diesel};
             use $crate::rows::{InboundMediaRow, MediaFileRow, parse_digest};
 
-            // ---- Media (issue 4): uploads, network uploads and inbound files. ----
+            // ---- Media: uploads, network uploads and inbound files. ----
 
             /// The bytes of the organization's uploads unexpired at `at`.
             async fn storage_used_in(

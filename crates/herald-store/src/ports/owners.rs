@@ -1,4 +1,4 @@
-//! The `OwnerStore` port (issue 7): owner accounts and dashboard sessions, for the owner's dashboard.
+//! The `OwnerStore` port: owner accounts and dashboard sessions, for the owner's dashboard.
 
 macro_rules! owners_port {
     () => {

@@ -1,4 +1,4 @@
-//! The `PricingStore` port: rate cards, and messages counted by day and network pricing (issue 20).
+//! The `PricingStore` port: rate cards, and messages counted by day and network pricing.
 
 macro_rules! pricing_port {
     () => {

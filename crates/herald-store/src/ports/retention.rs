@@ -1,4 +1,4 @@
-//! The `RetentionStore` port: removing rows older than their organization's plan's retention (issue 18).
+//! The `RetentionStore` port: removing rows older than their organization's plan's retention.
 //!
 //! Rows are found from the oldest by their ULID ids (`(organization_id, id)` indexes, a range scan
 //! however large the table) and checked against their time column too, so a row whose id does not carry

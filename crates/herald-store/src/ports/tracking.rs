@@ -39,7 +39,7 @@ macro_rules! tracking_port {
             /// each one's last customer-event sequence, the decisions are taken here one after the other (two
             /// reports of one message each on the other's result, their events numbered in turn), and each
             /// table is written once (one statement each on PostgreSQL). Applied one by one, a report cost
-            /// five to seven statements (issue 18, P3).
+            /// five to seven statements.
             pub(super) async fn apply_in_tx(
                 conn: &mut Conn,
                 updates: &[&StatusUpdate],

@@ -1,4 +1,4 @@
-//! How a batch of accepts is written (issue 18, P1). On PostgreSQL an ordinary batch's statements are
+//! How a batch of accepts is written. On PostgreSQL an ordinary batch's statements are
 //! pipelined in one transaction; a batch with something to decide item by item (here a recipient who
 //! refuses) rolls back and takes the statement-by-statement path, answered the same way. SQLite has one
 //! path. `herald_accept_batches_total{path}` says which path wrote each batch.

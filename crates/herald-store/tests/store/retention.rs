@@ -1,4 +1,4 @@
-//! Data retention (issue 18): rows past their organization's plan's retention go, in bounded batches;
+//! Data retention: rows past their organization's plan's retention go, in bounded batches;
 //! newer rows and messages still in flight stay.
 
 use crate::helpers::on_both_stores;

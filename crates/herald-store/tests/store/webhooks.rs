@@ -245,7 +245,7 @@ on_both_stores!(
 
 /// Recording an attempt writes the endpoint's row only when its failing streak changes: successes to a
 /// healthy endpoint (and failures that continue a streak) leave it alone, so recordings for one endpoint do
-/// not queue on its row lock (issue 18, P4). The row's `xmin` tells whether it was written.
+/// not queue on its row lock. The row's `xmin` tells whether it was written.
 #[tokio::test]
 async fn postgres_an_unchanged_failing_streak_is_not_rewritten() {
     let Some((store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {

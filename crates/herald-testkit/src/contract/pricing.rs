@@ -1,5 +1,5 @@
 //! `PricingStore` and the pricing `TrackingStore` keeps: the network's pricing of each message, rate
-//! cards, and usage counts by day and category (issue 20).
+//! cards, and usage counts by day and category.
 
 use super::outbox::{events_of, payload};
 use super::{Ports, accept_ok, new_organization_with_sender};

@@ -1,4 +1,4 @@
-//! The checks about the recipient themself (issue 20: a block, a marketing opt-out), as a dry run reads
+//! The checks about the recipient themself (a block, a marketing opt-out), as a dry run reads
 //! them after the content checks. A real send has them made by its accept's transaction
 //! (`AcceptRequest::recipient_check`, the same `RecipientRefusal::all_for`), still before the quota.
 
