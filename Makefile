@@ -25,7 +25,8 @@ build:
 test:
 	@scripts/test.sh
 
-# Benchmarks write docs/benchmarks.md (machine, command, figures). PostgreSQL figures need a server on
+# Benchmarks write docs/benchmarks.md (machine, anchors, commands, figures); docs/benchmarks-history.md is
+# written by hand and never touched by them. PostgreSQL figures need a server on
 # 127.0.0.1:5432 (or HERALD_TEST_DATABASE_URL).
 bench:
 	@scripts/bench.sh

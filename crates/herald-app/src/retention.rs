@@ -33,7 +33,7 @@ impl RetentionSettings {
     /// inside its transactions at most `busy_percent` of the time. A transaction slowed by a busy database
     /// is followed by a longer pause, so the sweep yields to sends instead of competing with them (the P6
     /// bench: with a fixed 200 ms pause on 10 million messages, sends beside a sweep ran at 0.65× their rate
-    /// alone; docs/benchmarks-notes.md).
+    /// alone; docs/benchmarks-history.md, P6).
     pub fn pause_after(&self, busy: Duration) -> Duration {
         let percent = u32::from(self.busy_percent.clamp(1, 100));
         self.pause.max(busy * (100 - percent) / percent)

@@ -155,15 +155,15 @@ type RunningServer = (
 /// How many network callbacks are processed at once after their answer, and how many are applied as they
 /// arrive. Processing holds a store connection each, so half the pool at most: the API's own requests keep
 /// the rest. Group-committed (the default), a callback waiting to be applied on arrival holds no connection,
-/// only its body and its request, so a burst is applied inline well past the pool. Past that bound the
-/// excess is stored alone and applied after its answer, two transactions each instead of a share of one,
-/// and that dearer path takes capacity from the inline one, so an overflow feeds itself: in P3 on 2 cores
-/// (about 1,500 callbacks/s offered), a bound of 256 sent 70 % of the callbacks that way, 1,024 65 %, 2,048
-/// 51 %, 4,096 13 %, which drained them 1.3× faster than 1,024 with 0.7× the database's CPU per message
-/// (docs/benchmarks-history.md, "Callbacks"). At that machine's drain rate the last of 4,096 waits about 3 s for its `200`; the network's
-/// timeout is reported as 3 to 20 s (docs/cloud-api.md), and a callback it retries is applied once (the
-/// status machine records a repeat only). Without group commit an inline callback holds a connection too, so
-/// the two bounds share half the pool.
+/// only its body and its request, so a burst is applied inline well past the pool. Past that bound the excess
+/// is stored alone and applied after its answer, two transactions each instead of a share of one, and that
+/// dearer path takes capacity from the inline one, so an overflow feeds itself: in P3 on 2 cores (about 1,500
+/// callbacks/s offered), a bound of 256 sent 70 % of the callbacks that way, 1,024 65 %, 2,048 51 %, 4,096 13
+/// %, which drained them 1.3× faster than 1,024 with 0.7× the database's CPU per message
+/// (docs/benchmarks-history.md, "Callbacks group-committed, with a bound of their own"). At that machine's
+/// drain rate the last of 4,096 waits about 3 s for its `200`; the network's timeout is reported as 3 to 20 s
+/// (docs/cloud-api.md), and a callback it retries is applied once (the status machine records a repeat only).
+/// Without group commit an inline callback holds a connection too, so the two bounds share half the pool.
 fn callback_bounds(settings: &Settings) -> (usize, usize) {
     const QUEUED_AT_MOST: usize = 4096;
     let half_pool = (settings.max_connections as usize / 2).max(1);

@@ -325,9 +325,9 @@ async fn paused_after_failure(stop: &mut watch::Receiver<bool>) -> bool {
 ///
 /// When the loop claims again is [`Slots`]' rule; the store's notifier (deliveries queued) and `poll`
 /// (retries become due by time alone) wake it too. Rounds that each waited for their slowest attempt before
-/// claiming again left slots idle (docs/benchmarks.md, P4). A dead endpoint's attempt holds only its own
-/// slot, up to the timeout: nothing waits for it but its own recording. At most `max_in_flight` attempts
-/// run at once.
+/// claiming again left slots idle (docs/benchmarks-history.md, "Deliveries as a pipeline"). A dead endpoint's
+/// attempt holds only its own slot, up to the timeout: nothing waits for it but its own recording. At most
+/// `max_in_flight` attempts run at once.
 async fn webhook_loop(
     deliver: Arc<DeliverWebhooks>,
     notifier: WorkNotifier,
@@ -397,9 +397,10 @@ async fn webhook_loop(
 /// The attempts a [`webhook_loop`] has in flight, and when it claims again. A claim costs about the same
 /// whatever it finds, so the loop claims again at once only after a full batch (more may be due); then once
 /// half of its last claim was given back, or all of it, or when woken (new deliveries, the poll). Claiming at
-/// every slot given back made claims of one or two deliveries and cost 0.75× the rate (docs/benchmarks.md,
-/// P4). When half of a claim hangs on a dead endpoint, the rest waits for the poll once (at most 200 ms),
-/// as the round it replaced waited once before starting another beside it.
+/// every slot given back made claims of one or two deliveries and cost 0.75× the rate
+/// (docs/benchmarks-history.md, "Deliveries as a pipeline"). When half of a claim hangs on a dead endpoint,
+/// the rest waits for the poll once (at most 200 ms), as the round it replaced waited once before starting
+/// another beside it.
 #[derive(Debug)]
 struct Slots {
     max_in_flight: usize,

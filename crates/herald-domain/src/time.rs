@@ -40,7 +40,7 @@ impl BillingPeriod {
     pub fn containing(at: Timestamp) -> Self {
         use chrono::Datelike;
         // Every send asks for its period; chrono's `format("%Y-%m")` parses the pattern each time, which showed
-        // at 1.6 % of the API process's CPU in P1 (docs/benchmarks.md). The same text for every year 0–9999.
+        // at 1.6 % of the API process's CPU in a profile of P1. The same text for every year 0–9999.
         Self(format!("{:04}-{:02}", at.year(), at.month()))
     }
 

@@ -3,10 +3,11 @@
 //! diesel marks every `UPDATE` unsafe to cache (its changeset may leave out `None` fields, so one call site
 //! may write several texts), and the connection then sends it to be parsed and planned each time: on the
 //! dispatch path, three status updates, the outbox's and the callbacks' updates per message were parsed and
-//! planned anew, about a third of PostgreSQL's time per dispatched message in P3 (docs/benchmarks.md). Wrapped in
-//! [`Cached`], a statement is cached by its SQL text and bind types instead, so a text is prepared once per
-//! connection, and a call site whose text varies still gets the right statement for each text. Only for
-//! statements whose text takes a few shapes at most: each distinct text stays in the connection's cache.
+//! planned anew, about a third of PostgreSQL's time per dispatched message in P3 (docs/benchmarks-history.md,
+//! "A callback and its status in one transaction; hot updates cached"). Wrapped in [`Cached`], a statement is
+//! cached by its SQL text and bind types instead, so a text is prepared once per connection, and a call site
+//! whose text varies still gets the right statement for each text. Only for statements whose text takes a few
+//! shapes at most: each distinct text stays in the connection's cache.
 
 use diesel::QueryResult;
 use diesel::backend::Backend;

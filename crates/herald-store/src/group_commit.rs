@@ -293,8 +293,9 @@ fn lost() -> StoreError {
 
 /// A network callback's write, in whichever transaction its batch leader writes: the network's usual
 /// callback, one status report, arrives several at once under load, and one commit for a few of them costs
-/// the database far less than a commit each (P3, docs/benchmarks.md). A burst's excess, stored first and processed
-/// after its answer, takes the same batches for both steps, so it costs little more than the rest.
+/// the database far less than a commit each (docs/benchmarks-history.md, "Callbacks group-committed, with a
+/// bound of their own"). A burst's excess, stored first and processed after its answer, takes the same
+/// batches for both steps, so it costs little more than the rest.
 pub(crate) struct PreparedCallback {
     pub(crate) write: CallbackWrite,
     /// When it is processed (its status applied).

@@ -45,10 +45,10 @@ const DELIVERY_CLAIM_LOCK: i64 = 0x4865_7261_6c64_5744;
 
 type Conn = AsyncPgConnection;
 
-/// Accept batches in flight at once per process: as configured, else one. Several overlap commits, but on
-/// the 2-core bench machine they measured worse than one (docs/benchmarks-history.md, "Accept batches in flight"): smaller
-/// batches each pay the per-organization quota upsert and the commit, and parallel batches of one
-/// organization wait on its counter row anyway. Raise it where the database, not the CPU, is the wait.
+/// Accept batches in flight at once per process: as configured, else one. Several overlap commits, but on the
+/// 2-core bench machine they measured worse than one (docs/benchmarks-history.md, "Accept batches in
+/// flight"): smaller batches each pay the per-organization quota upsert and the commit, and parallel batches
+/// of one organization wait on its counter row anyway. Raise it where the database, not the CPU, is the wait.
 fn accept_writers(options: &StoreOptions) -> usize {
     match options.accept_writers {
         0 => 1,
@@ -59,7 +59,8 @@ fn accept_writers(options: &StoreOptions) -> usize {
 /// Callback batches in flight at once: as configured, else four. When a callbacks batch applied its statuses
 /// one after the other, one batch at a time was bound by round trips: one writer left the machine 22–41 %
 /// idle in P3, four drained the callbacks at 1.6× its rate with less CPU per message
-/// (docs/benchmarks-history.md, "Callback writers"). At most half the pool, so the API's own requests keep the rest.
+/// (docs/benchmarks-history.md, "Callback writers"). At most half the pool, so the API's own requests keep
+/// the rest.
 fn callback_writers(options: &StoreOptions) -> usize {
     const CALLBACK_WRITERS: usize = 4;
     let wanted = match options.callback_writers {
@@ -69,10 +70,11 @@ fn callback_writers(options: &StoreOptions) -> usize {
     wanted.min(usize::try_from(options.max_connections / 2).unwrap_or(1).max(1))
 }
 
-/// The thread that writes the accept batches, on a runtime and a pool of its own (P1, docs/benchmarks.md). On the HTTP
-/// workers' runtimes a batch waited its turn behind request handling at each of its round trips (the
-/// commit's answer, the next batch's checkout), and a batch's cycle is what P1's rate is bound by; here it
-/// never waits for a request. Its connections are made on this thread, so their socket tasks run here too.
+/// The thread that writes the accept batches, on a runtime and a pool of its own (docs/benchmarks-history.md,
+/// "A batch in one round trip of statements, on a thread of its own"). On the HTTP workers' runtimes a batch
+/// waited its turn behind request handling at each of its round trips (the commit's answer, the next batch's
+/// checkout), and a batch's cycle is what P1's rate is bound by; here it never waits for a request. Its
+/// connections are made on this thread, so their socket tasks run here too.
 struct BatchWriter {
     runtime: tokio::runtime::Handle,
     thread: std::thread::ThreadId,
@@ -304,10 +306,11 @@ struct LastSequence {
 ///
 /// Planned on every call (`sql_query` is never cached), unlike the store's other statements: a connection
 /// keeps the generic plan PostgreSQL made for a cached statement until the table is next analyzed, and one
-/// made while `events` was small scans the whole table. On a young database (a new install, the first
-/// minute of a benchmark) that plan scanned a growing `events` table for every status batch: 2–7 ms a call,
-/// more than a core of PostgreSQL at 200 messages/s (docs/benchmarks-notes.md). A fresh plan sees the table's
-/// current size and takes `events_by_message`; planning it costs tens of microseconds.
+/// made while `events` was small scans the whole table. On a young database (a new install, the first minute
+/// of a benchmark) that plan scanned a growing `events` table for every status batch: 2–7 ms a call, more
+/// than a core of PostgreSQL at 200 messages/s (docs/benchmarks-history.md, "A stale generic plan in the
+/// status path"). A fresh plan sees the table's current size and takes `events_by_message`; planning it costs
+/// tens of microseconds.
 async fn last_event_sequences(
     conn: &mut Conn,
     ids: &[String],
@@ -481,12 +484,12 @@ struct ClaimedDeliveryId {
 
 /// Leases up to `limit` due deliveries, at most `cap` live leases per endpoint. Each endpoint's due
 /// deliveries are read up to the room beside its live leases and locked with `SKIP LOCKED` (a row being
-/// completed or redelivered is left for the next round instead of waited for), their due condition
-/// re-checked on the locked version. Claims are serialized by a transaction-level advisory lock, so the
-/// live-lease count each one reads includes every earlier claim and the cap holds across processes.
-/// Both statements stay prepared ([`Cached`]): parsing and planning the claim took about 0.9 ms of the 2 ms
-/// each claim held that lock. (Holding it for less, with an asynchronous commit and the read after it,
-/// measured 0.97×: the rate is bound by a slot's whole cycle, docs/benchmarks.md, P4.)
+/// completed or redelivered is left for the next round instead of waited for), their due condition re-checked
+/// on the locked version. Claims are serialized by a transaction-level advisory lock, so the live-lease count
+/// each one reads includes every earlier claim and the cap holds across processes. Both statements stay
+/// prepared ([`Cached`]): parsing and planning the claim took about 0.9 ms of the 2 ms each claim held that
+/// lock. (Holding it for less, with an asynchronous commit and the read after it, measured 0.97×: the rate is
+/// bound by a slot's whole cycle, docs/benchmarks-history.md, "Successes recorded by one statement".)
 async fn claim_due_deliveries(
     conn: &mut Conn,
     token: &str,
@@ -601,12 +604,13 @@ fn answers_in_order(
 
 /// Records a batch of attempts that all succeeded with ONE statement outside any explicit transaction (one
 /// statement is atomic on its own): the deliveries' new state, their attempts, and the end of their
-/// endpoints' failing streaks. A recording is what gives a webhook loop's slots back, and as a transaction
-/// it took six round trips (the pool's check, `BEGIN`, three statements, `COMMIT`): 2.0 ms per recording of
-/// about two attempts while draining, 40 % of a slot's cycle (docs/benchmarks.md, P4). Answers `None`, with
-/// nothing written, when an attempt failed or disables its endpoint: those need the endpoint's health
-/// decided attempt by attempt, in a transaction (`record_attempts_together`, then the health). The failing
-/// endpoints are locked in id order, as the transaction writes them, so concurrent recordings cannot deadlock.
+/// endpoints' failing streaks. A recording is what gives a webhook loop's slots back, and as a transaction it
+/// took six round trips (the pool's check, `BEGIN`, three statements, `COMMIT`): 2.0 ms per recording of
+/// about two attempts while draining, 40 % of a slot's cycle (docs/benchmarks-history.md, "Successes recorded
+/// by one statement"). Answers `None`, with nothing written, when an attempt failed or disables its endpoint:
+/// those need the endpoint's health decided attempt by attempt, in a transaction (`record_attempts_together`,
+/// then the health). The failing endpoints are locked in id order, as the transaction writes them, so
+/// concurrent recordings cannot deadlock.
 async fn record_successes_at_once(
     db: &Db,
     completions: &[herald_domain::webhook::DeliveryCompletion],
@@ -683,9 +687,9 @@ async fn record_successes_at_once(
 /// Records a round's attempts with one `UPDATE … FROM unnest(…)` and one `INSERT … SELECT unnest(…)`,
 /// whatever their number, instead of two statements each: PostgreSQL was waiting on the worker between
 /// statements of the open transaction (`ClientRead`) more than on anything but the commit's flush
-/// (docs/benchmarks.md, P4). Answers, per completion in order, the delivery's endpoint when its token held
-/// it, exactly as recording them one by one would: a delivery completed twice in the batch under the same
-/// token is recorded once, for its first completion.
+/// (docs/benchmarks-history.md, "What bounds P4, and the slot handoff"). Answers, per completion in order,
+/// the delivery's endpoint when its token held it, exactly as recording them one by one would: a delivery
+/// completed twice in the batch under the same token is recorded once, for its first completion.
 async fn record_attempts_together(
     conn: &mut Conn,
     completions: &[herald_domain::webhook::DeliveryCompletion],

@@ -2,7 +2,7 @@
 -- an entry for NULL to both indexes (and so did each later update that rewrites the row's index entries:
 -- its status is indexed). No query looks a NULL up: `network_message_id = $1` and `client_reference = $2`
 -- never match NULL, so the planner uses an index that leaves NULLs out for them. Partial, the two indexes
--- cost an accept nothing (docs/benchmarks-notes.md).
+-- cost an accept nothing (docs/benchmarks-history.md, "Partial lookup indexes").
 DROP INDEX messages_by_client_reference;
 CREATE INDEX messages_by_client_reference ON messages (organization_id, client_reference)
     WHERE client_reference IS NOT NULL;

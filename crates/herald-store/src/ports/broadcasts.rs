@@ -172,7 +172,7 @@ macro_rules! broadcasts_port {
             /// `ids` must have been read from the organization's own broadcasts: a broadcast's messages
             /// are all its organization's, so the read filters on the broadcast alone. A filter on the
             /// organization as well made PostgreSQL AND the organization's whole index with the
-            /// broadcast's (10.9 ms for 10,000 messages among 2 million, docs/benchmarks-notes.md, P6)
+            /// broadcast's (10.9 ms for 10,000 messages among 2 million, docs/benchmarks-history.md, P6)
             /// instead of reading `messages_by_broadcast_status`.
             async fn counts_of(
                 conn: &mut Conn,

@@ -120,7 +120,8 @@ async fn postgres_fresh_store_is_migrated() {
 
 /// A fresh database's tables are left never analyzed: a table ANALYZEd while empty is planned as empty
 /// (sequential scans, nested loops) until autovacuum analyzes it again, and a migration that did so held the
-/// first minute of sends on a new installation to a fraction of their rate (docs/benchmarks-notes.md).
+/// first minute of sends on a new installation to a fraction of their rate (docs/benchmarks-history.md, "A
+/// migration that analyzed an empty table").
 #[tokio::test]
 async fn postgres_migrations_leave_no_table_analyzed_empty() {
     let Some((_store, guard)) = fresh_postgres_or_skip(&test_name!()).await else {

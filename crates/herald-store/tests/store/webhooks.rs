@@ -154,8 +154,9 @@ async fn a_webhook_waiter_wakes_after_a_fan_out(store: Store) {
 }
 
 /// A status change of an organization with no webhook endpoint makes no delivery, so it wakes no webhook
-/// loop: on SQLite every status change used to, and each wake-up cost a claim transaction that found
-/// nothing (about a tenth of Herald's CPU while a broadcast went out, docs/benchmarks.md).
+/// loop: on SQLite every status change used to, and each wake-up cost a claim transaction that found nothing
+/// (about a tenth of Herald's CPU while a broadcast went out, docs/benchmarks-history.md, "Wake-ups a quiet
+/// dispatch paid for").
 async fn a_status_change_without_an_endpoint_wakes_no_webhook_loop(store: Store) {
     let message = accepted_text_message(&store).await;
     let quiet = Duration::from_secs(2);
