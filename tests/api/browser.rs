@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The flags the issue asks for, plus a fixed window for stable screenshots.
+/// A headless Chromium that runs as root in a container without a GPU and reaches nothing but the app under
+/// test (no updates, no background traffic, no first-run page), with a fixed window for stable screenshots.
 const CHROMIUM_ARGS: [&str; 7] = [
     "--headless",
     "--no-sandbox",
