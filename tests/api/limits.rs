@@ -412,8 +412,26 @@ async fn broadcast_rows_have_a_bucket_of_their_own_and_spare_other_organizations
         .await;
     assert_eq!(dry.status(), 200, "{}", dry.text().await.unwrap());
     // The business plan: 80 rows/s, and room for one broadcast of 10,000 rows at once.
-    let first = app.post_response(path, &broadcast(0, 6_000)).await;
+    let keyed = |body: Value| {
+        app.http
+            .post(format!("{}{path}", app.base))
+            .bearer_auth(&app.key)
+            .header("Idempotency-Key", "rows-once")
+            .json(&body)
+            .send()
+    };
+    let first = keyed(broadcast(0, 6_000)).await.unwrap();
     assert_eq!(first.status(), 202, "{}", first.text().await.unwrap());
+    // Its replay stores no row, so it is charged none: 6,000 more would not fit in the 4,000 left.
+    let replay = keyed(broadcast(0, 6_000)).await.unwrap();
+    assert_eq!(replay.status(), 202, "{}", replay.text().await.unwrap());
+    assert_eq!(
+        replay
+            .headers()
+            .get("idempotent-replayed")
+            .and_then(|v| v.to_str().ok()),
+        Some("true")
+    );
     let second = app.post_response(path, &broadcast(6_000, 6_000)).await;
     let retry_after = header(&second, "retry-after").expect("Retry-After on 429");
     // At most 2,000 rows are missing, at 80 a second.

@@ -214,6 +214,8 @@ fn parse_status(phone_number_id: &NetworkRef, status: &Value) -> Result<NetworkS
         status: reported,
         occurred_at: timestamp(status)?,
         recipient: str_field(status, "recipient_id").map(str::to_owned),
+        // A malformed id is left out rather than failing the report: the status matters more.
+        recipient_user_id: str_field(status, "recipient_user_id").and_then(|id| UserId::parse(id).ok()),
         error,
         pricing: status.get("pricing").map(pricing).filter(|p| !p.is_empty()),
     })

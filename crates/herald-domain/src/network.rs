@@ -42,6 +42,8 @@ pub struct NetworkStatusReport {
     pub occurred_at: Timestamp,
     /// The recipient as the network writes it (digits).
     pub recipient: Option<String>,
+    /// The recipient's business-scoped user id (`recipient_user_id`), when the report names it.
+    pub recipient_user_id: Option<crate::contact::UserId>,
     /// For `failed`: the first error, mapped into Herald's terms.
     pub error: Option<MessageError>,
     /// The report's `pricing` object, when it has one.

@@ -97,6 +97,11 @@ pub(crate) async fn refuse_send_over_rate(
         };
         (decision, RateScope::Sends)
     };
+    refuse_when_limited(decision, scope)
+}
+
+/// `429 rate_limited` in `scope` when `decision` is limited (`Retry-After` at least 1 s).
+fn refuse_when_limited(decision: RateDecision, scope: RateScope) -> Result<(), ApiError> {
     match decision {
         RateDecision::Allowed { .. } => Ok(()),
         RateDecision::Limited {
@@ -134,17 +139,7 @@ pub(crate) async fn charge_broadcast_rows(
         .broadcast_row_limiter
         .check(&caller.organization.id, &caller.plan.broadcast_rows(), cost)
         .await?;
-    match decision {
-        RateDecision::Allowed { .. } => Ok(()),
-        RateDecision::Limited {
-            limit,
-            retry_after_seconds,
-        } => Err(ApiError::RateLimited {
-            limit,
-            retry_after_seconds: retry_after_seconds.max(1),
-            scope: RateScope::BroadcastRows,
-        }),
-    }
+    refuse_when_limited(decision, RateScope::BroadcastRows)
 }
 
 pub(crate) fn remember(req: &HttpRequest, allowance: SendAllowance) {

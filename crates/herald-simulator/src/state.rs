@@ -50,6 +50,9 @@ pub(crate) struct State {
     pub(crate) upload_sessions: Vec<String>,
     /// Each number's block list: (phone number id, the user's wa_id or user id).
     blocked: std::collections::HashSet<(String, String)>,
+    /// The business-scoped user id of a wa_id, per phone number id, as the user's inbound messages named
+    /// it: statuses of messages to the number carry it as `recipient_user_id`, as the network's do.
+    user_ids: HashMap<(String, String), String>,
 }
 
 /// Which way a message known to the simulator went.
@@ -86,6 +89,7 @@ impl State {
             next_template: 0,
             upload_sessions: Vec::new(),
             blocked: std::collections::HashSet::new(),
+            user_ids: HashMap::new(),
         }
     }
 
@@ -113,6 +117,19 @@ impl State {
     pub(crate) fn open_window(&mut self, phone_number_id: &str, wa_id: &str, at: DateTime<Utc>) {
         self.windows
             .insert((phone_number_id.to_owned(), wa_id.to_owned()), at);
+    }
+
+    /// Remembers that `wa_id` is `user_id` for the number.
+    pub(crate) fn learn_user_id(&mut self, phone_number_id: &str, wa_id: &str, user_id: &str) {
+        self.user_ids
+            .insert((phone_number_id.to_owned(), wa_id.to_owned()), user_id.to_owned());
+    }
+
+    /// The user id the number knows for `wa_id`, if its user ever wrote with one.
+    pub(crate) fn user_id_of(&self, phone_number_id: &str, wa_id: &str) -> Option<String> {
+        self.user_ids
+            .get(&(phone_number_id.to_owned(), wa_id.to_owned()))
+            .cloned()
     }
 
     pub(crate) fn block(&mut self, phone_number_id: &str, user: &str) {

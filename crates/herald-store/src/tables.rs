@@ -457,6 +457,15 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            /// A broadcast's messages counted by status, kept by the database's triggers on `messages`.
+            broadcast_counts (broadcast_id, status) {
+                broadcast_id -> Text,
+                status -> Text,
+                count -> BigInt,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
         diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
@@ -486,6 +495,7 @@ macro_rules! define_tables {
             contacts,
             contact_keyword_rules,
             broadcasts,
+            broadcast_counts,
         );
     };
 }

@@ -19,6 +19,7 @@
 
 mod accounts;
 mod broadcast_cancel;
+mod broadcast_counts;
 mod broadcasts;
 mod business_accounts;
 mod contact_merges;
@@ -42,6 +43,7 @@ mod windows;
 
 pub use accounts::*;
 pub use broadcast_cancel::*;
+pub use broadcast_counts::*;
 pub use broadcasts::*;
 pub use business_accounts::*;
 pub use contact_merges::*;
@@ -154,6 +156,7 @@ pub const SCENARIOS: &[&str] = &[
     "broadcasts_idempotency_key_is_taken_once",
     "broadcasts_transitions_due_and_untaken",
     "broadcasts_list_carries_each_ones_counts",
+    "broadcasts_counts_follow_every_status_writer",
     "broadcasts_stay_in_their_organization",
     "broadcasts_cancel_stopped_half_way_is_finished_by_a_retry",
     "broadcasts_cancel_stopped_half_way_is_finished_by_the_pacer",
@@ -302,6 +305,7 @@ macro_rules! contract_suite {
             broadcasts_idempotency_key_is_taken_once,
             broadcasts_transitions_due_and_untaken,
             broadcasts_list_carries_each_ones_counts,
+            broadcasts_counts_follow_every_status_writer,
             broadcasts_stay_in_their_organization,
             broadcasts_cancel_stopped_half_way_is_finished_by_a_retry,
             broadcasts_cancel_stopped_half_way_is_finished_by_the_pacer,

@@ -240,6 +240,35 @@ fn statuses_carry_time_recipient_and_callback_data() {
     assert_eq!(only_status("sent").callback_data, None);
 }
 
+/// A status naming the recipient's business-scoped user id keeps it; a malformed one is left out, the
+/// status still applies.
+#[test]
+fn statuses_carry_the_recipient_user_id_when_named() {
+    let envelope = |user_id: &str| {
+        json!({ "object": "whatsapp_business_account", "entry": [ { "id": "1", "changes": [ {
+            "field": "messages", "value": {
+                "messaging_product": "whatsapp",
+                "metadata": { "display_phone_number": "15550783881", "phone_number_id": "106540352242922" },
+                "statuses": [ { "id": "wamid.U1", "status": "delivered", "timestamp": "1750263774",
+                                "recipient_id": "16505551234", "recipient_user_id": user_id } ]
+            } } ] } ] })
+    };
+    let status = |body: &Value| match parse(body).events.as_slice() {
+        [NetworkEvent::Status(report)] => report.clone(),
+        other => panic!("expected one status, got {other:?}"),
+    };
+    let named = status(&envelope("US.13491208655302741918"));
+    assert_eq!(named.recipient.as_deref(), Some("16505551234"));
+    assert_eq!(
+        named.recipient_user_id.as_ref().map(|id| id.as_str()),
+        Some("US.13491208655302741918")
+    );
+    let malformed = status(&envelope("not an id"));
+    assert_eq!(malformed.recipient_user_id, None);
+    assert_eq!(malformed.status, ReportedStatus::Delivered);
+    assert_eq!(only_status("sent").recipient_user_id, None);
+}
+
 #[test]
 fn a_failed_status_maps_its_error_through_the_table() {
     let failed = only_status("failed");

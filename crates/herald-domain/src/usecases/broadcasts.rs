@@ -362,6 +362,19 @@ impl Broadcasts {
         Ok(BroadcastCreated::Accepted { view, rejected })
     }
 
+    /// Whether the organization already has a broadcast accepted with `key`: a request with it is a replay
+    /// (or a reuse the create refuses), which stores nothing new, so the edge charges it no rows.
+    ///
+    /// # Errors
+    /// The store's.
+    pub async fn has_key(
+        &self,
+        organization: &OrganizationId,
+        key: &IdempotencyKey,
+    ) -> Result<bool, StoreError> {
+        Ok(self.ports.broadcasts.keyed(organization, key).await?.is_some())
+    }
+
     async fn replay(
         &self,
         organization: &OrganizationId,

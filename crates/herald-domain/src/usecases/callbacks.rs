@@ -16,6 +16,7 @@ use crate::status::StatusReport;
 use crate::status::StatusUpdate;
 use crate::time::Duration;
 use crate::trace::{NoTraceLinks, TraceLinks, span_following};
+use crate::values::PhoneNumber;
 use std::sync::Arc;
 
 /// What processing one callback did.
@@ -415,6 +416,7 @@ impl ProcessCallbacks {
             return Ok(None);
         };
         let org = sender.organization_id;
+        self.pair_recipient(&org, status).await?;
         let by_callback_data = status
             .callback_data
             .as_deref()
@@ -449,6 +451,36 @@ impl ProcessCallbacks {
             customer_event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
             recorded_at: self.clock.now(),
         }))
+    }
+
+    /// A report naming the recipient both ways (`recipient_id` and `recipient_user_id`) links the two in the
+    /// organization's contacts, as an inbound message naming both does: a stop recorded under either then
+    /// holds for the other. Only a pair not known yet is written, so the reports of one message after its
+    /// first cost a read each.
+    async fn pair_recipient(
+        &self,
+        organization: &OrganizationId,
+        status: &NetworkStatusReport,
+    ) -> Result<(), StoreError> {
+        let (Some(contacts), Some(digits), Some(user_id)) =
+            (&self.contacts, &status.recipient, &status.recipient_user_id)
+        else {
+            return Ok(());
+        };
+        let Ok(number) = PhoneNumber::from_digits(digits) else {
+            return Ok(());
+        };
+        let known = contacts
+            .contact(organization, &Recipient::User(user_id.clone()))
+            .await?
+            .and_then(|contact| contact.number)
+            .is_some_and(|known| known.person_key() == number.person_key());
+        if !known {
+            contacts
+                .pair_user_id(organization, &number, user_id, self.clock.now())
+                .await?;
+        }
+        Ok(())
     }
 
     /// Counts an applied status in the report and marks it in its message's trace.

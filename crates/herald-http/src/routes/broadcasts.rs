@@ -84,12 +84,21 @@ pub(crate) async fn create_broadcast(
     let dry_run = create_query(&req)?;
     // Read only now, after authentication, so a bad key answers 401 whatever the body.
     let body = read_json_up_to(&req, payload, BROADCAST_JSON_LIMIT_BYTES).await?;
+    let (idempotency, header_error) = idempotency(&req, &__path_create_broadcast::path(), &body);
     // A dry run took a unit of the dry-run bucket before its body was read, which bounds its row checks; it
-    // charges no rows, so it leaves a later real broadcast's room as it was.
-    if !dry_run {
+    // charges no rows, so it leaves a later real broadcast's room as it was. Nor does a replay of an accepted
+    // `Idempotency-Key`: it checks and stores no row.
+    let replay = match &idempotency {
+        Some((key, _)) if !dry_run => ctx
+            .broadcasts
+            .has_key(&caller.0.organization.id, key)
+            .await
+            .map_err(ApiError::from)?,
+        _ => false,
+    };
+    if !dry_run && !replay {
         crate::ratelimit::charge_broadcast_rows(&ctx, &caller.0, &body).await?;
     }
-    let (idempotency, header_error) = idempotency(&req, &__path_create_broadcast::path(), &body);
     let Caller(caller) = caller;
     let command = BroadcastCommand {
         organization: caller.organization,

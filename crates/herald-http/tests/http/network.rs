@@ -38,6 +38,7 @@ fn one_status() -> MockCallbackDecoder {
                 status: ReportedStatus::Delivered,
                 occurred_at: now(),
                 recipient: None,
+                recipient_user_id: None,
                 error: None,
                 pricing: None,
             })],

@@ -131,6 +131,7 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
         state.open_window(sender.phone_number_id, &from, now);
         if let Some(user_id) = body.user_id.as_deref().filter(|_| !hidden) {
             state.open_window(sender.phone_number_id, user_id, now);
+            state.learn_user_id(sender.phone_number_id, &from, user_id);
         }
         state.remember(sender.phone_number_id, &wamid, Direction::Inbound, &from);
     }

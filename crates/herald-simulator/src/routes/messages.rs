@@ -155,6 +155,11 @@ pub(crate) async fn send(
         },
     };
     tracing::debug!(%phone_number_id, %wamid, kind, "simulator: accepted a send");
+    let recipient_user_id = if super::block::is_user_id(&recipient) {
+        Some(recipient.clone())
+    } else {
+        simulator.state().user_id_of(&phone_number_id, &recipient)
+    };
     {
         let mut state = simulator.state();
         state.remember(&phone_number_id, &wamid, Direction::Outbound, &recipient);
@@ -177,7 +182,7 @@ pub(crate) async fn send(
             phone_number_id,
             wamid: wamid.clone(),
             recipient_id: recipient.clone(),
-            recipient_user_id: super::block::is_user_id(&recipient).then(|| recipient.clone()),
+            recipient_user_id,
             biz_opaque_callback_data,
             pricing,
             steps,

@@ -4,7 +4,7 @@
 macro_rules! broadcasts_port {
     () => {
         mod broadcasts {
-            use super::super::schema::{broadcasts, messages, outbox, senders, usage_counters};
+            use super::super::schema::{broadcast_counts, broadcasts, messages, outbox, senders, usage_counters};
             use super::super::{Conn, Db};
             use super::shared::insert_customer_event;
             use async_trait::async_trait;
@@ -166,14 +166,13 @@ macro_rules! broadcasts_port {
                 Ok(counts.remove(id).unwrap_or_default())
             }
 
-            /// The messages of each broadcast counted by status, in one grouped read (a page of the list
-            /// costs one query, not one per broadcast); a broadcast without messages is absent.
+            /// The messages of each broadcast counted by status, read from the counts the database keeps
+            /// as messages are written (`broadcast_counts`, maintained by triggers in the same transaction):
+            /// a page of the list reads at most one row per broadcast and status, however many messages its
+            /// broadcasts hold. A broadcast without messages is absent.
             ///
-            /// `ids` must have been read from the organization's own broadcasts: a broadcast's messages
-            /// are all its organization's, so the read filters on the broadcast alone. A filter on the
-            /// organization as well made PostgreSQL AND the organization's whole index with the
-            /// broadcast's (10.9 ms for 10,000 messages among 2 million, docs/benchmarks-history.md, P6)
-            /// instead of reading `messages_by_broadcast_status`.
+            /// `ids` must have been read from the organization's own broadcasts: the counts are keyed by
+            /// broadcast alone.
             async fn counts_of(
                 conn: &mut Conn,
                 ids: &[String],
@@ -182,15 +181,18 @@ macro_rules! broadcasts_port {
                     // An empty page (a new organization's list): no round trip for nothing.
                     return Ok(std::collections::HashMap::new());
                 }
-                let rows: Vec<(Option<String>, String, i64)> = messages::table
-                    .filter(messages::broadcast_id.eq_any(ids))
-                    .group_by((messages::broadcast_id, messages::status))
-                    .select((messages::broadcast_id, messages::status, diesel::dsl::count_star()))
+                let rows: Vec<(String, String, i64)> = broadcast_counts::table
+                    .filter(broadcast_counts::broadcast_id.eq_any(ids))
+                    .filter(broadcast_counts::count.gt(0_i64))
+                    .select((
+                        broadcast_counts::broadcast_id,
+                        broadcast_counts::status,
+                        broadcast_counts::count,
+                    ))
                     .load(conn)
                     .await?;
                 let mut counts = std::collections::HashMap::<String, BroadcastCounts>::new();
                 for (broadcast, status, n) in rows {
-                    let Some(broadcast) = broadcast else { continue };
                     let status = MessageStatus::parse(&status).map_err(|e| corrupt("message status", e))?;
                     counts
                         .entry(broadcast)

@@ -78,7 +78,7 @@ pub fn broadcast_of(
     }
 }
 
-fn policy(now: i64, max_open: u32, tier_limit: Option<u32>) -> ReleasePolicy {
+pub(super) fn policy(now: i64, max_open: u32, tier_limit: Option<u32>) -> ReleasePolicy {
     ReleasePolicy {
         now: at(now),
         deadline: at(now) + TimeDelta::hours(24),
@@ -88,7 +88,7 @@ fn policy(now: i64, max_open: u32, tier_limit: Option<u32>) -> ReleasePolicy {
     }
 }
 
-async fn accept(ports: &Ports, request: &BroadcastAccept) -> BroadcastAcceptOutcome {
+pub(super) async fn accept(ports: &Ports, request: &BroadcastAccept) -> BroadcastAcceptOutcome {
     ports.broadcasts.accept(request).await.expect("accept")
 }
 

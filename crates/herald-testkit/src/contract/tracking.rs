@@ -23,7 +23,7 @@ fn next_recorded_at() -> Timestamp {
 }
 
 /// A report of `status` at `occurred_at` from the network, recorded now.
-fn update(
+pub(super) fn update(
     message: &Message,
     status: MessageStatus,
     occurred_at: Timestamp,

@@ -42,6 +42,7 @@ fn status_report(status: ReportedStatus) -> NetworkStatusReport {
         status,
         occurred_at: occurred_at(),
         recipient: Some("15551234567".into()),
+        recipient_user_id: None,
         error: None,
         pricing: None,
     }

@@ -297,6 +297,8 @@ fn callbacks_recording(
     tracking
         .expect_mark_callback_processed()
         .returning(|_, _, _| Ok(()));
+    // Status reports here are about messages the store does not know: only their contact side matters.
+    tracking.expect_message_by_network_id().returning(|_, _| Ok(None));
     tracking.expect_record_inbound_message().returning({
         let recorded = Arc::clone(&recorded);
         move |record| {
@@ -490,4 +492,48 @@ fn a_message_by_an_unpaired_user_id_is_recorded_from_the_user_id_and_its_keyword
         recorded[0].message.from,
         Recipient::User(UserId::parse(USER).unwrap())
     );
+}
+
+/// A status report about a message to `RECIPIENT`, naming the recipient's user id as `recipient_user_id`.
+fn status_naming(user_id: Option<&str>) -> NetworkEvent {
+    NetworkEvent::Status(crate::network::NetworkStatusReport {
+        phone_number_id: sender(1, DEFAULT_NUMBER, true).phone_number_id,
+        network_message_id: "wamid.PAIRED".into(),
+        callback_data: None,
+        status: crate::network::ReportedStatus::Delivered,
+        occurred_at: now() - seconds(2),
+        recipient: Some(RECIPIENT.trim_start_matches('+').to_owned()),
+        recipient_user_id: user_id.map(|id| UserId::parse(id).unwrap()),
+        error: None,
+        pricing: None,
+    })
+}
+
+#[test]
+fn a_status_naming_number_and_user_id_pairs_them_once() {
+    // Not paired yet: the report pairs them.
+    let mut contacts = MockContactStore::new();
+    contacts.expect_contact().returning(|_, _| Ok(None));
+    contacts
+        .expect_pair_user_id()
+        .withf(|org, number, user, _| {
+            *org == org_id() && *number == phone(RECIPIENT) && user.as_str() == USER
+        })
+        .times(1)
+        .returning(|_, _, _, _| Ok(()));
+    run(callbacks(vec![status_naming(Some(USER))], contacts).process(&stored())).unwrap();
+
+    // Already paired with this number: nothing is written.
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_contact()
+        .returning(|_, _| Ok(Some(user_contact(Some(RECIPIENT)))));
+    contacts.expect_pair_user_id().times(0);
+    run(callbacks(vec![status_naming(Some(USER))], contacts).process(&stored())).unwrap();
+
+    // A report without a user id asks nothing of the contacts.
+    let mut contacts = MockContactStore::new();
+    contacts.expect_contact().times(0);
+    contacts.expect_pair_user_id().times(0);
+    run(callbacks(vec![status_naming(None)], contacts).process(&stored())).unwrap();
 }

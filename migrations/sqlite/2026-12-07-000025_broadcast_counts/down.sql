@@ -1,0 +1,5 @@
+DROP TRIGGER broadcasts_forget_counts;
+DROP TRIGGER messages_broadcast_counts_delete;
+DROP TRIGGER messages_broadcast_counts_update;
+DROP TRIGGER messages_broadcast_counts_insert;
+DROP TABLE broadcast_counts;
