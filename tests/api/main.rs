@@ -21,6 +21,7 @@ mod broadcasts;
 mod browser;
 mod contacts;
 mod dashboard;
+mod dashboard_cost;
 mod files;
 mod inbound;
 mod kinds;

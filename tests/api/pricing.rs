@@ -83,7 +83,8 @@ async fn a_delivered_template_carries_the_networks_pricing_and_its_estimated_cos
     let page = app.get("/api/v1/messages?limit=10").await;
     assert_eq!(page["data"][0]["estimated_cost"]["amount"], "0.0147");
 
-    // A free-form reply inside the window is service, not billed.
+    // A free-form reply inside the window is service, billed since 2026-10-01 (the simulator prices by
+    // today's rules, as Meta does).
     app.open_window_with(TO).await;
     app.set_rate("service", "1").await;
     let text = app
@@ -94,11 +95,11 @@ async fn a_delivered_template_carries_the_networks_pricing_and_its_estimated_cos
         .await;
     let (text, _) = app.wait_status(text["id"].as_str().unwrap(), "delivered").await;
     assert_eq!(text["pricing"]["category"], "service");
-    assert_eq!(text["pricing"]["billable"], false);
-    assert_eq!(text["pricing"]["type"], "free_customer_service");
+    assert_eq!(text["pricing"]["billable"], true);
+    assert_eq!(text["pricing"]["type"], "regular");
     assert_eq!(
         text["estimated_cost"],
-        json!({ "amount": "0.00", "currency": "EUR" })
+        json!({ "amount": "1.00", "currency": "EUR" })
     );
 }
 
@@ -359,16 +360,14 @@ async fn a_dry_run_that_would_pass_stores_counts_and_spends_nothing(db: Db) {
         json!({ "open": false, "last_inbound_at": null, "expires_at": null })
     );
 
-    // In the window a utility template is free (Meta's pricing), and a text is service.
+    // In the window a utility template is billed again since 2026-10-01 (free from 2025-07-01), and a
+    // text is service, billed since then at the card's service rate, or its utility rate without one.
     app.open_window_with(TO).await;
     let run = app
         .dry_run("/api/v1/messages/send-template", &order_shipped(TO))
         .await;
-    assert_eq!(
-        run["pricing"],
-        json!({ "category": "utility", "billable": false })
-    );
-    assert_eq!(run["estimated_cost"]["amount"], "0.00");
+    assert_eq!(run["pricing"], json!({ "category": "utility", "billable": true }));
+    assert_eq!(run["estimated_cost"]["amount"], "0.02");
     assert_eq!(run["window"]["open"], true);
     assert!(run["window"]["expires_at"].is_string());
     let run = app
@@ -378,11 +377,12 @@ async fn a_dry_run_that_would_pass_stores_counts_and_spends_nothing(db: Db) {
         )
         .await;
     assert_eq!(run["would_accept"], true, "{run}");
+    assert_eq!(run["pricing"], json!({ "category": "service", "billable": true }));
     assert_eq!(
-        run["pricing"],
-        json!({ "category": "service", "billable": false })
+        run["estimated_cost"],
+        json!({ "amount": "0.02", "currency": "EUR" }),
+        "no service rate: the utility rate: {run}"
     );
-    assert!(run.get("estimated_cost").is_none(), "no service rate: {run}");
 
     // An Idempotency-Key is ignored: the real send with it afterwards is a first send, not a replay.
     let response = app

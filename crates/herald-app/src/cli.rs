@@ -154,6 +154,7 @@ pub enum RateCommand {
         #[arg(long)]
         org: String,
         /// The network's pricing category: `marketing`, `utility`, `authentication`, `service`, …
+        /// Without a `service` rate, service messages (billed since 2026-10-01) take the `utility` rate.
         #[arg(long)]
         category: String,
         /// A decimal amount of at most 6 decimals, e.g. `0.0147`.

@@ -394,6 +394,7 @@ impl Services {
             sync_templates: Arc::new(self.sync_templates(network)),
             messages: store.messages(),
             rate_cards: self.rate_cards(),
+            usage: Usage::new(store.pricing(), self.clock.clone()),
             clock: self.clock.clone(),
             cookie_key,
             login_limits: herald_dashboard::LoginLimits::new(

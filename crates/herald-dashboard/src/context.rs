@@ -5,7 +5,7 @@ use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
 use herald_domain::usecases::{
     Admin, Broadcasts, CancelMessage, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
-    OwnerAccess, RateCards, Senders, SyncTemplates,
+    OwnerAccess, RateCards, Senders, SyncTemplates, Usage,
 };
 use std::sync::Arc;
 
@@ -32,6 +32,8 @@ pub struct DashboardContext {
     pub messages: Arc<dyn MessageStore>,
     /// The organization's rate card: a message page's estimated cost, as `GET /api/v1/messages/{id}` gives it.
     pub rate_cards: RateCards,
+    /// The account page's cost of this month by category, as `GET /api/v1/usage` gives it.
+    pub usage: Usage,
     pub clock: Arc<dyn Clock>,
     /// Signs the session and login cookies.
     pub cookie_key: Key,

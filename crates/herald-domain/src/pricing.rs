@@ -6,6 +6,9 @@
 
 use crate::error::InvalidValue;
 use crate::message::MessageContent;
+use crate::time::Timestamp;
+
+pub mod rules;
 
 /// The longest value Herald keeps of one pricing field; the network's are short words.
 const MAX_WORD: usize = 64;
@@ -82,10 +85,24 @@ pub fn kept(current: Option<&Pricing>, reported: Option<&Pricing>, advances: boo
     }
 }
 
-/// The category and billing a send of `content` is expected to fall in before the network says: a
-/// template is billed in its template's category (`template_category`, when Herald knows the template),
-/// anything else goes out inside an open service window, which is free (`service`). Meta has the last
-/// word; this is what a dry run and an estimate go by.
+/// What Herald knows of a send when it judges its pricing: when it goes, and the windows open with the
+/// recipient at that moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendMoment {
+    pub at: Timestamp,
+    /// The 24-hour customer service window is open.
+    pub service_window_open: bool,
+    /// A 72-hour free entry-point window (click-to-WhatsApp ad, Page call-to-action) is open.
+    pub entry_point_open: bool,
+}
+
+/// The category and billing a send is expected to fall in before the network says, by the rules in force
+/// when it goes ([`rules::BillingRules`]): a template is billed in its template's category, anything else
+/// is a `service` message. Meta has the last word; this is what a dry run and an estimate go by.
+///
+/// Authentication templates are expected as `authentication`: Meta bills `authentication_international`
+/// only to businesses it found eligible and based outside the recipient's country, which Herald cannot
+/// know before the report says so.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpectedPricing {
     pub category: PricingWord,
@@ -93,22 +110,41 @@ pub struct ExpectedPricing {
 }
 
 impl ExpectedPricing {
-    pub fn for_content(content: &MessageContent, template_category: Option<&str>) -> Option<Self> {
-        match content {
-            MessageContent::Template { .. } => {
-                let category = PricingWord::parse(template_category?).ok()?;
-                Some(Self {
-                    category,
-                    billable: true,
-                })
+    /// The pricing of a send of `content` (`template_category`: the template's, when Herald knows the
+    /// template). `None` when the category is unknown, or the moment is older than every rule Herald knows.
+    pub fn for_content(
+        content: &MessageContent,
+        template_category: Option<&str>,
+        moment: &SendMoment,
+    ) -> Option<Self> {
+        let category = match content {
+            MessageContent::Template { .. } => PricingWord::parse(template_category?).ok()?,
+            _ => PricingWord(SERVICE.to_owned()),
+        };
+        Self::for_category(category, moment)
+    }
+
+    /// The pricing of a message of `category` sent at `moment`: free inside an open entry-point window;
+    /// a service message or a utility template inside an open service window as the rules say; billed
+    /// otherwise. `None` before the rules Herald knows.
+    pub fn for_category(category: PricingWord, moment: &SendMoment) -> Option<Self> {
+        let rules = rules::BillingRules::in_force_at(moment.at)?;
+        let billable = if moment.entry_point_open {
+            false
+        } else {
+            match category.as_str() {
+                SERVICE => rules.service_charged,
+                UTILITY if moment.service_window_open => rules.utility_in_window_charged,
+                _ => true,
             }
-            _ => Some(Self {
-                category: PricingWord("service".to_owned()),
-                billable: false,
-            }),
-        }
+        };
+        Some(Self { category, billable })
     }
 }
+
+/// The category of a non-template message.
+const SERVICE: &str = "service";
+const UTILITY: &str = "utility";
 
 /// An ISO 4217 currency code: three uppercase ASCII letters (`EUR`, `USD`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -214,8 +250,18 @@ pub struct RateCard {
 }
 
 impl RateCard {
+    /// The rate of `category`. A card without a `service` rate prices service messages at its `utility`
+    /// rate: Meta bills service messages (charged since 2026-10-01) at the market's utility rate
+    /// (docs/cloud-api.md §6.1), so an operator who copied Meta's card needs no second line for them.
     fn rate(&self, category: &PricingWord) -> Option<&Rate> {
-        self.rates.iter().find(|r| &r.category == category)
+        let find = |name: &str| self.rates.iter().find(|r| r.category.as_str() == name);
+        find(category.as_str()).or_else(|| {
+            if category.as_str() == SERVICE {
+                find(UTILITY)
+            } else {
+                None
+            }
+        })
     }
 
     /// What `count` messages of `category` cost: `None` when no rate applies; zero when the network (or
@@ -294,6 +340,112 @@ mod tests {
         assert_eq!(cost(12_500_000).amount(), "12.50");
         assert_eq!(cost(0).amount(), "0.00");
         assert_eq!(cost(1).amount(), "0.000001");
+    }
+
+    fn moment(day: &str, service_window_open: bool, entry_point_open: bool) -> SendMoment {
+        let at = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc();
+        SendMoment {
+            at,
+            service_window_open,
+            entry_point_open,
+        }
+    }
+
+    fn text() -> MessageContent {
+        MessageContent::Text {
+            body: crate::values::MessageText::parse("hello").unwrap(),
+            preview_url: false,
+        }
+    }
+
+    fn template() -> MessageContent {
+        MessageContent::Template {
+            template: crate::template::TemplateRef {
+                name: crate::template::TemplateName::parse("order_update").unwrap(),
+                language: crate::template::LanguageCode::parse("en").unwrap(),
+            },
+            variables: crate::template::TemplateVariables::default(),
+        }
+    }
+
+    /// Whether a send is billed, by (category or `None` for a free-form message, day, service window open).
+    fn billed(category: Option<&str>, day: &str, in_window: bool) -> bool {
+        let content = if category.is_some() { template() } else { text() };
+        ExpectedPricing::for_content(&content, category, &moment(day, in_window, false))
+            .unwrap()
+            .billable
+    }
+
+    #[test]
+    fn a_service_reply_is_free_until_2026_09_30_and_billed_from_2026_10_01() {
+        let expected = ExpectedPricing::for_content(&text(), None, &moment("2026-10-01", true, false));
+        assert_eq!(expected.unwrap().category.as_str(), "service");
+        assert!(!billed(None, "2025-06-30", true));
+        assert!(!billed(None, "2025-07-01", true));
+        assert!(!billed(None, "2026-09-30", true));
+        assert!(billed(None, "2026-10-01", true));
+    }
+
+    #[test]
+    fn a_utility_template_in_the_window_is_billed_until_2025_06_30_free_until_2026_09_30_then_billed() {
+        assert!(billed(Some("utility"), "2025-06-30", true));
+        assert!(!billed(Some("utility"), "2025-07-01", true));
+        assert!(!billed(Some("utility"), "2026-09-30", true));
+        assert!(billed(Some("utility"), "2026-10-01", true));
+        for day in ["2025-06-30", "2025-07-01", "2026-09-30", "2026-10-01"] {
+            assert!(billed(Some("utility"), day, false), "outside the window {day}");
+            assert!(billed(Some("marketing"), day, true), "marketing {day}");
+            assert!(billed(Some("authentication"), day, true), "authentication {day}");
+        }
+    }
+
+    #[test]
+    fn an_open_entry_point_window_keeps_every_message_free_in_every_period() {
+        for day in ["2025-06-30", "2025-07-01", "2026-09-30", "2026-10-01"] {
+            for content in [text(), template()] {
+                let expected =
+                    ExpectedPricing::for_content(&content, Some("marketing"), &moment(day, true, true));
+                assert!(!expected.unwrap().billable, "{day}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_expectation_before_the_known_rules_or_without_a_template_category() {
+        assert_eq!(
+            ExpectedPricing::for_content(&text(), None, &moment("2024-10-31", true, false)),
+            None
+        );
+        assert_eq!(
+            ExpectedPricing::for_content(&template(), None, &moment("2026-10-01", false, false)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_card_without_a_service_rate_prices_service_at_its_utility_rate() {
+        let rate = |category: &str, micros| Rate {
+            category: PricingWord::parse(category).unwrap(),
+            micros,
+            currency: Currency::parse("EUR").unwrap(),
+        };
+        let service = PricingWord::parse("service").unwrap();
+        let utility_only = RateCard {
+            rates: vec![rate("utility", 8_000)],
+        };
+        assert_eq!(utility_only.estimate(&service, true, 2).unwrap().micros, 16_000);
+        let both = RateCard {
+            rates: vec![rate("utility", 8_000), rate("service", 5_000)],
+        };
+        assert_eq!(both.estimate(&service, true, 2).unwrap().micros, 10_000);
+        assert_eq!(
+            utility_only.estimate(&PricingWord::parse("marketing").unwrap(), true, 1),
+            None
+        );
     }
 
     #[test]

@@ -45,6 +45,33 @@ pub(crate) struct Pricing {
     pub(crate) category: String,
 }
 
+/// The first day Meta charges service messages and utility templates inside an open customer service
+/// window (docs/cloud-api.md §6.1); before it, from 2025-07-01, both were free there.
+const IN_WINDOW_CHARGED_FROM: (i32, u32, u32) = (2026, 10, 1);
+
+impl Pricing {
+    /// How Meta prices a message sent on `day`: a template (`template_category`) in its category, a
+    /// free-form message as `service`; free inside the open service window (`free_customer_service`)
+    /// until [`IN_WINDOW_CHARGED_FROM`] for service messages and utility templates, charged (`regular`)
+    /// otherwise.
+    pub(crate) fn of_send(
+        template_category: Option<&str>,
+        window_open: bool,
+        day: chrono::NaiveDate,
+    ) -> Self {
+        let category = template_category.map_or_else(|| "service".to_owned(), str::to_ascii_lowercase);
+        let (year, month, date) = IN_WINDOW_CHARGED_FROM;
+        let in_window_charged =
+            chrono::NaiveDate::from_ymd_opt(year, month, date).is_some_and(|from| day >= from);
+        let free = (category == "service" || (category == "utility" && window_open)) && !in_window_charged;
+        Self {
+            billable: !free,
+            kind: if free { "free_customer_service" } else { "regular" },
+            category,
+        }
+    }
+}
+
 /// Everything needed to report the statuses of one accepted message.
 #[derive(Debug, Clone)]
 pub(crate) struct StatusPlan {
@@ -382,5 +409,26 @@ mod tests {
         for step in [Step::Sent, Step::Delivered, Step::Read] {
             assert!(reordered.contains(&step));
         }
+    }
+
+    fn priced(category: Option<&str>, window_open: bool, day: &str) -> (bool, &'static str, String) {
+        let day = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
+        let pricing = Pricing::of_send(category, window_open, day);
+        (pricing.billable, pricing.kind, pricing.category)
+    }
+
+    #[test]
+    fn service_and_in_window_utility_are_free_until_2026_09_30_and_charged_from_2026_10_01() {
+        let free = |category: &str| (false, "free_customer_service", category.to_owned());
+        let charged = |category: &str| (true, "regular", category.to_owned());
+        assert_eq!(priced(None, true, "2026-09-30"), free("service"));
+        assert_eq!(priced(None, true, "2026-10-01"), charged("service"));
+        assert_eq!(priced(Some("UTILITY"), true, "2026-09-30"), free("utility"));
+        assert_eq!(priced(Some("UTILITY"), true, "2026-10-01"), charged("utility"));
+        assert_eq!(priced(Some("UTILITY"), false, "2026-09-30"), charged("utility"));
+        assert_eq!(
+            priced(Some("MARKETING"), true, "2026-09-30"),
+            charged("marketing")
+        );
     }
 }

@@ -1,4 +1,7 @@
-//! The account: plan, this month's usage against the quota, send rate, sender numbers.
+//! The account: plan, this month's usage against the quota and its estimated cost by category, send rate,
+//! sender numbers.
+
+mod cost;
 
 use crate::auth::context;
 use crate::error::PageError;
@@ -28,6 +31,7 @@ pub async fn show(owner: Owner, req: HttpRequest) -> Result<HttpResponse, PageEr
     let ctx = context(&req)?;
     let account = ctx.access.account(&owner.0, ctx.messages.as_ref()).await?;
     let senders = ctx.senders.list(owner.organization_id()).await?;
+    let month = cost::this_month(&ctx.usage, owner.organization_id(), ctx.clock.now()).await?;
     let plan = &account.plan;
     let org = &account.organization;
     let body = html! {
@@ -60,6 +64,7 @@ pub async fn show(owner: Owner, req: HttpRequest) -> Result<HttpResponse, PageEr
             }
             p.muted { "The count starts again " (view::time(account.resets_at)) "." }
         }
+        (cost::card(&month))
         section.card {
             h2 { "Plan limits" }
             dl.facts {

@@ -130,30 +130,12 @@ pub(crate) async fn send(
     } else {
         vec![Step::Sent, Step::Delivered]
     };
-    let pricing = match &template {
-        // Meta's per-message pricing (since 2025-07-01): a utility template inside an open customer service
-        // window is free.
-        Some(t)
-            if t.category.eq_ignore_ascii_case("utility")
-                && simulator.state().window_open(&phone_number_id, &recipient, now) =>
-        {
-            Pricing {
-                billable: false,
-                kind: "free_customer_service",
-                category: "utility".to_owned(),
-            }
-        }
-        Some(t) => Pricing {
-            billable: true,
-            kind: "regular",
-            category: t.category.to_ascii_lowercase(),
-        },
-        None => Pricing {
-            billable: false,
-            kind: "free_customer_service",
-            category: "service".to_owned(),
-        },
-    };
+    let window_open = simulator.state().window_open(&phone_number_id, &recipient, now);
+    let pricing = Pricing::of_send(
+        template.as_ref().map(|t| t.category.as_str()),
+        window_open,
+        now.date_naive(),
+    );
     tracing::debug!(%phone_number_id, %wamid, kind, "simulator: accepted a send");
     let recipient_user_id = if super::block::is_user_id(&recipient) {
         Some(recipient.clone())

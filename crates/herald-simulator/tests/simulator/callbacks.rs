@@ -73,28 +73,31 @@ async fn numbers_ending_9999_fail_with_131026() {
 }
 
 #[tokio::test]
-async fn free_form_replies_are_priced_as_free_service() {
+async fn free_form_replies_are_priced_as_charged_service() {
     let sim = spawn_simulator().await;
     sim.inbound("+4915112345678", "+15550002222", "hi").await;
     let (status, body) = sim.send(PNID_2, &text("+4915112345678", "hello back")).await;
     assert_eq!(status, 200);
     let wamid = body["messages"][0]["id"].as_str().unwrap();
     let statuses = sim.receiver.statuses_of(wamid, 2).await;
+    // Meta charges service replies since 2026-10-01; the simulator reports by today's rules.
     assert_eq!(statuses[0]["pricing"]["category"], "service");
-    assert_eq!(statuses[0]["pricing"]["billable"], false);
+    assert_eq!(statuses[0]["pricing"]["type"], "regular");
+    assert_eq!(statuses[0]["pricing"]["billable"], true);
     assert!(statuses[0].get("biz_opaque_callback_data").is_none());
 }
 
 #[tokio::test]
-async fn utility_templates_inside_the_window_are_priced_free() {
+async fn utility_templates_inside_the_window_are_charged() {
     let sim = spawn_simulator().await;
     sim.inbound("+4915112345678", "+15550001111", "hi").await;
     let wamid = sim.send_hello("+4915112345678", "in-window").await;
     let statuses = sim.receiver.statuses_of(&wamid, 2).await;
+    // Free from 2025-07-01, charged again since 2026-10-01 (the simulator reports by today's rules).
     for status in &statuses {
         assert_eq!(status["pricing"]["category"], "utility");
-        assert_eq!(status["pricing"]["type"], "free_customer_service");
-        assert_eq!(status["pricing"]["billable"], false);
+        assert_eq!(status["pricing"]["type"], "regular");
+        assert_eq!(status["pricing"]["billable"], true);
     }
 }
 

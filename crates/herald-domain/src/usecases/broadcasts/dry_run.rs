@@ -13,7 +13,7 @@ use super::{BroadcastCommand, BroadcastError, Broadcasts, RejectedRow};
 use crate::error::ValidationErrors;
 use crate::organization::{MessageKind, choose_sender};
 use crate::ports::RateDecision;
-use crate::pricing::{ExpectedPricing, PricingWord};
+use crate::pricing::{ExpectedPricing, PricingWord, SendMoment};
 use crate::time::BillingPeriod;
 
 /// What a broadcast would meet.
@@ -105,12 +105,16 @@ impl Broadcasts {
                 .push(BroadcastError::TemplateNotFound(draft.template.clone()));
             return Ok(run);
         };
+        // By the rules in force when the broadcast would go; its rows' windows are not looked up, so
+        // each is priced as outside them (what a template to a number that has not written is).
+        let moment = SendMoment {
+            at: draft.send_at.unwrap_or(now),
+            service_window_open: false,
+            entry_point_open: false,
+        };
         run.pricing = PricingWord::parse(&template.category)
             .ok()
-            .map(|category| ExpectedPricing {
-                category,
-                billable: true,
-            });
+            .and_then(|category| ExpectedPricing::for_category(category, &moment));
         if !template.status.is_approved() {
             // Every row's variables are checked against an approved template only: none can be judged.
             run.refusals.push(BroadcastError::TemplateNotApproved(

@@ -20,7 +20,7 @@ use crate::media::StagedFile;
 use crate::message::MessageContent;
 use crate::organization::{SenderNumber, choose_sender};
 use crate::ports::RateDecision;
-use crate::pricing::{ExpectedPricing, PricingWord};
+use crate::pricing::{ExpectedPricing, SendMoment};
 use crate::time::{BillingPeriod, Timestamp};
 use crate::trace::send_span;
 use crate::window::ServiceWindow;
@@ -135,7 +135,7 @@ impl SendMessage {
         let window = self.window_with(&organization, sender, &draft.to).await?;
         let window = WindowState::of(window.as_ref(), now);
         run.pricing = self
-            .expected_pricing(&organization.id, sender, &draft.content, &window)
+            .expected_pricing(&organization.id, sender, &draft.content, &window, now)
             .await?;
         run.window = Some(window);
         if let Err(refusal) = self.resolve_targets(&organization, sender, &mut draft).await {
@@ -199,15 +199,17 @@ impl SendMessage {
         Ok(run)
     }
 
-    /// The category a send would be billed in: a template's category from Herald's copy of it (none when
-    /// the template is unknown; the refusal says so), `service` for everything else. Utility templates
-    /// inside an open window are free (Meta's pricing since 2025-07-01, docs/cloud-api.md).
+    /// The category a send would be billed in, and whether, by Meta's rules in force `now`
+    /// ([`ExpectedPricing::for_content`]): a template's category from Herald's copy of it (none when the
+    /// template is unknown; the refusal says so), `service` for everything else. Herald keeps no
+    /// free entry-point window, so none counts as open; the network's report says `free_entry_point`.
     async fn expected_pricing(
         &self,
         organization: &crate::ids::OrganizationId,
         sender: &SenderNumber,
         content: &MessageContent,
         window: &WindowState,
+        now: Timestamp,
     ) -> Result<Option<ExpectedPricing>, SendError> {
         let category = match content {
             MessageContent::Template { template, .. } => self
@@ -217,14 +219,16 @@ impl SendMessage {
                 .map(|t| t.category.clone()),
             _ => None,
         };
-        let mut expected = ExpectedPricing::for_content(content, category.as_deref());
-        if let Some(expected) = &mut expected
-            && window.open
-            && Some(&expected.category) == PricingWord::parse("utility").ok().as_ref()
-        {
-            expected.billable = false;
-        }
-        Ok(expected)
+        let moment = SendMoment {
+            at: now,
+            service_window_open: window.open,
+            entry_point_open: false,
+        };
+        Ok(ExpectedPricing::for_content(
+            content,
+            category.as_deref(),
+            &moment,
+        ))
     }
 }
 

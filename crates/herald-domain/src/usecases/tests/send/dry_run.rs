@@ -90,8 +90,44 @@ fn a_send_that_would_pass_is_reported_with_its_window_and_pricing_and_nothing_is
     let window = run.window.unwrap();
     assert!(window.open);
     assert_eq!(window.expires_at, Some(now() + chrono::TimeDelta::hours(23)));
+    // The clock is after 2026-10-01, when Meta began charging service replies.
     let pricing = run.pricing.unwrap();
-    assert_eq!((pricing.category.as_str(), pricing.billable), ("service", false));
+    assert_eq!((pricing.category.as_str(), pricing.billable), ("service", true));
+}
+
+/// A free-form reply inside the window, dry-run on each side of 2026-10-01: Meta's rules in force on
+/// the day say whether it is billed.
+#[test]
+fn a_service_reply_is_expected_free_on_2026_09_30_and_billed_on_2026_10_01() {
+    for (day, billed) in [("2026-09-30", false), ("2026-10-01", true)] {
+        let at = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d")
+            .unwrap()
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc();
+        let mut ports = Ports::new();
+        let window = ServiceWindow {
+            last_inbound_at: at - chrono::TimeDelta::hours(1),
+            ..window_since(default_sender().id, chrono::TimeDelta::zero())
+        };
+        ports
+            .peek(allowed())
+            .senders(two_senders())
+            .window_read(default_sender().id, Some(window), 2)
+            .never_claim()
+            .never_accept();
+        ports.messages.expect_usage().times(1).returning(|_, _| Ok(0));
+
+        let run = run(ports.build_at(at).dry_run(text_command(), None)).unwrap();
+
+        assert!(run.would_accept(), "{:?}", run.refusals);
+        let pricing = run.pricing.unwrap();
+        assert_eq!(
+            (pricing.category.as_str(), pricing.billable),
+            ("service", billed),
+            "{day}"
+        );
+    }
 }
 
 #[test]
