@@ -192,7 +192,7 @@ impl GraphError {
     }
 
     /// 131055 on `/marketing_messages`: the business has not accepted the Marketing Messages API terms
-    /// (docs/cloud-api.md §1.7).
+    /// (docs/cloud-api.md §1.6).
     pub(crate) fn marketing_terms_not_accepted() -> Self {
         Self::new(
             StatusCode::BAD_REQUEST,
@@ -202,7 +202,7 @@ impl GraphError {
         )
     }
 
-    /// 131055 on `/marketing_messages`: a utility or authentication template (docs/cloud-api.md §1.7).
+    /// 131055 on `/marketing_messages`: a utility or authentication template (docs/cloud-api.md §1.6).
     pub(crate) fn marketing_templates_only() -> Self {
         Self::new(
             StatusCode::BAD_REQUEST,

@@ -26,7 +26,7 @@ pub struct SentRecord {
     /// `wamid` is the message marked read and `recipient` the customer who sent it.
     #[serde(default)]
     pub kind: RecordKind,
-    /// The Cloud API path the request came on: `messages`, or `marketing_messages` (docs/cloud-api.md §1.7).
+    /// The Cloud API path the request came on: `messages`, or `marketing_messages` (docs/cloud-api.md §1.6).
     #[serde(default)]
     pub endpoint: Endpoint,
 }

@@ -1,4 +1,4 @@
-//! The Marketing Messages API's own rules (docs/cloud-api.md §1.7): the onboarding state of each business
+//! The Marketing Messages API's own rules (docs/cloud-api.md §1.6): the onboarding state of each business
 //! account, played through the control API, and what `POST /{phone_number_id}/marketing_messages` accepts
 //! beyond the checks it shares with `/messages`.
 

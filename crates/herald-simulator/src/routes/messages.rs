@@ -1,5 +1,5 @@
 //! `POST /{v}/{phone_number_id}/messages` (docs/cloud-api.md §1) and its marketing twin
-//! `POST /{v}/{phone_number_id}/marketing_messages` (§1.7), which shares every check and adds its own.
+//! `POST /{v}/{phone_number_id}/marketing_messages` (§1.6), which shares every check and adds its own.
 
 use std::time::Instant;
 

@@ -1,4 +1,4 @@
-//! `POST /{v}/{phone_number_id}/marketing_messages` (docs/cloud-api.md §1.7): onboarding per business
+//! `POST /{v}/{phone_number_id}/marketing_messages` (docs/cloud-api.md §1.6): onboarding per business
 //! account, marketing templates only, recorded with the endpoint they came on.
 
 use serde_json::{Value, json};
