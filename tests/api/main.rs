@@ -26,6 +26,7 @@ mod files;
 mod inbound;
 mod kinds;
 mod limits;
+mod marketing;
 mod network;
 mod openapi;
 mod pricing;

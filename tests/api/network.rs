@@ -624,6 +624,7 @@ impl herald_domain::ports::MessagingNetwork for CountingNetwork {
         *self.sends.lock().unwrap().entry(message.id).or_default() += 1;
         Ok(herald_domain::ports::NetworkReceipt {
             network_message_id: format!("wamid.{}", message.id),
+            route: herald_domain::marketing::NetworkRoute::CloudApi,
         })
     }
     async fn upload_media(

@@ -274,17 +274,6 @@ impl CloudApiClient {
 }
 
 #[derive(Debug, Deserialize)]
-struct SendResponse {
-    #[serde(default)]
-    messages: Vec<SentMessage>,
-}
-
-#[derive(Debug, Deserialize)]
-struct SentMessage {
-    id: String,
-}
-
-#[derive(Debug, Deserialize)]
 struct UploadResponse {
     id: String,
 }
@@ -318,20 +307,7 @@ impl MessagingNetwork for CloudApiClient {
     ) -> Result<NetworkReceipt, NetworkError> {
         let body = send_body(message, media)?;
         let token = self.token(sender)?;
-        let url = format!("{}/{}/messages", self.versioned_base, sender.phone_number_id);
-        let (status, headers, bytes) = self.call(self.http.post(&url).json(&body), &token).await?;
-        if !status.is_success() {
-            return Err(error_response(status, &headers, &bytes));
-        }
-        match serde_json::from_slice::<SendResponse>(&bytes) {
-            Ok(SendResponse { messages }) => match messages.into_iter().next() {
-                Some(SentMessage { id }) if !id.is_empty() => Ok(NetworkReceipt {
-                    network_message_id: id,
-                }),
-                _ => Err(unreadable_success("it names no message id")),
-            },
-            Err(error) => Err(unreadable_success(&error.to_string())),
-        }
+        self.send_routed(sender, message, body, &token).await
     }
 
     async fn block_users(
@@ -570,6 +546,7 @@ impl MessagingNetwork for CloudApiClient {
 
 mod block;
 mod failures;
+mod marketing;
 mod review;
 use failures::{
     download_refused, error_response, idempotent, lookup_error, media_not_found, transport_error,

@@ -98,6 +98,14 @@ fn lookup(code: i64) -> Option<(ErrorClass, &'static str, &'static str)> {
             "account_maintenance",
             "The sender's business account is in maintenance mode",
         ),
+        // The Marketing Messages API will not take the send: the business has not accepted its terms, or
+        // the template is not a marketing one (docs/cloud-api.md §1.6). An `auto` route resends it on the
+        // Cloud API before it ever reaches here.
+        131055 => (
+            Permanent,
+            "marketing_messages_refused",
+            "The Marketing Messages API refused the message: the business has not accepted its terms, or the template is not a marketing template",
+        ),
         131026 => (
             Permanent,
             "recipient_unreachable",

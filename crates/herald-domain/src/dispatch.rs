@@ -83,7 +83,11 @@ pub struct SenderBacklog {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JobOutcome {
     /// The network accepted the message: the job is done and the message becomes `submitted`.
-    Submitted { network_message_id: String },
+    Submitted {
+        network_message_id: String,
+        /// The path it went out on.
+        route: crate::marketing::NetworkRoute,
+    },
     /// Try again at `at`.
     Retry { at: Timestamp, error: String },
     /// The message fails with `error`; the job is done.

@@ -18,6 +18,7 @@ pub mod dispatch;
 pub mod error;
 pub mod ids;
 pub mod interactive;
+pub mod marketing;
 pub mod media;
 pub mod message;
 pub mod network;

@@ -397,6 +397,11 @@ pub struct Message {
     pub timestamps: StatusTimestamps,
     /// The network's pricing of the message, once a status report carries it ([`crate::pricing::kept`]).
     pub pricing: Option<crate::pricing::Pricing>,
+    /// A marketing template's choice of send path; `None` for every other message, which goes on the
+    /// Cloud API.
+    pub marketing: Option<crate::marketing::MarketingSend>,
+    /// The path it went out on, once submitted.
+    pub route: Option<crate::marketing::NetworkRoute>,
 }
 
 impl Message {
@@ -431,6 +436,8 @@ impl Message {
                 ..StatusTimestamps::default()
             },
             pricing: None,
+            marketing: None,
+            route: None,
         }
     }
 

@@ -75,6 +75,13 @@ pub struct MessageResource {
     /// The broadcast it belongs to (`brd_…`); `null` for a single send.
     #[schema(example = json!(null))]
     pub broadcast_id: Option<String>,
+    /// A marketing template's send path as asked (`auto`, `cloud_api` or `marketing_messages`, docs/api.md
+    /// §4.11); `null` for every other message, which goes on the Cloud API.
+    #[schema(example = json!(null))]
+    pub marketing_route: Option<String>,
+    /// The path the message went out on once submitted: `cloud_api` or `marketing_messages`.
+    #[schema(example = json!(null))]
+    pub route: Option<String>,
     #[schema(format = DateTime)]
     pub created_at: String,
     #[schema(format = DateTime)]
@@ -227,6 +234,8 @@ impl From<&Message> for MessageResource {
             error: message.error.as_ref().map(MessageErrorResource::from),
             send_at: time_opt(message.send_at),
             broadcast_id: message.broadcast_id.map(|id| id.to_string()),
+            marketing_route: message.marketing.map(|m| m.route.as_str().to_owned()),
+            route: message.route.map(|route| route.as_str().to_owned()),
             created_at: time(message.created_at),
             updated_at: time(message.updated_at),
             timestamps: TimestampsResource {
@@ -406,6 +415,13 @@ pub struct SendTemplateRequest {
     pub client_reference: Option<String>,
     /// A `msg_…` or `inb_…` id of this conversation.
     pub reply_to: Option<String>,
+    /// A marketing template's send path (docs/api.md §4.11): `auto` (the default: the Marketing Messages
+    /// API when the business has accepted its terms, else the Cloud API), `cloud_api` or
+    /// `marketing_messages` (only that API; refused with 422 for any message but a marketing template).
+    #[schema(example = "auto")]
+    pub marketing_route: Option<String>,
+    /// Meta's `message_activity_sharing` on the Marketing Messages API; marketing templates only.
+    pub message_activity_sharing: Option<bool>,
 }
 
 /// The template to send.

@@ -191,6 +191,27 @@ impl GraphError {
         )
     }
 
+    /// 131055 on `/marketing_messages`: the business has not accepted the Marketing Messages API terms
+    /// (docs/cloud-api.md §1.6).
+    pub(crate) fn marketing_terms_not_accepted() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            131055,
+            "Method not allowed",
+            "You must accept the Marketing Messages Lite API terms to use the API.",
+        )
+    }
+
+    /// 131055 on `/marketing_messages`: a utility or authentication template (docs/cloud-api.md §1.6).
+    pub(crate) fn marketing_templates_only() -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            131055,
+            "Method not allowed",
+            "Only marketing template messages are supported",
+        )
+    }
+
     /// The body Meta sends, with a fresh `fbtrace_id`.
     pub(crate) fn body(&self) -> serde_json::Value {
         let mut error = json!({

@@ -26,6 +26,20 @@ pub struct SentRecord {
     /// `wamid` is the message marked read and `recipient` the customer who sent it.
     #[serde(default)]
     pub kind: RecordKind,
+    /// The Cloud API path the request came on: `messages`, or `marketing_messages` (docs/cloud-api.md §1.6).
+    #[serde(default)]
+    pub endpoint: Endpoint,
+}
+
+/// Which send path of a phone number a [`SentRecord`] arrived on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Endpoint {
+    /// `POST /{phone_number_id}/messages`.
+    #[default]
+    Messages,
+    /// `POST /{phone_number_id}/marketing_messages`, the Marketing Messages API.
+    MarketingMessages,
 }
 
 /// What a [`SentRecord`] is.

@@ -7,6 +7,7 @@ mod fields;
 mod graph;
 mod inbound;
 mod interactive;
+mod marketing;
 mod media;
 mod messages;
 mod notices;
@@ -48,6 +49,10 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>)
                 "/control/user-preferences",
                 web::post().to(control::user_preferences),
             )
+            .route(
+                "/control/marketing-messages",
+                web::post().to(marketing::onboarding),
+            )
             .route("/control/faults", web::post().to(faults::set))
             .route("/control/faults", web::get().to(faults::current))
             .route("/media-download/{media_id}", web::get().to(media::download))
@@ -62,6 +67,9 @@ pub(crate) fn configure(cfg: &mut web::ServiceConfig, simulator: Arc<Simulator>)
 /// client posts `block_users` unversioned). Every object id is the path parameter `id` ([`graph::GraphPath`]).
 fn graph_resources(cfg: &mut web::ServiceConfig) {
     graph(cfg, "/{id}/messages", |r| r.route(web::post().to(messages::send)));
+    graph(cfg, "/{id}/marketing_messages", |r| {
+        r.route(web::post().to(messages::send_marketing))
+    });
     graph(cfg, "/{id}/block_users", |r| {
         r.route(web::post().to(block::block))
             .route(web::delete().to(block::unblock))

@@ -53,6 +53,9 @@ pub(crate) struct State {
     /// The business-scoped user id of a wa_id, per phone number id, as the user's inbound messages named
     /// it: statuses of messages to the number carry it as `recipient_user_id`, as the network's do.
     user_ids: HashMap<(String, String), String>,
+    /// The business accounts (WABA ids) whose business accepted the Marketing Messages API terms; none
+    /// has until the control API says so, as a new business on Meta's side.
+    marketing_onboarded: std::collections::HashSet<String>,
 }
 
 /// Which way a message known to the simulator went.
@@ -90,6 +93,7 @@ impl State {
             upload_sessions: Vec::new(),
             blocked: std::collections::HashSet::new(),
             user_ids: HashMap::new(),
+            marketing_onboarded: std::collections::HashSet::new(),
         }
     }
 
@@ -153,6 +157,20 @@ impl State {
     }
 
     /// Counts one more attempt for `key` and returns how many there have been.
+    /// Records whether `waba_id`'s business accepted the Marketing Messages API terms.
+    pub(crate) fn set_marketing_onboarded(&mut self, waba_id: &str, onboarded: bool) {
+        if onboarded {
+            self.marketing_onboarded.insert(waba_id.to_owned());
+        } else {
+            self.marketing_onboarded.remove(waba_id);
+        }
+    }
+
+    /// Whether `waba_id` may send on `/marketing_messages`.
+    pub(crate) fn marketing_onboarded(&self, waba_id: &str) -> bool {
+        self.marketing_onboarded.contains(waba_id)
+    }
+
     pub(crate) fn count_attempt(&mut self, key: String) -> u32 {
         let count = self.failures.entry(key).or_insert(0);
         *count = count.saturating_add(1);

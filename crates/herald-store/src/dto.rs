@@ -28,6 +28,40 @@ pub(crate) struct StoredContent {
     pub(crate) content: ContentDto,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) reply_to: Option<TargetDto>,
+    /// A marketing template's send path and activity sharing; left out for every other message, so older
+    /// rows read as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) marketing: Option<MarketingDto>,
+}
+
+/// [`herald_domain::marketing::MarketingSend`] as stored.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct MarketingDto {
+    /// `auto`, `cloud_api` or `marketing_messages`.
+    pub(crate) route: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) activity_sharing: Option<bool>,
+}
+
+impl From<&herald_domain::marketing::MarketingSend> for MarketingDto {
+    fn from(send: &herald_domain::marketing::MarketingSend) -> Self {
+        Self {
+            route: send.route.as_str().to_owned(),
+            activity_sharing: send.activity_sharing,
+        }
+    }
+}
+
+impl TryFrom<&MarketingDto> for herald_domain::marketing::MarketingSend {
+    type Error = InvalidValue;
+
+    fn try_from(dto: &MarketingDto) -> Result<Self, Self::Error> {
+        Ok(Self {
+            route: herald_domain::marketing::MarketingRoute::parse(&dto.route)
+                .ok_or_else(|| InvalidValue::new(format!("unknown marketing route {:?}", dto.route)))?,
+            activity_sharing: dto.activity_sharing,
+        })
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -113,6 +113,7 @@ macro_rules! define_tables {
                 pricing_type -> Nullable<Text>,
                 pricing_billable -> Nullable<Bool>,
                 broadcast_id -> Nullable<Text>,
+                route -> Nullable<Text>,
             }
         }
 

@@ -16,6 +16,7 @@ mod callbacks;
 mod errors;
 mod helpers;
 mod kinds;
+mod marketing;
 mod media;
 mod notices;
 mod preferences;

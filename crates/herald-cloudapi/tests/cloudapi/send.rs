@@ -34,7 +34,8 @@ async fn assert_body(content: MessageContent, kind: &str, object: Value) {
     assert_eq!(
         outcome,
         Ok(NetworkReceipt {
-            network_message_id: WAMID.to_owned()
+            network_message_id: WAMID.to_owned(),
+            route: herald_domain::marketing::NetworkRoute::CloudApi,
         })
     );
     let mut expected = json!({

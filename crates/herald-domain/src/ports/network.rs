@@ -46,6 +46,8 @@ impl std::fmt::Debug for MediaDownload {
 pub struct NetworkReceipt {
     /// The network's id of the message (`wamid.…`), at most 128 characters.
     pub network_message_id: String,
+    /// The path it went on: `/messages`, or `/marketing_messages` for a marketing template routed there.
+    pub route: crate::marketing::NetworkRoute,
 }
 
 /// Why a network call did not succeed, classified the way dispatch must react (docs/cloud-api.md §5).

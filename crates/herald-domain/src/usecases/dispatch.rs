@@ -380,6 +380,7 @@ impl DispatchMessages {
         match result {
             Ok(receipt) => JobOutcome::Submitted {
                 network_message_id: receipt.network_message_id,
+                route: receipt.route,
             },
             Err(NetworkError::Retryable {
                 retry_after, detail, ..

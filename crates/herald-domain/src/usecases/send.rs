@@ -25,6 +25,7 @@ use std::sync::Arc;
 use tracing::Instrument as _;
 
 mod dry_run;
+mod marketing;
 mod recipient;
 mod targets;
 
@@ -43,6 +44,10 @@ pub struct SendDraft {
     /// When to send it (docs/api.md §4: `send_at`); `None` sends at once. Its range is checked by the use
     /// case, against its clock.
     pub send_at: Option<Timestamp>,
+    /// The send path a marketing template asks for (`marketing_route`); `None` takes the default.
+    pub marketing_route: Option<crate::marketing::MarketingRoute>,
+    /// Meta's `message_activity_sharing` for the Marketing Messages API.
+    pub activity_sharing: Option<bool>,
 }
 
 /// One send, as the HTTP adapter hands it over.
@@ -361,6 +366,8 @@ impl SendMessage {
             .finish(())
             .map_err(SendError::Invalid)?;
         let purpose = self.check_content(&organization, sender, &mut draft, now).await?;
+        let marketing =
+            marketing::marketing_send(purpose, &draft, crate::marketing::MarketingRoute::default())?;
         // The recipient's own refusals (blocked, stopped marketing) are checked by the accept's transaction,
         // for a whole batch of accepts at once, rather than by a read of each send's own.
         let upload = match upload {
@@ -378,6 +385,7 @@ impl SendMessage {
             now,
         );
         message.reply_to = reply_to;
+        message.marketing = marketing;
         if let Some(send_at) = draft.send_at {
             message = message.scheduled_for(send_at);
         }

@@ -94,6 +94,10 @@ pub struct DryRunResource {
     pub window: Option<DryRunWindowResource>,
     /// The category the message would be billed in, once known.
     pub pricing: Option<ExpectedPricingResource>,
+    /// A marketing template's send path as it would be asked (`auto`, `cloud_api` or `marketing_messages`,
+    /// docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API).
+    #[schema(example = json!("auto"))]
+    pub marketing_route: Option<String>,
     /// What the organization's rate card says one such message costs, when a rate applies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_cost: Option<CostResource>,
@@ -105,6 +109,7 @@ impl DryRunResource {
             would_accept: run.would_accept(),
             window: run.window.as_ref().map(window),
             pricing: run.pricing.as_ref().map(expected),
+            marketing_route: run.marketing_route.map(|route| route.as_str().to_owned()),
             estimated_cost: estimated_cost.map(CostResource::from),
             refusals: run
                 .refusals

@@ -1,4 +1,4 @@
-//! send-location's body (docs/api.md §4.8): Meta's `location` object, flat, checked by [`Location::parse`].
+//! send-location's body (docs/api.md §4.11): Meta's `location` object, flat, checked by [`Location::parse`].
 
 use super::fields::{json_type, merge, present, text_at};
 use herald_domain::content::{Location, LocationDraft};

@@ -23,6 +23,7 @@ pub(crate) use canonical::fingerprint;
 use fields::{json_type, optional_string, present, required, string_at};
 use herald_domain::contact::Recipient;
 use herald_domain::content::MessageRef;
+use herald_domain::marketing::MarketingRoute;
 use herald_domain::message::MessageContent;
 use herald_domain::organization::MessageKind;
 use herald_domain::usecases::SendDraft;
@@ -123,6 +124,8 @@ pub(super) fn finish_draft(
     let reply_to = optional_string(object, "reply_to", &mut errors)
         .map(|reply_to| reply_to.and_then(|s| errors.check("reply_to", MessageRef::parse(s))));
     let send_at = send_at(object, &mut errors);
+    let marketing_route = marketing_route(object, &mut errors);
+    let activity_sharing = activity_sharing(object, &mut errors);
     match (to, content, from, client_reference, reply_to, send_at) {
         (Some(to), Some(content), Some(from), Some(client_reference), Some(reply_to), Some(send_at))
             if errors.is_empty() =>
@@ -134,6 +137,8 @@ pub(super) fn finish_draft(
                 reply_to,
                 client_reference,
                 send_at,
+                marketing_route,
+                activity_sharing,
             })
         }
         _ => {
@@ -144,6 +149,33 @@ pub(super) fn finish_draft(
             }
             Err(errors)
         }
+    }
+}
+
+/// The optional `marketing_route` (docs/api.md §4.11): one of its words exactly; anything else is recorded.
+fn marketing_route(object: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<MarketingRoute> {
+    let word = optional_string(object, "marketing_route", errors).flatten()?;
+    let route = MarketingRoute::parse(word);
+    if route.is_none() {
+        errors.push(FieldError::new(
+            "marketing_route",
+            "must be auto, cloud_api or marketing_messages",
+        ));
+    }
+    route
+}
+
+/// The optional `message_activity_sharing`: a boolean.
+fn activity_sharing(object: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<bool> {
+    let value = present(object, "message_activity_sharing")?;
+    if value.is_boolean() {
+        value.as_bool()
+    } else {
+        errors.push(FieldError::new(
+            "message_activity_sharing",
+            format!("must be a boolean, not {}", json_type(value)),
+        ));
+        None
     }
 }
 
@@ -199,7 +231,15 @@ const COMMON_FIELDS: [&str; 6] = ["to", "from", "client_reference", "reply_to", 
 /// (a template's fields on send-text) is listed, so it is reported once, with that reason.
 fn operation_fields(operation: SendOperation) -> &'static [&'static str] {
     match operation {
-        SendOperation::Template | SendOperation::Text => &["template", "variables", "message", "preview_url"],
+        SendOperation::Template => &[
+            "template",
+            "variables",
+            "message",
+            "preview_url",
+            "marketing_route",
+            "message_activity_sharing",
+        ],
+        SendOperation::Text => &["template", "variables", "message", "preview_url"],
         SendOperation::File => &[
             "media_id",
             "link",

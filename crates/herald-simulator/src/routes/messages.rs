@@ -1,4 +1,5 @@
-//! `POST /{v}/{phone_number_id}/messages` (docs/cloud-api.md §1).
+//! `POST /{v}/{phone_number_id}/messages` (docs/cloud-api.md §1) and its marketing twin
+//! `POST /{v}/{phone_number_id}/marketing_messages` (§1.6), which shares every check and adds its own.
 
 use std::time::Instant;
 
@@ -6,48 +7,73 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Map, Value, json};
 
 use super::graph::GraphPath;
+use super::marketing;
 use super::template_send::{check_template, param_type};
 use super::{fields, shapes};
 use crate::callbacks::{Pricing, StatusPlan, Step};
 use crate::error::GraphError;
-use crate::records::{RecordKind, SentMedia, SentRecord};
+use crate::records::{Endpoint, RecordKind, SentMedia, SentRecord};
 use crate::simulator::Simulator;
 use crate::state::{Direction, Known};
 use crate::wire;
 
+/// `POST /{phone_number_id}/messages`.
 pub(crate) async fn send(
     req: HttpRequest,
     simulator: web::Data<Simulator>,
     path: GraphPath,
     body: web::Bytes,
 ) -> Result<HttpResponse, GraphError> {
+    accept(&req, &simulator, path, &body, Endpoint::Messages)
+}
+
+/// `POST /{phone_number_id}/marketing_messages`: marketing templates of an onboarded business only.
+pub(crate) async fn send_marketing(
+    req: HttpRequest,
+    simulator: web::Data<Simulator>,
+    path: GraphPath,
+    body: web::Bytes,
+) -> Result<HttpResponse, GraphError> {
+    accept(&req, &simulator, path, &body, Endpoint::MarketingMessages)
+}
+
+fn accept(
+    req: &HttpRequest,
+    simulator: &Simulator,
+    path: GraphPath,
+    body: &[u8],
+    endpoint: Endpoint,
+) -> Result<HttpResponse, GraphError> {
     let GraphPath {
         version,
         id: phone_number_id,
     } = path;
-    super::graph::guard(&req, &simulator, &version)?;
+    super::graph::guard(req, simulator, &version)?;
     if let Some(status) = simulator.faults.send_status(Instant::now()) {
         return Err(super::faults::injected(status));
     }
     let sender = simulator
         .sender_by_id(&phone_number_id)
         .ok_or_else(|| GraphError::unknown_object(&phone_number_id, "post"))?;
+    if endpoint == Endpoint::MarketingMessages {
+        marketing::check_onboarded(simulator, sender.waba_id)?;
+    }
     if !simulator.state().take_token(&phone_number_id, Instant::now()) {
         return Err(GraphError::throughput());
     }
 
-    let request: Value = serde_json::from_slice(&body)
+    let request: Value = serde_json::from_slice(body)
         .map_err(|e| GraphError::invalid_parameter(format!("The request body is not valid JSON: {e}")))?;
     let fields = request
         .as_object()
         .ok_or_else(|| GraphError::invalid_parameter("The request body must be a JSON object"))?;
-    if !super::graph::names_whatsapp(&req, &request) {
+    if !super::graph::names_whatsapp(req, &request) {
         return Err(GraphError::invalid_parameter(
             "The parameter messaging_product is required and must be \"whatsapp\"",
         ));
     }
-    if fields.get("status").and_then(Value::as_str) == Some("read") {
-        return mark_read(&simulator, &phone_number_id, &request, fields);
+    if endpoint == Endpoint::Messages && fields.get("status").and_then(Value::as_str) == Some("read") {
+        return mark_read(simulator, &phone_number_id, &request, fields);
     }
     // A number in `to`, or a business-scoped user id in `recipient` (Meta: `to` wins when both are given).
     // The user id keys its windows, blocks and statuses as a number's digits do.
@@ -72,6 +98,9 @@ pub(crate) async fn send(
         .get("type")
         .and_then(Value::as_str)
         .ok_or_else(|| GraphError::invalid_parameter("The parameter type is required"))?;
+    if endpoint == Endpoint::MarketingMessages {
+        marketing::check_fields(kind, fields)?;
+    }
     shapes::check_object(kind, fields)?;
     if recipient == sender.digits() {
         return Err(GraphError::recipient_is_sender());
@@ -79,23 +108,27 @@ pub(crate) async fn send(
     if simulator.state().is_blocked(&phone_number_id, &recipient) {
         return Err(GraphError::recipient_blocked());
     }
-    check_references(&simulator, &phone_number_id, &recipient, kind, fields)?;
+    check_references(simulator, &phone_number_id, &recipient, kind, fields)?;
 
     let now = chrono::Utc::now();
     let template = if kind == "template" {
-        Some(check_template(
-            &simulator,
+        let template = check_template(
+            simulator,
             sender.waba_id,
             &phone_number_id,
             fields.get("template"),
-        )?)
+        )?;
+        if endpoint == Endpoint::MarketingMessages {
+            marketing::check_category(&template.category)?;
+        }
+        Some(template)
     } else {
         if !simulator.state().window_open(&phone_number_id, &recipient, now) {
             return Err(GraphError::re_engagement());
         }
         None
     };
-    let media = sent_media(&simulator, &phone_number_id, kind, fields)?;
+    let media = sent_media(simulator, &phone_number_id, kind, fields)?;
     let biz_opaque_callback_data = fields
         .get("biz_opaque_callback_data")
         .and_then(Value::as_str)
@@ -154,6 +187,7 @@ pub(crate) async fn send(
             received_at: now,
             media,
             kind: RecordKind::Message,
+            endpoint,
         });
     }
     let config = &simulator.config;
@@ -223,6 +257,7 @@ fn mark_read(
         received_at: chrono::Utc::now(),
         media: None,
         kind,
+        endpoint: Endpoint::Messages,
     });
     Ok(super::graph::ok_json(&json!({ "success": true })))
 }

@@ -19,6 +19,7 @@ mod graph_surface;
 mod helpers;
 mod inbound_kinds;
 mod interactive;
+mod marketing;
 mod media;
 mod message_kinds;
 mod messages;

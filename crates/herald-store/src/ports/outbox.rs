@@ -127,8 +127,22 @@ macro_rules! outbox_port {
                 if changed == 0 {
                     return Ok(None);
                 }
+                if let JobOutcome::Submitted { route, .. } = &completion.outcome {
+                    // The path it went on, whatever the status machine makes of the report below: a
+                    // callback that came first does not change where the message was sent.
+                    diesel::update(
+                        messages::table
+                            .find(completion.message_id.to_string())
+                            .filter(messages::organization_id.eq(&org)),
+                    )
+                    .set(messages::route.eq(Some(route.as_str())))
+                    .execute(conn)
+                    .await?;
+                }
                 let change = match &completion.outcome {
-                    JobOutcome::Submitted { network_message_id } => Some((
+                    JobOutcome::Submitted {
+                        network_message_id, ..
+                    } => Some((
                         StatusReport {
                             status: MessageStatus::Submitted,
                             occurred_at: at,

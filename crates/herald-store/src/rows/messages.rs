@@ -3,12 +3,13 @@
 use super::shared::*;
 use super::webhooks::parse_event_type;
 use crate::backend::CustomerEventRecord;
-use crate::dto::{ContentDto, StoredContent, TargetDto};
+use crate::dto::{ContentDto, MarketingDto, StoredContent, TargetDto};
 use crate::event_body::{broadcast_body, event_body, notice_body, preference_body};
 use herald_domain::contact::PreferenceChange;
 use herald_domain::content::{MessageRef, MessageTarget};
 use herald_domain::customer_event::{CustomerEvent, CustomerEventType};
 use herald_domain::ids::{EventId, MessageId, OrganizationId, SenderId};
+use herald_domain::marketing::{MarketingSend, NetworkRoute};
 use herald_domain::message::{
     EventSource, Message, MessageContent, MessageStatus, StatusEvent, StatusTimestamps,
 };
@@ -51,6 +52,8 @@ row! {
         pub pricing_type: Option<String>,
         pub pricing_billable: Option<bool>,
         pub broadcast_id: Option<String>,
+        /// The send path it went out on, once submitted (written by the dispatch completion).
+        pub route: Option<String>,
     }
 }
 
@@ -87,6 +90,7 @@ impl MessageRow {
                 &StoredContent {
                     content: ContentDto::from(&message.content),
                     reply_to: message.reply_to.as_ref().map(TargetDto::from),
+                    marketing: message.marketing.as_ref().map(MarketingDto::from),
                 },
             )?,
             client_reference: message.client_reference.as_ref().map(|r| r.as_str().to_owned()),
@@ -109,6 +113,7 @@ impl MessageRow {
             pricing_type,
             pricing_billable,
             broadcast_id: message.broadcast_id.map(|id| id.to_string()),
+            route: message.route.map(|route| route.as_str().to_owned()),
         })
     }
 
@@ -172,6 +177,19 @@ impl TryFrom<MessageRow> for Message {
                 row.pricing_type.as_deref(),
                 row.pricing_billable,
             )?,
+            marketing: stored
+                .marketing
+                .as_ref()
+                .map(|marketing| parse("marketing send", MarketingSend::try_from(marketing)))
+                .transpose()?,
+            route: row
+                .route
+                .as_deref()
+                .map(|route| {
+                    NetworkRoute::parse(route)
+                        .ok_or_else(|| crate::error::corrupt("message route", "is not a known route"))
+                })
+                .transpose()?,
         })
     }
 }

@@ -195,6 +195,7 @@ pub async fn broadcasts_concurrent_releases_respect_the_queue(ports: Ports) {
             // Done: the slot frees for the next release.
             let outcome = JobOutcome::Submitted {
                 network_message_id: format!("wamid.{}", job.message.id),
+                route: herald_domain::marketing::NetworkRoute::CloudApi,
             };
             let done = completion(&job, claimer, outcome, at(10 + round));
             ports.outbox.complete_jobs(&[done]).await.expect("complete");

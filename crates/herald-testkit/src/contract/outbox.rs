@@ -191,6 +191,7 @@ pub async fn outbox_lease_blocks_claims_until_it_expires(ports: Ports) {
         first_token,
         JobOutcome::Submitted {
             network_message_id: "wamid.stale".to_owned(),
+            route: herald_domain::marketing::NetworkRoute::CloudApi,
         },
         at(63),
     );
@@ -254,7 +255,8 @@ pub async fn outbox_renewed_lease_keeps_the_claim(ports: Ports) {
                 &first,
                 first_token,
                 JobOutcome::Submitted {
-                    network_message_id: "wamid.RENEWED".to_owned()
+                    network_message_id: "wamid.RENEWED".to_owned(),
+                    route: herald_domain::marketing::NetworkRoute::CloudApi,
                 },
                 at(150)
             )
@@ -279,6 +281,7 @@ pub async fn outbox_submitted_sets_status_and_emits_one_event(ports: Ports) {
         token,
         JobOutcome::Submitted {
             network_message_id: "wamid.SUBMITTED1".to_owned(),
+            route: herald_domain::marketing::NetworkRoute::CloudApi,
         },
         at(2),
     );
@@ -518,6 +521,7 @@ pub async fn outbox_batch_completion_records_each_under_its_own_token(ports: Por
         round_token,
         JobOutcome::Submitted {
             network_message_id: "wamid.BATCH1".to_owned(),
+            route: herald_domain::marketing::NetworkRoute::CloudApi,
         },
         at(63),
     );
@@ -785,6 +789,7 @@ pub async fn outbox_concurrent_claims_complete_every_job_once(ports: Ports) {
                     for job in jobs {
                         let outcome = JobOutcome::Submitted {
                             network_message_id: format!("wamid.{}", job.job_id),
+                            route: herald_domain::marketing::NetworkRoute::CloudApi,
                         };
                         let held = ports
                             .outbox

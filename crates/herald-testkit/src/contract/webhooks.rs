@@ -674,6 +674,7 @@ pub async fn webhooks_fan_out_follows_subscriptions(ports: Ports) {
         worker,
         JobOutcome::Submitted {
             network_message_id: "wamid.worker".to_owned(),
+            route: herald_domain::marketing::NetworkRoute::CloudApi,
         },
         at(104),
     );
@@ -1742,6 +1743,7 @@ pub async fn webhooks_trace_context_follows_the_message_to_its_deliveries(ports:
             worker,
             JobOutcome::Submitted {
                 network_message_id: format!("wamid.{}", job.message.id),
+                route: herald_domain::marketing::NetworkRoute::CloudApi,
             },
             at(2),
         );

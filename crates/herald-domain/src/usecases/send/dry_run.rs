@@ -54,6 +54,8 @@ pub struct DryRun {
     pub window: Option<WindowState>,
     /// The category the message would be billed in, once known (a template's needs the template).
     pub pricing: Option<ExpectedPricing>,
+    /// The send path a marketing template would ask for; `None` for any other message (the Cloud API).
+    pub marketing_route: Option<crate::marketing::MarketingRoute>,
 }
 
 impl DryRun {
@@ -93,6 +95,7 @@ impl SendMessage {
             refusals: Vec::new(),
             window: None,
             pricing: None,
+            marketing_route: None,
         };
         if !organization.status.is_active() {
             run.refusals.push(SendError::AccountInactive);
@@ -158,7 +161,19 @@ impl SendMessage {
         if let Err(errors) = draft.content.file_field_errors().finish(()) {
             run.refusals.push(SendError::Invalid(errors));
         }
-        let purpose = match self.check_content(&organization, sender, &mut draft, now).await {
+        let checked = self.check_content(&organization, sender, &mut draft, now).await;
+        // The route is judged only once the content passed: a template that failed has no known category.
+        if let Ok(purpose) = &checked {
+            match super::marketing::marketing_send(
+                *purpose,
+                &draft,
+                crate::marketing::MarketingRoute::default(),
+            ) {
+                Ok(marketing) => run.marketing_route = marketing.map(|m| m.route),
+                Err(refusal) => push_refusal(&mut run, refusal)?,
+            }
+        }
+        let purpose = match checked {
             Ok(purpose) => purpose,
             Err(refusal) => {
                 push_refusal(&mut run, refusal)?;

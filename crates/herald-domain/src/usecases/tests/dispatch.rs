@@ -395,6 +395,7 @@ fn a_job_with_a_trace_is_dispatched_in_that_trace_and_one_without_in_none() {
     ports.network.expect_send().times(2).returning(|_, m, _| {
         Ok(NetworkReceipt {
             network_message_id: format!("wamid.{}", m.id),
+            route: crate::marketing::NetworkRoute::CloudApi,
         })
     });
     ports.pacer.expect_slow_down().times(0);
@@ -424,6 +425,7 @@ fn an_accepted_send_is_submitted_with_the_network_id() {
             1,
             Ok(NetworkReceipt {
                 network_message_id: wamid(1),
+                route: crate::marketing::NetworkRoute::CloudApi,
             }),
         );
         ports.pacer.expect_slow_down().times(0);
@@ -433,7 +435,8 @@ fn an_accepted_send_is_submitted_with_the_network_id() {
         assert_eq!(
             completion.outcome,
             JobOutcome::Submitted {
-                network_message_id: wamid(1)
+                network_message_id: wamid(1),
+                route: crate::marketing::NetworkRoute::CloudApi,
             },
             "{history:?}"
         );
@@ -759,6 +762,7 @@ fn a_round_paces_only_the_jobs_it_sends_and_counts_every_outcome() {
             stored_message(5).id,
             Ok(NetworkReceipt {
                 network_message_id: wamid(5),
+                route: crate::marketing::NetworkRoute::CloudApi,
             }),
         ),
         (stored_message(6).id, Err(retryable("busy", None))),
@@ -815,6 +819,7 @@ fn a_completion_refused_for_a_lost_claim_counts_as_claims_lost() {
         1,
         Ok(NetworkReceipt {
             network_message_id: wamid(1),
+            route: crate::marketing::NetworkRoute::CloudApi,
         }),
     );
     let seen = ports.completes(false);
@@ -830,6 +835,7 @@ fn a_round_is_recorded_in_one_batch_in_claim_order_with_a_lost_claim_counted_alo
     ports.network.expect_send().times(3).returning(|_, m, _| {
         Ok(NetworkReceipt {
             network_message_id: format!("wamid.{}", m.id),
+            route: crate::marketing::NetworkRoute::CloudApi,
         })
     });
     let batches = Arc::new(Mutex::new(Vec::new()));
@@ -893,6 +899,7 @@ fn the_lease_of_a_job_still_waiting_for_its_turn_is_renewed() {
     ports.network.expect_send().times(1).returning(|_, m, _| {
         Ok(NetworkReceipt {
             network_message_id: format!("wamid.{}", m.id),
+            route: crate::marketing::NetworkRoute::CloudApi,
         })
     });
     let renewals = Arc::new(Mutex::new(Vec::new()));
@@ -944,6 +951,7 @@ fn recorded_one_by_one_after(batch: Result<Vec<bool>, StoreError>) {
     ports.network.expect_send().times(3).returning(|_, m, _| {
         Ok(NetworkReceipt {
             network_message_id: format!("wamid.{}", m.id),
+            route: crate::marketing::NetworkRoute::CloudApi,
         })
     });
     let batch = Mutex::new(Some(batch));
@@ -982,7 +990,7 @@ fn recorded_one_by_one_after(batch: Result<Vec<bool>, StoreError>) {
     );
     assert!(
         recorded.iter().all(|c| c.token == token()
-            && matches!(c.outcome, JobOutcome::Submitted { ref network_message_id }
+            && matches!(c.outcome, JobOutcome::Submitted { ref network_message_id, .. }
                 if *network_message_id == format!("wamid.{}", c.message_id))),
         "the same completions, under the round's token"
     );
@@ -1061,6 +1069,7 @@ mod stored_media {
             .returning(|_, _, _| {
                 Ok(NetworkReceipt {
                     network_message_id: wamid(1),
+                    route: crate::marketing::NetworkRoute::CloudApi,
                 })
             });
     }
@@ -1193,6 +1202,7 @@ fn a_round_reports_each_job_and_the_wait_of_a_submission() {
         1,
         Ok(NetworkReceipt {
             network_message_id: wamid(1),
+            route: crate::marketing::NetworkRoute::CloudApi,
         }),
     );
     let waited = job(1);

@@ -229,6 +229,8 @@ fn draft(content: MessageContent) -> SendDraft {
         reply_to: None,
         client_reference: None,
         send_at: None,
+        marketing_route: None,
+        activity_sharing: None,
     }
 }
 
@@ -788,6 +790,8 @@ fn an_open_window_accepts_exactly_the_expected_request() {
                 reply_to: None,
                 client_reference: Some(reference.clone()),
                 send_at: None,
+                marketing_route: None,
+                activity_sharing: None,
             }),
         ),
         fingerprint(),
@@ -838,6 +842,8 @@ fn an_open_window_accepts_exactly_the_expected_request() {
                 ..Default::default()
             },
             pricing: None,
+            marketing: None,
+            route: None,
         },
         event: StatusEvent {
             id: EventId::from_ulid(request.event.id.ulid()),
