@@ -320,6 +320,7 @@ macro_rules! define_tables {
                 sub_contact_preferences -> Bool,
                 sub_broadcast_progress -> Bool,
                 sub_broadcast_completed -> Bool,
+                sub_contact_erased -> Bool,
                 description -> Nullable<Text>,
                 enabled -> Bool,
                 disabled_reason -> Nullable<Text>,
@@ -457,6 +458,30 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            /// The keyed markers of every identity of each person erased (docs/api.md §7.2).
+            erasures (organization_id, marker) {
+                organization_id -> Text,
+                marker -> Text,
+                erased_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            /// Bytes of an erased person's files still to be removed.
+            erased_media (organization_id, sha256) {
+                organization_id -> Text,
+                sha256 -> Text,
+                erased_at -> Moment,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
         diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
@@ -486,6 +511,8 @@ macro_rules! define_tables {
             contacts,
             contact_keyword_rules,
             broadcasts,
+            erasures,
+            erased_media,
         );
     };
 }
