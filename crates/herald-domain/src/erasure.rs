@@ -37,10 +37,15 @@ impl ErasedPerson {
         let hex = value
             .strip_prefix(ERASED_PREFIX)
             .filter(|hex| hex.len() == DIGEST_HEX)
-            .filter(|hex| hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
+            .filter(|hex| {
+                hex.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            });
         match hex {
             Some(_) => Ok(Self(value.to_owned())),
-            None => Err(InvalidValue::new("must be `erased:` and 64 lower-case hex digits")),
+            None => Err(InvalidValue::new(
+                "must be `erased:` and 64 lower-case hex digits",
+            )),
         }
     }
 

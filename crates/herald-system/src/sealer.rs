@@ -512,6 +512,9 @@ mod person_digest_tests {
         assert_ne!(digest, one.person_digest(&other_org, "+15551234567"));
         assert_ne!(digest, other_key.person_digest(&org, "+15551234567"));
         // Not the unkeyed hash of the identity, nor the sealing key's own HMAC of it.
-        assert_ne!(digest, keyed_digest(&key.0, &[org.to_string().as_bytes(), b"+15551234567"]));
+        assert_ne!(
+            digest,
+            keyed_digest(&key.0, &[org.to_string().as_bytes(), b"+15551234567"])
+        );
     }
 }

@@ -25,8 +25,9 @@ pub trait ErasureStore: Send + Sync + 'static {
         recipient: &Recipient,
     ) -> Result<PersonIdentities, StoreError>;
 
-    /// Up to `limit` of the organization's messages to `identities` not dispatched yet (`accepted` or
-    /// `scheduled`, broadcast rows included), oldest first: what an erasure cancels first.
+    /// Up to `limit` of the organization's messages to `identities` that a cancel can still stop (`accepted`
+    /// or `scheduled`, their job never taken by dispatch; broadcast rows included), oldest first: what an
+    /// erasure cancels first.
     async fn queued_messages(
         &self,
         organization: &OrganizationId,
@@ -43,8 +44,8 @@ pub trait ErasureStore: Send + Sync + 'static {
     /// and the `contact.erased` event is written (with its fan-out) unless nothing named the person.
     ///
     /// # Errors
-    /// [`StoreError::Conflict`] when a message to the person is still queued (the caller cancels it and
-    /// tries again); nothing is written then.
+    /// [`StoreError::Conflict`] when a message [`ErasureStore::queued_messages`] would answer remains (the
+    /// caller cancels it and tries again); nothing is written then.
     async fn erase_person(&self, erasure: &Erasure) -> Result<ErasureOutcome, StoreError>;
 
     /// The digests of erased files whose bytes are still to be removed (up to `limit`), of any

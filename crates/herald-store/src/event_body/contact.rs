@@ -3,8 +3,8 @@
 
 use super::event_time;
 use herald_domain::contact::PreferenceChange;
-use herald_domain::erasure::Erasure;
 use herald_domain::customer_event::CustomerEventType;
+use herald_domain::erasure::Erasure;
 use serde_json::{Value, json};
 
 /// The JSON body of a preference change's event, as it is stored and delivered.

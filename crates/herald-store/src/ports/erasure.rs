@@ -5,7 +5,7 @@ macro_rules! erasure_port {
     () => {
         mod erasure {
             use super::super::schema::{
-                contacts, erased_media, erasures, events, inbound_messages, media_files, messages,
+                contacts, erased_media, erasures, events, inbound_messages, media_files, messages, outbox,
                 service_windows, webhook_attempts, webhook_deliveries,
             };
             use super::super::{Conn, Db};
@@ -21,10 +21,10 @@ macro_rules! erasure_port {
             use herald_domain::message::{Message, MessageStatus};
             use herald_domain::ports::{ErasureStore, StoreError};
             use herald_domain::values::PhoneNumber;
-            use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::dto::{ContentDto, StoredContent};
+            use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::event_body::scrubbed_body;
-            use $crate::rows::{CustomerEventRow, MessageRow, to_json};
+            use $crate::rows::{CustomerEventRow, JOB_PENDING, MessageRow, to_json};
 
             /// Rows changed per statement: SQLite caps bound parameters.
             const CHUNK: usize = 500;
@@ -34,6 +34,35 @@ macro_rules! erasure_port {
 
             fn queued() -> [&'static str; 2] {
                 QUEUED.map(MessageStatus::as_str)
+            }
+
+            /// The messages of `org` whose job no dispatch has taken (pending, never attempted, not awaiting
+            /// the network): what a cancel can still stop. A message being sent or retried is erased as it
+            /// is; its next attempt finds nothing to send.
+            fn cancellable_jobs(
+                org: &str,
+            ) -> diesel::dsl::Select<
+                diesel::dsl::Filter<
+                    diesel::dsl::Filter<
+                        diesel::dsl::Filter<
+                            diesel::dsl::Filter<
+                                outbox::table,
+                                diesel::dsl::Eq<outbox::organization_id, String>,
+                            >,
+                            diesel::dsl::Eq<outbox::state, &'static str>,
+                        >,
+                        diesel::dsl::Eq<outbox::attempts, i32>,
+                    >,
+                    diesel::dsl::Eq<outbox::awaiting_callback, bool>,
+                >,
+                outbox::message_id,
+            > {
+                outbox::table
+                    .filter(outbox::organization_id.eq(org.to_owned()))
+                    .filter(outbox::state.eq(JOB_PENDING))
+                    .filter(outbox::attempts.eq(0))
+                    .filter(outbox::awaiting_callback.eq(false))
+                    .select(outbox::message_id)
             }
 
             /// Every identity as the rows hold it: each form of each number, then each user id.
@@ -56,7 +85,11 @@ macro_rules! erasure_port {
             }
 
             fn user_ids(identities: &PersonIdentities) -> Vec<String> {
-                identities.user_ids.iter().map(|u| u.as_str().to_owned()).collect()
+                identities
+                    .user_ids
+                    .iter()
+                    .map(|u| u.as_str().to_owned())
+                    .collect()
             }
 
             /// What an erased inbound message's `raw` column holds instead of the network's object.
@@ -113,24 +146,26 @@ macro_rules! erasure_port {
             }
 
             /// The person's inbound messages: the marker in place of the sender, their content, name,
-            /// referral and network object erased. Answers their ids.
+            /// referral and network object erased. Answers their ids and the ids of their files (fetched
+            /// into the organization's media when read).
             async fn erase_inbound(
                 conn: &mut Conn,
                 org: &str,
                 names: &[String],
                 users: &[String],
                 marker: &str,
-            ) -> Result<Vec<String>, TxError> {
-                let ids = inbound_messages::table
+            ) -> Result<(Vec<String>, Vec<String>), TxError> {
+                let rows = inbound_messages::table
                     .filter(inbound_messages::organization_id.eq(org))
                     .filter(
                         inbound_messages::from_number
                             .eq_any(names)
                             .or(inbound_messages::from_user_id.eq_any(users)),
                     )
-                    .select(inbound_messages::id)
-                    .load::<String>(conn)
+                    .select((inbound_messages::id, inbound_messages::media_id))
+                    .load::<(String, Option<String>)>(conn)
                     .await?;
+                let (ids, files): (Vec<String>, Vec<Option<String>>) = rows.into_iter().unzip();
                 for chunk in ids.chunks(CHUNK) {
                     diesel::update(inbound_messages::table.filter(inbound_messages::id.eq_any(chunk)))
                         .set((
@@ -144,7 +179,7 @@ macro_rules! erasure_port {
                         .execute(conn)
                         .await?;
                 }
-                Ok(ids)
+                Ok((ids, files.into_iter().flatten().collect()))
             }
 
             /// The customer events about the person (those of their messages, and the preference events
@@ -267,6 +302,7 @@ macro_rules! erasure_port {
                     .filter(messages::organization_id.eq(&org))
                     .filter(messages::to_number.eq_any(&names))
                     .filter(messages::status.eq_any(queued()))
+                    .filter(messages::id.eq_any(cancellable_jobs(&org)))
                     .count()
                     .get_result(conn)
                     .await?;
@@ -282,15 +318,18 @@ macro_rules! erasure_port {
                     .count()
                     .get_result(conn)
                     .await?;
-                let (message_ids, uploads) = erase_messages(conn, &org, &names, marker).await?;
-                let inbound_ids = erase_inbound(conn, &org, &names, &users, marker).await?;
+                let (message_ids, mut uploads) = erase_messages(conn, &org, &names, marker).await?;
+                let (inbound_ids, inbound_files) = erase_inbound(conn, &org, &names, &users, marker).await?;
+                uploads.extend(inbound_files);
                 let contacts = diesel::delete(
-                    contacts::table.filter(contacts::organization_id.eq(&org)).filter(
-                        contacts::number_key
-                            .eq_any(keys(&erasure.identities))
-                            .or(contacts::number.eq_any(&names))
-                            .or(contacts::user_id.eq_any(&users)),
-                    ),
+                    contacts::table
+                        .filter(contacts::organization_id.eq(&org))
+                        .filter(
+                            contacts::number_key
+                                .eq_any(keys(&erasure.identities))
+                                .or(contacts::number.eq_any(&names))
+                                .or(contacts::user_id.eq_any(&users)),
+                        ),
                 )
                 .execute(conn)
                 .await?;
@@ -383,7 +422,10 @@ macro_rules! erasure_port {
                                 .eq_any(texts(&identities))
                                 .or(inbound_messages::from_user_id.eq_any(user_ids(&identities))),
                         )
-                        .select((inbound_messages::from_number, inbound_messages::from_user_id))
+                        .select((
+                            inbound_messages::from_number,
+                            inbound_messages::from_user_id,
+                        ))
                         .distinct()
                         .limit(herald_domain::erasure::MAX_IDENTITIES as i64)
                         .load::<(String, Option<String>)>(&mut *conn)
@@ -408,6 +450,7 @@ macro_rules! erasure_port {
                         .filter(messages::organization_id.eq(organization.to_string()))
                         .filter(messages::to_number.eq_any(texts(identities)))
                         .filter(messages::status.eq_any(queued()))
+                        .filter(messages::id.eq_any(cancellable_jobs(&organization.to_string())))
                         .order(messages::id)
                         .limit(i64::from(limit))
                         .select(messages::id)
