@@ -249,6 +249,16 @@ impl World {
                 Arc::new(herald_domain::ports::MockMessagingNetwork::new()),
                 clock.clone(),
             ),
+            // Erasing is covered end to end, on both stores; here it only needs to exist.
+            erase: herald_domain::usecases::ErasePerson::new(herald_domain::usecases::ErasePorts {
+                erasure: Arc::new(herald_domain::ports::MockErasureStore::new()),
+                schedule: Arc::new(herald_domain::ports::MockScheduleStore::new()),
+                catalog: Arc::new(herald_domain::ports::MockMediaCatalog::new()),
+                files: Arc::new(herald_domain::ports::MockMediaStore::new()),
+                sealer: Arc::new(ReversingSealer),
+                clock: clock.clone(),
+                ids: ids.clone(),
+            }),
             // The contact operations are covered end to end; here they only need to exist.
             contacts: herald_domain::usecases::Contacts::new(herald_domain::usecases::ContactPorts {
                 accounts: accounts.clone(),
