@@ -23,6 +23,7 @@ on_both_stores!(
     a_block_by_user_id_alone_refuses_every_send_to_the_paired_number,
     a_stop_under_one_national_variant_refuses_sends_to_the_other,
     opting_out_twice_records_one_change,
+    erasing_a_person_keeps_their_messages_under_a_marker_and_is_idempotent,
 );
 
 const SENDER: &str = "+15550001111";
@@ -747,4 +748,45 @@ async fn opting_out_twice_records_one_change(db: Db) {
     let mut sorted = seen.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, ["allowed", "stopped"], "one event per change: {seen:?}");
+}
+
+/// `DELETE /api/v1/contacts/{recipient}` (docs/api.md §7.2) end to end: a delivered template to the person
+/// is kept with its status and type but `to` becomes the marker and its content goes; erasing again (by the
+/// number's other national form) answers the same marker with nothing new; a person never known is `404`
+/// with nothing stored; usage is unchanged. (The scan of every column is the store test's, on both stores.)
+async fn erasing_a_person_keeps_their_messages_under_a_marker_and_is_idempotent(db: Db) {
+    let app = app(db).await;
+    let sent = app
+        .send("/api/v1/messages/send-template", hello("+525512345678"))
+        .await;
+    let id = sent["id"].as_str().unwrap().to_owned();
+    app.wait_status(&id, "delivered").await;
+    let usage_before = app.get("/api/v1/usage").await;
+    let erase = |recipient: &str| {
+        app.http
+            .delete(format!("{}{}", app.base, path(recipient)))
+            .bearer_auth(&app.key)
+            .send()
+    };
+    let first = erase("+525512345678").await.unwrap();
+    assert_eq!(first.status(), 200);
+    let first: Value = first.json().await.unwrap();
+    let marker = first["erased"].as_str().unwrap().to_owned();
+    assert!(marker.starts_with("erased:") && marker.len() == 71, "{first}");
+    assert_eq!(first["messages"], 1, "{first}");
+    let kept = app.get(&format!("/api/v1/messages/{id}")).await;
+    assert_eq!(kept["to"], marker.as_str(), "{kept}");
+    assert_eq!(kept["status"], "delivered", "{kept}");
+    assert_eq!(kept["type"], "template", "{kept}");
+    assert_eq!(kept["template"], Value::Null, "the content is gone: {kept}");
+    let again = erase("+5215512345678").await.unwrap();
+    assert_eq!(again.status(), 200);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["erased"], marker.as_str(), "{again}");
+    assert_eq!(again["messages"], 0, "{again}");
+    let unknown = erase("+447700900123").await.unwrap();
+    assert_problem(unknown, 404, "not_found").await;
+    let unknown = erase("+447700900123").await.unwrap();
+    assert_problem(unknown, 404, "not_found").await;
+    assert_eq!(app.get("/api/v1/usage").await, usage_before, "usage is unchanged");
 }

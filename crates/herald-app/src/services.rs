@@ -11,10 +11,11 @@ use herald_domain::ports::{
 use herald_domain::time::{Duration, bounded_milliseconds, bounded_seconds};
 use herald_domain::usecases::{
     Admin, Authenticate, BroadcastPorts, Broadcasts, CancelMessage, ContactPorts, Contacts, DeliverWebhooks,
-    DeliverySettings, DispatchMessages, DispatchPorts, DispatchSettings, GetMessage, InboundMessages,
-    ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts, MessageEvents,
-    OwnerAccess, PaceSettings, ProcessCallbacks, RateCards, RecipientChecks, SendMessage, SendPorts,
-    SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, Usage, WindowStatus,
+    DeliverySettings, DispatchMessages, DispatchPorts, DispatchSettings, ErasePerson, ErasePorts, GetMessage,
+    InboundMessages, ListMessages, ListTemplates, ManageTemplates, ManageWebhooks, Media, MediaPorts,
+    MessageEvents, OwnerAccess, PaceSettings, ProcessCallbacks, RateCards, RecipientChecks, SendMessage,
+    SendPorts, SendSettings, Senders, SessionSettings, SyncTemplates, TemplateReviewPorts, Usage,
+    WindowStatus,
 };
 use herald_http::{ApiContext, Readiness};
 use herald_media::FsMediaStore;
@@ -264,6 +265,7 @@ impl Services {
     ) -> ApiContext {
         let store = &self.store;
         let sync_templates = Arc::new(self.sync_templates(network.clone()));
+        let erasure_sealer = Arc::clone(&sealer);
         ApiContext {
             webhooks: self.manage_webhooks(settings, sealer),
             authenticate: Authenticate::new(store.accounts(), self.clock.clone()),
@@ -289,6 +291,15 @@ impl Services {
                 contacts: store.contacts(),
                 windows: store.windows(),
                 network: network.clone(),
+                clock: self.clock.clone(),
+                ids: self.ids.clone(),
+            }),
+            erase: ErasePerson::new(ErasePorts {
+                erasure: store.erasure(),
+                schedule: store.schedule(),
+                catalog: store.media(),
+                files: self.files.clone(),
+                sealer: erasure_sealer,
                 clock: self.clock.clone(),
                 ids: self.ids.clone(),
             }),

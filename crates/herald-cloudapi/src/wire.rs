@@ -18,6 +18,9 @@ use crate::wire_template::components;
 /// `media` does not map, or a file of the request itself ([`MediaSource::Upload`], which must have become a
 /// stored file long before dispatch).
 pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Value, NetworkError> {
+    if let (MessageContent::Erased(_), _) | (_, Recipient::Erased(_)) = (&message.content, &message.to) {
+        return Err(erased());
+    }
     let (kind, object) = match &message.content {
         MessageContent::Text { body, preview_url } => (
             "text",
@@ -60,6 +63,7 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
         }
         MessageContent::Location(location) => ("location", wire_kinds::location(location)),
         MessageContent::Contacts(cards) => ("contacts", wire_kinds::contacts(cards)),
+        MessageContent::Erased(_) => return Err(erased()),
     };
     let mut body = Map::new();
     body.insert("messaging_product".into(), Value::from("whatsapp"));
@@ -68,6 +72,7 @@ pub(crate) fn send_body(message: &Message, media: &NetworkMediaIds) -> Result<Va
     match &message.to {
         Recipient::Number(number) => body.insert("to".into(), Value::from(number.as_str())),
         Recipient::User(id) => body.insert("recipient".into(), Value::from(id.as_str())),
+        Recipient::Erased(_) => return Err(erased()),
     };
     body.insert("type".into(), Value::from(kind));
     body.insert(kind.into(), object);
@@ -94,6 +99,16 @@ pub(crate) fn read_body(network_message_id: &str, typing: bool) -> Value {
         fields.insert("typing_indicator".to_owned(), json!({ "type": "text" }));
     }
     body
+}
+
+/// A message whose person was erased while it was being sent (or retried): nothing is left to send.
+fn erased() -> NetworkError {
+    NetworkError::Permanent(MessageError {
+        code: "recipient_erased".into(),
+        title: "The recipient was erased".into(),
+        detail: "the person this message was for was erased (docs/api.md §7.2); nothing was sent".into(),
+        network_code: None,
+    })
 }
 
 /// The network id of a reply's or a reaction's target, filled in when the message was accepted.

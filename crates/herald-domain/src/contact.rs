@@ -2,6 +2,7 @@
 //! business-scoped user id the network gives them, whether they stopped marketing messages, and whether the
 //! organization blocked them — and the recipient checks every send meets.
 
+use crate::erasure::ErasedPerson;
 use crate::error::InvalidValue;
 use crate::ids::{EventId, OrganizationId};
 use crate::time::Timestamp;
@@ -68,6 +69,9 @@ impl fmt::Display for UserId {
 pub enum Recipient {
     Number(PhoneNumber),
     User(UserId),
+    /// A person since erased: what their kept rows hold instead (docs/api.md §7.2). Never taken from a
+    /// request ([`Recipient::parse`] refuses it); only read back from the store ([`Recipient::parse_stored`]).
+    Erased(ErasedPerson),
 }
 
 impl Recipient {
@@ -85,25 +89,39 @@ impl Recipient {
         })
     }
 
+    /// [`Recipient::parse`], or the marker of an erased person: how a stored row is read back.
+    ///
+    /// # Errors
+    /// [`InvalidValue`] when `value` is none of the three forms.
+    pub fn parse_stored(value: &str) -> Result<Self, InvalidValue> {
+        if value.starts_with(crate::erasure::ERASED_PREFIX) {
+            return ErasedPerson::parse(value).map(Self::Erased);
+        }
+        Self::parse(value)
+    }
+
     pub fn as_str(&self) -> &str {
         match self {
             Self::Number(number) => number.as_str(),
             Self::User(id) => id.as_str(),
+            Self::Erased(marker) => marker.as_str(),
         }
     }
 
     pub fn number(&self) -> Option<&PhoneNumber> {
         match self {
             Self::Number(number) => Some(number),
-            Self::User(_) => None,
+            Self::User(_) | Self::Erased(_) => None,
         }
     }
 
-    /// The form the network takes in a `user` field: a number's digits, or the user id as it is.
+    /// The form the network takes in a `user` field: a number's digits, or the user id as it is (an erased
+    /// person's marker, which the network refuses: nothing is sent to them).
     pub fn network_form(&self) -> &str {
         match self {
             Self::Number(number) => number.digits(),
             Self::User(id) => id.as_str(),
+            Self::Erased(marker) => marker.as_str(),
         }
     }
 }
@@ -208,6 +226,7 @@ impl Contact {
         let (number, user_id) = match recipient {
             Recipient::Number(number) => (Some(number.clone()), None),
             Recipient::User(id) => (None, Some(id.clone())),
+            Recipient::Erased(_) => (None, None),
         };
         Self {
             organization_id,

@@ -204,12 +204,14 @@ pub enum CustomerEventType {
     ContactPreferences,
     BroadcastProgress,
     BroadcastCompleted,
+    /// A person's data was erased (docs/api.md §7.2).
+    ContactErased,
 }
 
 impl CustomerEventType {
     /// The kinds an endpoint may subscribe to, in the order the docs list them (`webhook.test` is not one:
     /// it goes to the endpoint it was sent to).
-    pub const SUBSCRIBABLE: [Self; 11] = [
+    pub const SUBSCRIBABLE: [Self; 12] = [
         Self::MessageStatus,
         Self::MessageFailed,
         Self::MessageInbound,
@@ -221,6 +223,7 @@ impl CustomerEventType {
         Self::ContactPreferences,
         Self::BroadcastProgress,
         Self::BroadcastCompleted,
+        Self::ContactErased,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -237,6 +240,7 @@ impl CustomerEventType {
             Self::ContactPreferences => "contact.preferences",
             Self::BroadcastProgress => "broadcast.progress",
             Self::BroadcastCompleted => "broadcast.completed",
+            Self::ContactErased => "contact.erased",
         }
     }
 

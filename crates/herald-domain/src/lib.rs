@@ -15,6 +15,7 @@ pub mod contact;
 pub mod content;
 pub mod customer_event;
 pub mod dispatch;
+pub mod erasure;
 pub mod error;
 pub mod ids;
 pub mod interactive;

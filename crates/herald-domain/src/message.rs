@@ -87,6 +87,8 @@ pub enum MessageContent {
     Reaction(Reaction),
     Location(Location),
     Contacts(Vec<ContactCard>),
+    /// The content of a message to a person since erased (docs/api.md §7.2): only its type is kept.
+    Erased(MessageType),
 }
 
 impl MessageContent {
@@ -105,6 +107,15 @@ impl MessageContent {
             Self::Interactive(_) | Self::Reaction(_) | Self::Location(_) | Self::Contacts(_) => {
                 MessageKind::Text
             }
+            Self::Erased(message_type) => match message_type {
+                MessageType::Template => MessageKind::Template,
+                MessageType::Document
+                | MessageType::Image
+                | MessageType::Video
+                | MessageType::Audio
+                | MessageType::Sticker => MessageKind::Media,
+                _ => MessageKind::Text,
+            },
         }
     }
 
@@ -124,6 +135,7 @@ impl MessageContent {
             Self::Reaction(_) => MessageType::Reaction,
             Self::Location(_) => MessageType::Location,
             Self::Contacts(_) => MessageType::Contacts,
+            Self::Erased(message_type) => *message_type,
         }
     }
 
@@ -171,7 +183,8 @@ impl MessageContent {
             | Self::Interactive(_)
             | Self::Reaction(_)
             | Self::Location(_)
-            | Self::Contacts(_) => None,
+            | Self::Contacts(_)
+            | Self::Erased(_) => None,
         }
     }
 
@@ -227,7 +240,8 @@ impl MessageContent {
             | Self::Interactive(_)
             | Self::Reaction(_)
             | Self::Location(_)
-            | Self::Contacts(_) => None,
+            | Self::Contacts(_)
+            | Self::Erased(_) => None,
         }
     }
 

@@ -7,6 +7,7 @@ mod callbacks;
 mod contacts;
 mod deliver_webhooks;
 mod dispatch;
+mod erase;
 mod inbound;
 mod media;
 mod owner;
@@ -38,6 +39,7 @@ pub use dispatch::{
     DispatchMessages, DispatchOutcome, DispatchPorts, DispatchReport, DispatchRound, DispatchSettings,
     DispatchedJob,
 };
+pub use erase::{EraseError, ErasePerson, ErasePorts, Erased};
 pub use inbound::{InboundMessages, InboundPage, MarkReadError};
 pub use media::{
     Media, MediaBody, MediaContent, MediaContentError, MediaPorts, StorageFull, UploadMediaError,

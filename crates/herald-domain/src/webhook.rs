@@ -63,6 +63,7 @@ pub struct EventSelection {
     pub contact_preferences: bool,
     pub broadcast_progress: bool,
     pub broadcast_completed: bool,
+    pub contact_erased: bool,
 }
 
 impl EventSelection {
@@ -79,6 +80,7 @@ impl EventSelection {
         contact_preferences: true,
         broadcast_progress: true,
         broadcast_completed: true,
+        contact_erased: true,
     };
 
     /// Nothing (not a valid selection by itself: the base to build one on).
@@ -94,6 +96,7 @@ impl EventSelection {
         contact_preferences: false,
         broadcast_progress: false,
         broadcast_completed: false,
+        contact_erased: false,
     };
 
     /// # Errors
@@ -131,6 +134,7 @@ impl EventSelection {
             CustomerEventType::ContactPreferences => &mut self.contact_preferences,
             CustomerEventType::BroadcastProgress => &mut self.broadcast_progress,
             CustomerEventType::BroadcastCompleted => &mut self.broadcast_completed,
+            CustomerEventType::ContactErased => &mut self.contact_erased,
             CustomerEventType::AccountUpdate | CustomerEventType::WebhookTest => &mut self.account_update,
         }
     }

@@ -27,6 +27,8 @@ pub struct ApiContext {
     pub window_status: WindowStatus,
     /// Contacts: opt-outs, blocks, the STOP keyword rule (docs/api.md §7.1).
     pub contacts: Contacts,
+    /// Erasing a person (`DELETE /api/v1/contacts/{recipient}`).
+    pub erase: herald_domain::usecases::ErasePerson,
     pub templates: ListTemplates,
     pub sync_templates: Arc<SyncTemplates>,
     /// Templates created, edited and deleted through the network's review (docs/api.md §6.1).

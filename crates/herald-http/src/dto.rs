@@ -13,7 +13,7 @@ use utoipa::{IntoParams, ToSchema};
 mod broadcast;
 pub use broadcast::*;
 mod contact;
-pub use contact::{ContactResource, KeywordRuleResource};
+pub use contact::{ContactResource, ErasureResource, KeywordRuleResource};
 mod inbound;
 pub use inbound::{
     InboundContextResource, InboundListQuery, InboundPageResource, InboundReadRequest, InboundResource,
@@ -198,7 +198,8 @@ impl From<&Message> for MessageResource {
             MessageContent::Interactive(_)
             | MessageContent::Reaction(_)
             | MessageContent::Location(_)
-            | MessageContent::Contacts(_) => (None, None, None, None),
+            | MessageContent::Contacts(_)
+            | MessageContent::Erased(_) => (None, None, None, None),
         };
         let content = &message.content;
         let stamps = &message.timestamps;

@@ -4,7 +4,7 @@
 //! changes what is on disk, so such changes need a data migration.
 
 use herald_domain::error::InvalidValue;
-use herald_domain::message::{MessageContent, MessageError};
+use herald_domain::message::{MessageContent, MessageError, MessageType};
 use herald_domain::template::{LanguageCode, TemplateName, TemplateRef};
 use herald_domain::values::{Caption, MessageText};
 use serde::{Deserialize, Serialize};
@@ -93,6 +93,10 @@ pub(crate) enum ContentDto {
     Contacts {
         contacts: Vec<ContactDto>,
     },
+    /// A message to a person since erased: only its type is kept (docs/api.md §7.2).
+    Erased {
+        message_type: String,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -132,6 +136,9 @@ impl From<&MessageContent> for ContentDto {
             MessageContent::Contacts(cards) => Self::Contacts {
                 contacts: kinds::contacts_dto(cards),
             },
+            MessageContent::Erased(message_type) => Self::Erased {
+                message_type: message_type.as_str().to_owned(),
+            },
         }
     }
 }
@@ -164,6 +171,7 @@ impl TryFrom<&ContentDto> for MessageContent {
             ContentDto::Reaction { reaction } => Self::Reaction(reaction.try_into()?),
             ContentDto::Location { location } => Self::Location(location.try_into()?),
             ContentDto::Contacts { contacts } => Self::Contacts(kinds::contacts(contacts)?),
+            ContentDto::Erased { message_type } => Self::Erased(MessageType::parse(message_type)?),
         })
     }
 }

@@ -7,7 +7,7 @@ mod contact;
 mod notice;
 
 pub(crate) use broadcast::broadcast_body;
-pub(crate) use contact::preference_body;
+pub(crate) use contact::{erased_body, preference_body, scrubbed_body};
 pub(crate) use notice::notice_body;
 
 use chrono::SecondsFormat;

@@ -399,13 +399,13 @@ impl<'a> RecipientKeys<'a> {
         let numbers = checked()
             .filter_map(|(_, (to, _))| match to {
                 Recipient::Number(number) => Some(number.person_key().as_str().to_owned()),
-                Recipient::User(_) => None,
+                Recipient::User(_) | Recipient::Erased(_) => None,
             })
             .collect();
         let users = checked()
             .filter_map(|(_, (to, _))| match to {
                 Recipient::User(user) => Some(user.as_str()),
-                Recipient::Number(_) => None,
+                Recipient::Number(_) | Recipient::Erased(_) => None,
             })
             .collect();
         Some(Self {
@@ -453,6 +453,7 @@ pub(crate) fn recipient_refusals_among(
                             .as_ref()
                             .is_some_and(|known| known.same_person(number)),
                         Recipient::User(user) => contact.user_id.as_ref() == Some(user),
+                        Recipient::Erased(_) => false,
                     }
             })?;
             RecipientRefusal::all_for(contact, *purpose).into_iter().next()

@@ -55,6 +55,7 @@ pub struct Store {
     pricing: Arc<dyn PricingStore>,
     schedule: Arc<dyn ScheduleStore>,
     broadcasts: Arc<dyn BroadcastStore>,
+    erasure: Arc<dyn herald_domain::ports::ErasureStore>,
 }
 
 impl fmt::Debug for Store {
@@ -154,7 +155,8 @@ impl Store {
             + RetentionStore
             + PricingStore
             + ScheduleStore
-            + BroadcastStore,
+            + BroadcastStore
+            + herald_domain::ports::ErasureStore,
     {
         type Cached = (
             Arc<dyn AccountStore>,
@@ -189,7 +191,8 @@ impl Store {
             retention: db.clone(),
             pricing: db.clone(),
             schedule: db.clone(),
-            broadcasts: db,
+            broadcasts: db.clone(),
+            erasure: db,
         }
     }
 
@@ -296,6 +299,11 @@ impl Store {
     /// Broadcasts and the pacer's releases.
     pub fn broadcasts(&self) -> Arc<dyn BroadcastStore> {
         self.broadcasts.clone()
+    }
+
+    /// Erasing a person: their content erased, what billing needs kept under a keyed marker.
+    pub fn erasure(&self) -> Arc<dyn herald_domain::ports::ErasureStore> {
+        self.erasure.clone()
     }
 
     /// Wake-ups for webhook delivery loops when deliveries may have become due: a customer event fanned out

@@ -321,6 +321,7 @@ macro_rules! define_tables {
                 sub_contact_preferences -> Bool,
                 sub_broadcast_progress -> Bool,
                 sub_broadcast_completed -> Bool,
+                sub_contact_erased -> Bool,
                 description -> Nullable<Text>,
                 enabled -> Bool,
                 disabled_reason -> Nullable<Text>,
@@ -467,6 +468,30 @@ macro_rules! define_tables {
             }
         }
 
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            /// The keyed markers of every identity of each person erased (docs/api.md §7.2).
+            erasures (organization_id, marker) {
+                organization_id -> Text,
+                marker -> Text,
+                erased_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
+            /// Bytes of an erased person's files still to be removed.
+            erased_media (organization_id, sha256) {
+                organization_id -> Text,
+                sha256 -> Text,
+                erased_at -> Moment,
+            }
+        }
+
         diesel::joinable!(api_keys -> organizations (organization_id));
         diesel::joinable!(organizations -> plans (plan));
         diesel::joinable!(webhook_deliveries -> webhook_endpoints (endpoint_id));
@@ -497,6 +522,8 @@ macro_rules! define_tables {
             contact_keyword_rules,
             broadcasts,
             broadcast_counts,
+            erasures,
+            erased_media,
         );
     };
 }

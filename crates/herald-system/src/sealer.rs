@@ -5,6 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chacha20poly1305::aead::{Aead, Generate, Payload};
 use chacha20poly1305::{Key, KeyInit, XChaCha20Poly1305, XNonce};
+use herald_domain::ids::OrganizationId;
 use herald_domain::ports::{Opened, SealContext, SealError, SecretSealer};
 use std::path::Path;
 use ulid::Ulid;
@@ -67,6 +68,28 @@ impl std::fmt::Debug for EncryptionKey {
 #[derive(Clone)]
 pub struct XChaChaSealer {
     cipher: XChaCha20Poly1305,
+    /// The key of [`SecretSealer::person_digest`], derived from the sealing key (see [`ERASURE_KEY_LABEL`])
+    /// so no other use of the sealing key can yield it.
+    erasure_key: [u8; 32],
+}
+
+/// What the erasure key is derived under: `HMAC-SHA256(sealing key, label)`.
+const ERASURE_KEY_LABEL: &[u8] = b"herald-erasure/v1";
+
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
+
+/// HMAC-SHA256 of `parts` (each length-prefixed, so no two inputs run together) under `key`.
+fn keyed_digest(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    use hmac::Mac as _;
+    // HMAC takes a key of any length: this never fails.
+    let Ok(mut mac) = HmacSha256::new_from_slice(key) else {
+        return [0; 32];
+    };
+    for part in parts {
+        mac.update(&(part.len() as u64).to_be_bytes());
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
 }
 
 /// The first bytes of a version 2 sealed value: NUL, `HS`, version 2. A leading NUL keeps it apart from
@@ -87,6 +110,7 @@ impl XChaChaSealer {
     pub fn new(key: &EncryptionKey) -> Self {
         Self {
             cipher: XChaCha20Poly1305::new(&Key::from(key.0)),
+            erasure_key: keyed_digest(&key.0, &[ERASURE_KEY_LABEL]),
         }
     }
 
@@ -150,6 +174,11 @@ impl SecretSealer for XChaChaSealer {
             // no safety; what was refused stays refused.
             Err(SealError::Rejected) => self.legacy(sealed).map_err(|_| SealError::Rejected),
         }
+    }
+
+    fn person_digest(&self, organization: &OrganizationId, identity: &str) -> [u8; 32] {
+        let organization = organization.to_string();
+        keyed_digest(&self.erasure_key, &[organization.as_bytes(), identity.as_bytes()])
     }
 }
 
@@ -460,6 +489,32 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "c2hvcnQ=\n",
             "left as it was"
+        );
+    }
+}
+
+#[cfg(test)]
+mod person_digest_tests {
+    #![allow(clippy::unwrap_used, reason = "test code")]
+    use super::*;
+
+    #[test]
+    fn a_person_digest_is_the_same_for_the_same_key_organization_and_identity_only() {
+        let key = EncryptionKey::generate().unwrap();
+        let one = XChaChaSealer::new(&key);
+        let again = XChaChaSealer::new(&key);
+        let other_key = XChaChaSealer::new(&EncryptionKey::generate().unwrap());
+        let org = OrganizationId::from_ulid(Ulid(1));
+        let other_org = OrganizationId::from_ulid(Ulid(2));
+        let digest = one.person_digest(&org, "+15551234567");
+        assert_eq!(digest, again.person_digest(&org, "+15551234567"));
+        assert_ne!(digest, one.person_digest(&org, "+15551234568"));
+        assert_ne!(digest, one.person_digest(&other_org, "+15551234567"));
+        assert_ne!(digest, other_key.person_digest(&org, "+15551234567"));
+        // Not the unkeyed hash of the identity, nor the sealing key's own HMAC of it.
+        assert_ne!(
+            digest,
+            keyed_digest(&key.0, &[org.to_string().as_bytes(), b"+15551234567"])
         );
     }
 }

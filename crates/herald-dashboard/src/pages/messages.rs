@@ -181,6 +181,7 @@ fn message_status_badge(message: &Message) -> Markup {
 /// What the message says, in a line or a short list, for the kinds whose object is more than a text.
 fn content_summary(content: &MessageContent) -> Option<Markup> {
     let summary = match content {
+        MessageContent::Erased(_) => html! { "erased" },
         MessageContent::Interactive(message) => {
             let choices: Vec<&str> = match &message.action {
                 InteractiveAction::Buttons(buttons) => buttons.iter().map(|b| b.title.as_str()).collect(),

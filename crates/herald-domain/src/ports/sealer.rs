@@ -1,6 +1,6 @@
 //! Secrets kept at rest, sealed by an adapter that owns the cipher and the key.
 
-use crate::ids::{SenderId, WebhookId};
+use crate::ids::{OrganizationId, SenderId, WebhookId};
 
 /// Why a sealed secret could not be opened. Never carries the secret or the key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,4 +107,9 @@ pub trait SecretSealer: Send + Sync + 'static {
     /// [`SealError`] when the bytes were altered, sealed with another key or for another context, or are
     /// not a sealed secret.
     fn open(&self, context: &SealContext, sealed: &[u8]) -> Result<Opened, SealError>;
+
+    /// A keyed one-way digest of one identity (a number's person key, a user id) of a person within
+    /// `organization`, for the marker of an erased person (docs/api.md §7.2): the same input always gives
+    /// the same digest, and without the key it can be neither reversed nor checked against a guess.
+    fn person_digest(&self, organization: &OrganizationId, identity: &str) -> [u8; 32];
 }

@@ -499,7 +499,7 @@ impl Broadcasts {
         // A person once: the national variants of a number are one recipient.
         let person = |to: &Recipient| match to {
             Recipient::Number(number) => Recipient::Number(number.person_key()),
-            Recipient::User(_) => to.clone(),
+            Recipient::User(_) | Recipient::Erased(_) => to.clone(),
         };
         let mut seen: HashMap<Recipient, usize> = HashMap::with_capacity(candidates.len());
         let mut valid = Vec::with_capacity(candidates.len());

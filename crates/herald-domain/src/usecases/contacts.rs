@@ -120,6 +120,7 @@ impl Contacts {
         let (number, user_id) = match recipient {
             Recipient::Number(number) => (Some(number.clone()), None),
             Recipient::User(id) => (None, Some(id.clone())),
+            Recipient::Erased(_) => (None, None),
         };
         self.contacts
             .record_preference(&PreferenceChange {

@@ -83,7 +83,7 @@ impl RecipientChecks {
             .iter()
             .filter_map(|recipient| match recipient {
                 Recipient::User(id) => Some(id.clone()),
-                Recipient::Number(_) => None,
+                Recipient::Number(_) | Recipient::Erased(_) => None,
             })
             .collect();
         let mut found = Vec::new();
@@ -112,6 +112,7 @@ impl RecipientChecks {
                 let refusal = match recipient {
                     Recipient::Number(number) => by_person.get(&number.person_key()),
                     Recipient::User(id) => by_user.get(id),
+                    Recipient::Erased(_) => None,
                 }?;
                 Some((recipient.clone(), *refusal))
             })
@@ -131,7 +132,7 @@ impl RecipientChecks {
     ) -> Result<Option<PhoneNumber>, StoreError> {
         match (recipient, &self.contacts) {
             (Recipient::Number(number), _) => Ok(Some(number.clone())),
-            (Recipient::User(_), None) => Ok(None),
+            (Recipient::User(_), None) | (Recipient::Erased(_), _) => Ok(None),
             (Recipient::User(_), Some(contacts)) => Ok(contacts
                 .contact(organization, recipient)
                 .await?

@@ -10,6 +10,7 @@ mod broadcasts;
 mod callbacks;
 mod contacts;
 mod dispatch;
+mod erase;
 mod inbound;
 mod media;
 mod notices;

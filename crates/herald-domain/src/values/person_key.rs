@@ -47,6 +47,33 @@ impl PhoneNumber {
             .unwrap_or_else(|| self.clone())
     }
 
+    /// Every form of this person's number: the key and, for a national variant of Mexico, Argentina or
+    /// Brazil, its other form (the module's table). The key comes first.
+    pub fn variants(&self) -> Vec<PhoneNumber> {
+        let key = self.person_key();
+        let digits = key.digits();
+        let other = if let Some(national) = digits.strip_prefix(&format!("{MEXICO}{MEXICO_MOBILE}")) {
+            Some(format!("{MEXICO}{national}"))
+        } else if let Some(national) = digits.strip_prefix(&format!("{ARGENTINA}{ARGENTINA_MOBILE}")) {
+            Some(format!("{ARGENTINA}{national}"))
+        } else {
+            digits.strip_prefix(BRAZIL).and_then(|national| {
+                let area = national.get(..2)?;
+                let subscriber = national.get(2..)?;
+                Some(format!("{BRAZIL}{area}{BRAZIL_NINTH}{subscriber}"))
+            })
+        };
+        let mut all = vec![key.clone()];
+        // Only a form whose own key is this one: a number outside the three rules stays alone.
+        if let Some(other) = other.and_then(|digits| PhoneNumber::from_digits(&digits).ok())
+            && other != key
+            && other.person_key() == key
+        {
+            all.push(other);
+        }
+        all
+    }
+
     /// Whether `other` is the same person's number (the same [`Self::person_key`]).
     pub fn same_person(&self, other: &PhoneNumber) -> bool {
         self.person_key() == other.person_key()
@@ -107,6 +134,23 @@ mod tests {
         assert_eq!(key("+5521987654321"), "+552187654321");
         assert_eq!(key("+552187654321"), "+552187654321");
         assert_eq!(key("+5592981723241"), "+559281723241");
+    }
+
+    #[test]
+    fn the_variants_of_a_number_are_every_form_with_its_key() {
+        let variants = |number: &str| -> Vec<String> {
+            PhoneNumber::parse(number)
+                .unwrap()
+                .variants()
+                .iter()
+                .map(|v| v.as_str().to_owned())
+                .collect()
+        };
+        assert_eq!(variants("+525512345678"), ["+5215512345678", "+525512345678"]);
+        assert_eq!(variants("+5491123456789"), ["+5491123456789", "+541123456789"]);
+        assert_eq!(variants("+552187654321"), ["+552187654321", "+5521987654321"]);
+        assert_eq!(variants("+15551234567"), ["+15551234567"]);
+        assert_eq!(variants("+552132345678"), ["+552132345678"]);
     }
 
     #[test]
@@ -185,6 +229,13 @@ mod tests {
             // The key is one of the person's own forms, and its own key.
             prop_assert!(person.variants().contains(&keys[0]));
             prop_assert_eq!(key(&keys[0]), keys[0].clone());
+            // And its variants are exactly the person's forms.
+            let mut variants: Vec<String> = PhoneNumber::parse(&keys[0]).unwrap().variants()
+                .iter().map(|v| v.as_str().to_owned()).collect();
+            let mut expected = person.variants();
+            variants.sort();
+            expected.sort();
+            prop_assert_eq!(variants, expected);
         }
 
         #[test]

@@ -94,3 +94,39 @@ impl From<&KeywordRule> for KeywordRuleResource {
         }
     }
 }
+
+/// What `DELETE /api/v1/contacts/{recipient}` did (docs/api.md §7.2). A repeated erasure answers the
+/// same marker with nothing new counted.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "erased": "erased:9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d9e2f0c8b7a5d3e1f9c2b4a6d8e0f",
+    "cancelled": 1,
+    "messages": 12,
+    "inbound": 4,
+    "files": 1
+}))]
+pub struct ErasureResource {
+    /// What the person's kept rows (and the `contact.erased` event) hold instead of their number or user
+    /// id: `erased:` and a keyed one-way digest, the same at every erasure of them.
+    pub erased: String,
+    /// Queued messages cancelled first (their quota given back).
+    pub cancelled: u64,
+    /// Sent messages whose content was erased by this request.
+    pub messages: u64,
+    /// Received messages whose content was erased by this request.
+    pub inbound: u64,
+    /// Uploaded files deleted with their bytes.
+    pub files: u64,
+}
+
+impl From<&herald_domain::usecases::Erased> for ErasureResource {
+    fn from(erased: &herald_domain::usecases::Erased) -> Self {
+        Self {
+            erased: erased.marker.as_str().to_owned(),
+            cancelled: erased.cancelled,
+            messages: erased.messages,
+            inbound: erased.inbound,
+            files: erased.files,
+        }
+    }
+}

@@ -142,6 +142,19 @@ impl From<CancelError> for ApiError {
     }
 }
 
+impl From<herald_domain::usecases::EraseError> for ApiError {
+    fn from(error: herald_domain::usecases::EraseError) -> Self {
+        use herald_domain::usecases::EraseError;
+        match error {
+            EraseError::NotFound => Self::NotFound,
+            EraseError::Busy => Self::Unavailable(
+                "messages to this person kept being queued during the erasure; try again".to_owned(),
+            ),
+            EraseError::Store(store) => store.into(),
+        }
+    }
+}
+
 impl From<StorageFull> for ApiError {
     fn from(full: StorageFull) -> Self {
         Self::FileTooLarge(format!(

@@ -204,6 +204,9 @@ impl ApiError {
             Self::WindowClosed(herald_domain::contact::Recipient::Number(to)) => format!(
                 "Free-form messages to {to} need an inbound message from that number in the last 24 hours; send a template instead."
             ),
+            Self::WindowClosed(herald_domain::contact::Recipient::Erased(_)) => {
+                "Free-form messages to an erased person are never sent.".to_owned()
+            }
             Self::WindowClosed(herald_domain::contact::Recipient::User(to)) => format!(
                 "Free-form messages to {to} need an inbound message from that user in the last 24 hours, from the number \
                  the user id is paired with (windows are kept by number; an inbound message carrying both pairs them); \

@@ -3,7 +3,7 @@
 
 use crate::auth::Caller;
 use crate::context::ApiContext;
-use crate::dto::{ContactResource, KeywordRuleResource, WindowResource};
+use crate::dto::{ContactResource, ErasureResource, KeywordRuleResource, WindowResource};
 use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::query::query_pairs;
@@ -112,6 +112,41 @@ pub(crate) async fn get_contact(
         .await
         .map_err(ApiError::from)?;
     Ok(HttpResponse::Ok().json(ContactResource::from(&view)))
+}
+
+/// Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
+/// cancelled first, then their messages' and inbound messages' content, contact, windows, event payloads and
+/// files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/contacts/{recipient}",
+    tag = "contacts",
+    operation_id = "eraseContact",
+    params(("recipient" = String, Path, description = "An E.164 number (any of its national forms), URL-encoded, or a business-scoped user id")),
+    responses(
+        (status = 200, description = "Erased (now, or before: then nothing new is counted); a `contact.erased` event is sent the first time.", body = ErasureResource),
+        (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`: nothing names this person and they were never erased; nothing was written.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: `recipient` is invalid.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "`unavailable` (also when messages to the person kept being queued during the erasure); `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
+        KeyedResponses,
+        WriteResponses,
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn erase_contact(
+    ctx: web::Data<ApiContext>,
+    caller: Caller,
+    recipient: web::Path<String>,
+    req: HttpRequest,
+) -> HandlerResult {
+    let (recipient, _) = recipient_and_from(&recipient, &req)?;
+    let erased = ctx
+        .erase
+        .erase(&caller.0.organization.id, &recipient)
+        .await
+        .map_err(ApiError::from)?;
+    Ok(HttpResponse::Ok().json(ErasureResource::from(&erased)))
 }
 
 async fn set_marketing(

@@ -72,6 +72,7 @@ fn table() -> Routes {
         .add::<__path_get_keyword_rule, _, _>(get_keyword_rule)
         .add::<__path_set_keyword_rule, _, _>(set_keyword_rule)
         .add::<__path_get_contact, _, _>(get_contact)
+        .add::<__path_erase_contact, _, _>(erase_contact)
         .add::<__path_opt_out, _, _>(opt_out)
         .add::<__path_opt_in, _, _>(opt_in)
         .add::<__path_block, _, _>(block)

@@ -249,6 +249,16 @@ impl World {
                 Arc::new(herald_domain::ports::MockMessagingNetwork::new()),
                 clock.clone(),
             ),
+            // Erasing is covered end to end, on both stores; here it only needs to exist.
+            erase: herald_domain::usecases::ErasePerson::new(herald_domain::usecases::ErasePorts {
+                erasure: Arc::new(herald_domain::ports::MockErasureStore::new()),
+                schedule: Arc::new(herald_domain::ports::MockScheduleStore::new()),
+                catalog: Arc::new(herald_domain::ports::MockMediaCatalog::new()),
+                files: Arc::new(herald_domain::ports::MockMediaStore::new()),
+                sealer: Arc::new(ReversingSealer),
+                clock: clock.clone(),
+                ids: ids.clone(),
+            }),
             // The contact operations are covered end to end; here they only need to exist.
             contacts: herald_domain::usecases::Contacts::new(herald_domain::usecases::ContactPorts {
                 accounts: accounts.clone(),
@@ -284,6 +294,14 @@ impl SecretSealer for ReversingSealer {
         String::from_utf8(sealed.iter().rev().copied().collect())
             .map(|text| Opened { text, legacy: false })
             .map_err(|_| SealError::Malformed)
+    }
+
+    fn person_digest(&self, _organization: &herald_domain::ids::OrganizationId, identity: &str) -> [u8; 32] {
+        let mut digest = [0_u8; 32];
+        for (slot, byte) in digest.iter_mut().zip(identity.bytes().rev()) {
+            *slot = byte;
+        }
+        digest
     }
 }
 

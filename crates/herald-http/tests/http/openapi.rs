@@ -35,7 +35,7 @@ fn every_route_is_documented_with_its_error_responses() {
     let problem = "#/components/schemas/Problem";
     // The statuses each operation documents, by operation id; which operations exist and where they are
     // served comes from the route table alone (its own tests hold it to the document).
-    let cases: [(&str, &[&str]); 55] = [
+    let cases: [(&str, &[&str]); 56] = [
         (
             "sendTemplate",
             &[
@@ -107,6 +107,10 @@ fn every_route_is_documented_with_its_error_responses() {
         ),
         ("getWindow", &["200", "401", "403", "422", "429", "500", "503"]),
         ("getContact", &["200", "401", "403", "422", "429", "500", "503"]),
+        (
+            "eraseContact",
+            &["200", "401", "403", "404", "422", "429", "500", "503"],
+        ),
         (
             "optOutContact",
             &["200", "401", "403", "422", "429", "500", "503"],

@@ -244,6 +244,7 @@ macro_rules! contacts_port {
                 match recipient {
                     Recipient::Number(number) => (Some(number), None),
                     Recipient::User(id) => (None, Some(id.as_str())),
+                    Recipient::Erased(_) => (None, None),
                 }
             }
 
@@ -367,6 +368,8 @@ macro_rules! contacts_port {
                         .filter(contacts::organization_id.eq(&org))
                         .select(ContactRow::as_select());
                     let row = match recipient {
+                        // An erased person has no contact.
+                        Recipient::Erased(_) => return Ok(None),
                         Recipient::Number(number) => {
                             query
                                 .filter(contacts::number_key.eq(key_of(number)))

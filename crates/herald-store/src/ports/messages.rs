@@ -478,7 +478,7 @@ macro_rules! messages_port {
                     row.map(|(sender, counterpart, network_message_id)| {
                         Ok(ReferencedMessage {
                             sender_id: SenderId::parse(&sender).map_err(|e| corrupt("sender id", e))?,
-                            counterpart: herald_domain::contact::Recipient::parse(&counterpart)
+                            counterpart: herald_domain::contact::Recipient::parse_stored(&counterpart)
                                 .map_err(|e| corrupt("message counterpart", e))?,
                             network_message_id,
                         })

@@ -33,6 +33,7 @@ pub(crate) mod accounts;
 pub(crate) mod broadcasts;
 pub(crate) mod contacts;
 pub(crate) mod deliveries;
+pub(crate) mod erasure;
 pub(crate) mod idempotency;
 pub(crate) mod inbound;
 pub(crate) mod media;
@@ -73,6 +74,7 @@ macro_rules! port_impls {
             $crate::ports::pricing::pricing_port!();
             $crate::ports::schedule::schedule_port!();
             $crate::ports::broadcasts::broadcasts_port!();
+            $crate::ports::erasure::erasure_port!();
         }
     };
 }

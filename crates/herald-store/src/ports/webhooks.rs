@@ -76,6 +76,7 @@ macro_rules! webhooks_port {
                                 webhook_endpoints::sub_contact_preferences.eq(row.sub_contact_preferences),
                                 webhook_endpoints::sub_broadcast_progress.eq(row.sub_broadcast_progress),
                                 webhook_endpoints::sub_broadcast_completed.eq(row.sub_broadcast_completed),
+                                webhook_endpoints::sub_contact_erased.eq(row.sub_contact_erased),
                                 webhook_endpoints::description.eq(&row.description),
                                 webhook_endpoints::enabled.eq(row.enabled),
                                 webhook_endpoints::disabled_reason.eq(&row.disabled_reason),
@@ -168,6 +169,7 @@ macro_rules! webhooks_port {
                                     webhook_endpoints::sub_contact_preferences.eq(events.contact_preferences),
                                     webhook_endpoints::sub_broadcast_progress.eq(events.broadcast_progress),
                                     webhook_endpoints::sub_broadcast_completed.eq(events.broadcast_completed),
+                                    webhook_endpoints::sub_contact_erased.eq(events.contact_erased),
                                 ))
                                 .execute(conn)
                                 .await?;

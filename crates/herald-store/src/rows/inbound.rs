@@ -46,7 +46,7 @@ impl InboundRow {
         let id = parse("inbound id", InboundId::parse(&self.id))?;
         let content = from_json::<InboundContentDto>("inbound content", &self.content)?.into();
         let body = InboundBody {
-            from: parse("inbound from", Recipient::parse(&self.from_number))?,
+            from: parse("inbound from", Recipient::parse_stored(&self.from_number))?,
             from_user_id: self
                 .from_user_id
                 .as_deref()

@@ -136,7 +136,7 @@ impl TryFrom<MessageRow> for Message {
             from: parse("sender number", PhoneNumber::parse(&row.from_number))?,
             to: parse(
                 "recipient",
-                herald_domain::contact::Recipient::parse(&row.to_number),
+                herald_domain::contact::Recipient::parse_stored(&row.to_number),
             )?,
             content: parse("message content", MessageContent::try_from(&stored.content))?,
             reply_to: stored
@@ -386,6 +386,24 @@ impl CustomerEventRow {
             created_at: change.recorded_at,
             trace_context: None,
             dedupe_key: change.dedupe_key.clone(),
+        })
+    }
+}
+
+impl CustomerEventRow {
+    /// The `contact.erased` event of an erasure (no message: `sequence` 1).
+    pub(crate) fn erased(erasure: &herald_domain::erasure::Erasure) -> Result<Self, StoreError> {
+        Ok(Self {
+            id: erasure.event_id.to_string(),
+            organization_id: erasure.organization_id.to_string(),
+            event_type: CustomerEventType::ContactErased.as_str().to_owned(),
+            message_id: None,
+            sequence: 1,
+            payload: to_json("event payload", &crate::event_body::erased_body(erasure))?,
+            occurred_at: erasure.at,
+            created_at: erasure.at,
+            trace_context: None,
+            dedupe_key: None,
         })
     }
 }

@@ -61,6 +61,7 @@ row! {
         pub sub_contact_preferences: bool,
         pub sub_broadcast_progress: bool,
         pub sub_broadcast_completed: bool,
+        pub sub_contact_erased: bool,
         pub description: Option<String>,
         pub enabled: bool,
         pub disabled_reason: Option<String>,
@@ -90,6 +91,7 @@ impl From<&WebhookEndpoint> for WebhookEndpointRow {
             sub_contact_preferences: endpoint.events.contact_preferences,
             sub_broadcast_progress: endpoint.events.broadcast_progress,
             sub_broadcast_completed: endpoint.events.broadcast_completed,
+            sub_contact_erased: endpoint.events.contact_erased,
             description: endpoint.description.clone(),
             enabled: endpoint.enabled,
             disabled_reason: endpoint.disabled_reason.clone(),
@@ -117,6 +119,7 @@ impl WebhookEndpointRow {
             contact_preferences: self.sub_contact_preferences,
             broadcast_progress: self.sub_broadcast_progress,
             broadcast_completed: self.sub_broadcast_completed,
+            contact_erased: self.sub_contact_erased,
         }
     }
 }

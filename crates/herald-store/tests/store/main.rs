@@ -16,6 +16,7 @@ mod accept_batches;
 mod broadcast_cancel;
 mod callbacks;
 mod connection_loss;
+mod erasure;
 mod helpers;
 mod inline;
 mod migration_contacts;
