@@ -21,7 +21,7 @@ macro_rules! erasure_port {
             use herald_domain::message::{Message, MessageStatus};
             use herald_domain::ports::{ErasureStore, StoreError};
             use herald_domain::values::PhoneNumber;
-            use $crate::dto::{ContentDto, StoredContent};
+            use $crate::dto::{ContentDto, MarketingDto, StoredContent};
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::event_body::scrubbed_body;
             use $crate::rows::{CustomerEventRow, JOB_PENDING, MessageRow, to_json};
@@ -130,6 +130,8 @@ macro_rules! erasure_port {
                         &StoredContent {
                             content: ContentDto::Erased { message_type },
                             reply_to: None,
+                            // The route asked is no content of the person's: kept for statistics.
+                            marketing: message.marketing.as_ref().map(MarketingDto::from),
                         },
                     )?;
                     diesel::update(messages::table.find(&id))

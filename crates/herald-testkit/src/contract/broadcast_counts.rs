@@ -96,6 +96,7 @@ pub async fn broadcasts_counts_follow_every_status_writer(ports: Ports) {
         } else {
             JobOutcome::Submitted {
                 network_message_id: format!("wamid.COUNTS-{i}"),
+                route: herald_domain::marketing::NetworkRoute::CloudApi,
             }
         };
         assert!(
