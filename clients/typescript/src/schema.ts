@@ -154,7 +154,12 @@ export interface paths {
         get: operations["getContact"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
+         *     cancelled first, then their messages' and inbound messages' content, contact, windows, event payloads and
+         *     files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+         */
+        delete: operations["eraseContact"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1321,6 +1326,12 @@ export interface components {
         /** @description What a send would meet (`?dry_run=true`, docs/api.md §4). */
         DryRunResource: {
             estimated_cost?: null | components["schemas"]["CostResource"];
+            /**
+             * @description A marketing template's send path as it would be asked (`auto`, `cloud_api` or `marketing_messages`,
+             *     docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API).
+             * @example auto
+             */
+            marketing_route?: string | null;
             pricing?: null | components["schemas"]["ExpectedPricingResource"];
             /**
              * @description The problems the send would be refused with, in the order it would meet them: each is the body the
@@ -1341,6 +1352,44 @@ export interface components {
             /** Format: date-time */
             last_inbound_at?: string | null;
             open: boolean;
+        };
+        /**
+         * @description What `DELETE /api/v1/contacts/{recipient}` did (docs/api.md §7.2). A repeated erasure answers the
+         *     same marker with nothing new counted.
+         * @example {
+         *       "cancelled": 1,
+         *       "erased": "erased:9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d9e2f0c8b7a5d3e1f9c2b4a6d8e0f",
+         *       "files": 1,
+         *       "inbound": 4,
+         *       "messages": 12
+         *     }
+         */
+        ErasureResource: {
+            /**
+             * Format: int64
+             * @description Queued messages cancelled first (their quota given back).
+             */
+            cancelled: number;
+            /**
+             * @description What the person's kept rows (and the `contact.erased` event) hold instead of their number or user
+             *     id: `erased:` and a keyed one-way digest, the same at every erasure of them.
+             */
+            erased: string;
+            /**
+             * Format: int64
+             * @description Uploaded files deleted with their bytes.
+             */
+            files: number;
+            /**
+             * Format: int64
+             * @description Received messages whose content was erased by this request.
+             */
+            inbound: number;
+            /**
+             * Format: int64
+             * @description Sent messages whose content was erased by this request.
+             */
+            messages: number;
         };
         /** @description A message's status history, oldest first. */
         EventListResource: {
@@ -1628,6 +1677,12 @@ export interface components {
             id: string;
             interactive?: null | components["schemas"]["InteractiveObject"];
             location?: null | components["schemas"]["LocationObject"];
+            /**
+             * @description A marketing template's send path as asked (`auto`, `cloud_api` or `marketing_messages`, docs/api.md
+             *     §4.11); `null` for every other message, which goes on the Cloud API.
+             * @example null
+             */
+            marketing_route?: string | null;
             media?: null | components["schemas"]["MediaResource"];
             /** @description The network's id (`wamid…`) once submitted. */
             network_message_id?: string | null;
@@ -1635,6 +1690,11 @@ export interface components {
             reaction?: null | components["schemas"]["ReactionResource"];
             /** @description The message of the conversation this one replies to (`msg_…` or `inb_…`). */
             reply_to?: string | null;
+            /**
+             * @description The path the message went out on once submitted: `cloud_api` or `marketing_messages`.
+             * @example null
+             */
+            route?: string | null;
             /**
              * Format: date-time
              * @description When a scheduled message is (or was) due to be sent; `null` for a message sent at once.
@@ -2034,8 +2094,17 @@ export interface components {
         SendTemplateRequest: {
             client_reference?: string | null;
             from?: string | null;
+            /**
+             * @description A marketing template's send path (docs/api.md §4.11): `auto` (the default: the Marketing Messages
+             *     API when the business has accepted its terms, else the Cloud API), `cloud_api` or
+             *     `marketing_messages` (only that API; refused with 422 for any message but a marketing template).
+             * @example auto
+             */
+            marketing_route?: string | null;
             /** @description Text form only. */
             message?: string | null;
+            /** @description Meta's `message_activity_sharing` on the Marketing Messages API; marketing templates only. */
+            message_activity_sharing?: boolean | null;
             /** @description Text form only. */
             preview_url?: boolean | null;
             /** @description A `msg_…` or `inb_…` id of this conversation. */
@@ -3324,6 +3393,94 @@ export interface operations {
                 };
             };
             /** @description `unavailable`; `Retry-After` set. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An E.164 number (any of its national forms), URL-encoded, or a business-scoped user id */
+                recipient: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased (now, or before: then nothing new is counted); a `contact.erased` event is sent the first time. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResource"];
+                };
+            };
+            /** @description `unauthenticated`, `api_key_disabled`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `account_inactive`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: nothing names this person and they were never erased; nothing was written. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_failed`: `recipient` is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: over the key's write limit, too many failed authentications from the client's address, or (a webhook test) too many test events waiting for the endpoint; `Retry-After` says when to retry. */
+            429: {
+                headers: {
+                    /** @description Seconds, at least 1 */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unavailable` (also when messages to the person kept being queued during the erasure); `Retry-After` set. */
             503: {
                 headers: {
                     [name: string]: unknown;

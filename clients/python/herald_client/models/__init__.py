@@ -28,6 +28,7 @@ from .delivery_page_resource import DeliveryPageResource
 from .delivery_resource import DeliveryResource
 from .dry_run_resource import DryRunResource
 from .dry_run_window_resource import DryRunWindowResource
+from .erasure_resource import ErasureResource
 from .event_list_resource import EventListResource
 from .event_resource import EventResource
 from .expected_pricing_resource import ExpectedPricingResource
@@ -137,6 +138,7 @@ __all__ = (
     "DeliveryResource",
     "DryRunResource",
     "DryRunWindowResource",
+    "ErasureResource",
     "EventListResource",
     "EventResource",
     "ExpectedPricingResource",

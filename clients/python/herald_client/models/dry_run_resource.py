@@ -28,6 +28,9 @@ class DryRunResource:
             send itself would answer (its `status` the send's status code).
         would_accept (bool): Whether the send would be accepted now: `refusals` is empty.
         estimated_cost (CostResource | None | Unset):
+        marketing_route (None | str | Unset): A marketing template's send path as it would be asked (`auto`, `cloud_api`
+            or `marketing_messages`,
+            docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API). Example: auto.
         pricing (ExpectedPricingResource | None | Unset):
         window (DryRunWindowResource | None | Unset):
     """
@@ -35,6 +38,7 @@ class DryRunResource:
     refusals: list[Problem]
     would_accept: bool
     estimated_cost: CostResource | None | Unset = UNSET
+    marketing_route: None | str | Unset = UNSET
     pricing: ExpectedPricingResource | None | Unset = UNSET
     window: DryRunWindowResource | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -58,6 +62,12 @@ class DryRunResource:
             estimated_cost = self.estimated_cost.to_dict()
         else:
             estimated_cost = self.estimated_cost
+
+        marketing_route: None | str | Unset
+        if isinstance(self.marketing_route, Unset):
+            marketing_route = UNSET
+        else:
+            marketing_route = self.marketing_route
 
         pricing: dict[str, Any] | None | Unset
         if isinstance(self.pricing, Unset):
@@ -85,6 +95,8 @@ class DryRunResource:
         )
         if estimated_cost is not UNSET:
             field_dict["estimated_cost"] = estimated_cost
+        if marketing_route is not UNSET:
+            field_dict["marketing_route"] = marketing_route
         if pricing is not UNSET:
             field_dict["pricing"] = pricing
         if window is not UNSET:
@@ -126,6 +138,15 @@ class DryRunResource:
 
         estimated_cost = _parse_estimated_cost(d.pop("estimated_cost", UNSET))
 
+        def _parse_marketing_route(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        marketing_route = _parse_marketing_route(d.pop("marketing_route", UNSET))
+
         def _parse_pricing(data: object) -> ExpectedPricingResource | None | Unset:
             if data is None:
                 return data
@@ -164,6 +185,7 @@ class DryRunResource:
             refusals=refusals,
             would_accept=would_accept,
             estimated_cost=estimated_cost,
+            marketing_route=marketing_route,
             pricing=pricing,
             window=window,
         )

@@ -49,11 +49,16 @@ class MessageResource:
         estimated_cost (CostResource | None | Unset):
         interactive (InteractiveObject | None | Unset):
         location (LocationObject | None | Unset):
+        marketing_route (None | str | Unset): A marketing template's send path as asked (`auto`, `cloud_api` or
+            `marketing_messages`, docs/api.md
+            §4.11); `null` for every other message, which goes on the Cloud API.
         media (MediaResource | None | Unset):
         network_message_id (None | str | Unset): The network's id (`wamid…`) once submitted.
         pricing (None | PricingResource | Unset):
         reaction (None | ReactionResource | Unset):
         reply_to (None | str | Unset): The message of the conversation this one replies to (`msg_…` or `inb_…`).
+        route (None | str | Unset): The path the message went out on once submitted: `cloud_api` or
+            `marketing_messages`.
         send_at (datetime.datetime | None | Unset): When a scheduled message is (or was) due to be sent; `null` for a
             message sent at once.
         template (None | TemplateRefResource | Unset):
@@ -76,11 +81,13 @@ class MessageResource:
     estimated_cost: CostResource | None | Unset = UNSET
     interactive: InteractiveObject | None | Unset = UNSET
     location: LocationObject | None | Unset = UNSET
+    marketing_route: None | str | Unset = UNSET
     media: MediaResource | None | Unset = UNSET
     network_message_id: None | str | Unset = UNSET
     pricing: None | PricingResource | Unset = UNSET
     reaction: None | ReactionResource | Unset = UNSET
     reply_to: None | str | Unset = UNSET
+    route: None | str | Unset = UNSET
     send_at: datetime.datetime | None | Unset = UNSET
     template: None | TemplateRefResource | Unset = UNSET
     text: None | str | Unset = UNSET
@@ -174,6 +181,12 @@ class MessageResource:
         else:
             location = self.location
 
+        marketing_route: None | str | Unset
+        if isinstance(self.marketing_route, Unset):
+            marketing_route = UNSET
+        else:
+            marketing_route = self.marketing_route
+
         media: dict[str, Any] | None | Unset
         if isinstance(self.media, Unset):
             media = UNSET
@@ -209,6 +222,12 @@ class MessageResource:
             reply_to = UNSET
         else:
             reply_to = self.reply_to
+
+        route: None | str | Unset
+        if isinstance(self.route, Unset):
+            route = UNSET
+        else:
+            route = self.route
 
         send_at: None | str | Unset
         if isinstance(self.send_at, Unset):
@@ -262,6 +281,8 @@ class MessageResource:
             field_dict["interactive"] = interactive
         if location is not UNSET:
             field_dict["location"] = location
+        if marketing_route is not UNSET:
+            field_dict["marketing_route"] = marketing_route
         if media is not UNSET:
             field_dict["media"] = media
         if network_message_id is not UNSET:
@@ -272,6 +293,8 @@ class MessageResource:
             field_dict["reaction"] = reaction
         if reply_to is not UNSET:
             field_dict["reply_to"] = reply_to
+        if route is not UNSET:
+            field_dict["route"] = route
         if send_at is not UNSET:
             field_dict["send_at"] = send_at
         if template is not UNSET:
@@ -428,6 +451,15 @@ class MessageResource:
 
         location = _parse_location(d.pop("location", UNSET))
 
+        def _parse_marketing_route(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        marketing_route = _parse_marketing_route(d.pop("marketing_route", UNSET))
+
         def _parse_media(data: object) -> MediaResource | None | Unset:
             if data is None:
                 return data
@@ -497,6 +529,15 @@ class MessageResource:
 
         reply_to = _parse_reply_to(d.pop("reply_to", UNSET))
 
+        def _parse_route(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        route = _parse_route(d.pop("route", UNSET))
+
         def _parse_send_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -557,11 +598,13 @@ class MessageResource:
             estimated_cost=estimated_cost,
             interactive=interactive,
             location=location,
+            marketing_route=marketing_route,
             media=media,
             network_message_id=network_message_id,
             pricing=pricing,
             reaction=reaction,
             reply_to=reply_to,
+            route=route,
             send_at=send_at,
             template=template,
             text=text,

@@ -31,7 +31,13 @@ class SendTemplateRequest:
             to (str):
             client_reference (None | str | Unset):
             from_ (None | str | Unset):
+            marketing_route (None | str | Unset): A marketing template's send path (docs/api.md §4.11): `auto` (the default:
+                the Marketing Messages
+                API when the business has accepted its terms, else the Cloud API), `cloud_api` or
+                `marketing_messages` (only that API; refused with 422 for any message but a marketing template). Example: auto.
             message (None | str | Unset): Text form only.
+            message_activity_sharing (bool | None | Unset): Meta's `message_activity_sharing` on the Marketing Messages API;
+                marketing templates only.
             preview_url (bool | None | Unset): Text form only.
             reply_to (None | str | Unset): A `msg_…` or `inb_…` id of this conversation.
             template (None | TemplateRefRequest | Unset):
@@ -42,7 +48,9 @@ class SendTemplateRequest:
     to: str
     client_reference: None | str | Unset = UNSET
     from_: None | str | Unset = UNSET
+    marketing_route: None | str | Unset = UNSET
     message: None | str | Unset = UNSET
+    message_activity_sharing: bool | None | Unset = UNSET
     preview_url: bool | None | Unset = UNSET
     reply_to: None | str | Unset = UNSET
     template: None | TemplateRefRequest | Unset = UNSET
@@ -69,11 +77,23 @@ class SendTemplateRequest:
         else:
             from_ = self.from_
 
+        marketing_route: None | str | Unset
+        if isinstance(self.marketing_route, Unset):
+            marketing_route = UNSET
+        else:
+            marketing_route = self.marketing_route
+
         message: None | str | Unset
         if isinstance(self.message, Unset):
             message = UNSET
         else:
             message = self.message
+
+        message_activity_sharing: bool | None | Unset
+        if isinstance(self.message_activity_sharing, Unset):
+            message_activity_sharing = UNSET
+        else:
+            message_activity_sharing = self.message_activity_sharing
 
         preview_url: bool | None | Unset
         if isinstance(self.preview_url, Unset):
@@ -125,8 +145,12 @@ class SendTemplateRequest:
             field_dict["client_reference"] = client_reference
         if from_ is not UNSET:
             field_dict["from"] = from_
+        if marketing_route is not UNSET:
+            field_dict["marketing_route"] = marketing_route
         if message is not UNSET:
             field_dict["message"] = message
+        if message_activity_sharing is not UNSET:
+            field_dict["message_activity_sharing"] = message_activity_sharing
         if preview_url is not UNSET:
             field_dict["preview_url"] = preview_url
         if reply_to is not UNSET:
@@ -167,6 +191,15 @@ class SendTemplateRequest:
 
         from_ = _parse_from_(d.pop("from", UNSET))
 
+        def _parse_marketing_route(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        marketing_route = _parse_marketing_route(d.pop("marketing_route", UNSET))
+
         def _parse_message(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -175,6 +208,15 @@ class SendTemplateRequest:
             return cast(None | str | Unset, data)
 
         message = _parse_message(d.pop("message", UNSET))
+
+        def _parse_message_activity_sharing(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        message_activity_sharing = _parse_message_activity_sharing(d.pop("message_activity_sharing", UNSET))
 
         def _parse_preview_url(data: object) -> bool | None | Unset:
             if data is None:
@@ -259,7 +301,9 @@ class SendTemplateRequest:
             to=to,
             client_reference=client_reference,
             from_=from_,
+            marketing_route=marketing_route,
             message=message,
+            message_activity_sharing=message_activity_sharing,
             preview_url=preview_url,
             reply_to=reply_to,
             template=template,
