@@ -577,6 +577,8 @@ mod tests {
                 "error": null,
                 "send_at": null,
                 "broadcast_id": null,
+                "marketing_route": null,
+                "route": null,
                 "created_at": "2026-11-21T10:15:30.123Z",
                 "updated_at": "2026-11-21T10:15:30.123Z",
                 "timestamps": {

@@ -350,6 +350,18 @@ macro_rules! erasure_port {
                     || contacts > 0
                     || windows > 0
                     || events > 0;
+                let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+                if !found && erased_before == 0 {
+                    // A person never known: nothing is written, not even the markers, so the request can
+                    // be answered 404 again (and would find nothing to scrub: every statement above
+                    // matched no row).
+                    return Ok(ErasureOutcome {
+                        known: false,
+                        messages: 0,
+                        inbound: 0,
+                        files: Vec::new(),
+                    });
+                }
                 for marker in &markers {
                     diesel::insert_into(erasures::table)
                         .values((
@@ -365,9 +377,8 @@ macro_rules! erasure_port {
                 if found {
                     insert_customer_event(conn, &CustomerEventRow::erased(erasure)?).await?;
                 }
-                let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
                 Ok(ErasureOutcome {
-                    known: found || erased_before > 0,
+                    known: true,
                     messages: count(message_ids.len()),
                     inbound: count(inbound_ids.len()),
                     files,
