@@ -330,6 +330,76 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
                 format!("{org}: the rate of {category} is removed"),
             )
         }
+        RateCommand::Import { file, effective } => {
+            let text = read_rate_file(&file)?;
+            let card = cards
+                .import(&text, &effective)
+                .await
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let markets = card
+                .rates
+                .iter()
+                .map(|r| r.market)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            (
+                json!({
+                    "effective_from": card.effective_from.to_string(),
+                    "currency": card.currency.as_str(),
+                    "markets": markets,
+                    "rates": card.rates.len(),
+                }),
+                format!(
+                    "{} rates of {markets} markets in {} from {}",
+                    card.rates.len(),
+                    card.currency.as_str(),
+                    card.effective_from
+                ),
+            )
+        }
+        RateCommand::Markets { on } => match cards.market_card(&on).await? {
+            None => (Value::Null, format!("no market rate card in force on {on}")),
+            Some(card) => {
+                let amount = |micros: u64| {
+                    Cost {
+                        micros,
+                        currency: card.currency.clone(),
+                    }
+                    .amount()
+                };
+                let text = card
+                    .rates
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{:<34} {:<30} {} {}",
+                            r.market.meta_name(),
+                            r.category,
+                            amount(r.micros),
+                            card.currency.as_str()
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let rates: Vec<Value> = card
+                    .rates
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "market": r.market.as_str(),
+                            "category": r.category.as_str(),
+                            "amount": amount(r.micros),
+                        })
+                    })
+                    .collect();
+                let json = json!({
+                    "effective_from": card.effective_from.to_string(),
+                    "currency": card.currency.as_str(),
+                    "rates": rates,
+                });
+                (json, text)
+            }
+        },
         RateCommand::List { org } => {
             let card = cards.card(&parse_org(&org)?).await?;
             let text = card
@@ -341,6 +411,25 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
             (Value::Array(card.rates.iter().map(rate_json).collect()), text)
         }
     })
+}
+
+/// The rate file's text, refused before it is read whole when it is larger than a rate file can be.
+fn read_rate_file(path: &std::path::Path) -> anyhow::Result<String> {
+    use anyhow::Context as _;
+    use std::io::Read as _;
+    let limit = herald_domain::pricing::rate_file::MAX_BYTES;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .with_context(|| format!("{}: cannot open", path.display()))?
+        .take(u64::try_from(limit).unwrap_or(u64::MAX) + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("{}: not UTF-8 text", path.display()))?;
+    anyhow::ensure!(
+        text.len() <= limit,
+        "{}: larger than {limit} bytes, not a rate file",
+        path.display()
+    );
+    Ok(text)
 }
 
 fn cost(rate: &Rate) -> Cost {

@@ -171,6 +171,24 @@ pub enum RateCommand {
         #[arg(long)]
         category: String,
     },
+    /// Import Meta's rate card by market: a CSV file with the header
+    /// `Market,Currency,Marketing,Utility,Authentication,Authentication-International,Service` (lines before
+    /// it starting with `#` are notes; an empty cell or `n/a` is no rate; one currency per file). It holds
+    /// from `--effective` on, replacing a card imported for the same day. A faulty file is refused whole,
+    /// naming its line and column.
+    Import {
+        /// The CSV file.
+        file: std::path::PathBuf,
+        /// The first UTC day the card applies, `YYYY-MM-DD` (Meta's announced date).
+        #[arg(long)]
+        effective: String,
+    },
+    /// List the market rate card in force on a day (imported with `rate import`).
+    Markets {
+        /// A UTC day, `YYYY-MM-DD`.
+        #[arg(long)]
+        on: String,
+    },
     /// List an organization's rates.
     List {
         #[arg(long)]

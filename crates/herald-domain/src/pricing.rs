@@ -8,6 +8,8 @@ use crate::error::InvalidValue;
 use crate::message::MessageContent;
 use crate::time::Timestamp;
 
+pub mod markets;
+pub mod rate_file;
 pub mod rules;
 
 /// The longest value Herald keeps of one pricing field; the network's are short words.
@@ -284,6 +286,33 @@ impl RateCard {
     pub fn estimate_pricing(&self, pricing: &Pricing) -> Option<Cost> {
         let category = pricing.category.as_ref()?;
         self.estimate(category, billable(pricing), 1)
+    }
+}
+
+/// Meta's rates of every market from the day a card takes effect until the next card's day, in one
+/// currency (a card is imported whole: `herald admin rate import`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarketRateCard {
+    pub effective_from: chrono::NaiveDate,
+    pub currency: Currency,
+    pub rates: Vec<rate_file::MarketRate>,
+}
+
+impl MarketRateCard {
+    /// The card's rates of `market`, as an organization's card reads them.
+    pub fn of_market(&self, market: markets::Market) -> RateCard {
+        RateCard {
+            rates: self
+                .rates
+                .iter()
+                .filter(|r| r.market == market)
+                .map(|r| Rate {
+                    category: r.category.clone(),
+                    micros: r.micros,
+                    currency: self.currency.clone(),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -48,7 +48,9 @@ pub use owner::{
     AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
     OwnerScope, SessionError, SessionSettings,
 };
-pub use pricing::{CategoryUsage, DayUsage, RateCards, RateError, Usage, UsageReport, usage_days};
+pub use pricing::{
+    CategoryUsage, DayUsage, RateCards, RateError, RateImportError, Usage, UsageReport, usage_days,
+};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };

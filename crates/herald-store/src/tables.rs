@@ -146,6 +146,21 @@ macro_rules! define_tables {
             use diesel::sql_types::*;
             use super::Moment;
 
+            /// Meta's rates by market and category, one card per day it takes effect (`YYYY-MM-DD`).
+            market_rates (effective_from, market, category) {
+                effective_from -> Text,
+                market -> Text,
+                category -> Text,
+                amount_micros -> BigInt,
+                currency -> Text,
+                imported_at -> Moment,
+            }
+        }
+
+        diesel::table! {
+            use diesel::sql_types::*;
+            use super::Moment;
+
             message_events (id) {
                 id -> Text,
                 organization_id -> Text,
@@ -500,6 +515,7 @@ macro_rules! define_tables {
         diesel::allow_tables_to_appear_in_same_query!(
             plans,
             rates,
+            market_rates,
             organizations,
             senders,
             api_keys,

@@ -28,6 +28,7 @@ mod idempotency;
 mod inbound;
 mod isolation;
 mod kinds;
+mod market_rates;
 mod media;
 mod media_store;
 mod messages;
@@ -52,6 +53,7 @@ pub use idempotency::*;
 pub use inbound::*;
 pub use isolation::*;
 pub use kinds::*;
+pub use market_rates::*;
 pub use media::*;
 pub use media_store::*;
 pub use messages::*;
@@ -282,6 +284,7 @@ pub const SCENARIOS: &[&str] = &[
     "pricing_rate_cards_round_trip_per_organization",
     "pricing_usage_counts_by_day_and_category",
     "pricing_usage_counts_the_first_and_last_days_of_the_range",
+    "pricing_market_rate_cards_by_effective_day",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -431,6 +434,7 @@ macro_rules! contract_suite {
             pricing_rate_cards_round_trip_per_organization,
             pricing_usage_counts_by_day_and_category,
             pricing_usage_counts_the_first_and_last_days_of_the_range,
+            pricing_market_rate_cards_by_effective_day,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -985,6 +985,7 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
 mod dashboard;
 mod metrics;
 mod metrics_bounds;
+mod rates;
 mod retention;
 mod scheduled;
 mod sdk;

@@ -2,9 +2,10 @@
 
 use crate::ids::OrganizationId;
 use crate::ports::StoreError;
-use crate::pricing::{PricingWord, Rate, RateCard, UsageCount};
+use crate::pricing::{MarketRateCard, PricingWord, Rate, RateCard, UsageCount};
 use crate::time::Timestamp;
 use async_trait::async_trait;
+use chrono::NaiveDate;
 
 /// Each organization's rate card, and its messages counted by day and network pricing.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -27,6 +28,14 @@ pub trait PricingStore: Send + Sync + 'static {
         organization: &OrganizationId,
         category: &PricingWord,
     ) -> Result<bool, StoreError>;
+
+    /// Keeps `card` as Meta's rates from `card.effective_from` on, replacing every rate of a card of the
+    /// same day, in one transaction: all of it is kept or none.
+    async fn import_market_rates(&self, card: &MarketRateCard, now: Timestamp) -> Result<(), StoreError>;
+
+    /// The market card in force on `day`: the one of the latest `effective_from` not after it; `None`
+    /// when no card is that old.
+    async fn market_rates_on(&self, day: NaiveDate) -> Result<Option<MarketRateCard>, StoreError>;
 
     /// The organization's outbound messages created in `[from, until)`, counted by UTC day of creation,
     /// network pricing category and whether it is billable ([`crate::pricing::billable`]; a message not

@@ -4,7 +4,8 @@
 use super::queries::QueryError;
 use crate::ids::OrganizationId;
 use crate::ports::{AccountStore, Clock, PricingStore, StoreError};
-use crate::pricing::{Cost, Currency, PricingWord, Rate, RateCard, UsageCount};
+use crate::pricing::rate_file::{RateFile, RateFileError};
+use crate::pricing::{Cost, Currency, MarketRateCard, PricingWord, Rate, RateCard, UsageCount};
 use crate::time::Timestamp;
 use crate::{FieldError, ValidationErrors};
 use chrono::{Days, NaiveDate};
@@ -20,6 +21,18 @@ pub enum RateError {
     /// A card holds one currency, so every sum of the organization is in one.
     #[error("the organization's rates are in {existing}; remove them first to change the currency")]
     CurrencyMismatch { existing: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a market rate file was not imported; nothing of it is kept.
+#[derive(Debug, thiserror::Error)]
+pub enum RateImportError {
+    /// The file, at its line and column.
+    #[error(transparent)]
+    File(#[from] RateFileError),
+    #[error("`{0}` is not a day (YYYY-MM-DD from 2000-01-01 to 9999-12-31)")]
+    Day(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -99,6 +112,41 @@ impl RateCards {
             .set_rate(organization, &rate, self.clock.now())
             .await?;
         Ok(rate)
+    }
+
+    /// Imports Meta's rate-card file `text` as the rates of every market from the UTC day `effective`
+    /// (`YYYY-MM-DD`) on, replacing a card imported before for the same day. All or nothing: the file is
+    /// read whole first, and kept in one transaction.
+    ///
+    /// # Errors
+    /// See [`RateImportError`]: the file's first fault with its line and column, a bad day, a store failure.
+    pub async fn import(&self, text: &str, effective: &str) -> Result<MarketRateCard, RateImportError> {
+        let (first, last) = bounds();
+        let effective_from = NaiveDate::parse_from_str(effective.trim(), "%Y-%m-%d")
+            .ok()
+            .filter(|day| (first..=last).contains(day))
+            .ok_or_else(|| RateImportError::Day(effective.chars().take(32).collect()))?;
+        let file = RateFile::parse(text)?;
+        let card = MarketRateCard {
+            effective_from,
+            currency: file.currency,
+            rates: file.rates,
+        };
+        self.pricing.import_market_rates(&card, self.clock.now()).await?;
+        Ok(card)
+    }
+
+    /// The market card in force on the UTC day `day` (`YYYY-MM-DD`); `None` when none is that old.
+    ///
+    /// # Errors
+    /// [`RateImportError::Day`] for a bad day; a store failure.
+    pub async fn market_card(&self, day: &str) -> Result<Option<MarketRateCard>, RateImportError> {
+        let (first, last) = bounds();
+        let day = NaiveDate::parse_from_str(day.trim(), "%Y-%m-%d")
+            .ok()
+            .filter(|d| (first..=last).contains(d))
+            .ok_or_else(|| RateImportError::Day(day.chars().take(32).collect()))?;
+        Ok(self.pricing.market_rates_on(day).await?)
     }
 
     /// Removes the rate of `category`; answers whether there was one.

@@ -3,8 +3,8 @@
 macro_rules! pricing_port {
     () => {
         mod pricing {
-            use super::super::Db;
-            use super::super::schema::{messages, rates};
+            use super::super::schema::{market_rates, messages, rates};
+            use super::super::{Conn, Db};
             use async_trait::async_trait;
             use chrono::NaiveDate;
             use diesel::prelude::*;
@@ -12,8 +12,13 @@ macro_rules! pricing_port {
             use herald_domain::ids::OrganizationId;
             use herald_domain::message::MessageStatus;
             use herald_domain::ports::{PricingStore, StoreError};
-            use herald_domain::pricing::{self, PricingWord, Rate, RateCard, UsageCount};
+            use herald_domain::pricing::markets::Market;
+            use herald_domain::pricing::rate_file::MarketRate;
+            use herald_domain::pricing::{
+                self, Currency, MarketRateCard, PricingWord, Rate, RateCard, UsageCount,
+            };
             use herald_domain::time::Timestamp;
+            use $crate::error::TxError;
             use $crate::error::{corrupt, from_diesel};
             use $crate::rows::{RateRow, stored_pricing, to_i64};
 
@@ -80,6 +85,87 @@ macro_rules! pricing_port {
                     .await
                     .map_err(from_diesel)?;
                     Ok(removed > 0)
+                }
+
+                async fn import_market_rates(
+                    &self,
+                    card: &MarketRateCard,
+                    now: Timestamp,
+                ) -> Result<(), StoreError> {
+                    let day = card.effective_from.format("%Y-%m-%d").to_string();
+                    let mut rows = Vec::with_capacity(card.rates.len());
+                    for rate in &card.rates {
+                        rows.push((
+                            market_rates::effective_from.eq(day.clone()),
+                            market_rates::market.eq(rate.market.as_str()),
+                            market_rates::category.eq(rate.category.as_str().to_owned()),
+                            market_rates::amount_micros.eq(to_i64("rate amount", rate.micros)?),
+                            market_rates::currency.eq(card.currency.as_str().to_owned()),
+                            market_rates::imported_at.eq(now),
+                        ));
+                    }
+                    write_tx!(self, |conn| {
+                        diesel::delete(market_rates::table.filter(market_rates::effective_from.eq(&day)))
+                            .execute(conn)
+                            .await?;
+                        // One statement per rate: a card holds a few hundred, and SQLite has no
+                        // multi-row insert of these columns in diesel.
+                        for row in &rows {
+                            diesel::insert_into(market_rates::table)
+                                .values(row.clone())
+                                .execute(conn)
+                                .await?;
+                        }
+                        Ok(())
+                    })
+                    .map_err(TxError::into_store)
+                }
+
+                async fn market_rates_on(
+                    &self,
+                    day: NaiveDate,
+                ) -> Result<Option<MarketRateCard>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let wanted = day.format("%Y-%m-%d").to_string();
+                    let effective: Option<String> = market_rates::table
+                        .filter(market_rates::effective_from.le(&wanted))
+                        .select(diesel::dsl::max(market_rates::effective_from))
+                        .first::<Option<String>>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    let Some(effective) = effective else {
+                        return Ok(None);
+                    };
+                    let rows = market_rates::table
+                        .filter(market_rates::effective_from.eq(&effective))
+                        .order((market_rates::market, market_rates::category))
+                        .select((
+                            market_rates::market,
+                            market_rates::category,
+                            market_rates::amount_micros,
+                            market_rates::currency,
+                        ))
+                        .load::<(String, String, i64, String)>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    let effective_from = NaiveDate::parse_from_str(&effective, "%Y-%m-%d")
+                        .map_err(|e| corrupt("rate card day", e))?;
+                    let mut currency = None;
+                    let mut rates = Vec::with_capacity(rows.len());
+                    for (market, category, micros, code) in rows {
+                        currency = Some(Currency::parse(&code).map_err(|e| corrupt("rate currency", e))?);
+                        rates.push(MarketRate {
+                            market: Market::parse(&market).map_err(|e| corrupt("rate market", e))?,
+                            category: PricingWord::parse(&category)
+                                .map_err(|e| corrupt("rate category", e))?,
+                            micros: u64::try_from(micros).map_err(|e| corrupt("rate amount", e))?,
+                        });
+                    }
+                    Ok(currency.map(|currency| MarketRateCard {
+                        effective_from,
+                        currency,
+                        rates,
+                    }))
                 }
 
                 async fn usage_counts(
