@@ -40,6 +40,16 @@ fn messages_path() -> String {
     format!("/{VERSION}/{PHONE_NUMBER_ID}/messages")
 }
 
+/// Answers `times` POSTs to `at` with `response` (checked when the server drops).
+async fn answer(server: &MockServer, at: String, response: ResponseTemplate, times: u64) {
+    Mock::given(method("POST"))
+        .and(path(at))
+        .respond_with(response)
+        .expect(times)
+        .mount(server)
+        .await;
+}
+
 async fn bodies(server: &MockServer, on: &str) -> Vec<Value> {
     server
         .received_requests()
@@ -54,12 +64,7 @@ async fn bodies(server: &MockServer, on: &str) -> Vec<Value> {
 #[tokio::test]
 async fn the_marketing_route_posts_to_marketing_messages_with_activity_sharing() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(marketing_path()))
-        .respond_with(accepted())
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer(&server, marketing_path(), accepted(), 1).await;
     let message = promo(Some(MarketingSend {
         route: MarketingRoute::MarketingMessages,
         activity_sharing: Some(false),
@@ -79,12 +84,7 @@ async fn the_marketing_route_posts_to_marketing_messages_with_activity_sharing()
 #[tokio::test]
 async fn other_messages_and_the_cloud_api_route_post_to_messages_without_marketing_fields() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(messages_path()))
-        .respond_with(accepted())
-        .expect(2)
-        .mount(&server)
-        .await;
+    answer(&server, messages_path(), accepted(), 2).await;
     let client = client(&server);
     for marketing in [
         None,
@@ -107,18 +107,8 @@ async fn other_messages_and_the_cloud_api_route_post_to_messages_without_marketi
 #[tokio::test]
 async fn auto_falls_back_to_the_cloud_api_when_the_business_has_not_accepted_the_terms() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(marketing_path()))
-        .respond_with(terms_not_accepted())
-        .expect(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(messages_path()))
-        .respond_with(accepted())
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer(&server, marketing_path(), terms_not_accepted(), 1).await;
+    answer(&server, messages_path(), accepted(), 1).await;
     let message = promo(Some(MarketingSend {
         route: MarketingRoute::Auto,
         activity_sharing: Some(true),
@@ -139,12 +129,7 @@ async fn auto_falls_back_to_the_cloud_api_when_the_business_has_not_accepted_the
 #[tokio::test]
 async fn auto_takes_marketing_messages_when_it_accepts() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(marketing_path()))
-        .respond_with(accepted())
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer(&server, marketing_path(), accepted(), 1).await;
     let message = promo(Some(MarketingSend::default()));
     let receipt = client(&server)
         .send(&sender(), &message, &NetworkMediaIds::default())
@@ -157,12 +142,7 @@ async fn auto_takes_marketing_messages_when_it_accepts() {
 #[tokio::test]
 async fn the_marketing_route_fails_for_good_when_refused() {
     let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .and(path(marketing_path()))
-        .respond_with(terms_not_accepted())
-        .expect(1)
-        .mount(&server)
-        .await;
+    answer(&server, marketing_path(), terms_not_accepted(), 1).await;
     let message = promo(Some(MarketingSend {
         route: MarketingRoute::MarketingMessages,
         activity_sharing: None,

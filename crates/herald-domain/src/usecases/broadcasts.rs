@@ -26,7 +26,7 @@ use crate::ports::{
     BroadcastTransition, Clock, DueBroadcast, IdGenerator, MediaCatalog, MessageQuery, MessageStore,
     OutboxJob, QuotaCharge, RateDecision, RateLimiter, ScheduleStore, StoreError, TemplateStore,
 };
-use crate::status::{StatusReport, StatusUpdate};
+use crate::status::StatusUpdate;
 use crate::template::check::{TemplateCheckError, check_variables, expand_code_shorthand};
 use crate::template::{HeaderValue, Template, TemplateRef, TemplateVariables};
 use crate::time::{BillingPeriod, Duration, Timestamp};
@@ -764,23 +764,12 @@ impl Broadcasts {
     }
 
     fn cancel_update(&self, organization: &OrganizationId, message: &MessageId) -> StatusUpdate {
-        let now = self.ports.clock.now();
-        let ids = self.ports.ids.as_ref();
-        StatusUpdate {
-            organization_id: *organization,
-            message_id: *message,
-            report: StatusReport {
-                status: MessageStatus::Cancelled,
-                occurred_at: now,
-                error: None,
-            },
-            network_message_id: None,
-            source: EventSource::Herald,
-            event_id: new_id(ids, EventId::from_ulid),
-            customer_event_id: new_id(ids, EventId::from_ulid),
-            recorded_at: now,
-            pricing: None,
-        }
+        super::shared::cancel_update(
+            self.ports.ids.as_ref(),
+            organization,
+            message,
+            self.ports.clock.now(),
+        )
     }
 
     fn event(&self, kind: BroadcastEventKind, view: BroadcastView, at: Timestamp) -> BroadcastEvent {

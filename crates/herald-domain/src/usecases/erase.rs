@@ -2,17 +2,16 @@
 //! cancelled first (quota given back), then their content erased in one transaction, then the bytes of
 //! their files removed.
 
-use super::shared::new_id;
+use super::shared::{cancel_update, new_id};
 use crate::contact::Recipient;
 use crate::erasure::{ErasedPerson, Erasure, PersonIdentities};
 use crate::ids::{EventId, OrganizationId};
 use crate::media::Sha256Digest;
-use crate::message::{EventSource, MessageStatus};
 use crate::ports::{
     Clock, ErasureStore, IdGenerator, MediaCatalog, MediaStore, QUEUED_PAGE, ScheduleStore, SecretSealer,
     StoreError,
 };
-use crate::status::{StatusReport, StatusUpdate};
+use crate::status::StatusUpdate;
 use std::sync::Arc;
 
 /// Rounds of cancel-then-erase before giving up: a send accepted for the person between the cancel and
@@ -162,21 +161,7 @@ impl ErasePerson {
             let now = self.ports.clock.now();
             let updates: Vec<StatusUpdate> = queued
                 .iter()
-                .map(|id| StatusUpdate {
-                    organization_id: *organization,
-                    message_id: *id,
-                    report: StatusReport {
-                        status: MessageStatus::Cancelled,
-                        occurred_at: now,
-                        error: None,
-                    },
-                    network_message_id: None,
-                    pricing: None,
-                    source: EventSource::Herald,
-                    event_id: new_id(self.ports.ids.as_ref(), EventId::from_ulid),
-                    customer_event_id: new_id(self.ports.ids.as_ref(), EventId::from_ulid),
-                    recorded_at: now,
-                })
+                .map(|id| cancel_update(self.ports.ids.as_ref(), organization, id, now))
                 .collect();
             let done = self.ports.schedule.cancel_many(&updates).await?;
             cancelled += u64::from(done);

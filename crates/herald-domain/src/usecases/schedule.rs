@@ -2,12 +2,11 @@
 //! message before dispatch (`POST /api/v1/messages/{id}/cancel`).
 
 use super::send::SendSettings;
-use super::shared::new_id;
+use super::shared::cancel_update;
 use crate::ValidationErrors;
-use crate::ids::{EventId, MessageId, OrganizationId};
-use crate::message::{EventSource, Message, MessageStatus};
+use crate::ids::{MessageId, OrganizationId};
+use crate::message::Message;
 use crate::ports::{CancelOutcome, Clock, IdGenerator, ScheduleStore, StoreError};
-use crate::status::{StatusReport, StatusUpdate};
 use crate::time::Timestamp;
 use std::sync::Arc;
 
@@ -71,22 +70,7 @@ impl CancelMessage {
         id: &MessageId,
     ) -> Result<Message, CancelError> {
         let now = self.clock.now();
-        let update = StatusUpdate {
-            organization_id: *organization,
-            message_id: *id,
-            report: StatusReport {
-                status: MessageStatus::Cancelled,
-                occurred_at: now,
-                error: None,
-            },
-            network_message_id: None,
-            source: EventSource::Herald,
-            event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
-            customer_event_id: new_id(self.ids.as_ref(), EventId::from_ulid),
-            recorded_at: now,
-            // Herald's own change: the network has not priced a message it never saw.
-            pricing: None,
-        };
+        let update = cancel_update(self.ids.as_ref(), organization, id, now);
         match self.store.cancel(&update).await? {
             CancelOutcome::Cancelled(message) => Ok(message),
             CancelOutcome::NotCancellable(message) => Err(CancelError::NotCancellable(Box::new(message))),

@@ -8,6 +8,31 @@ pub(crate) fn new_id<T>(ids: &dyn IdGenerator, make: fn(ulid::Ulid) -> T) -> T {
     make(ids.next_ulid())
 }
 
+/// Herald's own cancel of a message at `now`, as every cancel (one message, a broadcast's, an erasure's)
+/// hands it to the store: no network id, and no pricing (the network never saw the message).
+pub(crate) fn cancel_update(
+    ids: &dyn IdGenerator,
+    organization: &crate::ids::OrganizationId,
+    message: &crate::ids::MessageId,
+    now: crate::time::Timestamp,
+) -> crate::status::StatusUpdate {
+    crate::status::StatusUpdate {
+        organization_id: *organization,
+        message_id: *message,
+        report: crate::status::StatusReport {
+            status: crate::message::MessageStatus::Cancelled,
+            occurred_at: now,
+            error: None,
+        },
+        network_message_id: None,
+        source: crate::message::EventSource::Herald,
+        event_id: new_id(ids, crate::ids::EventId::from_ulid),
+        customer_event_id: new_id(ids, crate::ids::EventId::from_ulid),
+        recorded_at: now,
+        pricing: None,
+    }
+}
+
 /// Runs a worker round's `work` (one future per claimed item, each answering its completion) concurrently,
 /// and records each completion as soon as it is in, together with every other one that came in meanwhile
 /// (`record`: one call, so one store transaction, per such batch, answering each completion of it with how

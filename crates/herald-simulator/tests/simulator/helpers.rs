@@ -181,10 +181,13 @@ pub async fn spawn_with(mut config: SimulatorConfig, refuse_first: usize) -> Tes
 
 impl TestSim {
     pub async fn send_as(&self, token: Option<&str>, pnid: &str, body: &Value) -> (u16, Value) {
-        let mut request = self
-            .client
-            .post(format!("{}/v23.0/{pnid}/messages", self.base))
-            .json(body);
+        self.post_as(token, &format!("/v23.0/{pnid}/messages"), body)
+            .await
+    }
+
+    /// POSTs `body` to the Graph path `path` with `token`, if any; the status and the JSON answer.
+    pub async fn post_as(&self, token: Option<&str>, path: &str, body: &Value) -> (u16, Value) {
+        let mut request = self.client.post(format!("{}{path}", self.base)).json(body);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }

@@ -31,16 +31,8 @@ async fn onboard(sim: &TestSim, waba_id: &str, onboarded: bool) -> u16 {
 }
 
 async fn send_marketing(sim: &TestSim, body: &Value) -> (u16, Value) {
-    let response = sim
-        .client
-        .post(format!("{}/v23.0/{PNID_1}/marketing_messages", sim.base))
-        .bearer_auth(TOKEN)
-        .json(body)
-        .send()
+    sim.post_as(Some(TOKEN), &format!("/v23.0/{PNID_1}/marketing_messages"), body)
         .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap())
 }
 
 #[tokio::test]
