@@ -16,7 +16,8 @@ profile="${FAULTS_PROFILE:-release}"
 if [ "$profile" = "release" ]; then
   cargo build --release -p herald-app -p herald-faults
 else
-  cargo build -p herald-app -p herald-faults
+  # The workspace's own feature set, as `make test` built it: `-p` would resolve features anew and rebuild.
+  cargo build --workspace --all-targets
   profile="debug"
 fi
 exec "target/$profile/herald-faults" --herald "target/$profile/herald" "$@"

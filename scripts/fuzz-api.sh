@@ -17,7 +17,9 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
   "$venv/bin/pip" install --quiet "schemathesis==${schemathesis_version}"
 fi
 
-cargo build -p herald-app
+# The workspace's own feature set, as `make test` built it (after it, nothing to build): `-p herald-app` would
+# resolve features anew and rebuild most dependencies.
+cargo build --workspace --all-targets
 herald="$PWD/target/debug/herald"
 work="$(mktemp -d)"
 server_pid=""
