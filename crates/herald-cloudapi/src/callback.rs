@@ -8,7 +8,7 @@ mod preferences;
 
 use crate::errors::classify;
 use herald_domain::Timestamp;
-use herald_domain::contact::{Recipient, UserId};
+use herald_domain::contact::Recipient;
 use herald_domain::message::MessageError;
 use herald_domain::network::{
     InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
@@ -17,6 +17,7 @@ use herald_domain::organization::NetworkRef;
 use herald_domain::ports::CallbackDecoder;
 use herald_domain::pricing::{Pricing, PricingWord};
 use herald_domain::values::PhoneNumber;
+use herald_domain::values::UserId;
 use serde_json::Value;
 
 /// Why a callback body could not be read at all.

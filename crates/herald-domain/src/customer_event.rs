@@ -67,7 +67,7 @@ pub struct InboundBody {
     /// The user's number, or their user id when the network hid the number.
     pub from: crate::contact::Recipient,
     /// The user's business-scoped user id, when the network sent one.
-    pub from_user_id: Option<crate::contact::UserId>,
+    pub from_user_id: Option<crate::values::UserId>,
     /// The number of the sender (business number) that received it.
     pub to: PhoneNumber,
     /// The network's `type`.

@@ -1,11 +1,10 @@
 //! Erasing a person (docs/api.md §7.2): what an organization holds about one person is erased, and what
 //! billing and statistics need is kept under a keyed one-way marker instead of their number.
 
-use crate::contact::UserId;
 use crate::error::InvalidValue;
 use crate::ids::{EventId, OrganizationId};
 use crate::time::Timestamp;
-use crate::values::PhoneNumber;
+use crate::values::{PhoneNumber, UserId};
 use std::fmt;
 
 /// What every marker begins with; neither a number (`+…`) nor a user id (two upper-case letters) does.

@@ -43,7 +43,7 @@ pub struct NetworkStatusReport {
     /// The recipient as the network writes it (digits).
     pub recipient: Option<String>,
     /// The recipient's business-scoped user id (`recipient_user_id`), when the report names it.
-    pub recipient_user_id: Option<crate::contact::UserId>,
+    pub recipient_user_id: Option<crate::values::UserId>,
     /// For `failed`: the first error, mapped into Herald's terms.
     pub error: Option<MessageError>,
     /// The report's `pricing` object, when it has one.
@@ -152,7 +152,7 @@ pub struct InboundMessage {
     pub from: crate::contact::Recipient,
     /// The user's business-scoped user id, when the network sent it (`from_user_id`, or the contact's
     /// `user_id`).
-    pub from_user_id: Option<crate::contact::UserId>,
+    pub from_user_id: Option<crate::values::UserId>,
     /// The user's profile name, when the envelope carries one.
     pub from_name: Option<String>,
     pub received_at: Timestamp,
@@ -187,7 +187,7 @@ pub struct UserPreference {
     /// The user's number, when the item carries one (`wa_id`).
     pub number: Option<PhoneNumber>,
     /// The user's business-scoped id, when the item carries one (`user_id`).
-    pub user_id: Option<crate::contact::UserId>,
+    pub user_id: Option<crate::values::UserId>,
     pub preference: crate::contact::MarketingPreference,
     /// The item's `timestamp`.
     pub occurred_at: Timestamp,

@@ -5,6 +5,9 @@ use crate::error::InvalidValue;
 use std::fmt;
 
 mod person_key;
+mod user_id;
+
+pub use user_id::UserId;
 
 fn char_count_between(value: &str, min: usize, max: usize, what: &str) -> Result<(), InvalidValue> {
     let count = value.chars().count();

@@ -1,7 +1,7 @@
 //! What the handlers are given: the use cases the application wires, the limiters, readiness.
 
 use crate::client_address::AuthFailureLimit;
-use crate::ratelimit::KeyLimit;
+use herald_domain::ports::KeyLimit;
 use herald_domain::ports::MediaStore;
 use herald_domain::usecases::{
     Authenticate, Broadcasts, CancelMessage, Contacts, GetMessage, InboundMessages, ListMessages,

@@ -7,6 +7,7 @@ mod auth;
 mod client_address;
 mod context;
 mod cursor;
+mod dry_run;
 mod dto;
 mod error;
 /// The multipart front opened up for the cargo-fuzz target; only with the `fuzzing` feature.

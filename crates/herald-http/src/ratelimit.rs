@@ -79,7 +79,7 @@ pub(crate) async fn refuse_send_over_rate(
     caller: &Authenticated,
     allowance: RateDecision,
 ) -> Result<(), ApiError> {
-    let (decision, scope) = if crate::routes::send::dry_run_requested(req).unwrap_or(false) {
+    let (decision, scope) = if crate::dry_run::dry_run_requested(req).unwrap_or(false) {
         let decision = ctx
             .dry_run_limiter
             .check(&caller.organization.id, &caller.plan, 1)

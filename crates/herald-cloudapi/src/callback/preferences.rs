@@ -5,10 +5,11 @@
 //! `detail` and a unix `timestamp`.
 
 use super::{list, str_field, timestamp};
-use herald_domain::contact::{MarketingPreference, UserId};
+use herald_domain::contact::MarketingPreference;
 use herald_domain::network::UserPreference;
 use herald_domain::organization::NetworkRef;
 use herald_domain::values::PhoneNumber;
+use herald_domain::values::UserId;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 

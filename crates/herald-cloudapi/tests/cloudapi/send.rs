@@ -416,7 +416,8 @@ async fn a_success_without_a_message_id_is_an_unknown_outcome() {
 
 #[tokio::test]
 async fn a_business_scoped_user_id_goes_in_recipient_without_to() {
-    use herald_domain::contact::{Recipient, UserId};
+    use herald_domain::contact::Recipient;
+    use herald_domain::values::UserId;
     let server = MockServer::start().await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
         .respond_with(accepted())

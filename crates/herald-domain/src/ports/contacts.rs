@@ -1,10 +1,11 @@
 //! Contacts: marketing preferences, blocks and the user ids the network pairs with numbers.
 
 use super::error::StoreError;
-use crate::contact::{Contact, KeywordRule, PreferenceChange, Recipient, UserId};
+use crate::contact::{Contact, KeywordRule, PreferenceChange, Recipient};
 use crate::ids::OrganizationId;
 use crate::time::Timestamp;
 use crate::values::PhoneNumber;
+use crate::values::UserId;
 use async_trait::async_trait;
 
 /// Contacts, one per person and organization, found by number or by user id.

@@ -251,12 +251,12 @@ impl Broadcasts {
             rejected: Vec::new(),
         })?;
         let now = self.ports.clock.now();
-        super::schedule::check_send_at(draft.send_at, now, &self.send).map_err(|errors| {
-            BroadcastError::Invalid {
+        self.send
+            .check_send_at(draft.send_at, now)
+            .map_err(|errors| BroadcastError::Invalid {
                 errors,
                 rejected: Vec::new(),
-            }
-        })?;
+            })?;
         let senders = self.ports.accounts.senders(&organization.id).await?;
         let sender = choose_sender(&senders, draft.from.as_ref()).ok_or_else(|| BroadcastError::Invalid {
             errors: ValidationErrors::single(

@@ -1,10 +1,11 @@
 //! The recipient checks every send meets (blocked, opted out), in one place so that the send and its
 //! dry run ask the same question the same way.
 
-use crate::contact::{Recipient, RecipientRefusal, SendPurpose, UserId};
+use crate::contact::{Recipient, RecipientRefusal, SendPurpose};
 use crate::ids::OrganizationId;
 use crate::ports::{ContactStore, StoreError};
 use crate::values::PhoneNumber;
+use crate::values::UserId;
 use std::collections::HashMap;
 use std::sync::Arc;
 

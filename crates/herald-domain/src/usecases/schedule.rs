@@ -1,40 +1,11 @@
-//! Scheduled sends (docs/api.md §4, `send_at`): the range a `send_at` must fall in, and cancelling a
-//! message before dispatch (`POST /api/v1/messages/{id}/cancel`).
+//! Cancelling a message before dispatch (`POST /api/v1/messages/{id}/cancel`), a scheduled one typically
+//! (docs/api.md §4, `send_at`; the range a `send_at` must fall in is [`super::send::SendSettings::check_send_at`]).
 
-use super::send::SendSettings;
 use super::shared::cancel_update;
-use crate::ValidationErrors;
 use crate::ids::{MessageId, OrganizationId};
 use crate::message::Message;
 use crate::ports::{CancelOutcome, Clock, IdGenerator, ScheduleStore, StoreError};
-use crate::time::Timestamp;
 use std::sync::Arc;
-
-/// `send_at` must lie between `schedule_min_lead` and `schedule_max_lead` from now (`422` on `send_at`).
-pub(super) fn check_send_at(
-    send_at: Option<Timestamp>,
-    now: Timestamp,
-    settings: &SendSettings,
-) -> Result<(), ValidationErrors> {
-    let Some(send_at) = send_at else {
-        return Ok(());
-    };
-    let earliest = now + settings.schedule_min_lead;
-    let latest = now + settings.schedule_max_lead;
-    if send_at < earliest || send_at > latest {
-        return Err(ValidationErrors::single(
-            "send_at",
-            format!(
-                "must be from {} s to {} days ahead (between {} and {})",
-                settings.schedule_min_lead.num_seconds(),
-                settings.schedule_max_lead.num_days(),
-                earliest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-                latest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            ),
-        ));
-    }
-    Ok(())
-}
 
 /// Why a cancel was refused. Nothing changed.
 #[derive(Debug, thiserror::Error)]

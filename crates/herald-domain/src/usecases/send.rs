@@ -149,6 +149,34 @@ pub struct SendSettings {
     pub schedule_max_lead: Duration,
 }
 
+impl SendSettings {
+    /// `send_at` must lie between `schedule_min_lead` and `schedule_max_lead` from now (`422` on `send_at`).
+    pub(super) fn check_send_at(
+        &self,
+        send_at: Option<Timestamp>,
+        now: Timestamp,
+    ) -> Result<(), ValidationErrors> {
+        let Some(send_at) = send_at else {
+            return Ok(());
+        };
+        let earliest = now + self.schedule_min_lead;
+        let latest = now + self.schedule_max_lead;
+        if send_at < earliest || send_at > latest {
+            return Err(ValidationErrors::single(
+                "send_at",
+                format!(
+                    "must be from {} s to {} days ahead (between {} and {})",
+                    self.schedule_min_lead.num_seconds(),
+                    self.schedule_max_lead.num_days(),
+                    earliest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    latest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for SendSettings {
     fn default() -> Self {
         Self {
@@ -340,7 +368,9 @@ impl SendMessage {
             });
         }
         let mut draft = draft.map_err(SendError::Invalid)?;
-        super::schedule::check_send_at(draft.send_at, now, &self.settings).map_err(SendError::Invalid)?;
+        self.settings
+            .check_send_at(draft.send_at, now)
+            .map_err(SendError::Invalid)?;
         // The adapter named the kind before validating; a draft of another kind must pass the plan too.
         let actual = draft.content.kind();
         if actual != kind && !plan.allows(actual) {

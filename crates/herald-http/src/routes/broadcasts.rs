@@ -4,6 +4,7 @@
 use crate::auth::Caller;
 use crate::context::ApiContext;
 use crate::cursor;
+use crate::dry_run::dry_run_requested;
 use crate::dto::{
     BroadcastCreatedResource, BroadcastDryRunResource, BroadcastListQuery, BroadcastMessagesQuery,
     BroadcastPageResource, BroadcastRequest, BroadcastResource, MessagePageResource,
@@ -13,7 +14,7 @@ use crate::json_body::read_json_up_to;
 use crate::responses::{KeyedResponses, ReadResponses, WriteResponses};
 use crate::routes::messages::{parse_list_query, priced};
 use crate::routes::query::{parse_limit, query_pairs};
-use crate::routes::send::{dry_run_requested, idempotency};
+use crate::routes::send::idempotency;
 use crate::send_body;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};

@@ -3,7 +3,8 @@
 
 use crate::auth::Caller;
 use crate::context::ApiContext;
-use crate::dto::{DryRunResource, MessageResource, SendQuery, SendTemplateRequest, SendTextRequest};
+use crate::dry_run::dry_run_requested;
+use crate::dto::{DryRunResource, MessageResource, SendTemplateRequest, SendTextRequest};
 use crate::error::{ApiError, HandlerResult, Problem};
 use crate::responses::{KeyedResponses, SendAccepted, SendResponses};
 use crate::send_body::{self, SendOperation};
@@ -135,14 +136,6 @@ pub(crate) async fn json_send(
     }
     let outcome = ctx.send.execute(command).await.map_err(ApiError::from)?;
     Ok(accepted(outcome))
-}
-
-/// Whether the request asks for a dry run (`?dry_run=true`). A value other than `true` or `false` is
-/// refused rather than read as either: a misspelt dry run must never send.
-pub(crate) fn dry_run_requested(req: &HttpRequest) -> Result<bool, ApiError> {
-    web::Query::<SendQuery>::from_query(req.query_string())
-        .map(|query| query.dry_run.unwrap_or(false))
-        .map_err(|_| ApiError::field("dry_run", "must be `true` or `false`"))
 }
 
 /// `200` with what the send would meet (docs/api.md §4): the domain's dry run, and the rate card's

@@ -192,7 +192,7 @@ async fn send_form(
     path: &str,
     kind: MessageKind,
 ) -> HandlerResult {
-    let dry_run = send::dry_run_requested(req)?;
+    let dry_run = crate::dry_run::dry_run_requested(req)?;
     let (idempotency, header_error) = send::idempotency_with(req, || form.fingerprint(path));
     let Caller(caller) = caller;
     let command = SendCommand {

@@ -482,7 +482,8 @@ mod kinds;
 
 #[test]
 fn to_takes_a_number_or_a_business_scoped_user_id() {
-    use herald_domain::contact::{Recipient, UserId};
+    use herald_domain::contact::Recipient;
+    use herald_domain::values::UserId;
     let draft = template_draft(json!({
         "to": "US.13491208655302741918", "template": {"name": "hello_world", "language": "en_US"}
     }));

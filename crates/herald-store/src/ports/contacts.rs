@@ -13,12 +13,12 @@ macro_rules! contacts_port {
             use diesel_async::RunQueryDsl;
             use herald_domain::contact::{
                 Contact, KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient,
-                UserId,
             };
             use herald_domain::ids::OrganizationId;
             use herald_domain::ports::{ContactStore, StoreError};
             use herald_domain::time::Timestamp;
             use herald_domain::values::PhoneNumber;
+            use herald_domain::values::UserId;
             use $crate::error::{TxError, from_diesel};
             use $crate::rows::{ContactRow, CustomerEventRow, keyword_rule, keywords_text};
 

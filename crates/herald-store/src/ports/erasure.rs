@@ -14,13 +14,14 @@ macro_rules! erasure_port {
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
             use herald_domain::attachment::MediaSource;
-            use herald_domain::contact::{Recipient, UserId};
+            use herald_domain::contact::Recipient;
             use herald_domain::erasure::{ErasedPerson, Erasure, ErasureOutcome, PersonIdentities};
             use herald_domain::ids::{MessageId, OrganizationId};
             use herald_domain::media::Sha256Digest;
             use herald_domain::message::{Message, MessageStatus};
             use herald_domain::ports::{ErasureStore, StoreError};
             use herald_domain::values::PhoneNumber;
+            use herald_domain::values::UserId;
             use $crate::dto::{ContentDto, MarketingDto, StoredContent};
             use $crate::error::{TxError, corrupt, from_diesel};
             use $crate::event_body::scrubbed_body;

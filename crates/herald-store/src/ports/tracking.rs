@@ -11,7 +11,7 @@ macro_rules! tracking_port {
             use async_trait::async_trait;
             use diesel::prelude::*;
             use diesel_async::RunQueryDsl;
-            use herald_domain::contact::UserId;
+            use herald_domain::values::UserId;
             use herald_domain::customer_event::InboundRecord;
             use herald_domain::customer_event::{self, InboundLinks};
             use herald_domain::dispatch::{CallbackPage, ParkedCallback, StoredCallback};

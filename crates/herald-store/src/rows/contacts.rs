@@ -1,10 +1,11 @@
 //! Rows of `contacts` and `contact_keyword_rules`.
 
 use super::shared::*;
-use herald_domain::contact::{Contact, KeywordRule, MarketingPreference, PreferenceSource, UserId};
+use herald_domain::contact::{Contact, KeywordRule, MarketingPreference, PreferenceSource};
 use herald_domain::ids::OrganizationId;
 use herald_domain::ports::StoreError;
 use herald_domain::values::PhoneNumber;
+use herald_domain::values::UserId;
 
 row! {
     #[derive(Debug)]

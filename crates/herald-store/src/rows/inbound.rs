@@ -4,12 +4,13 @@ use super::shared::*;
 use crate::dto::InboundContentDto;
 use crate::event_body::inbound_object;
 use chrono::SecondsFormat;
-use herald_domain::contact::{Recipient, UserId};
+use herald_domain::contact::Recipient;
 use herald_domain::content::MessageRef;
 use herald_domain::customer_event::{InboundBody, InboundLinks};
 use herald_domain::ids::{InboundId, MediaId, OrganizationId, SenderId};
 use herald_domain::ports::{InboundView, StoreError};
 use herald_domain::values::PhoneNumber;
+use herald_domain::values::UserId;
 use serde_json::{Value, json};
 
 row! {

@@ -5,10 +5,9 @@
 use super::outbox::events_of;
 use super::{Ports, new_organization};
 use crate::fixtures::{at, next_ulid, phone};
-use herald_domain::contact::{
-    Contact, MarketingPreference, PreferenceChange, PreferenceSource, Recipient, UserId,
-};
+use herald_domain::contact::{Contact, MarketingPreference, PreferenceChange, PreferenceSource, Recipient};
 use herald_domain::ids::{EventId, OrganizationId};
+use herald_domain::values::UserId;
 
 fn user(id: &str) -> UserId {
     UserId::parse(id).expect("a valid user id")

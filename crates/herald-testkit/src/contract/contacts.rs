@@ -7,11 +7,12 @@ use super::webhooks::new_endpoint;
 use super::{Ports, new_organization};
 use crate::fixtures::{at, next_ulid, phone};
 use herald_domain::contact::{
-    KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient, UserId,
+    KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient,
 };
 use herald_domain::customer_event::CustomerEventType;
 use herald_domain::ids::{EventId, OrganizationId};
 use herald_domain::values::PhoneNumber;
+use herald_domain::values::UserId;
 use herald_domain::webhook::EventSelection;
 
 const NUMBER: &str = "+15551234567";

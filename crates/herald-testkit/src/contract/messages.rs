@@ -832,8 +832,8 @@ pub async fn messages_batched_accepts_answer_each_item_alone(ports: Ports) {
 pub async fn messages_accept_refuses_what_the_recipient_refuses(ports: Ports) {
     use herald_domain::contact::{
         MarketingPreference, PreferenceChange, PreferenceSource, Recipient, RecipientRefusal, SendPurpose,
-        UserId,
     };
+    use herald_domain::values::UserId;
     let (org, sender) = new_organization_with_sender(&ports, "starter").await;
     let (other, other_sender) = new_organization_with_sender(&ports, "starter").await;
     let blocked = "+15551110001";

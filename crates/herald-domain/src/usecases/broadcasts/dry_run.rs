@@ -75,7 +75,7 @@ impl Broadcasts {
             }
         };
         let now = self.ports.clock.now();
-        if let Err(errors) = super::super::schedule::check_send_at(draft.send_at, now, &self.send) {
+        if let Err(errors) = self.send.check_send_at(draft.send_at, now) {
             run.refusals.push(invalid(errors));
         }
         let senders = self.ports.accounts.senders(&organization.id).await?;

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::contact::{
-    Contact, KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient, UserId,
+    Contact, KeywordRule, MarketingPreference, PreferenceChange, PreferenceSource, Recipient,
 };
 use crate::customer_event::InboundRecord;
 use crate::dispatch::StoredCallback;
@@ -17,6 +17,7 @@ use crate::ports::{
     MockTrackingStore, MockWindowStore, NetworkError,
 };
 use crate::usecases::{ContactError, ContactPorts, Contacts, ProcessCallbacks};
+use crate::values::UserId;
 use crate::window::ServiceWindow;
 use std::sync::{Arc, Mutex};
 

@@ -2156,7 +2156,7 @@ fn the_minimum_lead_is_a_setting() {
 const USER_ID: &str = "US.13491208655302741918";
 
 fn user() -> Recipient {
-    Recipient::User(crate::contact::UserId::parse(USER_ID).unwrap())
+    Recipient::User(crate::values::UserId::parse(USER_ID).unwrap())
 }
 
 fn to_user(mut command: SendCommand) -> SendCommand {
