@@ -182,11 +182,11 @@ impl Provider for SectionedToml {
     }
 
     fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
-        self.0
-            .data()?
-            .into_iter()
-            .map(|(profile, dict)| Ok((profile, into_sections(dict)?)))
-            .collect()
+        let mut profiles = Map::new();
+        for (profile, dict) in self.0.data()? {
+            profiles.insert(profile, into_sections(dict).map_err(figment::Error::from)?);
+        }
+        Ok(profiles)
     }
 }
 
@@ -194,7 +194,7 @@ impl Provider for SectionedToml {
 ///
 /// # Errors
 /// When a setting is given both by its flat name and in its section.
-fn into_sections(file: Dict) -> Result<Dict, figment::Error> {
+fn into_sections(file: Dict) -> Result<Dict, String> {
     let mut sectioned = Dict::new();
     let mut flat = Vec::new();
     for (key, value) in file {
@@ -211,10 +211,12 @@ fn into_sections(file: Dict) -> Result<Dict, figment::Error> {
             .entry(section.to_owned())
             .or_insert_with(|| Value::from(Dict::new()));
         let Value::Dict(_, fields) = table else {
-            return Err(format!("`{section}` must be a table of settings").into());
+            return Err(format!("`{section}` must be a table of settings"));
         };
         if fields.contains_key(field) {
-            return Err(format!("`{key}` is set twice: as `{key}` and as `{field}` in `[{section}]`").into());
+            return Err(format!(
+                "`{key}` is set twice: as `{key}` and as `{field}` in `[{section}]`"
+            ));
         }
         fields.insert(field.to_owned(), value);
     }

@@ -1,6 +1,6 @@
 //! The settings table of `docs/operations.md` is what users configure Herald by: every name it lists must
-//! be taken, as a `HERALD_*` variable, as a flat `herald.toml` key and inside its `herald.toml` section, and
-//! must land in the field it describes.
+//! be taken, as a `HERALD_*` variable, as a flat `herald.toml` key and under the `herald.toml` section the
+//! table gives it, and must land in the field it describes.
 #![allow(
     clippy::result_large_err,
     reason = "figment's Jail API returns its own large error"
@@ -126,39 +126,67 @@ fn cell_names(cell: &str) -> Vec<String> {
     names
 }
 
-/// Each documented setting with its documented variable, read from the table under `## Configuration`.
-fn documented() -> Vec<(String, String)> {
+/// A documented setting: its flat name, its variable and its place in a section (`webhooks.loops`).
+struct Documented {
+    name: String,
+    variable: String,
+    in_section: String,
+}
+
+/// Each documented setting, read from the table under `## Configuration`.
+fn documented() -> Vec<Documented> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/operations.md");
     let page = std::fs::read_to_string(path).expect("docs/operations.md");
     let section = page
         .split("\n## ")
         .find(|part| part.starts_with("Configuration"))
         .expect("a Configuration section");
-    let mut pairs = Vec::new();
+    let mut rows = Vec::new();
     for row in section.lines().filter(|line| line.starts_with("| `")) {
         let cells: Vec<&str> = row.split('|').collect();
-        let (settings, variables) = (cell_names(cells[1]), cell_names(cells[2]));
-        assert_eq!(settings.len(), variables.len(), "{row}");
-        pairs.extend(settings.into_iter().zip(variables));
+        let (names, variables, in_sections) =
+            (cell_names(cells[1]), cell_names(cells[2]), cell_names(cells[3]));
+        assert!(
+            names.len() == variables.len() && names.len() == in_sections.len(),
+            "{row}"
+        );
+        for ((name, variable), in_section) in names.into_iter().zip(variables).zip(in_sections) {
+            rows.push(Documented {
+                name,
+                variable,
+                in_section,
+            });
+        }
     }
-    pairs
+    rows
 }
 
 #[test]
 fn the_documented_table_is_read_whole() {
-    let names = documented();
-    assert!(names.len() >= 68, "{} rows read", names.len());
-    assert!(names.contains(&(
-        "simulator_callback_delay_max_ms".to_owned(),
-        "HERALD_SIMULATOR_CALLBACK_DELAY_MAX_MS".to_owned()
-    )));
-    assert!(names.contains(&("read_burst".to_owned(), "HERALD_READ_BURST".to_owned())));
+    let rows = documented();
+    assert!(rows.len() >= 68, "{} rows read", rows.len());
+    let row = |name: &str| {
+        rows.iter()
+            .find(|row| row.name == name)
+            .map(|row| (row.variable.as_str(), row.in_section.as_str()))
+    };
+    assert_eq!(
+        row("simulator_callback_delay_max_ms"),
+        Some((
+            "HERALD_SIMULATOR_CALLBACK_DELAY_MAX_MS",
+            "simulator.callback_delay_max_ms"
+        ))
+    );
+    assert_eq!(
+        row("read_burst"),
+        Some(("HERALD_READ_BURST", "limits.read_burst"))
+    );
 }
 
 /// Every setting the loader knows is documented, and every documented one is known.
 #[test]
 fn every_setting_is_documented_once() {
-    let documented: Vec<String> = documented().into_iter().map(|(name, _)| name).collect();
+    let documented: Vec<String> = documented().into_iter().map(|row| row.name).collect();
     for name in flat_names() {
         assert_eq!(
             documented.iter().filter(|d| *d == name).count(),
@@ -174,12 +202,17 @@ fn every_setting_is_documented_once() {
     }
 }
 
-/// Every documented name is taken as its variable, as a flat file key and in its file section, and lands in
-/// the field it names.
+/// Every documented name is taken as its variable, as a flat file key and under its documented file section,
+/// and lands in the field it names.
 #[test]
 fn every_documented_name_lands_in_its_field() {
     let defaults = Settings::default();
-    for (name, variable) in documented() {
+    for Documented {
+        name,
+        variable,
+        in_section,
+    } in documented()
+    {
         assert_eq!(
             variable,
             format!("HERALD_{}", name.to_ascii_uppercase()),
@@ -192,7 +225,9 @@ fn every_documented_name_lands_in_its_field() {
             expected,
             "{name}: the probe must differ from the default"
         );
-        let (section, field) = section_field(&name).unwrap_or_else(|| panic!("{name} is not taken"));
+        let (section, field) = in_section
+            .split_once('.')
+            .unwrap_or_else(|| panic!("{name}: {in_section}"));
         let ways = [
             ("variable", None),
             ("flat key", Some(format!("{name} = {literal}\n"))),
