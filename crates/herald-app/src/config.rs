@@ -83,12 +83,12 @@ const SECTIONS: &[(&str, &[(&str, &str)])] = &[
 ];
 
 /// The section and field of a setting's flat name (`webhook_loops` → `("webhooks", "loops")`); `None` for a
-/// name no setting has.
+/// name no setting has. Names are lower-case, as in `herald.toml`; a variable's is lowered first.
 pub fn section_field(flat_name: &str) -> Option<(&'static str, &'static str)> {
     SECTIONS.iter().find_map(|(section, names)| {
         names
             .iter()
-            .find(|(flat, _)| flat.eq_ignore_ascii_case(flat_name))
+            .find(|(flat, _)| *flat == flat_name)
             .map(|(_, field)| (*section, *field))
     })
 }
@@ -230,7 +230,8 @@ struct FlatEnvironment;
 impl FlatEnvironment {
     fn variables() -> Env {
         Env::prefixed("HERALD_").filter_map(|name| {
-            section_field(name.as_str()).map(|(section, field)| format!("{section}.{field}").into())
+            section_field(&name.as_str().to_ascii_lowercase())
+                .map(|(section, field)| format!("{section}.{field}").into())
         })
     }
 }

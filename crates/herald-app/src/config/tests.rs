@@ -235,6 +235,7 @@ fn unknown_keys_of_the_file_are_refused_and_other_variables_ignored() {
             ("webhook_loopz = 3\n", "webhook_loopz"),
             ("[webhooks]\nloopz = 3\n", "loopz"),
             ("[webhookz]\nloops = 3\n", "webhookz"),
+            ("Webhook_Loops = 3\n", "Webhook_Loops"),
         ] {
             jail.create_file("herald.toml", file)?;
             let error = format!("{:#}", Settings::load(None).unwrap_err());
