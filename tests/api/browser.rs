@@ -9,7 +9,6 @@
 
 use crate::dashboard::{dashboard_settings, owner_org};
 use fantoccini::{Client, ClientBuilder, Locator};
-use herald_app::config::Settings;
 use herald_app::{Application, Services};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -175,10 +174,8 @@ async fn the_owner_manages_keys_and_sees_messages_in_a_real_browser() {
     // The whole Herald (API, workers, in-process simulator) on a fresh SQLite store.
     let (store, _guard) = herald_store::testing::fresh_sqlite().await.unwrap();
     let services = Services::with_store(store);
-    let settings = Settings {
-        dispatch_poll_ms: 50,
-        ..dashboard_settings()
-    };
+    let mut settings = dashboard_settings();
+    settings.dispatch.poll_ms = 50;
     let email = "owner@example.com";
     let password = "a long browser passphrase";
     owner_org(

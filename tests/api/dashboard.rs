@@ -32,13 +32,12 @@ pub struct DashboardApp {
 
 /// Settings of a dashboard test: webhook endpoints may point at loopback over http (a test receiver).
 pub fn dashboard_settings() -> Settings {
-    Settings {
-        listen: "127.0.0.1:0".into(),
-        http_workers: 2,
-        allow_insecure_webhooks: true,
-        allow_private_webhook_targets: true,
-        ..Settings::default()
-    }
+    let mut settings = Settings::default();
+    settings.server.listen = "127.0.0.1:0".into();
+    settings.server.http_workers = 2;
+    settings.webhooks.allow_insecure = true;
+    settings.webhooks.allow_private_targets = true;
+    settings
 }
 
 /// Starts the API on a fresh store of `db` with `settings`, and an owner organization (the simulator's second
@@ -263,11 +262,9 @@ fn assert_login_redirect(page: &Page, what: &str) {
 }
 
 async fn login_failures_are_generic_and_attempts_are_limited(db: Db) {
-    let settings = Settings {
-        dashboard_login_attempts_per_account: 5,
-        dashboard_login_attempts_per_address: 8,
-        ..dashboard_settings()
-    };
+    let mut settings = dashboard_settings();
+    settings.dashboard.login_attempts_per_account = 5;
+    settings.dashboard.login_attempts_per_address = 8;
     let Some(d) = spawn_dashboard(db, settings, None).await else {
         return;
     };

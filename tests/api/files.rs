@@ -631,8 +631,8 @@ async fn inbound_media_from_the_network_fixtures_can_be_downloaded(db: Db) {
     let app = spawn(
         db,
         |settings| {
-            settings.allow_insecure_webhooks = true;
-            settings.allow_private_webhook_targets = true;
+            settings.webhooks.allow_insecure = true;
+            settings.webhooks.allow_private_targets = true;
         },
         80,
     )

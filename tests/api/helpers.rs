@@ -83,11 +83,9 @@ pub async fn spawn_app(db: Db) -> Option<TestApp> {
             (store, Box::new(guard))
         }
     };
-    let settings = Settings {
-        listen: "127.0.0.1:0".into(),
-        http_workers: 2,
-        ..Settings::default()
-    };
+    let mut settings = Settings::default();
+    settings.server.listen = "127.0.0.1:0".into();
+    settings.server.http_workers = 2;
     // These scenarios check acceptance itself; the send rate has its own suite (limits.rs), so it does not
     // interfere here.
     let services = Services {

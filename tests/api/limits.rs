@@ -101,8 +101,8 @@ async fn reads_are_limited_separately_from_sends(db: Db) {
     let app = spawn(
         db,
         |s| {
-            s.read_rate_per_second = 1;
-            s.read_burst = 3;
+            s.limits.read_rate_per_second = 1;
+            s.limits.read_burst = 3;
         },
         80,
     )
@@ -129,8 +129,8 @@ async fn writes_other_than_sends_are_limited_per_key(db: Db) {
     let app = spawn(
         db,
         |s| {
-            s.write_rate_per_second = 1;
-            s.write_burst = 3;
+            s.limits.write_rate_per_second = 1;
+            s.limits.write_burst = 3;
         },
         80,
     )
@@ -230,7 +230,7 @@ async fn a_plan_change_applies_to_the_running_server(db: Db) {
 }
 
 async fn a_suspended_organizations_queued_messages_wait_and_then_go(db: Db) {
-    let app = spawn(db, |s| s.dispatch_hold_seconds = 1, 80).await;
+    let app = spawn(db, |s| s.dispatch.hold_seconds = 1, 80).await;
     let admin = app.services.admin();
     // Stop the workers from taking it before the suspension: queue it while suspended.
     admin

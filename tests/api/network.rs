@@ -62,17 +62,16 @@ pub async fn store_for(db: Db) -> (herald_store::Store, herald_store::testing::G
 
 /// Settings that make the simulator and the workers quick, for tests.
 pub fn fast_settings() -> Settings {
-    Settings {
-        listen: "127.0.0.1:0".into(),
-        http_workers: 2,
-        app_secret: Some("test-app-secret".to_owned().into()),
-        simulator_callback_delay_min_ms: 5,
-        simulator_callback_delay_max_ms: 20,
-        dispatch_poll_ms: 50,
-        dispatch_base_backoff_ms: 50,
-        shutdown_timeout_seconds: 1,
-        ..Settings::default()
-    }
+    let mut settings = Settings::default();
+    settings.server.listen = "127.0.0.1:0".into();
+    settings.server.http_workers = 2;
+    settings.network.app_secret = Some("test-app-secret".to_owned().into());
+    settings.simulator.callback_delay_min_ms = 5;
+    settings.simulator.callback_delay_max_ms = 20;
+    settings.dispatch.poll_ms = 50;
+    settings.dispatch.base_backoff_ms = 50;
+    settings.server.shutdown_timeout_seconds = 1;
+    settings
 }
 
 pub(crate) async fn spawn(db: Db, tweak: impl FnOnce(&mut Settings), throughput: u32) -> NetApp {
@@ -380,7 +379,7 @@ async fn templates_are_delivered_and_endings_steer_the_outcome(db: Db) {
 }
 
 async fn duplicated_callbacks_produce_one_event_each(db: Db) {
-    let app = spawn(db, |s| s.simulator_duplicate_callbacks = true, 80).await;
+    let app = spawn(db, |s| s.simulator.duplicate_callbacks = true, 80).await;
     let message = app
         .send("/api/v1/messages/send-template", template("+15551234567"))
         .await;
@@ -457,7 +456,7 @@ async fn the_callbacks_of_a_delivered_message_are_all_marked_processed(db: Db) {
 async fn throughput_errors_slow_dispatch_without_failing(db: Db) {
     // Herald's pacing (100/s) is above the simulator's limit (5/s): the network answers 130429 and dispatch
     // must back off and retry, never fail.
-    let app = spawn(db, |s| s.simulator_throughput_per_sender = 5, 100).await;
+    let app = spawn(db, |s| s.simulator.throughput_per_sender = 5, 100).await;
     let mut ids = Vec::new();
     for i in 0..15 {
         let message = app
@@ -770,7 +769,12 @@ async fn a_slow_sender_gets_each_of_200_messages_submitted_exactly_once(db: Db) 
 }
 
 async fn network_callbacks_need_a_valid_signature(db: Db) {
-    let app = spawn(db, |s| s.verify_token = Some("verify-me".to_owned().into()), 80).await;
+    let app = spawn(
+        db,
+        |s| s.network.verify_token = Some("verify-me".to_owned().into()),
+        80,
+    )
+    .await;
     let url = format!("{}/webhooks/whatsapp", app.base);
     let ok = app
         .http
@@ -856,14 +860,13 @@ async fn postgres_two_worker_pools_submit_2000_messages_exactly_once() {
         crate::helpers::add_default_sender(&api_services, &org.id, "+15550002222", "1000000002", 1_000).await;
     crate::helpers::fill_quota(&api_services, &org.id, &sender, 2_000, 10_000).await;
 
-    let worker_settings = Settings {
-        database_url: url,
-        // Worker processes on PostgreSQL refuse to start without the key that opens stored tokens.
-        encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
-        simulator_url: Some(format!("{}/simulator", api.base)),
-        dispatch_loops: 2,
-        ..fast_settings()
-    };
+    let mut worker_settings = fast_settings();
+    worker_settings.store.database_url = url;
+    // Worker processes on PostgreSQL refuse to start without the key that opens stored tokens.
+    worker_settings.store.encryption_key =
+        Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into());
+    worker_settings.simulator.url = Some(format!("{}/simulator", api.base));
+    worker_settings.dispatch.loops = 2;
     let mut workers = Vec::new();
     for _ in 0..2 {
         let services = Services::connect(&worker_settings).await.unwrap();

@@ -232,7 +232,7 @@ async fn a_multipart_send_takes_send_at_too(db: Db) {
 }
 
 async fn the_workers_send_a_scheduled_message_once_its_time_has_come(db: Db) {
-    let app = spawn(db, |s| s.schedule_min_lead_seconds = 1, 80).await;
+    let app = spawn(db, |s| s.dispatch.schedule_min_lead_seconds = 1, 80).await;
     let send_at = Utc::now() + TimeDelta::seconds(2);
     let message = app
         .send(
@@ -277,10 +277,10 @@ async fn a_scheduled_acceptance_is_announced_an_immediate_one_is_not(db: Db) {
     let app = spawn(
         db,
         |s| {
-            s.schedule_min_lead_seconds = 1;
-            s.allow_insecure_webhooks = true;
-            s.allow_private_webhook_targets = true;
-            s.webhook_timeout_seconds = 5;
+            s.dispatch.schedule_min_lead_seconds = 1;
+            s.webhooks.allow_insecure = true;
+            s.webhooks.allow_private_targets = true;
+            s.webhooks.timeout_seconds = 5;
         },
         80,
     )

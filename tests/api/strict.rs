@@ -20,15 +20,13 @@ const UNKNOWN_FIELD: &str = "zz_unknown_field";
 /// operation in a row.
 async fn spawn_app(db: Db) -> Option<TestApp> {
     let (store, guard) = crate::network::store_for(db).await;
-    let settings = Settings {
-        listen: "127.0.0.1:0".into(),
-        http_workers: 2,
-        read_rate_per_second: 1_000,
-        read_burst: 1_000,
-        write_rate_per_second: 1_000,
-        write_burst: 1_000,
-        ..Settings::default()
-    };
+    let mut settings = Settings::default();
+    settings.server.listen = "127.0.0.1:0".into();
+    settings.server.http_workers = 2;
+    settings.limits.read_rate_per_second = 1_000;
+    settings.limits.read_burst = 1_000;
+    settings.limits.write_rate_per_second = 1_000;
+    settings.limits.write_burst = 1_000;
     let services = Services {
         limiter: std::sync::Arc::new(herald_domain::ports::NoRateLimit),
         ..Services::with_store(store)

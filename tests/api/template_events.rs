@@ -21,10 +21,10 @@ async fn app(db: Db) -> NetApp {
     spawn(
         db,
         |settings| {
-            settings.simulator_template_review_ms = 300;
-            settings.allow_insecure_webhooks = true;
-            settings.allow_private_webhook_targets = true;
-            settings.webhook_timeout_seconds = 5;
+            settings.simulator.template_review_ms = 300;
+            settings.webhooks.allow_insecure = true;
+            settings.webhooks.allow_private_targets = true;
+            settings.webhooks.timeout_seconds = 5;
         },
         80,
     )

@@ -24,7 +24,7 @@ fn definition(name: &str) -> Value {
 }
 
 async fn reviewing(db: Db) -> NetApp {
-    spawn(db, |settings| settings.simulator_template_review_ms = 300, 80).await
+    spawn(db, |settings| settings.simulator.template_review_ms = 300, 80).await
 }
 
 async fn request(

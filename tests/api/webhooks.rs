@@ -237,12 +237,11 @@ impl Drop for HookApp {
 }
 
 fn local_settings() -> Settings {
-    Settings {
-        allow_insecure_webhooks: true,
-        allow_private_webhook_targets: true,
-        webhook_timeout_seconds: 5,
-        ..fast_settings()
-    }
+    let mut settings = fast_settings();
+    settings.webhooks.allow_insecure = true;
+    settings.webhooks.allow_private_targets = true;
+    settings.webhooks.timeout_seconds = 5;
+    settings
 }
 
 async fn spawn(db: Db, settings: Settings) -> HookApp {
@@ -555,16 +554,11 @@ async fn failed_attempts_are_retried_with_the_same_webhook_id(db: Db) {
 
 async fn a_hanging_endpoint_does_not_delay_a_healthy_one(db: Db) {
     let timeout = 10;
-    let app = spawn(
-        db,
-        Settings {
-            webhook_timeout_seconds: timeout,
-            // Test events are this scenario's event source: more than the default 5 wait at once.
-            webhook_pending_tests: 100,
-            ..local_settings()
-        },
-    )
-    .await;
+    let mut settings = local_settings();
+    settings.webhooks.timeout_seconds = timeout;
+    // Test events are this scenario's event source: more than the default 5 wait at once.
+    settings.webhooks.pending_tests = 100;
+    let app = spawn(db, settings).await;
     let hanging = spawn_receiver(&[], Answer::Hang);
     let healthy = spawn_receiver(&[], Answer::Status(200));
     let (slow, _) = app.register(&hanging.url, None).await;
@@ -605,11 +599,9 @@ async fn a_hanging_endpoint_does_not_delay_a_healthy_one(db: Db) {
 /// together to an endpoint that takes 400 ms to answer reach it at most 4 at a time, each once, and all
 /// succeed.
 async fn an_endpoint_never_gets_more_requests_at_once_than_its_cap(db: Db) {
-    let settings = Settings {
-        webhook_pending_tests: 100,
-        ..local_settings()
-    };
-    assert_eq!(settings.webhook_per_endpoint_inflight, 4, "the default cap");
+    let mut settings = local_settings();
+    settings.webhooks.pending_tests = 100;
+    assert_eq!(settings.webhooks.per_endpoint_inflight, 4, "the default cap");
     let app = spawn(db, settings).await;
     let receiver = spawn_receiver(&[], Answer::Slow(Duration::from_millis(400)));
     let (endpoint, _) = app.register(&receiver.url, None).await;
@@ -760,16 +752,11 @@ async fn redeliver_and_recover_after_a_disabled_period(db: Db) {
 }
 
 async fn private_and_loopback_destinations_are_refused(db: Db) {
-    let app = spawn(
-        db,
-        Settings {
-            // http is allowed so that the refusal below is about the address, not the scheme.
-            allow_insecure_webhooks: true,
-            allow_private_webhook_targets: false,
-            ..local_settings()
-        },
-    )
-    .await;
+    let mut settings = local_settings();
+    // http is allowed so that the refusal below is about the address, not the scheme.
+    settings.webhooks.allow_insecure = true;
+    settings.webhooks.allow_private_targets = false;
+    let app = spawn(db, settings).await;
     for url in [
         "http://127.0.0.1/hook",
         "http://[::1]/hook",

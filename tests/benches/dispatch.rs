@@ -104,14 +104,12 @@ async fn fresh_store(store: &str) -> (herald_store::Store, herald_store::testing
 async fn run(store: &str, senders: usize) -> f64 {
     let (store, guard) = fresh_store(store).await;
     let services = Services::with_store(store);
-    let settings = Settings {
-        listen: "127.0.0.1:0".into(),
-        http_workers: 1,
-        simulator_callback_delay_min_ms: 20,
-        simulator_callback_delay_max_ms: 200,
-        simulator_extra_senders: extra_senders(),
-        ..Settings::default()
-    };
+    let mut settings = Settings::default();
+    settings.server.listen = "127.0.0.1:0".into();
+    settings.server.http_workers = 1;
+    settings.simulator.callback_delay_min_ms = 20;
+    settings.simulator.callback_delay_max_ms = 200;
+    settings.simulator.extra_senders = extra_senders();
     let api = Application::build(&settings, &services, herald_app::cli::Role::Api).unwrap();
     let base = format!("http://127.0.0.1:{}", api.port().unwrap());
 
@@ -133,13 +131,12 @@ async fn run(store: &str, senders: usize) -> f64 {
     }
     let total = PER_SENDER * senders as u64;
 
-    let worker_settings = Settings {
-        database_url: guard.database_url().to_owned(),
-        simulator_url: Some(format!("{base}/simulator")),
-        // Worker processes on PostgreSQL need the key that seals access tokens (none are stored here).
-        encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
-        ..settings.clone()
-    };
+    let mut worker_settings = settings.clone();
+    worker_settings.store.database_url = guard.database_url().to_owned();
+    worker_settings.simulator.url = Some(format!("{base}/simulator"));
+    // Worker processes on PostgreSQL need the key that seals access tokens (none are stored here).
+    worker_settings.store.encryption_key =
+        Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into());
     let worker_services = Services::connect(&worker_settings).await.unwrap();
     let started = Instant::now();
     let worker =

@@ -37,7 +37,7 @@ const RUNS: usize = 3;
 /// receiver's own ceiling is measured with as many requests in flight.
 fn in_flight() -> usize {
     let cap: u32 =
-        knob("HERALD_BENCH_WEBHOOK_INFLIGHT").unwrap_or(Settings::default().webhook_per_endpoint_inflight);
+        knob("HERALD_BENCH_WEBHOOK_INFLIGHT").unwrap_or(Settings::default().webhooks.per_endpoint_inflight);
     ENDPOINTS * cap as usize
 }
 
@@ -86,7 +86,7 @@ fn main() {
              before it are doing (on PostgreSQL through a pool of their own, as an API process), from the event's \
              commit to the receiver's first byte. Median of {RUNS} runs (min–max), \
              each on a fresh database.",
-            knob("HERALD_BENCH_WEBHOOK_LOOPS").unwrap_or(Settings::default().webhook_loops),
+            knob("HERALD_BENCH_WEBHOOK_LOOPS").unwrap_or(Settings::default().webhooks.loops),
             in_flight() / ENDPOINTS,
             OFFERED_SHARE * 100.0,
         ),
@@ -194,17 +194,15 @@ async fn run(store: &str) -> Figures {
         "sqlite" => herald_store::testing::fresh_sqlite().await.unwrap(),
         _ => herald_store::testing::fresh_postgres().await.unwrap().unwrap(),
     };
-    let settings = Settings {
-        database_url: guard.database_url().to_owned(),
-        network: NetworkMode::Cloud,
-        encryption_key: Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into()),
-        allow_private_webhook_targets: true,
-        allow_insecure_webhooks: true,
-        webhook_loops: knob("HERALD_BENCH_WEBHOOK_LOOPS").unwrap_or(Settings::default().webhook_loops),
-        webhook_per_endpoint_inflight: knob("HERALD_BENCH_WEBHOOK_INFLIGHT")
-            .unwrap_or(Settings::default().webhook_per_endpoint_inflight),
-        ..Settings::default()
-    };
+    let mut settings = Settings::default();
+    settings.store.database_url = guard.database_url().to_owned();
+    settings.network.mode = NetworkMode::Cloud;
+    settings.store.encryption_key = Some("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=".to_owned().into());
+    settings.webhooks.allow_private_targets = true;
+    settings.webhooks.allow_insecure = true;
+    settings.webhooks.loops = knob("HERALD_BENCH_WEBHOOK_LOOPS").unwrap_or(settings.webhooks.loops);
+    settings.webhooks.per_endpoint_inflight =
+        knob("HERALD_BENCH_WEBHOOK_INFLIGHT").unwrap_or(settings.webhooks.per_endpoint_inflight);
     let services = Services::connect(&settings).await.unwrap();
     let sealer = services.sealer.clone().unwrap();
     let org = services

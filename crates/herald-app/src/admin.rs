@@ -256,7 +256,7 @@ async fn retention_sweep(
         })
     });
     let started = std::time::Instant::now();
-    let sweep_settings = RetentionSettings::new(settings);
+    let sweep_settings = RetentionSettings::new(&settings.retention);
     let swept = sweep_retention(
         &*services.store.retention(),
         &*services.clock,

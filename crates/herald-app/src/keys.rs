@@ -1,6 +1,6 @@
 //! The key that seals secrets at rest: configured, or kept in a key file where one process may make it.
 
-use crate::config::Settings;
+use crate::config::StoreSection;
 use anyhow::Context;
 use herald_system::{EncryptionKey, KEY_FILE_NAME, load_or_create_key_file};
 use secrecy::ExposeSecret;
@@ -23,13 +23,13 @@ pub(crate) const NO_KEY_WITH_POSTGRES: &str = "HERALD_ENCRYPTION_KEY is required
 ///
 /// # Errors
 /// When the configured key is invalid, or the key file cannot be read or created.
-pub fn encryption_key(settings: &Settings) -> anyhow::Result<Option<EncryptionKey>> {
-    if let Some(configured) = &settings.encryption_key {
+pub fn encryption_key(store: &StoreSection) -> anyhow::Result<Option<EncryptionKey>> {
+    if let Some(configured) = &store.encryption_key {
         return EncryptionKey::from_base64(configured.expose_secret())
             .context("HERALD_ENCRYPTION_KEY (encryption_key)")
             .map(Some);
     }
-    if !settings.database_url.starts_with("sqlite:") {
+    if !store.database_url.starts_with("sqlite:") {
         // A key file made by an earlier `serve` in this folder (see [`Services::key_file_for_one_process`]).
         let path = std::path::Path::new(LOCAL_DATA_DIR).join(KEY_FILE_NAME);
         if !path.exists() {
@@ -39,7 +39,7 @@ pub fn encryption_key(settings: &Settings) -> anyhow::Result<Option<EncryptionKe
         tracing::info!(path = %path.display(), "using the encryption key file");
         return Ok(Some(key));
     }
-    match herald_store::sqlite_data_dir(&settings.database_url) {
+    match herald_store::sqlite_data_dir(&store.database_url) {
         Some(dir) => {
             let (key, created) = load_or_create_key_file(&dir)?;
             let path = dir.join(KEY_FILE_NAME);
@@ -60,16 +60,16 @@ pub fn encryption_key(settings: &Settings) -> anyhow::Result<Option<EncryptionKe
 #[cfg(test)]
 mod tests {
     use super::encryption_key;
-    use crate::config::Settings;
+    use crate::config::StoreSection;
     use herald_domain::ids::SenderId;
     use herald_domain::ports::{SealContext, SecretSealer};
     use herald_system::XChaChaSealer;
     use secrecy::SecretString;
 
-    fn with_database(url: String) -> Settings {
-        Settings {
+    fn with_database(url: String) -> StoreSection {
+        StoreSection {
             database_url: url,
-            ..Settings::default()
+            ..StoreSection::default()
         }
     }
 
@@ -88,7 +88,7 @@ mod tests {
             "the same key on a later start"
         );
 
-        let configured = Settings {
+        let configured = StoreSection {
             encryption_key: Some(SecretString::from("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")),
             ..with_database(format!("sqlite://{}/other/herald.db", dir.path().display()))
         };

@@ -29,13 +29,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
             let role = format!("{:?}", args.role).to_lowercase();
-            let telemetry = telemetry::init(settings.log_format, settings.otlp_endpoint.as_deref(), &role)?;
+            let telemetry = telemetry::init(
+                settings.telemetry.log_format,
+                settings.telemetry.otlp_endpoint.as_deref(),
+                &role,
+            )?;
             tracing::info!(config = %settings.redacted(), role = ?args.role, "starting herald");
             let mut services = Services::connect(&settings).await?;
             if args.role == herald_app::cli::Role::All {
                 services.key_file_for_one_process(&settings)?;
             }
-            if settings.migrate_on_start {
+            if settings.store.migrate_on_start {
                 services.store.migrate().await.context("running migrations")?;
             }
             let seeded = if args.demo {
@@ -45,7 +49,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             let app = Application::build(&settings, &services, args.role)?;
             if let Some(port) = app.port() {
-                let base_url = format!("http://{}", herald_app::display_addr(&settings.listen, port));
+                let base_url = format!(
+                    "http://{}",
+                    herald_app::display_addr(&settings.server.listen, port)
+                );
                 tracing::info!(%base_url, "listening");
                 match seeded {
                     Some(demo) => {
@@ -68,7 +75,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             stopped
         }
         Command::Migrate => {
-            let _telemetry = telemetry::init(settings.log_format, None, "migrate")?;
+            let _telemetry = telemetry::init(settings.telemetry.log_format, None, "migrate")?;
             let services = Services::connect(&settings).await?;
             services.store.migrate().await?;
             println!("migrations applied");
@@ -76,7 +83,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin(args) => {
             let services = Services::connect(&settings).await?;
-            if settings.migrate_on_start {
+            if settings.store.migrate_on_start {
                 services.store.migrate().await.context("running migrations")?;
             }
             match admin::run_with(&services, &settings, args).await {

@@ -19,7 +19,7 @@ pub(crate) fn callback_secret(
     secrets: &dyn SecretSource,
     serves_http: bool,
 ) -> anyhow::Result<SecretString> {
-    Ok(match (&settings.app_secret, settings.network) {
+    Ok(match (&settings.network.app_secret, settings.network.mode) {
         (Some(secret), _) => secret.clone(),
         // The in-process simulator and the verifier share the process, so a fresh secret is enough.
         (None, NetworkMode::Simulator) => SecretString::from(random_secret(secrets)),
@@ -51,29 +51,30 @@ pub(crate) fn connect_network(
     own_base: Option<&str>,
 ) -> anyhow::Result<NetworkParts> {
     let simulator_token = settings
-        .simulator_token
+        .simulator
+        .token
         .clone()
         .unwrap_or_else(|| SecretString::from(herald_simulator::DEFAULT_ACCESS_TOKEN.to_owned()));
 
-    let (simulator, network_base, default_token) = match settings.network {
+    let (simulator, network_base, default_token) = match settings.network.mode {
         NetworkMode::Simulator => {
             let simulator = own_base.map(|base| {
                 Simulator::new(SimulatorConfig {
                     access_token: simulator_token.expose_secret().to_owned(),
                     app_secret: app_secret.expose_secret().to_owned(),
                     callback_url: Some(format!("{base}/webhooks/whatsapp")),
-                    throughput_per_sender: settings.simulator_throughput_per_sender,
+                    throughput_per_sender: settings.simulator.throughput_per_sender,
                     callback_delay_ms: (
-                        settings.simulator_callback_delay_min_ms,
-                        settings.simulator_callback_delay_max_ms,
+                        settings.simulator.callback_delay_min_ms,
+                        settings.simulator.callback_delay_max_ms,
                     ),
-                    duplicate_callbacks: settings.simulator_duplicate_callbacks,
-                    extra_senders: settings.simulator_extra_senders,
-                    template_review_ms: settings.simulator_template_review_ms,
+                    duplicate_callbacks: settings.simulator.duplicate_callbacks,
+                    extra_senders: settings.simulator.extra_senders,
+                    template_review_ms: settings.simulator.template_review_ms,
                     ..SimulatorConfig::default()
                 })
             });
-            let base = match (&settings.simulator_url, own_base) {
+            let base = match (&settings.simulator.url, own_base) {
                 (Some(url), _) => url.clone(),
                 (None, Some(base)) => format!("{base}/simulator"),
                 (None, None) => anyhow::bail!(
@@ -84,14 +85,16 @@ pub(crate) fn connect_network(
         }
         NetworkMode::Cloud => (
             None,
-            settings.cloud_api_base_url.clone(),
-            settings.cloud_access_token.clone(),
+            settings.network.cloud_api_base_url.clone(),
+            settings.network.cloud_access_token.clone(),
         ),
     };
-    let mut network_config = CloudApiConfig::new(network_base, settings.graph_api_version.clone());
+    let mut network_config = CloudApiConfig::new(network_base, settings.network.graph_api_version.clone());
     network_config.default_access_token = default_token;
-    network_config.media_timeout = settings.media_transfer_timeout();
-    network_config.app_id.clone_from(&settings.cloud_api_app_id);
+    network_config.media_timeout = settings.media.transfer_timeout();
+    network_config
+        .app_id
+        .clone_from(&settings.network.cloud_api_app_id);
     let client = Arc::new(CloudApiClient::new(network_config)?.with_sealer(services.sealer.clone()));
     let network: Arc<dyn MessagingNetwork> = client.clone();
     Ok(NetworkParts {
@@ -104,11 +107,11 @@ pub(crate) fn connect_network(
 /// The in-process simulator's control API has no authentication: it may only be reachable from this
 /// machine, unless the operator says otherwise (`simulator_public`), and then the log says so.
 pub(crate) fn simulator_exposure(settings: &Settings, address: std::net::SocketAddr) -> anyhow::Result<()> {
-    if settings.network != NetworkMode::Simulator || address.ip().is_loopback() {
+    if settings.network.mode != NetworkMode::Simulator || address.ip().is_loopback() {
         return Ok(());
     }
     anyhow::ensure!(
-        settings.simulator_public,
+        settings.simulator.public,
         "refusing to serve the network simulator on {address}: its control API (/simulator/control/*) has \
          no authentication and lists every organization's sends. Listen on a loopback address \
          (HERALD_LISTEN=127.0.0.1:8080), use the real network (HERALD_NETWORK=cloud), or set \

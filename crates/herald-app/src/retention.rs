@@ -19,13 +19,13 @@ pub struct RetentionSettings {
 }
 
 impl RetentionSettings {
-    /// The sweep's settings from the service's (`retention_*`).
-    pub fn new(settings: &crate::config::Settings) -> Self {
+    /// The sweep's settings from the `[retention]` section (`retention_*`).
+    pub fn new(retention: &crate::config::RetentionSection) -> Self {
         Self {
-            interval: Duration::from_secs(settings.retention_interval_seconds),
-            batch: settings.retention_batch.max(1),
-            pause: Duration::from_millis(settings.retention_pause_ms),
-            busy_percent: settings.retention_busy_percent.clamp(1, 100),
+            interval: Duration::from_secs(retention.interval_seconds),
+            batch: retention.batch.max(1),
+            pause: Duration::from_millis(retention.pause_ms),
+            busy_percent: retention.busy_percent.clamp(1, 100),
         }
     }
 

@@ -2,7 +2,7 @@
 //! [`Application::build`] from the settings and the [`Services`].
 
 use crate::cli::Role;
-use crate::config::Settings;
+use crate::config::{Settings, StoreSection};
 use crate::keys::NO_KEY_WITH_POSTGRES;
 use crate::network::{NetworkParts, callback_secret, connect_network, simulator_exposure};
 use crate::services::{Services, webhook_policy};
@@ -30,7 +30,7 @@ pub struct Application {
 }
 
 impl Application {
-    /// Binds `settings.listen` (port 0 picks a free one) and builds everything `role` runs on `services`.
+    /// Binds `[server] listen` (port 0 picks a free one) and builds everything `role` runs on `services`.
     /// With the simulator network (the default) the simulator is served in-process under `/simulator` and
     /// calls back to this server's `/webhooks/whatsapp`.
     ///
@@ -42,7 +42,7 @@ impl Application {
         let Some(sealer) = services.sealer.clone() else {
             anyhow::bail!(NO_KEY_WITH_POSTGRES);
         };
-        webhook_policy(settings).warn_if_relaxed();
+        webhook_policy(&settings.webhooks).warn_if_relaxed();
         let serves_http = role != Role::Worker;
         let listener = bind(settings, serves_http)?;
         let port = listener
@@ -50,7 +50,7 @@ impl Application {
             .map(TcpListener::local_addr)
             .transpose()?
             .map(|a| a.port());
-        let own_base = port.map(|p| format!("http://{}", crate::display_addr(&settings.listen, p)));
+        let own_base = port.map(|p| format!("http://{}", crate::display_addr(&settings.server.listen, p)));
         let app_secret = callback_secret(settings, services.secrets.as_ref(), serves_http)?;
         let parts = connect_network(settings, services, &app_secret, own_base.as_deref())?;
         let sync = Arc::new(services.sync_templates(parts.network.clone()));
@@ -68,6 +68,7 @@ impl Application {
             _ => Some(start_workers(settings, services, &network, sealer, &sync)?),
         };
         let metrics = settings
+            .telemetry
             .metrics_listen
             .as_deref()
             .map(crate::metrics::MetricsServer::start)
@@ -79,7 +80,7 @@ impl Application {
             sync,
             simulator,
             metrics,
-            shutdown_grace: std::time::Duration::from_secs(settings.shutdown_timeout_seconds),
+            shutdown_grace: std::time::Duration::from_secs(settings.server.shutdown_timeout_seconds),
         })
     }
 
@@ -164,10 +165,10 @@ type RunningServer = (
 /// drain rate the last of 4,096 waits about 3 s for its `200`; the network's timeout is reported as 3 to 20 s
 /// (docs/cloud-api.md), and a callback it retries is applied once (the status machine records a repeat only).
 /// Without group commit an inline callback holds a connection too, so the two bounds share half the pool.
-fn callback_bounds(settings: &Settings) -> (usize, usize) {
+fn callback_bounds(store: &StoreSection) -> (usize, usize) {
     const QUEUED_AT_MOST: usize = 4096;
-    let half_pool = (settings.max_connections as usize / 2).max(1);
-    if settings.accept_group_commit {
+    let half_pool = (store.max_connections as usize / 2).max(1);
+    if store.accept_group_commit {
         (half_pool, QUEUED_AT_MOST)
     } else {
         let quarter = (half_pool / 2).max(1);
@@ -175,13 +176,13 @@ fn callback_bounds(settings: &Settings) -> (usize, usize) {
     }
 }
 
-/// Binds `settings.listen` for a role that serves HTTP, and refuses a simulator reachable beyond this machine.
+/// Binds `[server] listen` for a role that serves HTTP, and refuses a simulator reachable beyond this machine.
 fn bind(settings: &Settings, serves_http: bool) -> anyhow::Result<Option<TcpListener>> {
     if !serves_http {
         return Ok(None);
     }
-    let listener =
-        TcpListener::bind(&settings.listen).with_context(|| format!("binding {}", settings.listen))?;
+    let listener = TcpListener::bind(&settings.server.listen)
+        .with_context(|| format!("binding {}", settings.server.listen))?;
     simulator_exposure(settings, listener.local_addr()?)?;
     Ok(Some(listener))
 }
@@ -202,13 +203,13 @@ fn serve_http(
         parts.review.clone(),
         sealer.clone(),
     ));
-    let (processing, inline) = callback_bounds(settings);
+    let (processing, inline) = callback_bounds(&settings.store);
     let webhook = actix_web::web::Data::new(
         NetworkWebhook::new(
             Arc::new(services.process_callbacks()),
             Arc::new(AppSecretAuthenticator {
                 app_secret,
-                verify_token: settings.verify_token.clone(),
+                verify_token: settings.network.verify_token.clone(),
             }),
             processing,
         )
@@ -233,11 +234,13 @@ fn serve_http(
                 }
             })
     })
-    .shutdown_timeout(settings.shutdown_timeout_seconds)
-    .keep_alive(std::time::Duration::from_secs(settings.http_keep_alive_seconds))
+    .shutdown_timeout(settings.server.shutdown_timeout_seconds)
+    .keep_alive(std::time::Duration::from_secs(
+        settings.server.http_keep_alive_seconds,
+    ))
     .listen(listener)?;
-    if settings.http_workers > 0 {
-        server = server.workers(settings.http_workers);
+    if settings.server.http_workers > 0 {
+        server = server.workers(settings.server.http_workers);
     }
     // Spawned now, not when awaited: an actix server accepts nothing until its future runs, and the
     // workers (template sync, the in-process simulator's callbacks) need it from the start.
@@ -261,31 +264,35 @@ fn start_workers(
         services.store.work_notifier(),
         services.store.webhook_notifier(),
         &WorkerSettings {
-            dispatch_loops: settings.dispatch_loops,
-            poll_interval: std::time::Duration::from_millis(settings.dispatch_poll_ms),
+            dispatch_loops: settings.dispatch.loops,
+            poll_interval: std::time::Duration::from_millis(settings.dispatch.poll_ms),
             backlog_interval: std::time::Duration::from_secs(5),
             template_sync_interval: std::time::Duration::from_secs(
-                settings.template_sync_interval_seconds.max(1),
+                settings.network.template_sync_interval_seconds.max(1),
             ),
-            webhook_loops: settings.webhook_loops,
+            webhook_loops: settings.webhooks.loops,
             webhook_poll_interval: WEBHOOK_POLL,
             webhook_in_flight_per_loop: WEBHOOK_IN_FLIGHT_PER_LOOP,
             // Without a metrics listener nobody reads the gauges: spare the store the reads.
-            gauge_interval: settings.metrics_listen.is_some().then_some(GAUGE_INTERVAL),
-            organization_labels: settings.metrics_organization_labels,
+            gauge_interval: settings
+                .telemetry
+                .metrics_listen
+                .is_some()
+                .then_some(GAUGE_INTERVAL),
+            organization_labels: settings.telemetry.metrics_organization_labels,
         },
     );
     workers.spawn_broadcast_pacer(Arc::new(services.broadcasts(settings)), BROADCAST_PACE);
     workers.spawn_media_cleanup(
         Arc::new(services.media(network.clone())),
         services.files.clone(),
-        std::time::Duration::from_secs(settings.media_cleanup_interval_seconds.max(1)),
+        std::time::Duration::from_secs(settings.media.cleanup_interval_seconds.max(1)),
     );
-    if settings.retention_interval_seconds > 0 {
+    if settings.retention.interval_seconds > 0 {
         workers.spawn_retention(
             services.store.retention(),
             services.clock.clone(),
-            crate::retention::RetentionSettings::new(settings),
+            crate::retention::RetentionSettings::new(&settings.retention),
         );
     }
     Ok(workers)
@@ -310,16 +317,16 @@ const GAUGE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(10);
 #[cfg(test)]
 mod tests {
     use super::callback_bounds;
-    use crate::config::Settings;
+    use crate::config::StoreSection;
 
     /// Callbacks that hold a store connection never take more than half the pool together, so the API's own
     /// requests keep the rest; only group-committed callbacks, which hold none while they wait, go past it.
     #[test]
     fn callbacks_holding_connections_share_half_the_pool() {
-        let settings = |group_commit| Settings {
+        let settings = |group_commit| StoreSection {
             max_connections: 16,
             accept_group_commit: group_commit,
-            ..Settings::default()
+            ..StoreSection::default()
         };
         assert_eq!(callback_bounds(&settings(true)), (8, 4096));
         let (processing, inline) = callback_bounds(&settings(false));

@@ -1,6 +1,8 @@
 //! The adapters every part of Herald is built from, and the use cases built on them.
 
-use crate::config::{RateLimiterKind, Settings, dashboard_cookie_key};
+use crate::config::{
+    DispatchSection, RateLimiterKind, Settings, StoreSection, WebhooksSection, dashboard_cookie_key,
+};
 use crate::keys::{LOCAL_DATA_DIR, encryption_key};
 use crate::redact::redact_url;
 use anyhow::Context;
@@ -53,21 +55,21 @@ impl Services {
     /// # Errors
     /// When the store cannot be reached, or the key file cannot be read or created.
     pub async fn connect(settings: &Settings) -> anyhow::Result<Self> {
-        let options = store_options(settings);
-        let store = Store::connect(&settings.database_url, &options)
+        let options = store_options(&settings.store);
+        let store = Store::connect(&settings.store.database_url, &options)
             .await
             .with_context(|| {
                 format!(
                     "connecting to the store at {}",
-                    redact_url(&settings.database_url)
+                    redact_url(&settings.store.database_url)
                 )
             })?;
-        let sealer =
-            encryption_key(settings)?.map(|key| Arc::new(XChaChaSealer::new(&key)) as Arc<dyn SecretSealer>);
-        let limiter: Arc<dyn RateLimiter> = match settings.rate_limiter {
+        let sealer = encryption_key(&settings.store)?
+            .map(|key| Arc::new(XChaChaSealer::new(&key)) as Arc<dyn SecretSealer>);
+        let limiter: Arc<dyn RateLimiter> = match settings.limits.rate_limiter {
             RateLimiterKind::Memory => Arc::new(herald_ratelimit::InProcessRateLimiter::new()),
             RateLimiterKind::Redis => Arc::new(
-                herald_ratelimit::RedisRateLimiter::connect(&settings.redis_url)
+                herald_ratelimit::RedisRateLimiter::connect(&settings.limits.redis_url)
                     .await
                     .context("connecting to Redis for the shared rate limiter")?,
             ),
@@ -90,7 +92,7 @@ impl Services {
     /// # Errors
     /// When the key file cannot be created.
     pub fn key_file_for_one_process(&mut self, settings: &Settings) -> anyhow::Result<()> {
-        if self.sealer.is_some() || settings.database_url.starts_with("sqlite:") {
+        if self.sealer.is_some() || settings.store.database_url.starts_with("sqlite:") {
             return Ok(());
         }
         let dir = std::path::Path::new(LOCAL_DATA_DIR);
@@ -180,13 +182,13 @@ impl Services {
     pub fn manage_webhooks(&self, settings: &Settings, sealer: Arc<dyn SecretSealer>) -> ManageWebhooks {
         ManageWebhooks::new(
             self.store.webhooks(),
-            Arc::new(WebhookDestinations::new(webhook_policy(settings))),
+            Arc::new(WebhookDestinations::new(webhook_policy(&settings.webhooks))),
             sealer,
             self.secrets.clone(),
             self.clock.clone(),
             self.ids.clone(),
         )
-        .with_max_pending_tests(settings.webhook_pending_tests)
+        .with_max_pending_tests(settings.webhooks.pending_tests)
     }
 
     /// The webhook dispatcher over the real HTTP client.
@@ -198,9 +200,13 @@ impl Services {
         settings: &Settings,
         sealer: Arc<dyn SecretSealer>,
     ) -> anyhow::Result<DeliverWebhooks> {
-        let timeout = std::time::Duration::from_secs(settings.webhook_timeout_seconds);
-        let transport = WebhookSender::new(webhook_policy(settings), timeout, settings.webhook_retry_scale)?;
-        let timeout_seconds = i64::try_from(settings.webhook_timeout_seconds).unwrap_or(15);
+        let timeout = std::time::Duration::from_secs(settings.webhooks.timeout_seconds);
+        let transport = WebhookSender::new(
+            webhook_policy(&settings.webhooks),
+            timeout,
+            settings.webhooks.retry_scale,
+        )?;
+        let timeout_seconds = i64::try_from(settings.webhooks.timeout_seconds).unwrap_or(15);
         Ok(DeliverWebhooks::new(
             self.store.webhooks(),
             Arc::new(transport),
@@ -208,12 +214,12 @@ impl Services {
             self.clock.clone(),
             self.ids.clone(),
             DeliverySettings {
-                per_endpoint_cap: settings.webhook_per_endpoint_inflight,
+                per_endpoint_cap: settings.webhooks.per_endpoint_inflight,
                 // Past the attempt timeout with margin, so a live attempt's claim never lapses under it.
                 lease: bounded_seconds(timeout_seconds.saturating_mul(2).saturating_add(5)),
                 disable_after: scaled(
                     DeliverySettings::default().disable_after,
-                    settings.webhook_retry_scale,
+                    settings.webhooks.retry_scale,
                 ),
                 ..DeliverySettings::default()
             },
@@ -222,10 +228,10 @@ impl Services {
     }
 
     /// The send settings every accepting use case shares (the dispatch deadline, the `send_at` range).
-    fn send_settings(settings: &Settings) -> SendSettings {
+    fn send_settings(dispatch: &DispatchSection) -> SendSettings {
         SendSettings {
-            dispatch_deadline: bounded_seconds(settings.dispatch_deadline_hours.saturating_mul(3_600)),
-            schedule_min_lead: bounded_seconds(settings.schedule_min_lead_seconds),
+            dispatch_deadline: bounded_seconds(dispatch.deadline_hours.saturating_mul(3_600)),
+            schedule_min_lead: bounded_seconds(dispatch.schedule_min_lead_seconds),
             ..SendSettings::default()
         }
     }
@@ -245,7 +251,7 @@ impl Services {
                 clock: self.clock.clone(),
                 ids: self.ids.clone(),
             },
-            Self::send_settings(settings),
+            Self::send_settings(&settings.dispatch),
             PaceSettings::default(),
         )
         .with_recipient_checks(RecipientChecks::new(store.contacts()))
@@ -282,7 +288,7 @@ impl Services {
                     clock: self.clock.clone(),
                     ids: self.ids.clone(),
                 },
-                Self::send_settings(settings),
+                Self::send_settings(&settings.dispatch),
             )
             .with_trace_links(crate::telemetry::trace_links())
             .with_recipient_checks(RecipientChecks::new(store.contacts())),
@@ -335,21 +341,21 @@ impl Services {
             dry_run_limiter: self.limiter.apart("dry-runs"),
             broadcast_row_limiter: self.limiter.apart("broadcast-rows"),
             read_limiter: Arc::new(KeyLimiter::new(
-                settings.read_rate_per_second,
-                settings.read_burst,
+                settings.limits.read_rate_per_second,
+                settings.limits.read_burst,
             )),
             write_limiter: Arc::new(KeyLimiter::new(
-                settings.write_rate_per_second,
-                settings.write_burst,
+                settings.limits.write_rate_per_second,
+                settings.limits.write_burst,
             )),
             readiness: Arc::new(StoreReadiness(store.clone())),
             // Validated when the settings are loaded, and `dashboard_context` refuses an invalid list in the
             // same `build`, so this fallback (trust nobody) is never served.
-            trusted_proxies: settings.trusted_proxies().unwrap_or_default(),
+            trusted_proxies: settings.limits.trusted_proxies().unwrap_or_default(),
             auth_failures: Arc::new(AuthFailureLimiter::per_minute(
-                settings.api_auth_failures_per_minute,
+                settings.limits.api_auth_failures_per_minute,
             )),
-            metrics_organization_labels: settings.metrics_organization_labels,
+            metrics_organization_labels: settings.telemetry.metrics_organization_labels,
         }
     }
 
@@ -364,8 +370,8 @@ impl Services {
             self.clock.clone(),
             self.secrets.clone(),
             SessionSettings {
-                idle: bounded_seconds(settings.dashboard_session_idle_minutes.saturating_mul(60)),
-                absolute: bounded_seconds(settings.dashboard_session_absolute_hours.saturating_mul(3_600)),
+                idle: bounded_seconds(settings.dashboard.session_idle_minutes.saturating_mul(60)),
+                absolute: bounded_seconds(settings.dashboard.session_absolute_hours.saturating_mul(3_600)),
             },
         )
     }
@@ -380,7 +386,7 @@ impl Services {
         sealer: Arc<dyn SecretSealer>,
         network: Arc<dyn MessagingNetwork>,
     ) -> anyhow::Result<herald_dashboard::DashboardContext> {
-        let cookie_key = match &settings.dashboard_cookie_key {
+        let cookie_key = match &settings.dashboard.cookie_key {
             Some(key) => dashboard_cookie_key(key.expose_secret())?,
             None => {
                 // A key for this process only: sessions end when it restarts.
@@ -409,10 +415,10 @@ impl Services {
             clock: self.clock.clone(),
             cookie_key,
             login_limits: herald_dashboard::LoginLimits::new(
-                settings.dashboard_login_attempts_per_account,
-                settings.dashboard_login_attempts_per_address,
+                settings.dashboard.login_attempts_per_account,
+                settings.dashboard.login_attempts_per_address,
             ),
-            trusted_proxies: settings.trusted_proxies()?,
+            trusted_proxies: settings.limits.trusted_proxies()?,
         })
     }
 
@@ -432,7 +438,7 @@ impl Services {
                 ids: self.ids.clone(),
                 random: self.secrets.clone(),
             },
-            dispatch_settings(settings),
+            dispatch_settings(&settings.dispatch),
         )
         .with_trace_links(crate::telemetry::trace_links())
     }
@@ -440,13 +446,13 @@ impl Services {
 
 /// Dispatch's tunables from the settings. Each duration is held to the domain's longest delay, so no setting
 /// (validated or not) can make `Duration::seconds` or a time computed from it overflow and panic a worker.
-fn dispatch_settings(settings: &Settings) -> DispatchSettings {
+fn dispatch_settings(dispatch: &DispatchSection) -> DispatchSettings {
     DispatchSettings {
-        batch_size: settings.dispatch_batch_size,
-        callback_window: bounded_seconds(settings.callback_wait_seconds),
-        lease: bounded_seconds(settings.dispatch_lease_seconds),
-        base_backoff: bounded_milliseconds(settings.dispatch_base_backoff_ms),
-        hold: bounded_seconds(settings.dispatch_hold_seconds.max(1)),
+        batch_size: dispatch.batch_size,
+        callback_window: bounded_seconds(dispatch.callback_wait_seconds),
+        lease: bounded_seconds(dispatch.lease_seconds),
+        base_backoff: bounded_milliseconds(dispatch.base_backoff_ms),
+        hold: bounded_seconds(dispatch.hold_seconds.max(1)),
         ..DispatchSettings::default()
     }
 }
@@ -457,12 +463,12 @@ async fn open_media_store(
     settings: &Settings,
 ) -> anyhow::Result<(Arc<FsMediaStore>, Option<Arc<tempfile::TempDir>>)> {
     let (root, scratch) = match (
-        &settings.media_dir,
-        herald_store::sqlite_data_dir(&settings.database_url),
+        &settings.media.dir,
+        herald_store::sqlite_data_dir(&settings.store.database_url),
     ) {
         (Some(dir), _) => (std::path::PathBuf::from(dir), None),
         (None, Some(data_dir)) => (data_dir.join("media"), None),
-        (None, None) if settings.database_url.starts_with("sqlite:") => {
+        (None, None) if settings.store.database_url.starts_with("sqlite:") => {
             let scratch = tempfile::Builder::new()
                 .prefix("herald-media-")
                 .tempdir()
@@ -489,10 +495,10 @@ fn scaled(duration: Duration, scale: f64) -> Duration {
 }
 
 /// The destination rules of the settings.
-pub(crate) fn webhook_policy(settings: &Settings) -> herald_webhooks::DestinationPolicy {
+pub(crate) fn webhook_policy(webhooks: &WebhooksSection) -> herald_webhooks::DestinationPolicy {
     herald_webhooks::DestinationPolicy {
-        allow_insecure: settings.allow_insecure_webhooks,
-        allow_private: settings.allow_private_webhook_targets,
+        allow_insecure: webhooks.allow_insecure,
+        allow_private: webhooks.allow_private_targets,
     }
 }
 
@@ -515,14 +521,13 @@ impl Readiness for StoreReadiness {
 }
 
 /// The store's options, from the settings.
-fn store_options(settings: &Settings) -> StoreOptions {
+fn store_options(store: &StoreSection) -> StoreOptions {
     StoreOptions {
-        max_connections: settings.max_connections,
-        group_commit: settings.accept_group_commit,
-        accept_writers: settings.accept_writers,
-        callback_writers: settings.callback_writers,
-        read_cache: (settings.read_cache_ms > 0)
-            .then(|| std::time::Duration::from_millis(settings.read_cache_ms)),
+        max_connections: store.max_connections,
+        group_commit: store.accept_group_commit,
+        accept_writers: store.accept_writers,
+        callback_writers: store.callback_writers,
+        read_cache: (store.read_cache_ms > 0).then(|| std::time::Duration::from_millis(store.read_cache_ms)),
         ..StoreOptions::default()
     }
 }
@@ -530,7 +535,7 @@ fn store_options(settings: &Settings) -> StoreOptions {
 #[cfg(test)]
 mod tests {
     use super::{dispatch_settings, store_options};
-    use crate::config::Settings;
+    use crate::config::{DispatchSection, Settings, StoreSection};
 
     /// The writers settings reach the store: `HERALD_CALLBACK_WRITERS` as read from the environment.
     #[test]
@@ -543,9 +548,9 @@ mod tests {
             jail.set_env("HERALD_CALLBACK_WRITERS", "2");
             jail.set_env("HERALD_ACCEPT_WRITERS", "3");
             let settings = Settings::load(None).map_err(|e| e.to_string())?;
-            let options = store_options(&settings);
+            let options = store_options(&settings.store);
             assert_eq!((options.callback_writers, options.accept_writers), (2, 3));
-            let defaults = store_options(&Settings::default());
+            let defaults = store_options(&StoreSection::default());
             assert_eq!((defaults.callback_writers, defaults.accept_writers), (0, 0));
             Ok(())
         });
@@ -556,18 +561,18 @@ mod tests {
     #[test]
     fn dispatch_durations_from_the_settings_are_bounded() {
         let longest = herald_domain::time::Duration::days(herald_domain::time::LONGEST_DELAY_DAYS);
-        let dispatch = dispatch_settings(&Settings {
+        let dispatch = dispatch_settings(&DispatchSection {
             callback_wait_seconds: i64::MAX,
-            dispatch_lease_seconds: i64::MAX,
-            dispatch_base_backoff_ms: i64::MIN,
-            dispatch_hold_seconds: 99_999_999_999_999_999,
-            ..Settings::default()
+            lease_seconds: i64::MAX,
+            base_backoff_ms: i64::MIN,
+            hold_seconds: 99_999_999_999_999_999,
+            ..DispatchSection::default()
         });
         assert_eq!(dispatch.callback_window, longest);
         assert_eq!(dispatch.lease, longest);
         assert_eq!(dispatch.base_backoff, herald_domain::time::Duration::zero());
         assert_eq!(dispatch.hold, longest);
-        let defaults = dispatch_settings(&Settings::default());
+        let defaults = dispatch_settings(&DispatchSection::default());
         assert_eq!(defaults.lease, herald_domain::time::Duration::seconds(60));
         assert_eq!(
             defaults.callback_window,
