@@ -1,10 +1,11 @@
 //! Erasing a person end to end beyond the tables (docs/api.md §7.2): after an erasure no file under the media
-//! directory holds the person's bytes or their number, while another person's file stays; and a suspended or
+//! directory holds the person's bytes (a file sent to them, a picture they sent) or their number, while
+//! another person's file stays; and a suspended or
 //! closed organization may still erase (no `403 account_inactive`), while its other calls are refused — on
 //! both stores. (The scan of every column is the store test's; the dashboard's erasure is
 //! `dashboard_erase.rs`.)
 
-use crate::files::file_part;
+use crate::files::{file_part, post_signed_callback, upload_to_simulator};
 use crate::helpers::{Db, assert_problem};
 use crate::network::{NetApp, spawn};
 use herald_domain::organization::AccountStatus;
@@ -72,6 +73,43 @@ async fn send_picture(app: &NetApp, number: &str, bytes: Vec<u8>) -> String {
     accepted["media"]["id"].as_str().unwrap().to_owned()
 }
 
+/// The person sends a picture (the network's webhook, signed, pointing at the bytes the simulator holds), and
+/// the organization reads it through Herald (streamed from the network); answers its media id.
+async fn receive_picture(app: &NetApp, number: &str, bytes: Vec<u8>) -> String {
+    let network_id = upload_to_simulator(app, bytes.clone(), "image/png").await;
+    let fixtures: Value =
+        serde_json::from_str(include_str!("../../fixtures/cloud-api/message.json")).unwrap();
+    let mut envelope = fixtures["image"].clone();
+    let value = &mut envelope["entry"][0]["changes"][0]["value"];
+    let digits = number.trim_start_matches('+');
+    value["metadata"]["phone_number_id"] = json!("1000000001");
+    value["contacts"][0]["wa_id"] = json!(digits);
+    let message = &mut value["messages"][0];
+    message["from"] = json!(digits);
+    message["id"] = json!(format!("wamid.picture-from-{digits}"));
+    message["timestamp"] = json!(chrono::Utc::now().timestamp().to_string());
+    message["image"] = json!({ "mime_type": "image/png", "id": network_id });
+    post_signed_callback(app, serde_json::to_vec(&envelope).unwrap()).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let media_id = loop {
+        let inbound = app.get("/api/v1/inbound?type=image").await;
+        if let Some(id) = inbound["data"][0]["media"]["id"].as_str() {
+            break id.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no inbound picture: {inbound}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let content = app
+        .get_response(&format!("/api/v1/media/{media_id}/content"))
+        .await;
+    assert_eq!(content.status(), 200);
+    assert_eq!(content.bytes().await.unwrap().to_vec(), bytes);
+    media_id
+}
+
 fn holds(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|window| window == needle)
 }
@@ -81,6 +119,9 @@ async fn an_erasure_leaves_none_of_the_persons_bytes_in_the_media_directory(db: 
     let erased_bytes = picture_for(ERASED);
     let other_bytes = picture_for(OTHER);
     send_picture(&app, ERASED, erased_bytes.clone()).await;
+    let mut received_bytes = files::padded(files::png(), 3_000);
+    received_bytes.extend_from_slice(format!("a photo from {ERASED}").as_bytes());
+    let received = receive_picture(&app, ERASED, received_bytes.clone()).await;
     let other_upload = send_picture(&app, OTHER, other_bytes.clone()).await;
     let root = app.media_root().to_path_buf();
     let contents = || -> Vec<(PathBuf, Vec<u8>)> {
@@ -95,12 +136,14 @@ async fn an_erasure_leaves_none_of_the_persons_bytes_in_the_media_directory(db: 
     // The scan can see them: both files are on disk before.
     let before = contents();
     assert!(before.iter().any(|(_, b)| *b == erased_bytes), "{before:?}");
+    // A received file is streamed from the network when read, never kept in the media directory.
+    assert!(before.iter().all(|(_, b)| *b != received_bytes), "{before:?}");
     assert!(before.iter().any(|(_, b)| *b == other_bytes));
 
     let answer = erase(&app, ERASED).await;
     assert_eq!(answer.status(), 200);
     let answer: Value = answer.json().await.unwrap();
-    assert_eq!(answer["files"], 1, "{answer}");
+    assert_eq!(answer["files"], 1, "the file sent to them: {answer}");
 
     let after = contents();
     let number = ERASED.as_bytes();
@@ -110,6 +153,12 @@ async fn an_erasure_leaves_none_of_the_persons_bytes_in_the_media_directory(db: 
             *bytes,
             erased_bytes,
             "{} holds the erased person's file",
+            path.display()
+        );
+        assert_ne!(
+            *bytes,
+            received_bytes,
+            "{} holds the erased person's picture",
             path.display()
         );
         assert!(
@@ -127,6 +176,11 @@ async fn an_erasure_leaves_none_of_the_persons_bytes_in_the_media_directory(db: 
         before.len() - 1,
         "only the erased person's file went"
     );
+    // Nor can the organization read the picture they sent through Herald any more.
+    let picture = app
+        .get_response(&format!("/api/v1/media/{received}/content"))
+        .await;
+    assert_problem(picture, 404, "not_found").await;
     let other = app
         .get_response(&format!("/api/v1/media/{other_upload}/content"))
         .await;
