@@ -37,7 +37,7 @@ fn on_path(program: &str) -> Option<PathBuf> {
 }
 
 /// `chromedriver` on a free port, killed when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     port: u16,
 }
@@ -53,7 +53,7 @@ fn free_port() -> u16 {
     herald_testkit::ports::free_port().unwrap()
 }
 
-async fn start_driver(chromedriver: &Path) -> Driver {
+pub(crate) async fn start_driver(chromedriver: &Path) -> Driver {
     let port = free_port();
     let child = Command::new(chromedriver)
         .arg(format!("--port={port}"))
@@ -70,7 +70,7 @@ async fn start_driver(chromedriver: &Path) -> Driver {
     driver
 }
 
-async fn start_browser(driver: &Driver, chromium: &Path, profile: &Path) -> Client {
+pub(crate) async fn start_browser(driver: &Driver, chromium: &Path, profile: &Path) -> Client {
     let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|a| (*a).to_owned()).collect();
     args.push(format!("--user-data-dir={}", profile.display()));
     let mut capabilities = serde_json::Map::new();
@@ -97,13 +97,13 @@ fn screenshot_dir() -> PathBuf {
     dir
 }
 
-async fn screenshot(browser: &Client, name: &str) {
+pub(crate) async fn screenshot(browser: &Client, name: &str) {
     let png = browser.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
     std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
 }
 
-async fn css(browser: &Client, selector: &str) -> fantoccini::elements::Element {
+pub(crate) async fn css(browser: &Client, selector: &str) -> fantoccini::elements::Element {
     match browser
         .wait()
         .at_most(Duration::from_secs(20))
@@ -140,7 +140,7 @@ async fn receiver() -> (String, actix_web::dev::ServerHandle) {
 }
 
 /// Polls `check` until it answers `Some`, for up to a minute (the work it waits for is asynchronous).
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+pub(crate) async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
@@ -155,8 +155,9 @@ where
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_owner_manages_keys_and_sees_messages_in_a_real_browser() {
+/// `chromium` and `chromedriver` from the PATH; `None` (after a loud notice) when either is missing, which
+/// fails instead under `CI=true`.
+pub(crate) fn browser_programs() -> Option<(PathBuf, PathBuf)> {
     let (Some(chromium), Some(chromedriver)) = (on_path("chromium"), on_path("chromedriver")) else {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
@@ -168,6 +169,14 @@ async fn the_owner_manages_keys_and_sees_messages_in_a_real_browser() {
              ##  the PATH. Install them with: apt-get install -y chromium chromium-driver      ##\n\
              ##################################################################################\n"
         );
+        return None;
+    };
+    Some((chromium, chromedriver))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_owner_manages_keys_and_sees_messages_in_a_real_browser() {
+    let Some((chromium, chromedriver)) = browser_programs() else {
         return;
     };
 

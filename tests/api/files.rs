@@ -711,7 +711,7 @@ async fn inbound_media_from_the_network_fixtures_can_be_downloaded(db: Db) {
     }
 }
 
-async fn upload_to_simulator(app: &NetApp, bytes: Vec<u8>, mime: &str) -> String {
+pub(crate) async fn upload_to_simulator(app: &NetApp, bytes: Vec<u8>, mime: &str) -> String {
     let form = Form::new()
         .text("messaging_product", "whatsapp")
         .text("type", mime.to_owned())
@@ -733,7 +733,7 @@ async fn upload_to_simulator(app: &NetApp, bytes: Vec<u8>, mime: &str) -> String
         .to_owned()
 }
 
-async fn post_signed_callback(app: &NetApp, body: Vec<u8>) {
+pub(crate) async fn post_signed_callback(app: &NetApp, body: Vec<u8>) {
     let signature = crate::network::hub_signature(app.app_secret.as_bytes(), &body);
     let response = app
         .http

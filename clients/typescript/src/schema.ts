@@ -157,7 +157,8 @@ export interface paths {
         /**
          * Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
          *     cancelled first, then their messages' and inbound messages' content, contact, windows, event payloads and
-         *     files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+         *     files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent. A suspended
+         *     or closed organization may still erase (privacy duties do not stop with the account), so no `403`.
          */
         delete: operations["eraseContact"];
         options?: never;
@@ -3415,7 +3416,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Erased (now, or before: then nothing new is counted); a `contact.erased` event is sent the first time. */
+            /** @description Erased (now, or before: then nothing new is counted); a `contact.erased` event is sent the first time. A suspended or closed organization may erase too: privacy duties do not stop with the account. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,15 +3427,6 @@ export interface operations {
             };
             /** @description `unauthenticated`, `api_key_disabled`. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_inactive`. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -257,6 +257,21 @@ impl Services {
         .with_recipient_checks(RecipientChecks::new(store.contacts()))
     }
 
+    /// Erasing a person: the API's `DELETE /api/v1/contacts/{recipient}` and the dashboard's privacy page are
+    /// the same use case. `sealer` keys the markers, so both must be given the same one.
+    pub(crate) fn erase_person(&self, sealer: Arc<dyn SecretSealer>) -> ErasePerson {
+        let store = &self.store;
+        ErasePerson::new(ErasePorts {
+            erasure: store.erasure(),
+            schedule: store.schedule(),
+            catalog: store.media(),
+            files: self.files.clone(),
+            sealer,
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        })
+    }
+
     /// Each organization's rate card (estimates, and the operator's `admin rate` commands).
     pub fn rate_cards(&self) -> RateCards {
         RateCards::new(self.store.accounts(), self.store.pricing(), self.clock.clone())
@@ -300,15 +315,7 @@ impl Services {
                 clock: self.clock.clone(),
                 ids: self.ids.clone(),
             }),
-            erase: ErasePerson::new(ErasePorts {
-                erasure: store.erasure(),
-                schedule: store.schedule(),
-                catalog: store.media(),
-                files: self.files.clone(),
-                sealer: erasure_sealer,
-                clock: self.clock.clone(),
-                ids: self.ids.clone(),
-            }),
+            erase: self.erase_person(erasure_sealer),
             get_message: GetMessage::new(store.messages()),
             list_messages: ListMessages::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
@@ -404,6 +411,7 @@ impl Services {
             get_message: GetMessage::new(store.messages()),
             message_events: MessageEvents::new(store.messages()),
             cancel_message: CancelMessage::new(store.schedule(), self.clock.clone(), self.ids.clone()),
+            erase: self.erase_person(Arc::clone(&sealer)),
             broadcasts: Arc::new(self.broadcasts(settings)),
             webhooks: self.manage_webhooks(settings, sealer),
             templates: ListTemplates::new(store.templates(), store.accounts()),

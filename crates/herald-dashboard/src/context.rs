@@ -4,8 +4,8 @@ use crate::login_limits::LoginLimits;
 use actix_web::cookie::Key;
 use herald_domain::ports::{Clock, MessageStore};
 use herald_domain::usecases::{
-    Admin, Broadcasts, CancelMessage, GetMessage, ListMessages, ListTemplates, ManageWebhooks, MessageEvents,
-    OwnerAccess, RateCards, Senders, SyncTemplates, Usage,
+    Admin, Broadcasts, CancelMessage, ErasePerson, GetMessage, ListMessages, ListTemplates, ManageWebhooks,
+    MessageEvents, OwnerAccess, RateCards, Senders, SyncTemplates, Usage,
 };
 use std::sync::Arc;
 
@@ -20,6 +20,8 @@ pub struct DashboardContext {
     pub message_events: MessageEvents,
     /// The message page's Cancel button (a message not dispatched yet).
     pub cancel_message: CancelMessage,
+    /// The privacy page's erasure of a person: the same use case as `DELETE /api/v1/contacts/{recipient}`.
+    pub erase: ErasePerson,
     /// The broadcasts pages: progress, Cancel and Resume.
     pub broadcasts: Arc<Broadcasts>,
     pub webhooks: ManageWebhooks,

@@ -1,5 +1,5 @@
 //! The organization owner's dashboard at `/dashboard` (docs/api.md §11): owner login, API keys, the message
-//! log, broadcasts, webhook endpoints and deliveries, templates, and the account. Pages are rendered on the server with
+//! log, broadcasts, webhook endpoints and deliveries, templates, the account, and erasing a person. Pages are rendered on the server with
 //! maud; the only browser code is a copy button (`assets/app.js`), served from this binary, so the dashboard
 //! needs nothing from the network.
 //!
@@ -87,6 +87,9 @@ pub fn configure(config: &mut web::ServiceConfig, context: web::Data<DashboardCo
                 web::get().to(pages::templates::show),
             )
             .route("/account", web::get().to(pages::account::show))
+            .route("/erase", web::get().to(pages::erase::form))
+            .route("/erase/review", web::post().to(pages::erase::review))
+            .route("/erase", web::post().to(pages::erase::erase))
             .default_service(web::to(pages::not_found)),
     );
 }

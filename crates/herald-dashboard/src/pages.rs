@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod broadcasts;
+pub mod erase;
 pub mod keys;
 pub mod login;
 pub mod messages;

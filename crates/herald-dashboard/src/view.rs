@@ -15,15 +15,18 @@ pub enum Section {
     Webhooks,
     Templates,
     Account,
+    /// Erasing a person.
+    Privacy,
 }
 
-const SECTIONS: [(Section, &str, &str); 6] = [
+const SECTIONS: [(Section, &str, &str); 7] = [
     (Section::Keys, "/dashboard/keys", "API keys"),
     (Section::Messages, "/dashboard/messages", "Messages"),
     (Section::Broadcasts, "/dashboard/broadcasts", "Broadcasts"),
     (Section::Webhooks, "/dashboard/webhooks", "Webhooks"),
     (Section::Templates, "/dashboard/templates", "Templates"),
     (Section::Account, "/dashboard/account", "Account"),
+    (Section::Privacy, "/dashboard/erase", "Privacy"),
 ];
 
 /// A whole HTML page. With `nav` (the owner and the current section) it carries the navigation and the

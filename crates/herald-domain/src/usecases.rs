@@ -26,7 +26,7 @@ mod tests;
 mod webhooks;
 
 pub use admin::{Admin, AdminError, NewSender};
-pub use authenticate::{AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
+pub use authenticate::{Admission, AuthError, Authenticate, Authenticated, UNKNOWN_KEY_TTL_SECONDS};
 pub use broadcasts::{
     BroadcastChangeError, BroadcastCommand, BroadcastCreated, BroadcastDraft, BroadcastDryRun,
     BroadcastError, BroadcastMessages, BroadcastPorts, BroadcastRecipient, Broadcasts, CANCEL_RESUME_AFTER,

@@ -25,7 +25,7 @@ mod responses;
 mod routes;
 mod send_body;
 
-pub use auth::Caller;
+pub use auth::{Caller, CallerInAnyState};
 pub use client_address::{AuthFailureLimit, NoAuthFailureLimit};
 pub use context::{ApiContext, Readiness};
 pub use dto::{

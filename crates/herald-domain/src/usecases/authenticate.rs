@@ -28,6 +28,17 @@ pub enum AuthError {
     Store(#[from] StoreError),
 }
 
+/// Which organizations a key is let in for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Only an active organization's keys: every operation but erasing a person.
+    ActiveOnly,
+    /// The keys of an organization in any state, suspended and closed included: erasing a person (docs/api.md
+    /// §7.2). A privacy duty does not end when the operator stops the account, and an erasure sends nothing
+    /// and costs nothing, so refusing it would protect no one.
+    AnyState,
+}
+
 /// Turns a bearer token into an [`Authenticated`] scope.
 pub struct Authenticate {
     accounts: Arc<dyn crate::ports::AccountStore>,
@@ -93,11 +104,25 @@ impl Authenticate {
         }
     }
 
+    /// The scope of `token`, for an active organization only ([`Admission::ActiveOnly`]).
+    ///
+    /// # Errors
+    /// See [`Authenticate::execute_admitting`].
+    pub async fn execute(&self, token: &str) -> Result<Authenticated, AuthError> {
+        self.execute_admitting(token, Admission::ActiveOnly).await
+    }
+
+    /// The scope of `token`, for the organizations `admission` lets in.
+    ///
     /// # Errors
     /// See [`AuthError`]; a disabled key is refused before the organization's state is looked at. A
     /// well-formed key the store did not know is refused again without a store query for
     /// [`UNKNOWN_KEY_TTL_SECONDS`].
-    pub async fn execute(&self, token: &str) -> Result<Authenticated, AuthError> {
+    pub async fn execute_admitting(
+        &self,
+        token: &str,
+        admission: Admission,
+    ) -> Result<Authenticated, AuthError> {
         let key = ApiKey::parse(token).map_err(|_| AuthError::Unauthenticated)?;
         let digest = key.digest();
         if self.unknown.holds(digest.as_bytes(), self.clock.now()) {
@@ -115,7 +140,7 @@ impl Authenticate {
         if credential.key.status == ApiKeyStatus::Disabled {
             return Err(AuthError::KeyDisabled);
         }
-        if !credential.organization.status.is_active() {
+        if admission == Admission::ActiveOnly && !credential.organization.status.is_active() {
             return Err(AuthError::AccountInactive);
         }
         let now = self.clock.now();

@@ -1,7 +1,7 @@
 //! Contacts: the 24-hour service window (docs/api.md §7), and the contact resource with its opt-outs,
 //! blocks and STOP keyword rule (§7.1).
 
-use crate::auth::Caller;
+use crate::auth::{Caller, CallerInAnyState};
 use crate::context::ApiContext;
 use crate::dto::{ContactResource, ErasureResource, KeywordRuleResource, WindowResource};
 use crate::error::{ApiError, HandlerResult, Problem};
@@ -116,7 +116,8 @@ pub(crate) async fn get_contact(
 
 /// Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
 /// cancelled first, then their messages' and inbound messages' content, contact, windows, event payloads and
-/// files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+/// files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent. A suspended
+/// or closed organization may still erase (privacy duties do not stop with the account), so no `403`.
 #[utoipa::path(
     delete,
     path = "/api/v1/contacts/{recipient}",
@@ -124,8 +125,7 @@ pub(crate) async fn get_contact(
     operation_id = "eraseContact",
     params(("recipient" = String, Path, description = "An E.164 number (any of its national forms), URL-encoded, or a business-scoped user id")),
     responses(
-        (status = 200, description = "Erased (now, or before: then nothing new is counted); a `contact.erased` event is sent the first time.", body = ErasureResource),
-        (status = 403, description = "`account_inactive`.", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "Erased (now, or before: then nothing new is counted); a `contact.erased` event is sent the first time. A suspended or closed organization may erase too: privacy duties do not stop with the account.", body = ErasureResource),
         (status = 404, description = "`not_found`: nothing names this person and they were never erased; nothing was written.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `recipient` is invalid.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "`unavailable` (also when messages to the person kept being queued during the erasure); `Retry-After` set.", body = Problem, content_type = "application/problem+json"),
@@ -136,7 +136,7 @@ pub(crate) async fn get_contact(
 )]
 pub(crate) async fn erase_contact(
     ctx: web::Data<ApiContext>,
-    caller: Caller,
+    caller: CallerInAnyState,
     recipient: web::Path<String>,
     req: HttpRequest,
 ) -> HandlerResult {

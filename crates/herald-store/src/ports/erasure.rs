@@ -149,8 +149,9 @@ macro_rules! erasure_port {
             }
 
             /// The person's inbound messages: the marker in place of the sender, their content, name,
-            /// referral and network object erased. Answers their ids and the ids of their files (fetched
-            /// into the organization's media when read).
+            /// referral and network object erased, and their media id cleared (the file is the network's,
+            /// streamed when read: with the content gone the id must resolve to nothing, not to a row whose
+            /// content no longer names a file). Answers their ids and their media ids.
             async fn erase_inbound(
                 conn: &mut Conn,
                 org: &str,
@@ -176,6 +177,7 @@ macro_rules! erasure_port {
                             inbound_messages::from_user_id.eq(None::<String>),
                             inbound_messages::from_name.eq(None::<String>),
                             inbound_messages::content.eq(ERASED_INBOUND),
+                            inbound_messages::media_id.eq(None::<String>),
                             inbound_messages::raw.eq(ERASED_RAW),
                             inbound_messages::referral.eq(None::<String>),
                         ))

@@ -38,11 +38,6 @@ def _parse_response(
 
         return response_401
 
-    if response.status_code == 403:
-        response_403 = Problem.from_dict(response.json())
-
-        return response_403
-
     if response.status_code == 404:
         response_404 = Problem.from_dict(response.json())
 
@@ -93,7 +88,9 @@ def sync_detailed(
     """Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
     cancelled first, then their messages' and inbound messages' content, contact, windows, event
     payloads and
-    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent. A
+    suspended
+    or closed organization may still erase (privacy duties do not stop with the account), so no `403`.
 
     Args:
         recipient (str):
@@ -125,7 +122,9 @@ def sync(
     """Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
     cancelled first, then their messages' and inbound messages' content, contact, windows, event
     payloads and
-    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent. A
+    suspended
+    or closed organization may still erase (privacy duties do not stop with the account), so no `403`.
 
     Args:
         recipient (str):
@@ -152,7 +151,9 @@ async def asyncio_detailed(
     """Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
     cancelled first, then their messages' and inbound messages' content, contact, windows, event
     payloads and
-    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent. A
+    suspended
+    or closed organization may still erase (privacy duties do not stop with the account), so no `403`.
 
     Args:
         recipient (str):
@@ -182,7 +183,9 @@ async def asyncio(
     """Erases what the organization holds about a person (docs/api.md §7.2): their queued messages are
     cancelled first, then their messages' and inbound messages' content, contact, windows, event
     payloads and
-    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent.
+    files are erased, keeping ids, times, statuses and pricing under a keyed marker. Idempotent. A
+    suspended
+    or closed organization may still erase (privacy duties do not stop with the account), so no `403`.
 
     Args:
         recipient (str):

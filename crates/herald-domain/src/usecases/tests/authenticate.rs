@@ -3,7 +3,7 @@
 use super::*;
 use crate::api_key::ApiKeyDigest;
 use crate::ports::{Credential, MockAccountStore, StoreError};
-use crate::usecases::{AuthError, Authenticate, Authenticated};
+use crate::usecases::{Admission, AuthError, Authenticate, Authenticated};
 use std::sync::Arc;
 
 fn credential(
@@ -163,6 +163,31 @@ fn a_key_of_a_suspended_or_closed_organization_is_account_inactive() {
 
         assert!(
             matches!(result, Err(AuthError::AccountInactive)),
+            "{org:?}: {result:?}"
+        );
+    }
+}
+
+#[test]
+fn an_erasure_admits_a_suspended_or_closed_organization_but_not_a_disabled_key() {
+    for org in [AccountStatus::Suspended, AccountStatus::Closed] {
+        let key = api_key('a');
+        let found = credential(&key, ApiKeyStatus::Active, org, Some(now() - seconds(5)));
+        let mut accounts = store_finding(&key, Some(found.clone()));
+        accounts.expect_touch_api_key().times(0);
+
+        let result = run(authenticate(accounts).execute_admitting(key.expose(), Admission::AnyState));
+
+        let Ok(scope) = result else {
+            panic!("{org:?}: expected success, got {result:?}");
+        };
+        assert_eq!(scope.organization, found.organization, "{org:?}");
+
+        let mut accounts = store_finding(&key, Some(credential(&key, ApiKeyStatus::Disabled, org, None)));
+        accounts.expect_touch_api_key().times(0);
+        let result = run(authenticate(accounts).execute_admitting(key.expose(), Admission::AnyState));
+        assert!(
+            matches!(result, Err(AuthError::KeyDisabled)),
             "{org:?}: {result:?}"
         );
     }
