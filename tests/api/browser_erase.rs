@@ -6,7 +6,6 @@
 use crate::browser::{Driver, browser_programs, css, eventually, screenshot, start_browser, start_driver};
 use crate::dashboard::{dashboard_settings, owner_org};
 use fantoccini::Client;
-use herald_app::config::Settings;
 use herald_app::{Application, Services};
 use serde_json::{Value, json};
 
@@ -38,10 +37,8 @@ impl Scene {
         let (chromium, chromedriver) = browser_programs()?;
         let (store, guard) = herald_store::testing::fresh_sqlite().await.unwrap();
         let services = Services::with_store(store);
-        let settings = Settings {
-            dispatch_poll_ms: 50,
-            ..dashboard_settings()
-        };
+        let mut settings = dashboard_settings();
+        settings.dispatch.poll_ms = 50;
         let org = owner_org(&services, &settings, EMAIL, PASSWORD, (SENDER, "1000000001")).await;
         let (_, key) = services.admin().create_key(&org, None).await.unwrap();
         let app = Application::build(&settings, &services, herald_app::cli::Role::All).unwrap();
