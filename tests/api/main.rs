@@ -30,6 +30,7 @@ mod marketing;
 mod network;
 mod openapi;
 mod pricing;
+mod routing;
 mod scenarios;
 mod scheduled;
 mod strict;
