@@ -33,6 +33,7 @@ mod marketing;
 mod network;
 mod openapi;
 mod pricing;
+mod routing;
 mod scenarios;
 mod scheduled;
 mod strict;

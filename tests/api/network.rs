@@ -662,6 +662,13 @@ impl herald_domain::ports::MessagingNetwork for CountingNetwork {
     ) -> Result<Vec<herald_domain::ports::NetworkTemplate>, herald_domain::ports::NetworkError> {
         Ok(Vec::new())
     }
+
+    async fn app_subscription(
+        &self,
+        _: &herald_domain::organization::SenderNumber,
+    ) -> Result<herald_domain::ports::AppSubscription, herald_domain::ports::NetworkError> {
+        Ok(herald_domain::ports::AppSubscription::Subscribed)
+    }
 }
 
 /// A sender at 1 message/s with time scaled 20×: one send every 50 ms, turns handed out first come first

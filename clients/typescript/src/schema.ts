@@ -1497,6 +1497,12 @@ export interface components {
         InboundResource: {
             context?: null | components["schemas"]["InboundContextResource"];
             /**
+             * @description `true` for an echo: a message the business side sent the customer outside Herald (the WhatsApp
+             *     Business app, or the app holding the conversation), copied to Herald. `from` is then the customer it
+             *     went to; an echo opens no service window and never counts as a STOP keyword.
+             */
+            echo: boolean;
+            /**
              * @description The customer's number; their business-scoped user id when the network hid the number (a user who
              *     chose a username) and no earlier message paired that id with a number.
              * @example +15551234567
@@ -1525,6 +1531,12 @@ export interface components {
             received_at: string;
             /** @description The ad or post a click-to-WhatsApp message came from, as the network sent it. */
             referral?: Record<string, never> | null;
+            /**
+             * @description The network's webhook field it came on: `messages` while Herald's app holds the conversation,
+             *     `standby` while another app (Meta's business agent) holds it, `smb_message_echoes` for what the
+             *     business sent from the WhatsApp Business app on a number it shares with Herald.
+             */
+            source_field: components["schemas"]["SourceFieldName"];
             /** @description The text of a `text` message (the other kinds carry their own object instead). */
             text?: Record<string, never> | null;
             /**
@@ -2184,7 +2196,20 @@ export interface components {
              * @description Messages per second the network allows this number.
              */
             throughput_per_second: number;
+            /**
+             * @description The webhook fields Herald reads that the number's business account was last found not to deliver to
+             *     Herald's Meta app (`[]`: none missing); `null` until checked, which the template sync does for each
+             *     business account. Meta's `subscribed_apps` names apps, not fields, so an account that does not
+             *     deliver to Herald's app lists every field.
+             * @example []
+             */
+            webhook_fields_missing?: string[] | null;
         };
+        /**
+         * @description The webhook fields an inbound message can come on.
+         * @enum {string}
+         */
+        SourceFieldName: "messages" | "standby" | "smb_message_echoes";
         /** @description The body's variables. */
         TemplateBodyResource: {
             /** @description The parameter names of a named template, in the template's order. */

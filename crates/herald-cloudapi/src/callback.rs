@@ -11,7 +11,8 @@ use herald_domain::Timestamp;
 use herald_domain::contact::Recipient;
 use herald_domain::message::MessageError;
 use herald_domain::network::{
-    InboundContent, InboundMessage, NetworkEvent, NetworkStatusReport, ParsedCallback, ReportedStatus,
+    InboundContent, InboundMessage, MAX_UNKNOWN_FIELDS, NetworkEvent, NetworkStatusReport, ParsedCallback,
+    ReportedStatus, SourceField,
 };
 use herald_domain::organization::NetworkRef;
 use herald_domain::ports::CallbackDecoder;
@@ -66,6 +67,22 @@ pub fn parse_callback(raw_body: &[u8]) -> Result<ParsedCallback, ParseError> {
     Ok(parsed)
 }
 
+/// Fields Meta documents that carry nothing Herald records (docs/cloud-api.md §4.7): acknowledged with a
+/// note, never warned about as unknown.
+const ACKNOWLEDGED_FIELDS: [&str; 8] = [
+    "messaging_handovers",
+    "history",
+    "smb_app_state_sync",
+    "message_template_components_update",
+    "business_capability_update",
+    "account_review_update",
+    "automatic_events",
+    "security",
+];
+
+/// Longest field name kept in a note or a warning: the name is the network's text.
+const MAX_FIELD_NAME_CHARS: usize = 64;
+
 fn parse_change(at: &str, entry: &Value, change: &Value, parsed: &mut ParsedCallback) {
     let field = change.get("field").and_then(Value::as_str).unwrap_or("");
     if notices::NOTICE_FIELDS.contains(&field) {
@@ -86,18 +103,33 @@ fn parse_change(at: &str, entry: &Value, change: &Value, parsed: &mut ParsedCall
         }
         return;
     }
-    if field != "messages" {
+    let Some(source) = SourceField::parse(field) else {
+        let name: String = field.chars().take(MAX_FIELD_NAME_CHARS).collect();
         parsed
             .skipped
-            .push(format!("{at}: field `{field}` is not handled"));
+            .push(format!("{at}: field `{name}` is not handled"));
+        if !ACKNOWLEDGED_FIELDS.contains(&field)
+            && !parsed.unknown_fields.contains(&name)
+            && parsed.unknown_fields.len() < MAX_UNKNOWN_FIELDS
+        {
+            parsed.unknown_fields.push(name);
+        }
         return;
-    }
+    };
     let Some(value) = change.get("value") else {
         parsed.skipped.push(format!("{at}: no `value`"));
         return;
     };
+    parse_messaging_value(at, source, value, parsed);
+}
+
+/// The value of a field that carries messages (`messages`, `standby`, `smb_message_echoes`): all three
+/// use the `messages` field's shape, the customer's messages under `messages` and the business side's
+/// echoes under `message_echoes`.
+fn parse_messaging_value(at: &str, source: SourceField, value: &Value, parsed: &mut ParsedCallback) {
     let statuses = list(value, "statuses");
     let messages = list(value, "messages");
+    let echoes = list(value, "message_echoes");
     // Errors about the whole payload come next to (or instead of) the items; keep them visible.
     for (i, error) in list(value, "errors").iter().enumerate() {
         let (code, details) = error_fields(error);
@@ -118,11 +150,14 @@ fn parse_change(at: &str, entry: &Value, change: &Value, parsed: &mut ParsedCall
                 Some(Err(e)) => format!("metadata.phone_number_id {e}"),
                 _ => "no metadata.phone_number_id".to_owned(),
             };
-            for i in 0..statuses.len() {
-                parsed.skipped.push(format!("{at}.value.statuses[{i}]: {why}"));
-            }
-            for i in 0..messages.len() {
-                parsed.skipped.push(format!("{at}.value.messages[{i}]: {why}"));
+            for (key, items) in [
+                ("statuses", statuses),
+                ("messages", messages),
+                ("message_echoes", echoes),
+            ] {
+                for i in 0..items.len() {
+                    parsed.skipped.push(format!("{at}.value.{key}[{i}]: {why}"));
+                }
             }
             return;
         }
@@ -134,12 +169,22 @@ fn parse_change(at: &str, entry: &Value, change: &Value, parsed: &mut ParsedCall
         }
     }
     let contacts = list(value, "contacts");
-    for (i, message) in messages.iter().enumerate() {
-        match parse_message(&phone_number_id, contacts, message) {
-            Ok(inbound) => parsed.events.push(NetworkEvent::Inbound(inbound)),
-            Err(why) => parsed.skipped.push(format!("{at}.value.messages[{i}]: {why}")),
+    for (key, items, echo) in [("messages", messages, false), ("message_echoes", echoes, true)] {
+        let origin = Origin { source, echo };
+        for (i, message) in items.iter().enumerate() {
+            match parse_message(&phone_number_id, contacts, message, origin) {
+                Ok(inbound) => parsed.events.push(NetworkEvent::Inbound(inbound)),
+                Err(why) => parsed.skipped.push(format!("{at}.value.{key}[{i}]: {why}")),
+            }
         }
     }
+}
+
+/// Where a message came from: its webhook field, and whether it is the business side's echo.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    source: SourceField,
+    echo: bool,
 }
 
 fn list<'a>(value: &'a Value, key: &str) -> &'a [Value] {
@@ -372,17 +417,28 @@ fn interactive(message: &Value) -> Result<InboundContent, String> {
 /// Kinds whose object carries a downloadable file.
 const MEDIA_KINDS: [&str; 5] = ["image", "video", "document", "audio", "sticker"];
 
+/// A message of the user (`from` names them), or an echo of the business side's (`to` names the user).
 fn parse_message(
     phone_number_id: &NetworkRef,
     contacts: &[Value],
     message: &Value,
+    origin: Origin,
 ) -> Result<InboundMessage, String> {
     let network_message_id = required(message, "id")?.to_owned();
-    let from_user_id = str_field(message, "from_user_id")
+    // The user is the one the business talks with: the sender of a message, the recipient of an echo.
+    let (user_key, user_id_key) = if origin.echo {
+        ("to", "to_user_id")
+    } else {
+        ("from", "from_user_id")
+    };
+    let from_user_id = str_field(message, user_id_key)
         .filter(|id| !id.is_empty())
-        .map(|id| UserId::parse(id).map_err(|e| format!("`from_user_id` {id}: {e}")))
+        .map(|id| UserId::parse(id).map_err(|e| format!("`{user_id_key}` {id}: {e}")))
         .transpose()?;
-    let from_digits = str_field(message, "from").filter(|f| !f.is_empty());
+    // An echo's `to` is the number as the business app wrote it, which may start with `+`.
+    let from_digits = str_field(message, user_key)
+        .map(|number| number.strip_prefix('+').unwrap_or(number))
+        .filter(|f| !f.is_empty());
     let received_at = timestamp(message)?;
     let message_type = required(message, "type")?.to_owned();
     let content = inbound_content(&message_type, message)?;
@@ -405,12 +461,12 @@ fn parse_message(
             .and_then(|id| UserId::parse(id).ok())
     });
     let from = match (from_digits, &from_user_id) {
-        (Some(digits), _) => {
-            Recipient::Number(PhoneNumber::from_digits(digits).map_err(|e| format!("`from` {digits}: {e}"))?)
-        }
+        (Some(digits), _) => Recipient::Number(
+            PhoneNumber::from_digits(digits).map_err(|e| format!("`{user_key}` {digits}: {e}"))?,
+        ),
         // A user who hides their number behind a username: the message names them by user id only.
         (None, Some(user_id)) => Recipient::User(user_id.clone()),
-        (None, None) => return Err("neither `from` nor `from_user_id`".to_owned()),
+        (None, None) => return Err(format!("neither `{user_key}` nor `{user_id_key}`")),
     };
     let context_message_id = message
         .get("context")
@@ -431,5 +487,7 @@ fn parse_message(
             .filter(|r| r.is_object())
             .map(Value::to_string),
         raw: message.to_string(),
+        source_field: origin.source,
+        echo: origin.echo,
     })
 }

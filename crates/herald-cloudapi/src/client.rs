@@ -9,8 +9,8 @@ use futures::TryStreamExt as _;
 use herald_domain::message::{Message, MessageError};
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::{
-    MediaDownload, MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds, NetworkReceipt,
-    NetworkTemplate,
+    AppSubscription, MediaDownload, MediaUpload, MessagingNetwork, NetworkError, NetworkMediaIds,
+    NetworkReceipt, NetworkTemplate,
 };
 use herald_domain::ports::{SealContext, SecretSealer};
 use reqwest::header::HeaderMap;
@@ -542,12 +542,17 @@ impl MessagingNetwork for CloudApiClient {
         tracing::warn!(waba_id = %sender.waba_id, pages = MAX_TEMPLATE_PAGES, "template list paging stopped at the page limit");
         Ok(templates)
     }
+
+    async fn app_subscription(&self, sender: &SenderNumber) -> Result<AppSubscription, NetworkError> {
+        self.read_app_subscription(sender).await
+    }
 }
 
 mod block;
 mod failures;
 mod marketing;
 mod review;
+mod subscription;
 use failures::{
     download_refused, error_response, idempotent, lookup_error, media_not_found, transport_error,
     unreadable_success,

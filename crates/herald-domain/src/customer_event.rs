@@ -83,6 +83,10 @@ pub struct InboundBody {
     pub links: InboundLinks,
     /// The network's `referral` object as JSON text, when the message came from an ad or post.
     pub referral: Option<String>,
+    /// The webhook field it came on.
+    pub source_field: crate::network::SourceField,
+    /// An echo of what the business side sent the user outside Herald (`from` is then the user).
+    pub echo: bool,
 }
 
 /// Herald's ids of the messages an inbound message points at (the one it replies to, the one it reacts
@@ -170,6 +174,8 @@ pub fn inbound(record: &InboundRecord, to: &PhoneNumber, links: InboundLinks) ->
             context_message_id: inbound.context_message_id.clone(),
             links,
             referral: inbound.referral.clone(),
+            source_field: inbound.source_field,
+            echo: inbound.echo,
         })),
     }
 }

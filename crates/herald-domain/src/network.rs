@@ -165,6 +165,57 @@ pub struct InboundMessage {
     pub referral: Option<String>,
     /// The network's message object, as JSON text, so nothing the network said is lost.
     pub raw: String,
+    /// The webhook field the message came on.
+    pub source_field: SourceField,
+    /// `true` for an echo: a message the business side sent to the user outside Herald (from the WhatsApp
+    /// Business app, or by another app holding the conversation), which the network copies to Herald.
+    /// `from` then names the user it was sent to; an echo opens no service window and is no keyword.
+    pub echo: bool,
+}
+
+/// Every webhook field Herald reads (docs/cloud-api.md §4.7), which each business account must deliver to
+/// Herald's app: the three that carry messages, the account notices, and the users' marketing preferences.
+pub const WEBHOOK_FIELDS_NEEDED: [&str; 10] = [
+    "messages",
+    "standby",
+    "smb_message_echoes",
+    "message_template_status_update",
+    "message_template_quality_update",
+    "template_category_update",
+    "phone_number_quality_update",
+    "account_update",
+    "account_alerts",
+    "user_preferences",
+];
+
+/// The webhook field an inbound message or echo came on (docs/cloud-api.md §4.7): `messages` while
+/// Herald's app holds the conversation, `standby` while another app (Meta's business agent) does, and
+/// `smb_message_echoes` for what the business sends from the WhatsApp Business app on a shared number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SourceField {
+    #[default]
+    Messages,
+    Standby,
+    SmbMessageEchoes,
+}
+
+impl SourceField {
+    /// Every field that carries messages, in the order the documentation lists them.
+    pub const ALL: [Self; 3] = [Self::Messages, Self::Standby, Self::SmbMessageEchoes];
+
+    /// The network's name of the field, which is also Herald's (`source_field` on the API).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Messages => "messages",
+            Self::Standby => "standby",
+            Self::SmbMessageEchoes => "smb_message_echoes",
+        }
+    }
+
+    /// The field named `name`, if it is one that carries messages.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|field| field.as_str() == name)
+    }
 }
 
 /// One item of a network callback.
@@ -202,7 +253,14 @@ pub struct UserPreference {
 pub struct ParsedCallback {
     pub events: Vec<NetworkEvent>,
     pub skipped: Vec<String>,
+    /// Webhook fields the parser does not know at all (each name once, at most
+    /// [`MAX_UNKNOWN_FIELDS`]): acknowledged like the others, and worth a warning, since the network
+    /// may have started sending something Herald should read.
+    pub unknown_fields: Vec<String>,
 }
+
+/// Most unknown field names one callback reports ([`ParsedCallback::unknown_fields`]).
+pub const MAX_UNKNOWN_FIELDS: usize = 8;
 
 /// A change the network reports about a business account rather than about one message: a template's
 /// review, quality or category, a number's quality and messaging limit, or the account itself

@@ -32,7 +32,10 @@ pub use broadcasts::{
     BroadcastError, BroadcastMessages, BroadcastPorts, BroadcastRecipient, Broadcasts, CANCEL_RESUME_AFTER,
     PaceReport, PaceSettings, RejectedRow,
 };
-pub use callbacks::{BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, ProcessCallbacks, Received};
+pub use callbacks::{
+    BacklogReport, CALLBACK_ATTEMPTS, CallbackReport, MAX_WARNED_FIELDS, ProcessCallbacks, Received,
+    UnknownFieldWarnings,
+};
 pub use contacts::{ContactError, ContactPorts, ContactView, ContactWindow, Contacts};
 pub use deliver_webhooks::{DeliverWebhooks, DeliveryClaim, DeliveryReport, DeliveryRound, DeliverySettings};
 pub use dispatch::{

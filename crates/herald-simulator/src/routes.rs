@@ -13,6 +13,7 @@ mod messages;
 mod notices;
 mod phone_numbers;
 mod shapes;
+mod subscribed_apps;
 mod template_review;
 mod template_send;
 mod templates;
@@ -85,6 +86,11 @@ fn graph_resources(cfg: &mut web::ServiceConfig) {
     });
     graph(cfg, "/{id}/phone_numbers", |r| {
         r.route(web::get().to(phone_numbers::list))
+    });
+    graph(cfg, "/{id}/subscribed_apps", |r| {
+        r.route(web::get().to(subscribed_apps::list))
+            .route(web::post().to(subscribed_apps::subscribe))
+            .route(web::delete().to(subscribed_apps::unsubscribe))
     });
     graph(cfg, "/{id}/uploads", |r| {
         r.route(web::post().to(template_review::start_upload))

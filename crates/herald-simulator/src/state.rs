@@ -56,6 +56,9 @@ pub(crate) struct State {
     /// The business accounts (WABA ids) whose business accepted the Marketing Messages API terms; none
     /// has until the control API says so, as a new business on Meta's side.
     marketing_onboarded: std::collections::HashSet<String>,
+    /// The business accounts (WABA ids) the simulator's app was unsubscribed from (`DELETE
+    /// /{waba_id}/subscribed_apps`); every account is subscribed until then.
+    apps_unsubscribed: std::collections::HashSet<String>,
 }
 
 /// Which way a message known to the simulator went.
@@ -94,6 +97,7 @@ impl State {
             blocked: std::collections::HashSet::new(),
             user_ids: HashMap::new(),
             marketing_onboarded: std::collections::HashSet::new(),
+            apps_unsubscribed: std::collections::HashSet::new(),
         }
     }
 
@@ -164,6 +168,20 @@ impl State {
         } else {
             self.marketing_onboarded.remove(waba_id);
         }
+    }
+
+    /// Records whether the simulator's app is unsubscribed from `waba_id`'s webhooks.
+    pub(crate) fn set_app_unsubscribed(&mut self, waba_id: &str, unsubscribed: bool) {
+        if unsubscribed {
+            self.apps_unsubscribed.insert(waba_id.to_owned());
+        } else {
+            self.apps_unsubscribed.remove(waba_id);
+        }
+    }
+
+    /// Whether the simulator's app was unsubscribed from `waba_id`'s webhooks.
+    pub(crate) fn app_unsubscribed(&self, waba_id: &str) -> bool {
+        self.apps_unsubscribed.contains(waba_id)
     }
 
     /// Whether `waba_id` may send on `/marketing_messages`.

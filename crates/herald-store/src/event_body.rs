@@ -109,6 +109,8 @@ pub(crate) fn inbound_object(id: &str, body: &InboundBody, received_at: Timestam
     if let Some(referral) = &body.referral {
         data.insert("referral".to_owned(), json_text(referral));
     }
+    data.insert("source_field".to_owned(), json!(body.source_field.as_str()));
+    data.insert("echo".to_owned(), json!(body.echo));
     data
 }
 
@@ -308,6 +310,8 @@ mod tests {
                 context_message_id: Some("wamid.B".into()),
                 referral: None,
                 raw: r#"{"reaction":{"emoji":"👍"}}"#.into(),
+                source_field: herald_domain::network::SourceField::Messages,
+                echo: false,
             },
             media_id: None,
             customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),
@@ -356,6 +360,8 @@ mod tests {
                 context_message_id: None,
                 referral: None,
                 raw: "{}".into(),
+                source_field: herald_domain::network::SourceField::Messages,
+                echo: false,
             },
             media_id: Some(media_id),
             customer_event_id: EventId::from_ulid(Ulid::from_parts(1, 4)),

@@ -255,6 +255,25 @@ impl AccountStore for CachedAccounts {
         self.inner.sender_qualities(organization).await
     }
 
+    async fn record_webhook_fields_missing(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        missing: &[String],
+    ) -> Result<(), StoreError> {
+        // Not part of any cached value: the senders' resource reads them afresh.
+        self.inner
+            .record_webhook_fields_missing(organization, waba_id, missing)
+            .await
+    }
+
+    async fn webhook_fields_missing(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<(SenderId, Vec<String>)>, StoreError> {
+        self.inner.webhook_fields_missing(organization).await
+    }
+
     async fn replace_sealed_access_token(
         &self,
         organization: &OrganizationId,

@@ -61,6 +61,7 @@ macro_rules! define_tables {
                 messaging_limit -> Nullable<Text>,
                 quality_updated_at -> Nullable<Moment>,
                 shares_waba -> Bool,
+                webhook_fields_missing -> Nullable<Text>,
             }
         }
 
@@ -296,6 +297,8 @@ macro_rules! define_tables {
                 referral -> Nullable<Text>,
                 read_at -> Nullable<Moment>,
                 from_user_id -> Nullable<Text>,
+                source_field -> Text,
+                echo -> Bool,
             }
         }
 

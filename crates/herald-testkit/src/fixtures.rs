@@ -635,6 +635,8 @@ pub fn inbound_record(
             context_message_id: None,
             referral: None,
             raw: format!(r#"{{"id":"{wamid}"}}"#),
+            source_field: herald_domain::network::SourceField::Messages,
+            echo: false,
         },
         customer_event_id: EventId::from_ulid(next_ulid()),
         recorded_at,

@@ -80,6 +80,7 @@ from .send_template_request import SendTemplateRequest
 from .send_text_request import SendTextRequest
 from .sender_list_resource import SenderListResource
 from .sender_resource import SenderResource
+from .source_field_name import SourceFieldName
 from .template_body_resource import TemplateBodyResource
 from .template_button_resource import TemplateButtonResource
 from .template_category_request import TemplateCategoryRequest
@@ -190,6 +191,7 @@ __all__ = (
     "SendTemplateMediaForm",
     "SendTemplateRequest",
     "SendTextRequest",
+    "SourceFieldName",
     "TemplateBodyResource",
     "TemplateButtonResource",
     "TemplateCategoryRequest",

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.source_field_name import SourceFieldName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -28,10 +29,14 @@ class InboundResource:
     (an unsupported or unknown kind, the network's object as it came).
 
         Attributes:
+            echo (bool): `true` for an echo: a message the business side sent the customer outside Herald (the WhatsApp
+                Business app, or the app holding the conversation), copied to Herald. `from` is then the customer it
+                went to; an echo opens no service window and never counts as a STOP keyword.
             from_ (str): The customer's number; their business-scoped user id when the network hid the number (a user who
                 chose a username) and no earlier message paired that id with a number. Example: +15551234567.
             id (str):  Example: inb_01JD0000000000000000000000.
             received_at (datetime.datetime):
+            source_field (SourceFieldName): The webhook fields an inbound message can come on.
             to (str): The business number that received it. Example: +15550001111.
             type_ (str): The network's type: `text`, `image`, `video`, `document`, `audio`, `sticker`, `location`,
                 `contacts`, `reaction`, `interactive`, `button`, `order`, `system`, `unsupported`, … Example: text.
@@ -49,9 +54,11 @@ class InboundResource:
                 object instead).
     """
 
+    echo: bool
     from_: str
     id: str
     received_at: datetime.datetime
+    source_field: SourceFieldName
     to: str
     type_: str
     context: InboundContextResource | None | Unset = UNSET
@@ -69,11 +76,15 @@ class InboundResource:
         from ..models.inbound_resource_referral_type_0 import InboundResourceReferralType0  # noqa: PLC0415
         from ..models.inbound_resource_text_type_0 import InboundResourceTextType0  # noqa: PLC0415
 
+        echo = self.echo
+
         from_ = self.from_
 
         id = self.id
 
         received_at = self.received_at.isoformat()
+
+        source_field = self.source_field.value
 
         to = self.to
 
@@ -135,9 +146,11 @@ class InboundResource:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "echo": echo,
                 "from": from_,
                 "id": id,
                 "received_at": received_at,
+                "source_field": source_field,
                 "to": to,
                 "type": type_,
             }
@@ -167,11 +180,15 @@ class InboundResource:
         from ..models.inbound_resource_text_type_0 import InboundResourceTextType0  # noqa: PLC0415
 
         d = dict(src_dict)
+        echo = d.pop("echo")
+
         from_ = d.pop("from")
 
         id = d.pop("id")
 
         received_at = datetime.datetime.fromisoformat(d.pop("received_at"))
+
+        source_field = SourceFieldName(d.pop("source_field"))
 
         to = d.pop("to")
 
@@ -281,9 +298,11 @@ class InboundResource:
         text = _parse_text(d.pop("text", UNSET))
 
         inbound_resource = cls(
+            echo=echo,
             from_=from_,
             id=id,
             received_at=received_at,
+            source_field=source_field,
             to=to,
             type_=type_,
             context=context,

@@ -31,6 +31,11 @@ class SenderResource:
             the number. Example: GREEN.
         quality_updated_at (datetime.datetime | None | Unset): When the network last reported the number's quality or
             limit.
+        webhook_fields_missing (list[str] | None | Unset): The webhook fields Herald reads that the number's business
+            account was last found not to deliver to
+            Herald's Meta app (`[]`: none missing); `null` until checked, which the template sync does for each
+            business account. Meta's `subscribed_apps` names apps, not fields, so an account that does not
+            deliver to Herald's app lists every field. Example: [].
     """
 
     business_account_id: str
@@ -43,6 +48,7 @@ class SenderResource:
     messaging_limit: None | str | Unset = UNSET
     quality_rating: None | str | Unset = UNSET
     quality_updated_at: datetime.datetime | None | Unset = UNSET
+    webhook_fields_missing: list[str] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -80,6 +86,15 @@ class SenderResource:
         else:
             quality_updated_at = self.quality_updated_at
 
+        webhook_fields_missing: list[str] | None | Unset
+        if isinstance(self.webhook_fields_missing, Unset):
+            webhook_fields_missing = UNSET
+        elif isinstance(self.webhook_fields_missing, list):
+            webhook_fields_missing = self.webhook_fields_missing
+
+        else:
+            webhook_fields_missing = self.webhook_fields_missing
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -99,6 +114,8 @@ class SenderResource:
             field_dict["quality_rating"] = quality_rating
         if quality_updated_at is not UNSET:
             field_dict["quality_updated_at"] = quality_updated_at
+        if webhook_fields_missing is not UNSET:
+            field_dict["webhook_fields_missing"] = webhook_fields_missing
 
         return field_dict
 
@@ -154,6 +171,23 @@ class SenderResource:
 
         quality_updated_at = _parse_quality_updated_at(d.pop("quality_updated_at", UNSET))
 
+        def _parse_webhook_fields_missing(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                webhook_fields_missing_type_0 = cast(list[str], data)
+
+                return webhook_fields_missing_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        webhook_fields_missing = _parse_webhook_fields_missing(d.pop("webhook_fields_missing", UNSET))
+
         sender_resource = cls(
             business_account_id=business_account_id,
             created_at=created_at,
@@ -165,6 +199,7 @@ class SenderResource:
             messaging_limit=messaging_limit,
             quality_rating=quality_rating,
             quality_updated_at=quality_updated_at,
+            webhook_fields_missing=webhook_fields_missing,
         )
 
         sender_resource.additional_properties = d

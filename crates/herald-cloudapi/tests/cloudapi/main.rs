@@ -22,6 +22,7 @@ mod notices;
 mod preferences;
 mod pricing;
 mod read;
+mod routing;
 mod send;
 mod signature;
 mod simulator;

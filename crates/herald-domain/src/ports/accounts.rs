@@ -99,6 +99,22 @@ pub trait AccountStore: Send + Sync + 'static {
         organization: &OrganizationId,
     ) -> Result<Vec<(SenderId, crate::notice::SenderQuality)>, StoreError>;
 
+    /// Records, on each of the organization's senders in business account `waba_id`, the webhook fields the
+    /// account was last found not to deliver to Herald's app (empty: none missing).
+    async fn record_webhook_fields_missing(
+        &self,
+        organization: &OrganizationId,
+        waba_id: &NetworkRef,
+        missing: &[String],
+    ) -> Result<(), StoreError>;
+
+    /// The missing webhook fields last recorded for each of the organization's senders, by sender (senders
+    /// never checked are absent).
+    async fn webhook_fields_missing(
+        &self,
+        organization: &OrganizationId,
+    ) -> Result<Vec<(SenderId, Vec<String>)>, StoreError>;
+
     /// Replaces the sender's sealed access token with `new` only while it still is `expected` (compare and
     /// set): a token changed meanwhile is kept, never overwritten with one sealed from an older read.
     /// Answers whether it was replaced; `false` also for an unknown sender or one of another organization.

@@ -170,6 +170,23 @@ pub trait MessagingNetwork: Send + Sync + 'static {
     /// # Errors
     /// A [`NetworkError`]; templates the adapter cannot parse are skipped and logged, not an error.
     async fn templates(&self, sender: &SenderNumber) -> Result<Vec<NetworkTemplate>, NetworkError>;
+
+    /// Whether the sender's business account delivers its webhooks to Herald's Meta app
+    /// (`GET /{waba-id}/subscribed_apps`, docs/cloud-api.md §4.7). Meta's answer names the subscribed apps,
+    /// never the fields each receives: with the app's id configured the adapter looks for that app, without
+    /// it any subscribed app counts.
+    ///
+    /// # Errors
+    /// A [`NetworkError`], classified as for a send.
+    async fn app_subscription(&self, sender: &SenderNumber) -> Result<AppSubscription, NetworkError>;
+}
+
+/// Whether a business account delivers its webhooks to Herald's app.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppSubscription {
+    Subscribed,
+    /// No webhook of the account reaches Herald: every field it needs is missing.
+    NotSubscribed,
 }
 
 /// Turns a raw callback body into events (the network adapter's parser).

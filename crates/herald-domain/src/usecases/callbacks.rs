@@ -1,3 +1,7 @@
+mod unknown_fields;
+
+pub use unknown_fields::{MAX_WARNED_FIELDS, UnknownFieldWarnings};
+
 use super::shared::new_id;
 use crate::contact::{PreferenceChange, PreferenceSource, Recipient};
 use crate::customer_event::InboundRecord;
@@ -86,6 +90,7 @@ pub struct ProcessCallbacks {
     traces: Arc<dyn TraceLinks>,
     /// Where preferences, keyword opt-outs and user ids go; without it they are skipped with a note.
     contacts: Option<Arc<dyn ContactStore>>,
+    unknown_fields: UnknownFieldWarnings,
 }
 
 impl ProcessCallbacks {
@@ -104,6 +109,7 @@ impl ProcessCallbacks {
             ids,
             traces: Arc::new(NoTraceLinks),
             contacts: None,
+            unknown_fields: UnknownFieldWarnings::default(),
         }
     }
 
@@ -216,6 +222,7 @@ impl ProcessCallbacks {
         match decoded {
             Err(reason) => report.skipped.push(format!("not a callback envelope: {reason}")),
             Ok(parsed) => {
+                self.unknown_fields.warn_new(&parsed.unknown_fields);
                 report.skipped.extend(parsed.skipped);
                 // The network's usual callback is one status report and nothing else: it is applied and the
                 // callback marked processed in one transaction.
@@ -587,9 +594,13 @@ impl ProcessCallbacks {
                 .pair_user_id(&org, number, user_id, record.recorded_at)
                 .await?;
         }
+        // An echo is the business's own words to the user: never the user's STOP.
         let InboundContent::Text { body } = &message.content else {
             return Ok(());
         };
+        if message.echo {
+            return Ok(());
+        }
         let Some(preference) = contacts.keyword_rule(&org).await?.match_text(body) else {
             return Ok(());
         };
@@ -729,7 +740,7 @@ fn same_number(e164: &str, displayed: &str) -> bool {
 /// nothing else (its message id on the network); `None` for any other callback.
 fn lone_status_message(decoded: &Result<ParsedCallback, String>) -> Option<&str> {
     match decoded {
-        Ok(ParsedCallback { events, skipped }) if skipped.is_empty() => match events.as_slice() {
+        Ok(ParsedCallback { events, skipped, .. }) if skipped.is_empty() => match events.as_slice() {
             [NetworkEvent::Status(status)] => Some(status.network_message_id.as_str()),
             _ => None,
         },

@@ -13,6 +13,9 @@ pub struct SenderView {
     pub sender: SenderNumber,
     /// Empty until the network reports on the number.
     pub quality: SenderQuality,
+    /// The webhook fields Herald needs that the number's business account was last found not to deliver
+    /// to Herald's app; `None` until the account was checked.
+    pub webhook_fields_missing: Option<Vec<String>>,
 }
 
 /// Lists and reads the organization's senders.
@@ -32,6 +35,7 @@ impl Senders {
     pub async fn list(&self, organization: &OrganizationId) -> Result<Vec<SenderView>, StoreError> {
         let senders = self.accounts.senders(organization).await?;
         let mut qualities = self.accounts.sender_qualities(organization).await?;
+        let mut checks = self.accounts.webhook_fields_missing(organization).await?;
         Ok(senders
             .iter()
             .cloned()
@@ -41,7 +45,15 @@ impl Senders {
                     .position(|(id, _)| *id == sender.id)
                     .map(|at| qualities.swap_remove(at).1)
                     .unwrap_or_default();
-                SenderView { sender, quality }
+                let webhook_fields_missing = checks
+                    .iter()
+                    .position(|(id, _)| *id == sender.id)
+                    .map(|at| checks.swap_remove(at).1);
+                SenderView {
+                    sender,
+                    quality,
+                    webhook_fields_missing,
+                }
             })
             .collect())
     }

@@ -1,8 +1,10 @@
 use super::shared::new_id;
 use crate::ids::{OrganizationId, TemplateId};
+use crate::network::WEBHOOK_FIELDS_NEEDED;
+use crate::organization::SenderNumber;
 use crate::ports::{
-    AccountStore, Clock, IdGenerator, MessagingNetwork, NetworkError, StoreError, TemplateQuery,
-    TemplateStore,
+    AccountStore, AppSubscription, Clock, IdGenerator, MessagingNetwork, NetworkError, StoreError,
+    TemplateQuery, TemplateStore,
 };
 use crate::template::{LanguageCode, Template, TemplateHealth, TemplateName};
 use std::collections::BTreeMap;
@@ -97,8 +99,49 @@ impl SyncTemplates {
                 .await?;
             report.business_accounts += 1;
             report.templates += copies.len();
+            self.check_webhook_fields(organization, sender, &senders).await?;
         }
         Ok(report)
+    }
+
+    /// Checks that the sender's business account delivers its webhooks to Herald's app, and records on
+    /// each of the organization's senders in that account which of [`WEBHOOK_FIELDS_NEEDED`] it misses,
+    /// with a `warn` naming each such sender and its fields. Meta names subscribed apps, not fields
+    /// (docs/cloud-api.md §4.7): an account that does not deliver to Herald's app misses every field. A
+    /// network failure leaves the last result in place (logged), so the template sync goes on.
+    ///
+    /// # Errors
+    /// A store failure.
+    async fn check_webhook_fields(
+        &self,
+        organization: &OrganizationId,
+        sender: &SenderNumber,
+        senders: &[SenderNumber],
+    ) -> Result<(), StoreError> {
+        let missing: Vec<String> = match self.network.app_subscription(sender).await {
+            Ok(AppSubscription::Subscribed) => Vec::new(),
+            Ok(AppSubscription::NotSubscribed) => {
+                WEBHOOK_FIELDS_NEEDED.iter().map(|f| (*f).to_owned()).collect()
+            }
+            Err(error) => {
+                tracing::warn!(waba_id = %sender.waba_id, %error, "the webhook subscription could not be checked");
+                return Ok(());
+            }
+        };
+        if !missing.is_empty() {
+            for in_account in senders.iter().filter(|s| s.waba_id == sender.waba_id) {
+                tracing::warn!(
+                    sender = %in_account.id,
+                    number = %in_account.number.as_str(),
+                    waba_id = %in_account.waba_id,
+                    fields = %missing.join(","),
+                    "the sender's business account does not deliver these webhook fields to Herald's app"
+                );
+            }
+        }
+        self.accounts
+            .record_webhook_fields_missing(organization, &sender.waba_id, &missing)
+            .await
     }
 
     /// Syncs every active organization, logging (not stopping on) one organization's failure.

@@ -54,6 +54,25 @@ pub struct InboundResource {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub referral: Option<serde_json::Value>,
+    /// The network's webhook field it came on: `messages` while Herald's app holds the conversation,
+    /// `standby` while another app (Meta's business agent) holds it, `smb_message_echoes` for what the
+    /// business sent from the WhatsApp Business app on a number it shares with Herald.
+    #[schema(example = "messages")]
+    pub source_field: SourceFieldName,
+    /// `true` for an echo: a message the business side sent the customer outside Herald (the WhatsApp
+    /// Business app, or the app holding the conversation), copied to Herald. `from` is then the customer it
+    /// went to; an echo opens no service window and never counts as a STOP keyword.
+    pub echo: bool,
+}
+
+/// The webhook fields an inbound message can come on.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code, reason = "documents the resource, which the store serializes")]
+pub enum SourceFieldName {
+    Messages,
+    Standby,
+    SmbMessageEchoes,
 }
 
 /// The message an inbound message answers.

@@ -37,6 +37,12 @@ pub struct SenderResource {
     /// When the network last reported the number's quality or limit.
     #[schema(format = DateTime)]
     pub quality_updated_at: Option<String>,
+    /// The webhook fields Herald reads that the number's business account was last found not to deliver to
+    /// Herald's Meta app (`[]`: none missing); `null` until checked, which the template sync does for each
+    /// business account. Meta's `subscribed_apps` names apps, not fields, so an account that does not
+    /// deliver to Herald's app lists every field.
+    #[schema(example = json!([]))]
+    pub webhook_fields_missing: Option<Vec<String>>,
     #[schema(format = DateTime)]
     pub created_at: String,
 }
@@ -54,6 +60,7 @@ impl From<&SenderView> for SenderResource {
             quality_rating: view.quality.quality_rating.clone(),
             messaging_limit: view.quality.messaging_limit.clone(),
             quality_updated_at: view.quality.quality_updated_at.map(crate::dto::time),
+            webhook_fields_missing: view.webhook_fields_missing.clone(),
             created_at: crate::dto::time(sender.created_at),
         }
     }

@@ -43,6 +43,7 @@ fn one_status() -> MockCallbackDecoder {
                 pricing: None,
             })],
             skipped: Vec::new(),
+            unknown_fields: Vec::new(),
         })
     });
     decoder

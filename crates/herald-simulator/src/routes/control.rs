@@ -30,8 +30,73 @@ pub(crate) struct Inbound {
     /// `from_user_id`, as Meta's webhooks carry it; the user's window opens under it too, so the business
     /// can block them by it.
     user_id: Option<String>,
+    /// The webhook field the message comes on: `messages` (the default), `standby` (another app, such as
+    /// Meta's business agent, holds the conversation) or `smb_message_echoes` (docs/cloud-api.md §4.7).
+    field: Option<String>,
+    /// The business side's echo instead of the user's message: sent from the business number to `from`,
+    /// under `message_echoes`; only on `standby` and `smb_message_echoes` (where it is the default).
+    echo: Option<bool>,
     #[serde(flatten)]
     extras: Extras,
+}
+
+/// Where an inbound control call's message goes: its webhook field, and whether it is an echo.
+struct Route {
+    field: &'static str,
+    echo: bool,
+}
+
+impl Route {
+    fn of(field: Option<&str>, echo: Option<bool>) -> Result<Self, &'static str> {
+        match (field.unwrap_or("messages"), echo) {
+            ("messages", None | Some(false)) => Ok(Self {
+                field: "messages",
+                echo: false,
+            }),
+            ("messages", Some(true)) => Err("echoes come on standby or smb_message_echoes, not messages"),
+            ("standby", echo) => Ok(Self {
+                field: "standby",
+                echo: echo.unwrap_or(false),
+            }),
+            ("smb_message_echoes", None | Some(true)) => Ok(Self {
+                field: "smb_message_echoes",
+                echo: true,
+            }),
+            ("smb_message_echoes", Some(false)) => Err("smb_message_echoes carries echoes only"),
+            _ => Err("field must be messages, standby or smb_message_echoes"),
+        }
+    }
+
+    /// Moves the envelope's message to its field; an echo goes under `message_echoes`, from the business
+    /// number to the user, without the user's contact entry (Meta's echo envelope has none).
+    fn apply(&self, envelope: &mut Value, business_digits: &str) {
+        if let Some(Value::Object(change)) = envelope.pointer_mut("/entry/0/changes/0") {
+            change.insert("field".to_owned(), json!(self.field));
+        }
+        if !self.echo {
+            return;
+        }
+        let Some(value) = envelope
+            .pointer_mut("/entry/0/changes/0/value")
+            .and_then(Value::as_object_mut)
+        else {
+            return;
+        };
+        value.remove("contacts");
+        let Some(mut messages) = value.remove("messages") else {
+            return;
+        };
+        if let Some(Value::Object(message)) = messages.get_mut(0) {
+            if let Some(user) = message.remove("from") {
+                message.insert("to".to_owned(), user);
+            }
+            if let Some(user_id) = message.remove("from_user_id") {
+                message.insert("to_user_id".to_owned(), user_id);
+            }
+            message.insert("from".to_owned(), json!(business_digits));
+        }
+        value.insert("message_echoes".to_owned(), messages);
+    }
 }
 
 const ONE_CONTENT: &str = "give exactly one of text, media, location, contacts, button_reply, list_reply, \
@@ -93,6 +158,10 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
             "to is not a business number of the simulator",
         );
     };
+    let route = match Route::of(body.field.as_deref(), body.echo) {
+        Ok(route) => route,
+        Err(message) => return problem(StatusCode::BAD_REQUEST, message),
+    };
     let given = usize::from(body.text.is_some()) + usize::from(body.media.is_some()) + body.extras.contents();
     if given != 1 {
         return problem(StatusCode::BAD_REQUEST, ONE_CONTENT);
@@ -128,8 +197,11 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
     {
         let mut state = simulator.state();
         let now = chrono::Utc::now();
-        state.open_window(sender.phone_number_id, &from, now);
-        if let Some(user_id) = body.user_id.as_deref().filter(|_| !hidden) {
+        // The business side's echo opens no window: the user wrote nothing.
+        if !route.echo {
+            state.open_window(sender.phone_number_id, &from, now);
+        }
+        if let Some(user_id) = body.user_id.as_deref().filter(|_| !hidden && !route.echo) {
             state.open_window(sender.phone_number_id, user_id, now);
             state.learn_user_id(sender.phone_number_id, &from, user_id);
         }
@@ -151,6 +223,7 @@ pub(crate) async fn inbound(simulator: web::Data<Simulator>, body: web::Json<Inb
     if hidden {
         without_number(&mut envelope);
     }
+    route.apply(&mut envelope, sender.digits());
     // Delivered before answering, so a caller knows the callback has reached its receiver.
     if !simulator.dispatcher.inbound(envelope).await {
         tracing::warn!(%wamid, "simulator: the inbound callback was not accepted");

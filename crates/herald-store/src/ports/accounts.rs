@@ -276,6 +276,52 @@ macro_rules! accounts_port {
                         .collect()
                 }
 
+                async fn record_webhook_fields_missing(
+                    &self,
+                    organization: &OrganizationId,
+                    waba_id: &NetworkRef,
+                    missing: &[String],
+                ) -> Result<(), StoreError> {
+                    let missing = serde_json::to_string(missing)
+                        .map_err(|e| StoreError::Unknown(anyhow::anyhow!("webhook fields missing: {e}")))?;
+                    let mut conn = self.write().await?;
+                    diesel::update(
+                        senders::table
+                            .filter(senders::organization_id.eq(organization.to_string()))
+                            .filter(senders::waba_id.eq(waba_id.as_str())),
+                    )
+                    .set(senders::webhook_fields_missing.eq(Some(missing)))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(from_diesel)?;
+                    Ok(())
+                }
+
+                async fn webhook_fields_missing(
+                    &self,
+                    organization: &OrganizationId,
+                ) -> Result<Vec<(SenderId, Vec<String>)>, StoreError> {
+                    let mut conn = self.read().await?;
+                    let rows = senders::table
+                        .filter(senders::organization_id.eq(organization.to_string()))
+                        .filter(senders::webhook_fields_missing.is_not_null())
+                        .order(senders::id)
+                        .select((senders::id, senders::webhook_fields_missing))
+                        .load::<(String, Option<String>)>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    rows.into_iter()
+                        .map(|(id, missing)| {
+                            let id =
+                                SenderId::parse(&id).map_err(|e| $crate::error::corrupt("sender id", e))?;
+                            let missing: Vec<String> =
+                                serde_json::from_str(missing.as_deref().unwrap_or("[]"))
+                                    .map_err(|e| $crate::error::corrupt("webhook fields missing", e))?;
+                            Ok((id, missing))
+                        })
+                        .collect()
+                }
+
                 async fn replace_sealed_access_token(
                     &self,
                     organization: &OrganizationId,

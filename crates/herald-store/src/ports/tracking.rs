@@ -464,6 +464,8 @@ macro_rules! tracking_port {
                                 inbound_messages::referral.eq(&inbound.referral),
                                 inbound_messages::from_user_id
                                     .eq(inbound.from_user_id.as_ref().map(UserId::as_str)),
+                                inbound_messages::source_field.eq(inbound.source_field.as_str()),
+                                inbound_messages::echo.eq(inbound.echo),
                             ))
                             .on_conflict_do_nothing()
                             .execute(conn)
@@ -472,14 +474,17 @@ macro_rules! tracking_port {
                             // The network delivered this message before: everything was written then.
                             return Ok(false);
                         }
-                        refresh_window(
-                            conn,
-                            &org,
-                            &sender,
-                            inbound.from.as_str(),
-                            inbound.received_at,
-                        )
-                        .await?;
+                        // Only the user's own message opens the service window; the business's echo does not.
+                        if !inbound.echo {
+                            refresh_window(
+                                conn,
+                                &org,
+                                &sender,
+                                inbound.from.as_str(),
+                                inbound.received_at,
+                            )
+                            .await?;
+                        }
                         let event = customer_event::inbound(record, &number, links);
                         insert_customer_event(conn, &CustomerEventRow::new(&event, None)?).await?;
                         Ok(true)

@@ -8,6 +8,7 @@ use herald_domain::contact::Recipient;
 use herald_domain::content::MessageRef;
 use herald_domain::customer_event::{InboundBody, InboundLinks};
 use herald_domain::ids::{InboundId, MediaId, OrganizationId, SenderId};
+use herald_domain::network::SourceField;
 use herald_domain::ports::{InboundView, StoreError};
 use herald_domain::values::PhoneNumber;
 use herald_domain::values::UserId;
@@ -34,6 +35,8 @@ row! {
         pub referral: Option<String>,
         pub read_at: Option<Time>,
         pub from_user_id: Option<String>,
+        pub source_field: String,
+        pub echo: bool,
     }
 }
 
@@ -68,6 +71,9 @@ impl InboundRow {
                 reaction: message_ref("inbound reaction", self.reaction_ref.as_deref())?,
             },
             referral: self.referral,
+            source_field: SourceField::parse(&self.source_field)
+                .ok_or_else(|| crate::error::corrupt("inbound source_field", &self.source_field))?,
+            echo: self.echo,
         };
         let mut object = inbound_object(&id.to_string(), &body, self.received_at);
         if let Some(name) = &self.from_name {

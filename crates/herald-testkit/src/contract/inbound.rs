@@ -9,7 +9,7 @@ use crate::fixtures::{
 use herald_domain::Timestamp;
 use herald_domain::customer_event::InboundRecord;
 use herald_domain::ids::{EventId, InboundId, OrganizationId};
-use herald_domain::network::{InboundContent, InboundMessage};
+use herald_domain::network::{InboundContent, InboundMessage, SourceField};
 use herald_domain::organization::SenderNumber;
 use herald_domain::ports::{InboundQuery, InboundView};
 use serde_json::{Value, json};
@@ -34,6 +34,8 @@ fn message(
         context_message_id: None,
         referral: None,
         raw: format!(r#"{{"id":"{wamid}"}}"#),
+        source_field: herald_domain::network::SourceField::Messages,
+        echo: false,
     }
 }
 
@@ -315,4 +317,69 @@ pub async fn inbound_get_and_read_are_scoped(ports: Ports) {
         .expect("mark_inbound_read")
         .expect("its own message");
     assert_eq!(again.read_at, Some(at(30)), "the first read stays");
+}
+
+/// The webhook field a message came on and whether it is an echo are kept on the resource and its event;
+/// an echo (the business side's own message) opens no service window, the customer's message on another
+/// field does.
+pub async fn inbound_keeps_its_source_and_an_echo_opens_no_window(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let customer = "+15557654321";
+    let window = || async {
+        ports
+            .windows
+            .window(&org.id, &sender.id, &phone(customer).into())
+            .await
+            .expect("window")
+    };
+    let echo = InboundMessage {
+        source_field: SourceField::SmbMessageEchoes,
+        echo: true,
+        ..message(
+            &sender,
+            "wamid.ECHO",
+            customer,
+            at(100),
+            text("our hours changed"),
+            "text",
+        )
+    };
+    let echo_id = record(&ports, &sender, echo).await;
+    assert!(window().await.is_none(), "an echo opens no window");
+    let standby = InboundMessage {
+        source_field: SourceField::Standby,
+        ..message(
+            &sender,
+            "wamid.STANDBY",
+            customer,
+            at(200),
+            text("hello?"),
+            "text",
+        )
+    };
+    let standby_id = record(&ports, &sender, standby).await;
+    assert_eq!(window().await.map(|w| w.last_inbound_at), Some(at(200)));
+
+    let echo_json = json_of(&get(&ports, &org.id, &echo_id).await.expect("the echo"));
+    assert_eq!(echo_json["source_field"], "smb_message_echoes");
+    assert_eq!(echo_json["echo"], true);
+    assert_eq!(echo_json["from"], customer);
+    let standby_json = json_of(&get(&ports, &org.id, &standby_id).await.expect("the message"));
+    assert_eq!(standby_json["source_field"], "standby");
+    assert_eq!(standby_json["echo"], false);
+    let events: Vec<Value> = events_of(&ports, &org)
+        .await
+        .iter()
+        .map(|event| payload(event)["data"].clone())
+        .collect();
+    let event = |id: &InboundId| {
+        events
+            .iter()
+            .find(|data| data["id"] == id.to_string())
+            .cloned()
+            .expect("its event")
+    };
+    assert_eq!(event(&echo_id)["source_field"], "smb_message_echoes");
+    assert_eq!(event(&echo_id)["echo"], true);
+    assert_eq!(event(&standby_id)["source_field"], "standby");
 }

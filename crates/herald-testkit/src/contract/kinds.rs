@@ -285,6 +285,8 @@ pub async fn messages_referenced_stays_in_the_organization(ports: Ports) {
             context_message_id: None,
             referral: None,
             raw: r#"{"id":"wamid.received"}"#.to_owned(),
+            source_field: herald_domain::network::SourceField::Messages,
+            echo: false,
         },
         customer_event_id: EventId::from_ulid(next_ulid()),
         recorded_at: at(5),

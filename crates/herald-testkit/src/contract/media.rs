@@ -432,6 +432,8 @@ fn inbound_record(
             context_message_id: None,
             referral: None,
             raw: format!(r#"{{"id":"{wamid}"}}"#),
+            source_field: herald_domain::network::SourceField::Messages,
+            echo: false,
         },
         media_id,
         customer_event_id: EventId::from_ulid(next_ulid()),

@@ -268,3 +268,51 @@ pub async fn notices_a_sync_keeps_the_last_change_time_of_an_unchanged_copy(port
         "the status changed at 300"
     );
 }
+
+/// The webhook fields a business account misses are recorded on the organization's senders of that
+/// account only; a sender never checked has none recorded; a later check replaces the list.
+pub async fn notices_webhook_fields_missing_are_per_account_and_organization(ports: Ports) {
+    let (org, sender) = new_organization_with_sender(&ports, "starter").await;
+    let (other, _) = new_organization_with_sender(&ports, "starter").await;
+    let missing = |org: Organization| {
+        let accounts = std::sync::Arc::clone(&ports.accounts);
+        async move {
+            accounts
+                .webhook_fields_missing(&org.id)
+                .await
+                .expect("webhook_fields_missing")
+        }
+    };
+    assert!(missing(org.clone()).await.is_empty(), "never checked");
+    let fields = vec!["messages".to_owned(), "standby".to_owned()];
+    ports
+        .accounts
+        .record_webhook_fields_missing(&org.id, &sender.waba_id, &fields)
+        .await
+        .expect("record");
+    assert_eq!(missing(org.clone()).await, vec![(sender.id, fields)]);
+    assert!(
+        missing(other.clone()).await.is_empty(),
+        "another organization's senders are untouched"
+    );
+    ports
+        .accounts
+        .record_webhook_fields_missing(&org.id, &network_ref("2999999999"), &["messages".to_owned()])
+        .await
+        .expect("record another account");
+    assert_eq!(
+        missing(org.clone()).await.len(),
+        1,
+        "another account's senders only"
+    );
+    ports
+        .accounts
+        .record_webhook_fields_missing(&org.id, &sender.waba_id, &[])
+        .await
+        .expect("record fine");
+    assert_eq!(
+        missing(org).await,
+        vec![(sender.id, Vec::new())],
+        "checked and fine"
+    );
+}

@@ -337,6 +337,8 @@ fn inbound(
         context_message_id: None,
         referral: None,
         raw: format!(r#"{{"id":"{wamid}"}}"#),
+        source_field: herald_domain::network::SourceField::Messages,
+        echo: false,
     }
 }
 

@@ -61,6 +61,8 @@ fn inbound(phone_number_id: &str) -> InboundMessage {
         context_message_id: None,
         referral: None,
         raw: "{\"type\":\"text\"}".into(),
+        source_field: crate::network::SourceField::Messages,
+        echo: false,
     }
 }
 
@@ -68,6 +70,7 @@ fn parsed(events: Vec<NetworkEvent>, skipped: Vec<&str>) -> ParsedCallback {
     ParsedCallback {
         events,
         skipped: skipped.into_iter().map(String::from).collect(),
+        unknown_fields: Vec::new(),
     }
 }
 

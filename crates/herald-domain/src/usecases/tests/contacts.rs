@@ -287,6 +287,7 @@ fn callbacks_recording(
         Ok(ParsedCallback {
             events: events.clone(),
             skipped: Vec::new(),
+            unknown_fields: Vec::new(),
         })
     });
     let mut accounts = MockAccountStore::new();
@@ -375,6 +376,8 @@ fn inbound_text(body: &str, user_id: Option<&str>) -> InboundMessage {
         context_message_id: None,
         referral: None,
         raw: "{}".into(),
+        source_field: crate::network::SourceField::Messages,
+        echo: false,
     }
 }
 
@@ -418,6 +421,23 @@ fn an_inbound_user_id_is_paired_and_a_keyword_records_a_preference_under_the_rul
         run(callbacks(vec![NetworkEvent::Inbound(inbound_text("STOP", None))], contacts).process(&stored()))
             .unwrap();
     assert_eq!(report.preferences_recorded, 0, "the rule is off by default");
+}
+
+#[test]
+fn an_echo_of_the_business_saying_stop_records_no_preference() {
+    let mut contacts = MockContactStore::new();
+    contacts
+        .expect_keyword_rule()
+        .returning(|_| Ok(KeywordRule::new(vec!["STOP".into()], vec!["START".into()]).unwrap()));
+    contacts.expect_record_preference().times(0);
+    let echo = InboundMessage {
+        source_field: crate::network::SourceField::SmbMessageEchoes,
+        echo: true,
+        ..inbound_text("STOP", None)
+    };
+    let report = run(callbacks(vec![NetworkEvent::Inbound(echo)], contacts).process(&stored())).unwrap();
+    assert_eq!(report.preferences_recorded, 0);
+    assert_eq!(report.inbound_recorded, 1);
 }
 
 /// A message from a user who hides their number, named by user id alone.

@@ -82,6 +82,7 @@ fn process_owned(
     let parsed = ParsedCallback {
         events: vec![NetworkEvent::Notice(notice(change))],
         skipped: Vec::new(),
+        unknown_fields: Vec::new(),
     };
     decoder.expect_decode().returning(move |_| Ok(parsed.clone()));
     let mut tracking = MockTrackingStore::new();

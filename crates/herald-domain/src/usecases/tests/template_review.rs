@@ -110,7 +110,13 @@ impl Setup {
                 all.extend(copies.iter().cloned());
                 Ok(())
             });
+        accounts
+            .expect_record_webhook_fields_missing()
+            .returning(|_, _, _| Ok(()));
         let mut network = MockMessagingNetwork::new();
+        network
+            .expect_app_subscription()
+            .returning(|_| Ok(crate::ports::AppSubscription::Subscribed));
         network.expect_templates().returning(move |sender| {
             Ok(if sender.is_default {
                 listing.clone()
@@ -378,6 +384,10 @@ fn a_sharing_organization_deletes_its_own_templates_only() {
         .accounts
         .expect_business_account_organizations()
         .returning(move |_| Ok(vec![owner, org_id()]));
+    setup
+        .accounts
+        .expect_record_webhook_fields_missing()
+        .returning(|_, _, _| Ok(()));
     setup.stored.lock().unwrap().push(stored_copy("order_update"));
     setup
         .review

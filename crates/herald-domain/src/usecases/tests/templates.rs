@@ -4,8 +4,8 @@
 use super::*;
 use crate::ids::TemplateId;
 use crate::ports::{
-    MockAccountStore, MockMessagingNetwork, MockTemplateStore, NetworkError, NetworkTemplate, StoreError,
-    TemplateQuery,
+    AppSubscription, MockAccountStore, MockMessagingNetwork, MockTemplateStore, NetworkError,
+    NetworkTemplate, StoreError, TemplateQuery,
 };
 use crate::usecases::{ListTemplates, SyncError, SyncReport, SyncTemplates};
 use std::sync::{Arc, Mutex};
@@ -73,10 +73,31 @@ struct Ports {
 
 impl Ports {
     fn new() -> Self {
+        Self::subscribed(Ok(AppSubscription::Subscribed), Some(Vec::new()))
+    }
+
+    /// Ports whose network answers `subscription` for every account, and whose store expects `recorded` to
+    /// be recorded as the missing webhook fields (`None`: nothing recorded).
+    fn subscribed(
+        subscription: Result<AppSubscription, NetworkError>,
+        recorded: Option<Vec<String>>,
+    ) -> Self {
+        let mut accounts = MockAccountStore::new();
+        let mut network = MockMessagingNetwork::new();
+        network
+            .expect_app_subscription()
+            .returning(move |_| subscription.clone());
+        match recorded {
+            Some(fields) => accounts
+                .expect_record_webhook_fields_missing()
+                .withf(move |_, _, missing| missing == fields.as_slice())
+                .returning(|_, _, _| Ok(())),
+            None => accounts.expect_record_webhook_fields_missing().times(0),
+        };
         Self {
-            accounts: MockAccountStore::new(),
+            accounts,
             templates: MockTemplateStore::new(),
-            network: MockMessagingNetwork::new(),
+            network,
         }
     }
 
@@ -207,6 +228,33 @@ fn an_account_with_no_templates_is_replaced_with_an_empty_set() {
         }
     );
     assert_eq!(seen.lock().unwrap().clone(), vec![(org_id(), waba, Vec::new())]);
+}
+
+#[test]
+fn an_account_not_delivering_to_herald_misses_every_field_and_a_failed_check_records_nothing() {
+    let needed: Vec<String> = crate::network::WEBHOOK_FIELDS_NEEDED
+        .iter()
+        .map(|f| (*f).to_owned())
+        .collect();
+    let waba = sender(1, DEFAULT_NUMBER, true).waba_id;
+    let mut ports = Ports::subscribed(Ok(AppSubscription::NotSubscribed), Some(needed));
+    ports
+        .senders(org_id(), vec![sender(1, DEFAULT_NUMBER, true)])
+        .lists(&waba, Ok(Vec::new()));
+    ports.replaces();
+    run(ports.use_case().sync_organization(&org_id())).unwrap();
+
+    let down = NetworkError::Retryable {
+        code: None,
+        detail: "down".into(),
+        retry_after: None,
+    };
+    let mut ports = Ports::subscribed(Err(down), None);
+    ports
+        .senders(org_id(), vec![sender(1, DEFAULT_NUMBER, true)])
+        .lists(&waba, Ok(Vec::new()));
+    ports.replaces();
+    run(ports.use_case().sync_organization(&org_id())).unwrap();
 }
 
 #[test]
