@@ -10,8 +10,10 @@ use herald_domain::api_key::ApiKeyRecord;
 use herald_domain::ids::{ApiKeyId, OrganizationId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
 use herald_domain::owner::OwnerEmail;
+use herald_domain::ports::MarkupTarget;
+use herald_domain::pricing::estimate::Markup;
 use herald_domain::pricing::{Cost, Rate};
-use herald_domain::usecases::{NewSender, RateError, Reseal};
+use herald_domain::usecases::{MarkupError, NewSender, RateError, Reseal};
 use herald_domain::values::{DisplayName, PhoneNumber};
 use serde_json::{Value, json};
 
@@ -400,6 +402,38 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
                 (json, text)
             }
         },
+        RateCommand::Markup {
+            org,
+            plan,
+            percent,
+            clear,
+        } => {
+            let target = match (org, plan) {
+                (Some(org), _) => MarkupTarget::Organization(parse_org(&org)?),
+                (None, Some(plan)) => {
+                    MarkupTarget::Plan(PlanName::parse(&plan).map_err(|e| anyhow::anyhow!("--plan: {e}"))?)
+                }
+                (None, None) => anyhow::bail!("name --org or --plan"),
+            };
+            let percent = if clear { None } else { percent };
+            let markup = cards
+                .set_markup(&target, percent.as_deref())
+                .await
+                .map_err(|e| match e {
+                    MarkupError::Invalid(errors) => anyhow::anyhow!("--{errors}"),
+                    other => anyhow::anyhow!("{other}"),
+                })?;
+            let whose = match &target {
+                MarkupTarget::Organization(id) => format!("organization {id}"),
+                MarkupTarget::Plan(plan) => format!("plan {}", plan.as_str()),
+            };
+            let percent = markup.map(Markup::percent);
+            let text = match &percent {
+                Some(percent) => format!("{whose}: Meta's market rates are marked up {percent} %"),
+                None => format!("{whose}: no markup"),
+            };
+            (json!({ "target": whose, "percent": percent }), text)
+        }
         RateCommand::List { org } => {
             let card = cards.card(&parse_org(&org)?).await?;
             let text = card

@@ -194,6 +194,23 @@ pub enum RateCommand {
         #[arg(long)]
         org: String,
     },
+    /// Set the markup on Meta's market rates of an organization (`--org`, which wins over its plan's) or
+    /// of every organization of a plan (`--plan`), or clear it (`--clear`). Estimates include it; an
+    /// organization's own rates (`rate set`) are its price already and take no markup.
+    #[command(group(clap::ArgGroup::new("target").required(true).args(["org", "plan"])))]
+    #[command(group(clap::ArgGroup::new("change").required(true).args(["percent", "clear"])))]
+    Markup {
+        #[arg(long)]
+        org: Option<String>,
+        #[arg(long)]
+        plan: Option<String>,
+        /// A percentage from 0 to 1000, at most 2 decimals, e.g. `12.5`.
+        #[arg(long)]
+        percent: Option<String>,
+        /// Remove the markup.
+        #[arg(long)]
+        clear: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

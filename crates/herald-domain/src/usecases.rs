@@ -49,7 +49,8 @@ pub use owner::{
     OwnerScope, SessionError, SessionSettings,
 };
 pub use pricing::{
-    CategoryUsage, DayUsage, RateCards, RateError, RateImportError, Usage, UsageReport, usage_days,
+    CategoryUsage, DayUsage, MarketUsage, MarkupError, RateCards, RateError, RateImportError, Usage,
+    UsageReport, usage_days,
 };
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,

@@ -3,12 +3,14 @@
 
 use super::queries::QueryError;
 use crate::ids::OrganizationId;
-use crate::ports::{AccountStore, Clock, PricingStore, StoreError};
+use crate::ports::{AccountStore, Clock, MarkupTarget, PricingStore, StoreError};
+use crate::pricing::estimate::{Markup, PriceList};
+use crate::pricing::markets::Market;
 use crate::pricing::rate_file::{RateFile, RateFileError};
 use crate::pricing::{Cost, Currency, MarketRateCard, PricingWord, Rate, RateCard, UsageCount};
 use crate::time::Timestamp;
 use crate::{FieldError, ValidationErrors};
-use chrono::{Days, NaiveDate};
+use chrono::{Datelike, Days, NaiveDate};
 use std::sync::Arc;
 
 /// Why a rate could not be set.
@@ -33,6 +35,19 @@ pub enum RateImportError {
     File(#[from] RateFileError),
     #[error("`{0}` is not a day (YYYY-MM-DD from 2000-01-01 to 9999-12-31)")]
     Day(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why a markup could not be set; nothing is written.
+#[derive(Debug, thiserror::Error)]
+pub enum MarkupError {
+    #[error("no organization {0}")]
+    UnknownOrganization(OrganizationId),
+    #[error("no plan `{0}`")]
+    UnknownPlan(String),
+    #[error("validation failed: {0}")]
+    Invalid(ValidationErrors),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -131,6 +146,7 @@ impl RateCards {
             effective_from,
             currency: file.currency,
             rates: file.rates,
+            tiers: file.tiers,
         };
         self.pricing.import_market_rates(&card, self.clock.now()).await?;
         Ok(card)
@@ -147,6 +163,56 @@ impl RateCards {
             .filter(|d| (first..=last).contains(d))
             .ok_or_else(|| RateImportError::Day(day.chars().take(32).collect()))?;
         Ok(self.pricing.market_rates_on(day).await?)
+    }
+
+    /// Sets the markup on Meta's market rates of an organization or a plan to `percent` (`0` to `1000`, at
+    /// most two decimals), or clears it (`None`).
+    ///
+    /// # Errors
+    /// See [`MarkupError`]: a bad percentage (naming `percent`), an unknown organization or plan.
+    pub async fn set_markup(
+        &self,
+        target: &MarkupTarget,
+        percent: Option<&str>,
+    ) -> Result<Option<Markup>, MarkupError> {
+        let markup = percent
+            .map(Markup::parse_percent)
+            .transpose()
+            .map_err(|e| MarkupError::Invalid(ValidationErrors::single("percent", e.to_string())))?;
+        if !self.pricing.set_markup(target, markup).await? {
+            return Err(match target {
+                MarkupTarget::Organization(id) => MarkupError::UnknownOrganization(*id),
+                MarkupTarget::Plan(plan) => MarkupError::UnknownPlan(plan.as_str().to_owned()),
+            });
+        }
+        Ok(markup)
+    }
+
+    /// What a dry run's messages would cost: `counts` messages by recipient market, of `category`,
+    /// sent on the UTC day `day`, priced as [`PriceList::price`] prices them (the own card's rate, else
+    /// the market card in force that day with the markup), at the first volume tier (a dry run does not
+    /// know the month's volume). `None` when no message has a rate.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn estimate(
+        &self,
+        organization: &OrganizationId,
+        day: NaiveDate,
+        category: &PricingWord,
+        billable: bool,
+        counts: &[(Market, u64)],
+    ) -> Result<Option<Cost>, StoreError> {
+        let own = self.pricing.rate_card(organization).await?;
+        let cards = self.pricing.market_cards_between(day, day).await?;
+        let markup = self.pricing.markup(organization).await?;
+        let prices = PriceList::new(own, cards, markup);
+        Ok(sum(counts
+            .iter()
+            .map(|&(market, count)| prices.price(day, market, category, billable, 1, count))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(Option::as_ref)))
     }
 
     /// Removes the rate of `category`; answers whether there was one.
@@ -168,11 +234,21 @@ pub struct CategoryUsage {
     pub messages: u64,
     /// Of them, those the network bills.
     pub billable: u64,
-    /// `None` when the card has no rate for the category.
+    /// The sum of the estimates of its messages that have a rate; `None` when none has.
     pub estimated_cost: Option<Cost>,
 }
 
-/// One day of a usage report (UTC), with the categories of that day's messages.
+/// One market's messages in a usage report (the recipient's market on the day each was created).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarketUsage {
+    pub market: Market,
+    pub messages: u64,
+    pub billable: u64,
+    /// The sum of the estimates of its messages that have a rate; `None` when none has.
+    pub estimated_cost: Option<Cost>,
+}
+
+/// One day of a usage report (UTC), with the categories and markets of that day's messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DayUsage {
     pub day: NaiveDate,
@@ -180,6 +256,7 @@ pub struct DayUsage {
     /// The sum of the categories' estimates; `None` when none of them has a rate.
     pub estimated_cost: Option<Cost>,
     pub categories: Vec<CategoryUsage>,
+    pub markets: Vec<MarketUsage>,
 }
 
 /// The answer of `GET /api/v1/usage`.
@@ -192,6 +269,8 @@ pub struct UsageReport {
     pub days: Vec<DayUsage>,
     /// The whole range, by category.
     pub totals: Vec<CategoryUsage>,
+    /// The whole range, by market.
+    pub markets: Vec<MarketUsage>,
     pub messages: u64,
     pub estimated_cost: Option<Cost>,
 }
@@ -242,12 +321,16 @@ impl Usage {
             .checked_add_days(Days::new(1))
             .map(day_start)
             .map_or(last_moment, |end| end.min(last_moment));
+        // Counted from the first of `from`'s month: a volume tier depends on the month's earlier messages.
+        let month_start = from.with_day(1).unwrap_or(from);
         let counts = self
             .pricing
-            .usage_counts(organization, day_start(from), end)
+            .usage_counts(organization, day_start(month_start), end)
             .await?;
-        let card = self.pricing.rate_card(organization).await?;
-        Ok(report(from, until, &counts, &card))
+        let cards = self.pricing.market_cards_between(month_start, until).await?;
+        let own = self.pricing.rate_card(organization).await?;
+        let markup = self.pricing.markup(organization).await?;
+        Ok(report(from, until, &counts, &PriceList::new(own, cards, markup)))
     }
 
     /// The days of the request, defaulted and checked ([`usage_days`] with today's date).
@@ -319,47 +402,98 @@ fn day_start(day: NaiveDate) -> Timestamp {
     day.and_time(chrono::NaiveTime::MIN).and_utc()
 }
 
-/// Folds counts (sorted by day, then category, as the port answers) into the report.
-fn report(from: NaiveDate, until: NaiveDate, counts: &[UsageCount], card: &RateCard) -> UsageReport {
+/// Folds counts into the report, each group priced by `prices`. Counts of days before `from` (the rest
+/// of its month) only place the range's messages in their month's volume tiers.
+fn report(from: NaiveDate, until: NaiveDate, counts: &[UsageCount], prices: &PriceList) -> UsageReport {
+    let mut ordered: Vec<&UsageCount> = counts.iter().collect();
+    ordered.sort_by(|a, b| {
+        (a.day, &a.category, a.market, a.billable).cmp(&(b.day, &b.category, b.market, b.billable))
+    });
+    let mut month_volume = MonthVolume::default();
     let mut days: Vec<DayUsage> = Vec::new();
     let mut totals: Vec<CategoryUsage> = Vec::new();
-    for count in counts {
+    let mut markets: Vec<MarketUsage> = Vec::new();
+    for count in ordered {
+        let first = month_volume.place(count);
+        let cost = count.category.as_ref().and_then(|category| {
+            prices.price(
+                count.day,
+                count.market,
+                category,
+                count.billable,
+                first,
+                count.messages,
+            )
+        });
+        if count.day < from {
+            continue;
+        }
         if days.last().is_none_or(|d| d.day != count.day) {
             days.push(DayUsage {
                 day: count.day,
                 messages: 0,
                 estimated_cost: None,
                 categories: Vec::new(),
+                markets: Vec::new(),
             });
         }
         if let Some(day) = days.last_mut() {
-            add(&mut day.categories, count);
+            add_category(&mut day.categories, count, cost.as_ref());
+            add_market(&mut day.markets, count, cost.as_ref());
         }
-        add(&mut totals, count);
-    }
-    for categories in days.iter_mut().map(|d| &mut d.categories).chain([&mut totals]) {
-        for usage in categories.iter_mut() {
-            usage.estimated_cost = usage
-                .category
-                .as_ref()
-                .and_then(|category| card.estimate(category, true, usage.billable));
-        }
+        add_category(&mut totals, count, cost.as_ref());
+        add_market(&mut markets, count, cost.as_ref());
     }
     for day in &mut days {
         day.messages = day.categories.iter().map(|c| c.messages).sum();
-        day.estimated_cost = sum(&day.categories);
+        day.estimated_cost = sum(day.categories.iter().map(|c| c.estimated_cost.as_ref()));
+        day.markets.sort_by_key(|m| m.market);
     }
+    markets.sort_by_key(|m| m.market);
     UsageReport {
         from,
         until,
         messages: totals.iter().map(|c| c.messages).sum(),
-        estimated_cost: sum(&totals),
+        estimated_cost: sum(totals.iter().map(|c| c.estimated_cost.as_ref())),
         days,
         totals,
+        markets,
     }
 }
 
-fn add(categories: &mut Vec<CategoryUsage>, count: &UsageCount) {
+/// The billable messages counted so far in each month, market and category, to place the next ones in
+/// their volume tiers.
+#[derive(Default)]
+struct MonthVolume {
+    counted: Vec<((i32, u32), Market, Option<PricingWord>, u64)>,
+}
+
+impl MonthVolume {
+    /// The 1-based place in its month of the first message of `count`, and counts its billable ones.
+    fn place(&mut self, count: &UsageCount) -> u64 {
+        let month = (count.day.year(), count.day.month());
+        let index = match self.counted.iter().position(|(m, market, category, _)| {
+            *m == month && *market == count.market && *category == count.category
+        }) {
+            Some(index) => index,
+            None => {
+                self.counted
+                    .push((month, count.market, count.category.clone(), 0));
+                self.counted.len() - 1
+            }
+        };
+        let Some(entry) = self.counted.get_mut(index) else {
+            return 1;
+        };
+        let first = entry.3.saturating_add(1);
+        if count.billable {
+            entry.3 = entry.3.saturating_add(count.messages);
+        }
+        first
+    }
+}
+
+fn add_category(categories: &mut Vec<CategoryUsage>, count: &UsageCount, cost: Option<&Cost>) {
     let index = match categories.iter().position(|c| c.category == count.category) {
         Some(index) => index,
         None => {
@@ -377,18 +511,38 @@ fn add(categories: &mut Vec<CategoryUsage>, count: &UsageCount) {
         if count.billable {
             usage.billable += count.messages;
         }
+        usage.estimated_cost = sum([usage.estimated_cost.as_ref(), cost]);
     }
 }
 
-/// The sum of the estimates that exist (one card, one currency); `None` when there is none.
-fn sum(categories: &[CategoryUsage]) -> Option<Cost> {
-    categories
-        .iter()
-        .filter_map(|c| c.estimated_cost.clone())
-        .reduce(|total, cost| Cost {
-            micros: total.micros.saturating_add(cost.micros),
-            currency: total.currency,
-        })
+fn add_market(markets: &mut Vec<MarketUsage>, count: &UsageCount, cost: Option<&Cost>) {
+    let index = match markets.iter().position(|m| m.market == count.market) {
+        Some(index) => index,
+        None => {
+            markets.push(MarketUsage {
+                market: count.market,
+                messages: 0,
+                billable: 0,
+                estimated_cost: None,
+            });
+            markets.len() - 1
+        }
+    };
+    if let Some(usage) = markets.get_mut(index) {
+        usage.messages += count.messages;
+        if count.billable {
+            usage.billable += count.messages;
+        }
+        usage.estimated_cost = sum([usage.estimated_cost.as_ref(), cost]);
+    }
+}
+
+/// The sum of the estimates that exist (one price list, one currency); `None` when there is none.
+fn sum<'a>(costs: impl IntoIterator<Item = Option<&'a Cost>>) -> Option<Cost> {
+    costs.into_iter().flatten().cloned().reduce(|total, cost| Cost {
+        micros: total.micros.saturating_add(cost.micros),
+        currency: total.currency,
+    })
 }
 
 #[cfg(test)]
@@ -400,8 +554,19 @@ mod tests {
     }
 
     fn count(d: u32, category: Option<&str>, billable: bool, messages: u64) -> UsageCount {
+        market_count(d, "other", category, billable, messages)
+    }
+
+    fn market_count(
+        d: u32,
+        market: &str,
+        category: Option<&str>,
+        billable: bool,
+        messages: u64,
+    ) -> UsageCount {
         UsageCount {
             day: day(d),
+            market: Market::parse(market).unwrap(),
             category: category.map(|c| PricingWord::parse(c).unwrap()),
             billable,
             messages,
@@ -424,7 +589,7 @@ mod tests {
             count(2, Some("marketing"), true, 4),
             count(2, Some("utility"), true, 1),
         ];
-        let report = report(day(1), day(3), &counts, &card);
+        let report = report(day(1), day(3), &counts, &PriceList::new(card, Vec::new(), None));
         assert_eq!(report.messages, 11);
         assert_eq!(report.days.len(), 2);
         let first = &report.days[0];
@@ -442,6 +607,88 @@ mod tests {
             .find(|c| c.category.as_ref().is_some_and(|w| w.as_str() == "utility"))
             .unwrap();
         assert_eq!((utility.messages, utility.billable), (5, 4));
+    }
+
+    fn market_card(rates: &[(&str, &str, u64)], tiers: &[(&str, &str, u64, u64)]) -> MarketRateCard {
+        use crate::pricing::rate_file::{MarketRate, MarketTier};
+        MarketRateCard {
+            effective_from: NaiveDate::from_ymd_opt(2026, 10, 1).unwrap(),
+            currency: Currency::parse("USD").unwrap(),
+            rates: rates
+                .iter()
+                .map(|&(market, category, micros)| MarketRate {
+                    market: Market::parse(market).unwrap(),
+                    category: PricingWord::parse(category).unwrap(),
+                    micros,
+                })
+                .collect(),
+            tiers: tiers
+                .iter()
+                .map(|&(market, category, from, micros)| MarketTier {
+                    market: Market::parse(market).unwrap(),
+                    category: PricingWord::parse(category).unwrap(),
+                    from,
+                    micros,
+                })
+                .collect(),
+        }
+    }
+
+    /// Each market's messages at its own rate, summed by day, by category and by market; the days of
+    /// the month before `from` only place later messages in their volume tiers.
+    #[test]
+    fn markets_price_their_messages_and_the_month_before_from_places_the_tiers() {
+        let card = market_card(
+            &[
+                ("brazil", "utility", 6_800),
+                ("india", "utility", 1_400),
+                ("other", "utility", 9_000),
+            ],
+            &[("india", "utility", 4, 1_000)],
+        );
+        let prices = PriceList::new(
+            RateCard::default(),
+            vec![card],
+            Some(Markup::parse_percent("10").unwrap()),
+        );
+        let counts = [
+            // Before the range: three billable Indian utility messages (and one free, not counted).
+            market_count(2, "india", Some("utility"), true, 3),
+            market_count(2, "india", Some("utility"), false, 1),
+            market_count(5, "india", Some("utility"), true, 2),
+            market_count(5, "brazil", Some("utility"), true, 1),
+            market_count(6, "other", Some("utility"), true, 1),
+            market_count(6, "brazil", None, true, 2),
+        ];
+        let report = report(day(5), day(6), &counts, &prices);
+        assert_eq!(report.messages, 6, "the days before `from` are not reported");
+        assert_eq!(report.days.len(), 2);
+        // India's 4th and 5th messages of November are at the tier: 2 × 1000 + 10 %.
+        let india = report
+            .markets
+            .iter()
+            .find(|m| m.market.as_str() == "india")
+            .unwrap();
+        assert_eq!((india.messages, india.billable), (2, 2));
+        assert_eq!(india.estimated_cost.as_ref().unwrap().micros, 2_200);
+        let brazil = report
+            .markets
+            .iter()
+            .find(|m| m.market.as_str() == "brazil")
+            .unwrap();
+        assert_eq!((brazil.messages, brazil.billable), (3, 3));
+        assert_eq!(
+            brazil.estimated_cost.as_ref().unwrap().micros,
+            7_480,
+            "unpriced ones have no estimate"
+        );
+        let first = &report.days[0];
+        assert_eq!(first.markets.len(), 2);
+        assert_eq!(first.estimated_cost.as_ref().unwrap().micros, 2_200 + 7_480);
+        assert_eq!(report.days[1].estimated_cost.as_ref().unwrap().micros, 9_900);
+        assert_eq!(report.estimated_cost.unwrap().micros, 2_200 + 7_480 + 9_900);
+        let markets: Vec<&str> = report.markets.iter().map(|m| m.market.as_str()).collect();
+        assert_eq!(markets, ["brazil", "india", "other"]);
     }
 
     fn usage(today: NaiveDate) -> Usage {
