@@ -948,6 +948,12 @@ export interface components {
          *         "amount": "0.0500",
          *         "currency": "EUR"
          *       },
+         *       "markets": [
+         *         {
+         *           "market": "brazil",
+         *           "messages": 2
+         *         }
+         *       ],
          *       "pricing": {
          *         "billable": true,
          *         "category": "marketing"
@@ -975,6 +981,11 @@ export interface components {
              */
             accepted: number;
             estimated_cost?: null | components["schemas"]["CostResource"];
+            /**
+             * @description The `accepted` rows by their recipient's pricing market on the day the broadcast would go, markets
+             *     in order.
+             */
+            markets: components["schemas"]["DryRunMarketResource"][];
             pricing?: null | components["schemas"]["ExpectedPricingResource"];
             /**
              * @description The problems the whole broadcast would be refused with, in the order the create would meet them:
@@ -1282,6 +1293,8 @@ export interface components {
              */
             day: string;
             estimated_cost?: null | components["schemas"]["CostResource"];
+            /** @description The day by market, markets in order. */
+            markets: components["schemas"]["MarketUsageResource"][];
             /** Format: int64 */
             messages: number;
         };
@@ -1323,9 +1336,22 @@ export interface components {
             /** @description `pending`, `succeeded`, `failed` or `skipped`. */
             status: string;
         };
+        /** @description How many of a broadcast's messages would go to one pricing market. */
+        DryRunMarketResource: {
+            /** @example brazil */
+            market: string;
+            /** Format: int64 */
+            messages: number;
+        };
         /** @description What a send would meet (`?dry_run=true`, docs/api.md §4). */
         DryRunResource: {
             estimated_cost?: null | components["schemas"]["CostResource"];
+            /**
+             * @description The recipient's pricing market on the day the message would go (`other` for a business-scoped user
+             *     id or a number no market lists), once the sender is known.
+             * @example brazil
+             */
+            market?: string | null;
             /**
              * @description A marketing template's send path as it would be asked (`auto`, `cloud_api` or `marketing_messages`,
              *     docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API).
@@ -1605,6 +1631,23 @@ export interface components {
              */
             longitude: number;
             name?: string | null;
+        };
+        /** @description One pricing market's messages: the recipient's market on the day each was created. */
+        MarketUsageResource: {
+            /**
+             * Format: int64
+             * @description Of them, those the network bills.
+             */
+            billable: number;
+            estimated_cost?: null | components["schemas"]["CostResource"];
+            /**
+             * @description Meta's market (`brazil`, `rest_of_africa`, …); `other` for numbers no market lists and for
+             *     business-scoped user ids.
+             * @example brazil
+             */
+            market: string;
+            /** Format: int64 */
+            messages: number;
         };
         /** @description The file of a media message. */
         MediaResource: {
@@ -2407,7 +2450,7 @@ export interface components {
              */
             file: string;
         };
-        /** @description Messages and their estimated cost by day and category (docs/api.md §5.2). */
+        /** @description Messages and their estimated cost by day, category and market (docs/api.md §5.2). */
         UsageResource: {
             /** @description The range by category. */
             categories: components["schemas"]["CategoryUsageResource"][];
@@ -2419,6 +2462,8 @@ export interface components {
              * @example 2026-11-01
              */
             from: string;
+            /** @description The range by market, markets in order. */
+            markets: components["schemas"]["MarketUsageResource"][];
             /** Format: int64 */
             messages: number;
             /**

@@ -350,10 +350,12 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
                     "currency": card.currency.as_str(),
                     "markets": markets,
                     "rates": card.rates.len(),
+                    "tiers": card.tiers.len(),
                 }),
                 format!(
-                    "{} rates of {markets} markets in {} from {}",
+                    "{} rates of {markets} markets and {} volume tiers in {} from {}",
                     card.rates.len(),
+                    card.tiers.len(),
                     card.currency.as_str(),
                     card.effective_from
                 ),
@@ -415,6 +417,23 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
                 }
                 (None, None) => anyhow::bail!("name --org or --plan"),
             };
+            if let (MarkupTarget::Organization(id), None, false) = (&target, &percent, clear) {
+                let markup = cards.markup(id).await?.map(Markup::percent);
+                let text = match &markup {
+                    Some(percent) => {
+                        format!("organization {id}: Meta's market rates are marked up {percent} %")
+                    }
+                    None => format!("organization {id}: no markup"),
+                };
+                return Ok((
+                    json!({ "target": format!("organization {id}"), "percent": markup }),
+                    text,
+                ));
+            }
+            anyhow::ensure!(
+                clear || percent.is_some(),
+                "name --percent P or --clear to change a plan's markup"
+            );
             let percent = if clear { None } else { percent };
             let markup = cards
                 .set_markup(&target, percent.as_deref())

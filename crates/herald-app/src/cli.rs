@@ -195,10 +195,11 @@ pub enum RateCommand {
         org: String,
     },
     /// Set the markup on Meta's market rates of an organization (`--org`, which wins over its plan's) or
-    /// of every organization of a plan (`--plan`), or clear it (`--clear`). Estimates include it; an
-    /// organization's own rates (`rate set`) are its price already and take no markup.
+    /// of every organization of a plan (`--plan`), or clear it (`--clear`); with `--org` alone, show the
+    /// markup in force for it. Estimates include it; an organization's own rates (`rate set`) are its
+    /// price already and take no markup.
     #[command(group(clap::ArgGroup::new("target").required(true).args(["org", "plan"])))]
-    #[command(group(clap::ArgGroup::new("change").required(true).args(["percent", "clear"])))]
+    #[command(group(clap::ArgGroup::new("change").args(["percent", "clear"])))]
     Markup {
         #[arg(long)]
         org: Option<String>,

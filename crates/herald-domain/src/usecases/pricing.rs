@@ -188,6 +188,14 @@ impl RateCards {
         Ok(markup)
     }
 
+    /// The markup in force for the organization: its own, else its plan's.
+    ///
+    /// # Errors
+    /// A store failure.
+    pub async fn markup(&self, organization: &OrganizationId) -> Result<Option<Markup>, StoreError> {
+        self.pricing.markup(organization).await
+    }
+
     /// What a dry run's messages would cost: `counts` messages by recipient market, of `category`,
     /// sent on the UTC day `day`, priced as [`PriceList::price`] prices them (the own card's rate, else
     /// the market card in force that day with the markup), at the first volume tier (a dry run does not
