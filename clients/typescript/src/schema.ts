@@ -1048,6 +1048,13 @@ export interface components {
             /** @description The sender number (E.164) when the organization has several. */
             from?: string | null;
             header?: null | components["schemas"]["HeaderVariablesRequest"];
+            /**
+             * @description The send path of a marketing template's messages, as a single send's (docs/api.md §4.11): `auto`,
+             *     `cloud_api` or `marketing_messages`; default the organization's (`auto` unless the operator set
+             *     another). `marketing_messages` for a template that is not marketing is refused.
+             * @example auto
+             */
+            marketing_route?: string | null;
             /** @description 1 to 10,000 rows. */
             recipients: components["schemas"]["BroadcastRecipientRequest"][];
             /**

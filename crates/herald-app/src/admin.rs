@@ -68,6 +68,22 @@ pub async fn run_with(
                     format!("{id} is now on plan {plan}"),
                 )
             }
+            OrgCommand::SetMarketingRoute { org, route } => {
+                let id = parse_org(&org)?;
+                let parsed = herald_domain::marketing::MarketingRoute::parse(&route).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "`{route}` is not a marketing route: auto, cloud_api or marketing_messages"
+                    )
+                })?;
+                admin.set_marketing_route(&id, parsed).await?;
+                (
+                    json!({ "id": id.to_string(), "marketing_route": parsed.as_str() }),
+                    format!(
+                        "{id}: marketing templates take {} when a send names no route",
+                        parsed.as_str()
+                    ),
+                )
+            }
             OrgCommand::List => {
                 let orgs = services.store.accounts().organizations().await?;
                 let text = orgs
@@ -670,6 +686,7 @@ fn organization_json(org: &Organization) -> Value {
         "plan": org.plan.as_str(),
         "owner_email": org.owner_email,
         "created_at": org.created_at.to_rfc3339(),
+        "marketing_route": org.marketing_route.as_str(),
     })
 }
 

@@ -246,6 +246,13 @@ pub enum OrgCommand {
     Close { org_id: String },
     /// Move an organization to another plan.
     SetPlan { org_id: String, plan: String },
+    /// Set the send path of the organization's marketing templates when a send or broadcast names none:
+    /// `auto` (the default), `cloud_api` or `marketing_messages`.
+    SetMarketingRoute {
+        #[arg(long)]
+        org: String,
+        route: String,
+    },
     /// List organizations.
     List,
 }

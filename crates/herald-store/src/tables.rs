@@ -43,6 +43,7 @@ macro_rules! define_tables {
                 created_at -> Moment,
                 /// The markup on Meta's market rates, hundredths of a percent; read by pricing only.
                 markup_basis_points -> Nullable<Integer>,
+                marketing_route -> Text,
             }
         }
 

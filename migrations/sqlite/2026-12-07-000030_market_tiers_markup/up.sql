@@ -15,3 +15,7 @@ ALTER TABLE organizations ADD COLUMN markup_basis_points INTEGER NULL
     CHECK (markup_basis_points BETWEEN 0 AND 100000);
 ALTER TABLE plans ADD COLUMN markup_basis_points INTEGER NULL
     CHECK (markup_basis_points BETWEEN 0 AND 100000);
+-- The send path an organization's marketing templates take when a send or broadcast names none
+-- (`herald admin org set-marketing-route`, docs/api.md §4.11).
+ALTER TABLE organizations ADD COLUMN marketing_route TEXT NOT NULL DEFAULT 'auto'
+    CHECK (marketing_route IN ('auto', 'cloud_api', 'marketing_messages'));

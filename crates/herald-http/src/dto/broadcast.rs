@@ -269,6 +269,11 @@ pub struct BroadcastRequest {
     /// file by `media_id` or `link`, or text).
     #[schema(value_type = Option<super::HeaderVariablesRequest>)]
     pub header: Option<serde_json::Value>,
+    /// The send path of a marketing template's messages, as a single send's (docs/api.md §4.11): `auto`,
+    /// `cloud_api` or `marketing_messages`; default the organization's (`auto` unless the operator set
+    /// another). `marketing_messages` for a template that is not marketing is refused.
+    #[schema(example = json!("auto"))]
+    pub marketing_route: Option<String>,
     /// 1 to 10,000 rows.
     pub recipients: Vec<BroadcastRecipientRequest>,
 }

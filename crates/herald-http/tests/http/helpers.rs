@@ -79,6 +79,7 @@ fn credential(key: &str, key_status: ApiKeyStatus, org_status: AccountStatus) ->
             plan: PlanName::parse("business").unwrap(),
             owner_email: None,
             created_at: now(),
+            marketing_route: Default::default(),
         },
         plan,
     }

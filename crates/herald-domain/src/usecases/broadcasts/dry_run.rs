@@ -120,6 +120,13 @@ impl Broadcasts {
         run.pricing = PricingWord::parse(&template.category)
             .ok()
             .and_then(|category| ExpectedPricing::for_category(category, &moment));
+        if let Err(errors) = super::broadcast_marketing(
+            &template.category,
+            draft.marketing_route,
+            organization.marketing_route,
+        ) {
+            run.refusals.push(invalid(errors));
+        }
         if !template.status.is_approved() {
             // Every row's variables are checked against an approved template only: none can be judged.
             run.refusals.push(BroadcastError::TemplateNotApproved(

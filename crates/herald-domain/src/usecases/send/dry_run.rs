@@ -171,11 +171,7 @@ impl SendMessage {
         let checked = self.check_content(&organization, sender, &mut draft, now).await;
         // The route is judged only once the content passed: a template that failed has no known category.
         if let Ok(purpose) = &checked {
-            match super::marketing::marketing_send(
-                *purpose,
-                &draft,
-                crate::marketing::MarketingRoute::default(),
-            ) {
+            match super::marketing::marketing_send(*purpose, &draft, organization.marketing_route) {
                 Ok(marketing) => run.marketing_route = marketing.map(|m| m.route),
                 Err(refusal) => push_refusal(&mut run, refusal)?,
             }
