@@ -23,7 +23,7 @@ pub(crate) fn market_of(number: &str, day: &str) -> String {
             continue;
         }
         // Longest prefix first; among rows of one prefix, the latest in force first.
-        rows.sort_by(|a, b| (b.prefix.len(), b.since).cmp(&(a.prefix.len(), a.since)));
+        rows.sort_by_key(|row| std::cmp::Reverse((row.prefix.len(), row.since)));
         sql.push_str(&format!(" WHEN '{digit}' THEN CASE"));
         for row in rows {
             let (year, month, date) = row.since;
