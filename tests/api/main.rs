@@ -29,6 +29,7 @@ mod files;
 mod inbound;
 mod kinds;
 mod limits;
+mod market_pricing;
 mod marketing;
 mod network;
 mod openapi;

@@ -23,6 +23,7 @@ mod template_review;
 mod templates;
 #[cfg(test)]
 mod tests;
+mod usage;
 mod webhooks;
 
 pub use admin::{Admin, AdminError, NewSender};
@@ -51,9 +52,7 @@ pub use owner::{
     AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
     OwnerScope, SessionError, SessionSettings,
 };
-pub use pricing::{
-    CategoryUsage, DayUsage, RateCards, RateError, RateImportError, Usage, UsageReport, usage_days,
-};
+pub use pricing::{MarkupError, RateCards, RateError, RateImportError};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
@@ -66,4 +65,5 @@ pub use send::{
 pub use senders::{SenderView, Senders};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
+pub use usage::{CategoryUsage, DayUsage, MarketUsage, Usage, UsageReport, usage_days};
 pub use webhooks::{DESCRIPTION_MAX_CHARS, EndpointPatch, ManageWebhooks, WebhookError, check_description};

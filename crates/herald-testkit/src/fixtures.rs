@@ -246,6 +246,7 @@ pub fn organization(plan: &str) -> Organization {
         plan: plan_name(plan),
         owner_email: Some("owner@acme.test".to_owned()),
         created_at: t0(),
+        marketing_route: Default::default(),
     }
 }
 

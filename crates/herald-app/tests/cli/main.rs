@@ -983,6 +983,7 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
 }
 
 mod dashboard;
+mod marketing_route;
 mod metrics;
 mod metrics_bounds;
 mod rates;

@@ -79,6 +79,7 @@ row! {
         pub plan: String,
         pub owner_email: Option<String>,
         pub created_at: Time,
+        pub marketing_route: String,
     }
 }
 
@@ -91,6 +92,7 @@ impl From<&Organization> for OrganizationRow {
             plan: org.plan.as_str().to_owned(),
             owner_email: org.owner_email.clone(),
             created_at: org.created_at,
+            marketing_route: org.marketing_route.as_str().to_owned(),
         }
     }
 }
@@ -106,6 +108,8 @@ impl TryFrom<OrganizationRow> for Organization {
             plan: parse("plan name", PlanName::parse(&row.plan))?,
             owner_email: row.owner_email,
             created_at: row.created_at,
+            marketing_route: herald_domain::marketing::MarketingRoute::parse(&row.marketing_route)
+                .ok_or_else(|| corrupt("marketing route", row.marketing_route.as_str()))?,
         })
     }
 }

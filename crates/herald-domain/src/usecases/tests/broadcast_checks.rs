@@ -131,6 +131,7 @@ fn command(
             from: None,
             send_at: None,
             header: header.map(|n| image(media_id(n))),
+            marketing_route: None,
             recipients: rows,
         }),
         idempotency: None,
