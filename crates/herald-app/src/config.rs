@@ -28,7 +28,7 @@ pub use retention::RetentionSection;
 pub use server::ServerSection;
 pub use simulator::SimulatorSection;
 pub use store::StoreSection;
-pub use telemetry::{LogFormat, TelemetrySection};
+pub use telemetry::{LogFormat, TelemetrySection, traces_url};
 pub use webhooks::WebhooksSection;
 
 use figment::providers::{Env, Format, Serialized, Toml};
@@ -131,6 +131,33 @@ fn redact<S: serde::Serializer>(value: &Option<SecretString>, serializer: S) -> 
     }
 }
 
+/// A fraction read at full precision: the lenient extraction would read a variable's `0.1` as an `f32`
+/// (0.100000001…), so the text is parsed here as an `f64`; a number of the file is taken as it is.
+fn fraction<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    struct Fraction;
+    impl serde::de::Visitor<'_> for Fraction {
+        type Value = f64;
+        fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            formatter.write_str("a number")
+        }
+        fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<f64, E> {
+            Ok(value)
+        }
+        fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<f64, E> {
+            Ok(value as f64)
+        }
+        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<f64, E> {
+            Ok(value as f64)
+        }
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<f64, E> {
+            text.trim()
+                .parse()
+                .map_err(|_| E::invalid_value(serde::de::Unexpected::Str(text), &self))
+        }
+    }
+    deserializer.deserialize_any(Fraction)
+}
+
 impl Settings {
     /// Loads defaults, then the TOML file (when it exists), then `HERALD_*` variables.
     ///
@@ -145,7 +172,7 @@ impl Settings {
         } else if config_file.is_some() {
             anyhow::bail!("configuration file {} does not exist", file.display());
         }
-        let settings: Settings = figment.merge(FlatEnvironment).extract()?;
+        let settings: Settings = figment.merge(FlatEnvironment).extract_lossy()?;
         settings.validate()?;
         Ok(settings)
     }
@@ -248,8 +275,23 @@ impl Provider for FlatEnvironment {
         })
     }
 
+    /// Every variable's text as it is, never parsed: figment's `Env` would read `0123` as the number 123 and
+    /// a digits-only app id or token as a number that no text setting takes. A number, a yes/no or a choice
+    /// is read from the text when it is extracted ([`Settings::load`] extracts leniently).
     fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
-        Self::variables().data()
+        let mut sections = Dict::new();
+        for (path, text) in Self::variables().iter() {
+            let Some((section, field)) = path.as_str().split_once('.') else {
+                continue;
+            };
+            let table = sections
+                .entry(section.to_owned())
+                .or_insert_with(|| Value::from(Dict::new()));
+            if let Value::Dict(_, fields) = table {
+                fields.insert(field.to_owned(), Value::from(text));
+            }
+        }
+        Ok(Profile::Default.collect(sections))
     }
 }
 

@@ -54,8 +54,79 @@ impl TelemetrySection {
     /// When the OTLP endpoint is not an http(s) URL the exporter can post to.
     pub(super) fn validate(&self) -> anyhow::Result<()> {
         if let Some(endpoint) = &self.otlp_endpoint {
-            crate::telemetry::traces_url(endpoint)?;
+            traces_url(endpoint)?;
         }
         Ok(())
+    }
+}
+
+/// Where spans are posted: `otlp_endpoint` with `/v1/traces` added to its path (unless the path already ends
+/// so), its query kept as it is (`http://collector:4318/base?tenant=x` → `…/base/v1/traces?tenant=x`).
+///
+/// # Errors
+/// When `endpoint` is not an absolute URL, or its scheme is not `http` or `https` (the OTLP/HTTP exporter
+/// speaks nothing else: any other scheme would fail at every export, silently, for the process's life).
+pub fn traces_url(endpoint: &str) -> anyhow::Result<url::Url> {
+    let mut url = url::Url::parse(endpoint)
+        .map_err(|error| anyhow::anyhow!("otlp_endpoint must be an absolute http(s) URL: {error}"))?;
+    anyhow::ensure!(
+        matches!(url.scheme(), "http" | "https"),
+        "otlp_endpoint must be an http:// or https:// URL (OTLP/HTTP), not {}://",
+        url.scheme()
+    );
+    let path = url.path().trim_end_matches('/');
+    let joined = if path.ends_with("/v1/traces") {
+        path.to_owned()
+    } else {
+        format!("{path}/v1/traces")
+    };
+    url.set_path(&joined);
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_traces_path_is_joined_to_the_endpoints_path_and_its_query_kept() {
+        for (endpoint, url) in [
+            ("http://127.0.0.1:4318", "http://127.0.0.1:4318/v1/traces"),
+            ("http://127.0.0.1:4318/", "http://127.0.0.1:4318/v1/traces"),
+            (
+                "http://127.0.0.1:4318/collector?tenant=x",
+                "http://127.0.0.1:4318/collector/v1/traces?tenant=x",
+            ),
+            (
+                "https://otel.example/base/?tenant=x&k=1",
+                "https://otel.example/base/v1/traces?tenant=x&k=1",
+            ),
+            ("https://otel.example/v1/traces", "https://otel.example/v1/traces"),
+            (
+                "https://otel.example/v1/traces/?a=b",
+                "https://otel.example/v1/traces?a=b",
+            ),
+        ] {
+            assert_eq!(
+                traces_url(endpoint).map(|u| u.to_string()).ok().as_deref(),
+                Some(url),
+                "{endpoint}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_endpoint_of_another_scheme_or_no_url_is_refused_naming_the_setting() {
+        for endpoint in [
+            "ftp://collector:4318",
+            "file:///tmp/spans",
+            "collector:4318",
+            "127.0.0.1:4318",
+            "",
+        ] {
+            let error = traces_url(endpoint).map(|u| u.to_string());
+            let message = format!("{:#}", error.err().unwrap_or_else(|| anyhow::anyhow!("accepted")));
+            assert!(message.contains("otlp_endpoint"), "{endpoint}: {message}");
+        }
     }
 }

@@ -305,3 +305,74 @@ fn every_field_has_one_flat_name() {
     names.dedup();
     assert_eq!(names.len(), fields);
 }
+
+/// A variable is taken as its text: a Meta app id is all digits, a token or a secret may be, and a leading
+/// zero, brackets or quotes are part of it, never read as a number, a list or a quoted string.
+#[test]
+fn text_settings_from_the_environment_keep_their_text() {
+    use secrecy::ExposeSecret as _;
+    figment::Jail::expect_with(|jail| {
+        jail.clear_env();
+        jail.set_env("HERALD_CLOUD_API_APP_ID", "1234567890");
+        jail.set_env("HERALD_VERIFY_TOKEN", "0123");
+        jail.set_env("HERALD_APP_SECRET", "007");
+        jail.set_env("HERALD_CLOUD_ACCESS_TOKEN", "[1, 2]");
+        jail.set_env("HERALD_SIMULATOR_TOKEN", "\"true\"");
+        jail.set_env("HERALD_GRAPH_API_VERSION", "21.10");
+        let network = Settings::load(None).map_err(|e| format!("{e:#}"))?.network;
+        let secret = |value: &Option<SecretString>| value.as_ref().map(|s| s.expose_secret().to_owned());
+        assert_eq!(network.cloud_api_app_id.as_deref(), Some("1234567890"));
+        assert_eq!(secret(&network.verify_token).as_deref(), Some("0123"));
+        assert_eq!(secret(&network.app_secret).as_deref(), Some("007"));
+        assert_eq!(secret(&network.cloud_access_token).as_deref(), Some("[1, 2]"));
+        assert_eq!(network.graph_api_version, "21.10");
+        let simulator = Settings::load(None).map_err(|e| format!("{e:#}"))?.simulator;
+        assert_eq!(secret(&simulator.token).as_deref(), Some("\"true\""));
+        Ok(())
+    });
+}
+
+/// Numbers, yes/no settings and choices are still read from a variable's text, as before it was kept as
+/// text: around spaces, a leading zero and a decimal fraction, all exactly.
+#[test]
+fn numbers_and_switches_from_the_environment_still_parse() {
+    figment::Jail::expect_with(|jail| {
+        jail.clear_env();
+        jail.set_env("HERALD_MAX_CONNECTIONS", " 07 ");
+        jail.set_env("HERALD_WEBHOOK_RETRY_SCALE", "0.1");
+        jail.set_env("HERALD_DASHBOARD_SESSION_IDLE_MINUTES", "45");
+        jail.set_env("HERALD_MIGRATE_ON_START", "false");
+        jail.set_env("HERALD_SIMULATOR_PUBLIC", "true");
+        jail.set_env("HERALD_NETWORK", "cloud");
+        let settings = Settings::load(None).map_err(|e| format!("{e:#}"))?;
+        assert_eq!(settings.store.max_connections, 7);
+        assert_eq!(settings.webhooks.retry_scale.to_bits(), 0.1_f64.to_bits());
+        assert_eq!(settings.dashboard.session_idle_minutes, 45);
+        assert!(!settings.store.migrate_on_start);
+        assert!(settings.simulator.public);
+        assert_eq!(settings.network.mode, NetworkMode::Cloud);
+        Ok(())
+    });
+}
+
+/// A value that is not of its setting's kind still stops the start, naming the variable.
+#[test]
+fn a_number_or_switch_that_is_not_one_is_refused_naming_its_variable() {
+    figment::Jail::expect_with(|jail| {
+        for (name, value) in [
+            ("HERALD_MAX_CONNECTIONS", "seven"),
+            ("HERALD_MAX_CONNECTIONS", "-1"),
+            ("HERALD_MAX_CONNECTIONS", "7.5"),
+            ("HERALD_RETENTION_BUSY_PERCENT", "300"),
+            ("HERALD_WEBHOOK_RETRY_SCALE", "half"),
+            ("HERALD_MIGRATE_ON_START", "maybe"),
+            ("HERALD_NETWORK", "0123"),
+        ] {
+            jail.clear_env();
+            jail.set_env(name, value);
+            let error = format!("{:#}", Settings::load(None).unwrap_err());
+            assert!(error.contains(name), "{name}={value}: {error}");
+        }
+        Ok(())
+    });
+}

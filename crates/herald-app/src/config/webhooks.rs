@@ -15,6 +15,7 @@ pub struct WebhooksSection {
     pub timeout_seconds: u64,
     /// Multiplies every wait of the customer-webhook retry schedule and the 5-day disable threshold
     /// (0 < scale ≤ 1). Below 1 only for fault trials and tests: it compresses ~28 hours of retries.
+    #[serde(deserialize_with = "super::fraction")]
     pub retry_scale: f64,
     /// How many `webhook.test` events may wait for delivery to one endpoint at once.
     pub pending_tests: u32,
