@@ -146,7 +146,12 @@ async fn messages_on_other_fields_keep_their_source_to_the_customer_webhook(db: 
 }
 
 async fn a_missing_webhook_subscription_shows_on_the_senders(db: Db) {
-    let app = spawn(db, |settings| settings.network.template_sync_interval_seconds = 1, 80).await;
+    let app = spawn(
+        db,
+        |settings| settings.network.template_sync_interval_seconds = 1,
+        80,
+    )
+    .await;
     // The first sync (at start) found the simulator's app subscribed.
     let fine = app.fields_missing_when(Value::is_array).await;
     assert_eq!(fine, json!([]));
