@@ -29,7 +29,6 @@ mod files;
 mod inbound;
 mod kinds;
 mod limits;
-mod market_pricing;
 mod marketing;
 mod network;
 mod openapi;

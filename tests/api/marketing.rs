@@ -1,10 +1,8 @@
 //! `marketing_route` end to end (docs/api.md §4.11): through the real HTTP API, the real Cloud API client
-//! and the simulator playing the business's Marketing Messages API onboarding — on both stores; the
-//! organization's default route, and broadcasts' routes.
+//! and the simulator playing the business's Marketing Messages API onboarding — on both stores.
 
 use crate::helpers::{Db, assert_problem};
 use crate::network::{NetApp, spawn};
-use herald_domain::marketing::MarketingRoute;
 use serde_json::{Value, json};
 
 on_both_stores!(
@@ -12,9 +10,6 @@ on_both_stores!(
     the_marketing_messages_route_fails_a_business_that_is_not_onboarded,
     a_marketing_route_for_a_utility_template_is_refused_naming_it_and_stores_nothing,
     a_dry_run_reports_the_route_without_sending,
-    the_organizations_default_route_applies_when_a_send_names_none,
-    a_broadcast_of_a_marketing_template_takes_the_marketing_messages_api,
-    a_broadcasts_route_is_checked_as_a_sends,
 );
 
 const TO: &str = "+15551239101";
@@ -160,122 +155,4 @@ async fn a_dry_run_reports_the_route_without_sending(db: Db) {
     );
     assert_eq!(app.get("/api/v1/messages").await["data"], json!([]));
     assert!(app.simulator_sent().await.is_empty());
-}
-
-async fn the_organizations_default_route_applies_when_a_send_names_none(db: Db) {
-    let app = spawn(db, |_| {}, 80).await;
-    onboard(&app, true).await;
-    app.services
-        .admin()
-        .set_marketing_route(&app.org, MarketingRoute::CloudApi)
-        .await
-        .unwrap();
-    let accepted = app.send("/api/v1/messages/send-template", promo(json!({}))).await;
-    assert_eq!(
-        accepted["marketing_route"], "cloud_api",
-        "the default: {accepted}"
-    );
-    let id = accepted["id"].as_str().unwrap();
-    let (message, _) = app.wait_status(id, "delivered").await;
-    assert_eq!(message["route"], "cloud_api", "{message}");
-    assert_eq!(record_of(&app, id).await["endpoint"], "messages");
-    // A send that names a route keeps it.
-    let named = app
-        .send(
-            "/api/v1/messages/send-template",
-            promo(json!({ "marketing_route": "auto" })),
-        )
-        .await;
-    let id = named["id"].as_str().unwrap();
-    let (message, _) = app.wait_status(id, "delivered").await;
-    assert_eq!(message["route"], "marketing_messages", "{message}");
-    let run = dry_run(&app, &promo(json!({}))).await;
-    assert_eq!(run["marketing_route"], "cloud_api", "{run}");
-}
-
-fn promo_broadcast(extra: Value) -> Value {
-    let mut body = json!({
-        "template": { "name": "promo_image", "language": "en_US" },
-        "header": { "type": "image", "link": "https://files.example.com/promo.png" },
-        "recipients": [ { "to": "+15551239201", "variables": { "body": ["20%"] } },
-                        { "to": "+15551239202", "variables": { "body": ["25%"] } } ],
-    });
-    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
-        body.extend(extra.clone());
-    }
-    body
-}
-
-/// The broadcast's messages, once each has been `delivered`.
-async fn delivered_messages(app: &NetApp, count: usize) -> Vec<Value> {
-    let page = app.get("/api/v1/messages?limit=10").await;
-    let ids: Vec<String> = page["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(ids.len(), count, "{page}");
-    let mut messages = Vec::new();
-    for id in &ids {
-        messages.push(app.wait_status(id, "delivered").await.0);
-    }
-    messages
-}
-
-async fn a_broadcast_of_a_marketing_template_takes_the_marketing_messages_api(db: Db) {
-    let app = spawn(db, |_| {}, 80).await;
-    onboard(&app, true).await;
-    let created = app
-        .post_response("/api/v1/broadcasts", &promo_broadcast(json!({})))
-        .await;
-    assert_eq!(created.status(), 202, "{}", created.text().await.unwrap());
-    for message in delivered_messages(&app, 2).await {
-        assert_eq!(message["marketing_route"], "auto", "{message}");
-        assert_eq!(message["route"], "marketing_messages", "{message}");
-        let record = record_of(&app, message["id"].as_str().unwrap()).await;
-        assert_eq!(record["endpoint"], "marketing_messages", "{record}");
-    }
-}
-
-async fn a_broadcasts_route_is_checked_as_a_sends(db: Db) {
-    let app = spawn(db, |_| {}, 80).await;
-    onboard(&app, true).await;
-    // Asked for the Cloud API, an onboarded business's broadcast stays there.
-    let created = app
-        .post_response(
-            "/api/v1/broadcasts",
-            &promo_broadcast(json!({ "marketing_route": "cloud_api" })),
-        )
-        .await;
-    assert_eq!(created.status(), 202, "{}", created.text().await.unwrap());
-    for message in delivered_messages(&app, 2).await {
-        assert_eq!(message["route"], "cloud_api", "{message}");
-        let record = record_of(&app, message["id"].as_str().unwrap()).await;
-        assert_eq!(record["endpoint"], "messages", "{record}");
-    }
-    let utility = json!({
-        "template": { "name": "appointment_named", "language": "en_US" },
-        "marketing_route": "marketing_messages",
-        "recipients": [ { "to": "+15551239203", "variables": { "customer": "Ana", "date": "Friday" } } ],
-    });
-    for body in [
-        utility,
-        promo_broadcast(json!({ "marketing_route": "marketing" })),
-    ] {
-        let problem = assert_problem(
-            app.post_response("/api/v1/broadcasts", &body).await,
-            422,
-            "validation_failed",
-        )
-        .await;
-        assert_eq!(problem["errors"][0]["field"], "marketing_route", "{problem}");
-    }
-    assert_eq!(
-        app.get("/api/v1/broadcasts").await["data"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
 }

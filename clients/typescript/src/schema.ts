@@ -949,12 +949,6 @@ export interface components {
          *         "amount": "0.0500",
          *         "currency": "EUR"
          *       },
-         *       "markets": [
-         *         {
-         *           "market": "brazil",
-         *           "messages": 2
-         *         }
-         *       ],
          *       "pricing": {
          *         "billable": true,
          *         "category": "marketing"
@@ -982,11 +976,6 @@ export interface components {
              */
             accepted: number;
             estimated_cost?: null | components["schemas"]["CostResource"];
-            /**
-             * @description The `accepted` rows by their recipient's pricing market on the day the broadcast would go, markets
-             *     in order.
-             */
-            markets: components["schemas"]["DryRunMarketResource"][];
             pricing?: null | components["schemas"]["ExpectedPricingResource"];
             /**
              * @description The problems the whole broadcast would be refused with, in the order the create would meet them:
@@ -1049,13 +1038,6 @@ export interface components {
             /** @description The sender number (E.164) when the organization has several. */
             from?: string | null;
             header?: null | components["schemas"]["HeaderVariablesRequest"];
-            /**
-             * @description The send path of a marketing template's messages, as a single send's (docs/api.md §4.11): `auto`,
-             *     `cloud_api` or `marketing_messages`; default the organization's (`auto` unless the operator set
-             *     another). `marketing_messages` for a template that is not marketing is refused.
-             * @example auto
-             */
-            marketing_route?: string | null;
             /** @description 1 to 10,000 rows. */
             recipients: components["schemas"]["BroadcastRecipientRequest"][];
             /**
@@ -1301,8 +1283,6 @@ export interface components {
              */
             day: string;
             estimated_cost?: null | components["schemas"]["CostResource"];
-            /** @description The day by market, markets in order. */
-            markets: components["schemas"]["MarketUsageResource"][];
             /** Format: int64 */
             messages: number;
         };
@@ -1344,22 +1324,9 @@ export interface components {
             /** @description `pending`, `succeeded`, `failed` or `skipped`. */
             status: string;
         };
-        /** @description How many of a broadcast's messages would go to one pricing market. */
-        DryRunMarketResource: {
-            /** @example brazil */
-            market: string;
-            /** Format: int64 */
-            messages: number;
-        };
         /** @description What a send would meet (`?dry_run=true`, docs/api.md §4). */
         DryRunResource: {
             estimated_cost?: null | components["schemas"]["CostResource"];
-            /**
-             * @description The recipient's pricing market on the day the message would go (`other` for a business-scoped user
-             *     id or a number no market lists), once the sender is known.
-             * @example brazil
-             */
-            market?: string | null;
             /**
              * @description A marketing template's send path as it would be asked (`auto`, `cloud_api` or `marketing_messages`,
              *     docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API).
@@ -1651,23 +1618,6 @@ export interface components {
              */
             longitude: number;
             name?: string | null;
-        };
-        /** @description One pricing market's messages: the recipient's market on the day each was created. */
-        MarketUsageResource: {
-            /**
-             * Format: int64
-             * @description Of them, those the network bills.
-             */
-            billable: number;
-            estimated_cost?: null | components["schemas"]["CostResource"];
-            /**
-             * @description Meta's market (`brazil`, `rest_of_africa`, …); `other` for numbers no market lists and for
-             *     business-scoped user ids.
-             * @example brazil
-             */
-            market: string;
-            /** Format: int64 */
-            messages: number;
         };
         /** @description The file of a media message. */
         MediaResource: {
@@ -2483,7 +2433,7 @@ export interface components {
              */
             file: string;
         };
-        /** @description Messages and their estimated cost by day, category and market (docs/api.md §5.2). */
+        /** @description Messages and their estimated cost by day and category (docs/api.md §5.2). */
         UsageResource: {
             /** @description The range by category. */
             categories: components["schemas"]["CategoryUsageResource"][];
@@ -2495,8 +2445,6 @@ export interface components {
              * @example 2026-11-01
              */
             from: string;
-            /** @description The range by market, markets in order. */
-            markets: components["schemas"]["MarketUsageResource"][];
             /** Format: int64 */
             messages: number;
             /**

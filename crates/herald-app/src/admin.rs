@@ -10,10 +10,8 @@ use herald_domain::api_key::ApiKeyRecord;
 use herald_domain::ids::{ApiKeyId, OrganizationId};
 use herald_domain::organization::{AccountStatus, NetworkRef, Organization, PlanName, SenderNumber};
 use herald_domain::owner::OwnerEmail;
-use herald_domain::ports::MarkupTarget;
-use herald_domain::pricing::estimate::Markup;
 use herald_domain::pricing::{Cost, Rate};
-use herald_domain::usecases::{MarkupError, NewSender, RateError, Reseal};
+use herald_domain::usecases::{NewSender, RateError, Reseal};
 use herald_domain::values::{DisplayName, PhoneNumber};
 use serde_json::{Value, json};
 
@@ -66,22 +64,6 @@ pub async fn run_with(
                 (
                     json!({ "id": id.to_string(), "plan": plan }),
                     format!("{id} is now on plan {plan}"),
-                )
-            }
-            OrgCommand::SetMarketingRoute { org, route } => {
-                let id = parse_org(&org)?;
-                let parsed = herald_domain::marketing::MarketingRoute::parse(&route).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "`{route}` is not a marketing route: auto, cloud_api or marketing_messages"
-                    )
-                })?;
-                admin.set_marketing_route(&id, parsed).await?;
-                (
-                    json!({ "id": id.to_string(), "marketing_route": parsed.as_str() }),
-                    format!(
-                        "{id}: marketing templates take {} when a send names no route",
-                        parsed.as_str()
-                    ),
                 )
             }
             OrgCommand::List => {
@@ -366,12 +348,10 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
                     "currency": card.currency.as_str(),
                     "markets": markets,
                     "rates": card.rates.len(),
-                    "tiers": card.tiers.len(),
                 }),
                 format!(
-                    "{} rates of {markets} markets and {} volume tiers in {} from {}",
+                    "{} rates of {markets} markets in {} from {}",
                     card.rates.len(),
-                    card.tiers.len(),
                     card.currency.as_str(),
                     card.effective_from
                 ),
@@ -420,55 +400,6 @@ async fn rate(services: &Services, command: RateCommand) -> anyhow::Result<(Valu
                 (json, text)
             }
         },
-        RateCommand::Markup {
-            org,
-            plan,
-            percent,
-            clear,
-        } => {
-            let target = match (org, plan) {
-                (Some(org), _) => MarkupTarget::Organization(parse_org(&org)?),
-                (None, Some(plan)) => {
-                    MarkupTarget::Plan(PlanName::parse(&plan).map_err(|e| anyhow::anyhow!("--plan: {e}"))?)
-                }
-                (None, None) => anyhow::bail!("name --org or --plan"),
-            };
-            if let (MarkupTarget::Organization(id), None, false) = (&target, &percent, clear) {
-                let markup = cards.markup(id).await?.map(Markup::percent);
-                let text = match &markup {
-                    Some(percent) => {
-                        format!("organization {id}: Meta's market rates are marked up {percent} %")
-                    }
-                    None => format!("organization {id}: no markup"),
-                };
-                return Ok((
-                    json!({ "target": format!("organization {id}"), "percent": markup }),
-                    text,
-                ));
-            }
-            anyhow::ensure!(
-                clear || percent.is_some(),
-                "name --percent P or --clear to change a plan's markup"
-            );
-            let percent = if clear { None } else { percent };
-            let markup = cards
-                .set_markup(&target, percent.as_deref())
-                .await
-                .map_err(|e| match e {
-                    MarkupError::Invalid(errors) => anyhow::anyhow!("--{errors}"),
-                    other => anyhow::anyhow!("{other}"),
-                })?;
-            let whose = match &target {
-                MarkupTarget::Organization(id) => format!("organization {id}"),
-                MarkupTarget::Plan(plan) => format!("plan {}", plan.as_str()),
-            };
-            let percent = markup.map(Markup::percent);
-            let text = match &percent {
-                Some(percent) => format!("{whose}: Meta's market rates are marked up {percent} %"),
-                None => format!("{whose}: no markup"),
-            };
-            (json!({ "target": whose, "percent": percent }), text)
-        }
         RateCommand::List { org } => {
             let card = cards.card(&parse_org(&org)?).await?;
             let text = card
@@ -686,7 +617,6 @@ fn organization_json(org: &Organization) -> Value {
         "plan": org.plan.as_str(),
         "owner_email": org.owner_email,
         "created_at": org.created_at.to_rfc3339(),
-        "marketing_route": org.marketing_route.as_str(),
     })
 }
 

@@ -194,24 +194,6 @@ pub enum RateCommand {
         #[arg(long)]
         org: String,
     },
-    /// Set the markup on Meta's market rates of an organization (`--org`, which wins over its plan's) or
-    /// of every organization of a plan (`--plan`), or clear it (`--clear`); with `--org` alone, show the
-    /// markup in force for it. Estimates include it; an organization's own rates (`rate set`) are its
-    /// price already and take no markup.
-    #[command(group(clap::ArgGroup::new("target").required(true).args(["org", "plan"])))]
-    #[command(group(clap::ArgGroup::new("change").args(["percent", "clear"])))]
-    Markup {
-        #[arg(long)]
-        org: Option<String>,
-        #[arg(long)]
-        plan: Option<String>,
-        /// A percentage from 0 to 1000, at most 2 decimals, e.g. `12.5`.
-        #[arg(long)]
-        percent: Option<String>,
-        /// Remove the markup.
-        #[arg(long)]
-        clear: bool,
-    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -246,13 +228,6 @@ pub enum OrgCommand {
     Close { org_id: String },
     /// Move an organization to another plan.
     SetPlan { org_id: String, plan: String },
-    /// Set the send path of the organization's marketing templates when a send or broadcast names none:
-    /// `auto` (the default), `cloud_api` or `marketing_messages`.
-    SetMarketingRoute {
-        #[arg(long)]
-        org: String,
-        route: String,
-    },
     /// List organizations.
     List,
 }

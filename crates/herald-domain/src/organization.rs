@@ -180,8 +180,6 @@ pub struct Organization {
     pub plan: PlanName,
     pub owner_email: Option<String>,
     pub created_at: Timestamp,
-    /// The send path its marketing templates take when a send or broadcast names none (docs/api.md §4.11).
-    pub marketing_route: crate::marketing::MarketingRoute,
 }
 
 /// A business phone number registered on the network, through which an organization sends.

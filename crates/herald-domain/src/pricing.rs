@@ -8,7 +8,6 @@ use crate::error::InvalidValue;
 use crate::message::MessageContent;
 use crate::time::Timestamp;
 
-pub mod estimate;
 pub mod markets;
 pub mod rate_file;
 pub mod rules;
@@ -297,8 +296,6 @@ pub struct MarketRateCard {
     pub effective_from: chrono::NaiveDate,
     pub currency: Currency,
     pub rates: Vec<rate_file::MarketRate>,
-    /// The volume tiers lowering some of `rates` (none: every message at its market's rate).
-    pub tiers: Vec<rate_file::MarketTier>,
 }
 
 impl MarketRateCard {
@@ -330,13 +327,11 @@ pub fn billable(pricing: &Pricing) -> bool {
     })
 }
 
-/// One group of an organization's messages for usage: those created on `day` (UTC) to recipients in
-/// `market` (told from the number on that day; [`markets::Market::OTHER`] for a user id) whose network
-/// pricing said `category` (`None`: not priced yet) and `billable`.
+/// One group of an organization's messages for usage: those created on `day` (UTC) whose network pricing
+/// said `category` (`None`: not priced yet) and `billable`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageCount {
     pub day: chrono::NaiveDate,
-    pub market: markets::Market,
     pub category: Option<PricingWord>,
     pub billable: bool,
     pub messages: u64,

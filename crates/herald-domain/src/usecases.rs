@@ -23,7 +23,6 @@ mod template_review;
 mod templates;
 #[cfg(test)]
 mod tests;
-mod usage;
 mod webhooks;
 
 pub use admin::{Admin, AdminError, NewSender};
@@ -52,7 +51,9 @@ pub use owner::{
     AccountOverview, LoginError, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS, NewSession, OwnerAccess, OwnerError,
     OwnerScope, SessionError, SessionSettings,
 };
-pub use pricing::{MarkupError, RateCards, RateError, RateImportError};
+pub use pricing::{
+    CategoryUsage, DayUsage, RateCards, RateError, RateImportError, Usage, UsageReport, usage_days,
+};
 pub use queries::{
     GetMessage, ListMessages, MessageEvents, MessagePage, QueryError, WindowStatus, WindowView,
 };
@@ -65,5 +66,4 @@ pub use send::{
 pub use senders::{SenderView, Senders};
 pub use template_review::{ManageTemplates, TemplateReviewError, TemplateReviewPorts};
 pub use templates::{ListTemplates, SyncError, SyncReport, SyncTemplates};
-pub use usage::{CategoryUsage, DayUsage, MarketUsage, Usage, UsageReport, usage_days};
 pub use webhooks::{DESCRIPTION_MAX_CHARS, EndpointPatch, ManageWebhooks, WebhookError, check_description};

@@ -12,7 +12,6 @@ mod error;
 mod event_body;
 mod group_commit;
 mod inline;
-mod market_sql;
 mod notify;
 mod pg;
 mod ports;

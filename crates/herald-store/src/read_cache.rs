@@ -185,16 +185,6 @@ impl AccountStore for CachedAccounts {
         result
     }
 
-    async fn set_marketing_route(
-        &self,
-        id: &OrganizationId,
-        route: herald_domain::marketing::MarketingRoute,
-    ) -> Result<(), StoreError> {
-        let result = self.inner.set_marketing_route(id, route).await;
-        self.forget_organization(id);
-        result
-    }
-
     async fn add_sender(&self, sender: &SenderNumber) -> Result<(), StoreError> {
         let result = self.inner.add_sender(sender).await;
         // Adding a default sender changes the others too: the organization's whole list goes, and a number

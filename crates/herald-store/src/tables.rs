@@ -25,8 +25,6 @@ macro_rules! define_tables {
                 media_storage_bytes -> Nullable<BigInt>,
                 /// Days a final message and its rows are kept; read by the retention worker only.
                 retention_days -> Integer,
-                /// The markup on Meta's market rates, hundredths of a percent; read by pricing only.
-                markup_basis_points -> Nullable<Integer>,
             }
         }
 
@@ -41,9 +39,6 @@ macro_rules! define_tables {
                 plan -> Text,
                 owner_email -> Nullable<Text>,
                 created_at -> Moment,
-                /// The markup on Meta's market rates, hundredths of a percent; read by pricing only.
-                markup_basis_points -> Nullable<Integer>,
-                marketing_route -> Text,
             }
         }
 
@@ -160,17 +155,6 @@ macro_rules! define_tables {
                 amount_micros -> BigInt,
                 currency -> Text,
                 imported_at -> Moment,
-            }
-        }
-
-        diesel::table! {
-            /// The volume tiers of a market card, kept and replaced with it.
-            market_rate_tiers (effective_from, market, category, from_volume) {
-                effective_from -> Text,
-                market -> Text,
-                category -> Text,
-                from_volume -> BigInt,
-                amount_micros -> BigInt,
             }
         }
 
@@ -535,7 +519,6 @@ macro_rules! define_tables {
             plans,
             rates,
             market_rates,
-            market_rate_tiers,
             organizations,
             senders,
             api_keys,

@@ -287,9 +287,6 @@ pub const SCENARIOS: &[&str] = &[
     "pricing_usage_counts_by_day_and_category",
     "pricing_usage_counts_the_first_and_last_days_of_the_range",
     "pricing_market_rate_cards_by_effective_day",
-    "pricing_market_cards_keep_their_tiers_and_a_range_reads_each_card_in_force",
-    "pricing_markups_of_an_organization_win_over_its_plans",
-    "pricing_usage_counts_by_market_as_the_domain_tells_it",
 ];
 
 /// Runs every contract scenario as its own `#[tokio::test]`, each on the ports `$make_ports` yields.
@@ -442,9 +439,6 @@ macro_rules! contract_suite {
             pricing_usage_counts_by_day_and_category,
             pricing_usage_counts_the_first_and_last_days_of_the_range,
             pricing_market_rate_cards_by_effective_day,
-            pricing_market_cards_keep_their_tiers_and_a_range_reads_each_card_in_force,
-            pricing_markups_of_an_organization_win_over_its_plans,
-            pricing_usage_counts_by_market_as_the_domain_tells_it,
         );
     };
     (@scenarios $make_ports:expr; $($scenario:ident),* $(,)?) => {

@@ -246,7 +246,6 @@ pub fn organization(plan: &str) -> Organization {
         plan: plan_name(plan),
         owner_email: Some("owner@acme.test".to_owned()),
         created_at: t0(),
-        marketing_route: Default::default(),
     }
 }
 

@@ -26,7 +26,6 @@ from .day_usage_resource import DayUsageResource
 from .delivery_attempt_resource import DeliveryAttemptResource
 from .delivery_page_resource import DeliveryPageResource
 from .delivery_resource import DeliveryResource
-from .dry_run_market_resource import DryRunMarketResource
 from .dry_run_resource import DryRunResource
 from .dry_run_window_resource import DryRunWindowResource
 from .erasure_resource import ErasureResource
@@ -51,7 +50,6 @@ from .interactive_header_object import InteractiveHeaderObject
 from .interactive_object import InteractiveObject
 from .keyword_rule_resource import KeywordRuleResource
 from .location_object import LocationObject
-from .market_usage_resource import MarketUsageResource
 from .media_resource import MediaResource
 from .media_upload_resource import MediaUploadResource
 from .message_error_resource import MessageErrorResource
@@ -139,7 +137,6 @@ __all__ = (
     "DeliveryAttemptResource",
     "DeliveryPageResource",
     "DeliveryResource",
-    "DryRunMarketResource",
     "DryRunResource",
     "DryRunWindowResource",
     "ErasureResource",
@@ -164,7 +161,6 @@ __all__ = (
     "InteractiveObject",
     "KeywordRuleResource",
     "LocationObject",
-    "MarketUsageResource",
     "MediaResource",
     "MediaUploadResource",
     "MessageErrorResource",

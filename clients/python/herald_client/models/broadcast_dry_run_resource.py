@@ -10,7 +10,6 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.cost_resource import CostResource
-    from ..models.dry_run_market_resource import DryRunMarketResource
     from ..models.expected_pricing_resource import ExpectedPricingResource
     from ..models.problem import Problem
     from ..models.rejected_row_resource import RejectedRowResource
@@ -25,16 +24,13 @@ class BroadcastDryRunResource:
     counted or sent (docs/api.md §4.10).
 
         Example:
-            {'accepted': 2, 'estimated_cost': {'amount': '0.0500', 'currency': 'EUR'}, 'markets': [{'market': 'brazil',
-                'messages': 2}], 'pricing': {'billable': True, 'category': 'marketing'}, 'refusals': [], 'rejected': [{'errors':
-                [{'field': 'to', 'message': 'recipient_blocked: …'}], 'index': 1}], 'would_accept': True}
+            {'accepted': 2, 'estimated_cost': {'amount': '0.0500', 'currency': 'EUR'}, 'pricing': {'billable': True,
+                'category': 'marketing'}, 'refusals': [], 'rejected': [{'errors': [{'field': 'to', 'message':
+                'recipient_blocked: …'}], 'index': 1}], 'would_accept': True}
 
         Attributes:
             accepted (int): The recipient rows that would be accepted, each as one message (`0` when the rows could not be
                 judged: see `refusals`).
-            markets (list[DryRunMarketResource]): The `accepted` rows by their recipient's pricing market on the day the
-                broadcast would go, markets
-                in order.
             refusals (list[Problem]): The problems the whole broadcast would be refused with, in the order the create would
                 meet them:
                 each is the body it would answer (its `status` the create's status code).
@@ -46,7 +42,6 @@ class BroadcastDryRunResource:
     """
 
     accepted: int
-    markets: list[DryRunMarketResource]
     refusals: list[Problem]
     rejected: list[RejectedRowResource]
     would_accept: bool
@@ -59,11 +54,6 @@ class BroadcastDryRunResource:
         from ..models.expected_pricing_resource import ExpectedPricingResource  # noqa: PLC0415
 
         accepted = self.accepted
-
-        markets = []
-        for markets_item_data in self.markets:
-            markets_item = markets_item_data.to_dict()
-            markets.append(markets_item)
 
         refusals = []
         for refusals_item_data in self.refusals:
@@ -98,7 +88,6 @@ class BroadcastDryRunResource:
         field_dict.update(
             {
                 "accepted": accepted,
-                "markets": markets,
                 "refusals": refusals,
                 "rejected": rejected,
                 "would_accept": would_accept,
@@ -114,20 +103,12 @@ class BroadcastDryRunResource:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.cost_resource import CostResource  # noqa: PLC0415
-        from ..models.dry_run_market_resource import DryRunMarketResource  # noqa: PLC0415
         from ..models.expected_pricing_resource import ExpectedPricingResource  # noqa: PLC0415
         from ..models.problem import Problem  # noqa: PLC0415
         from ..models.rejected_row_resource import RejectedRowResource  # noqa: PLC0415
 
         d = dict(src_dict)
         accepted = d.pop("accepted")
-
-        markets = []
-        _markets = d.pop("markets")
-        for markets_item_data in _markets:
-            markets_item = DryRunMarketResource.from_dict(markets_item_data)
-
-            markets.append(markets_item)
 
         refusals = []
         _refusals = d.pop("refusals")
@@ -181,7 +162,6 @@ class BroadcastDryRunResource:
 
         broadcast_dry_run_resource = cls(
             accepted=accepted,
-            markets=markets,
             refusals=refusals,
             rejected=rejected,
             would_accept=would_accept,

@@ -33,10 +33,6 @@ class BroadcastRequest:
         template (TemplateRefRequest): The template to send.
         from_ (None | str | Unset): The sender number (E.164) when the organization has several.
         header (HeaderVariablesRequest | None | Unset):
-        marketing_route (None | str | Unset): The send path of a marketing template's messages, as a single send's
-            (docs/api.md §4.11): `auto`,
-            `cloud_api` or `marketing_messages`; default the organization's (`auto` unless the operator set
-            another). `marketing_messages` for a template that is not marketing is refused. Example: auto.
         send_at (datetime.datetime | None | Unset): RFC 3339, from 1 minute to 35 days ahead: every message is
             `scheduled` until then.
     """
@@ -45,7 +41,6 @@ class BroadcastRequest:
     template: TemplateRefRequest
     from_: None | str | Unset = UNSET
     header: HeaderVariablesRequest | None | Unset = UNSET
-    marketing_route: None | str | Unset = UNSET
     send_at: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -73,12 +68,6 @@ class BroadcastRequest:
         else:
             header = self.header
 
-        marketing_route: None | str | Unset
-        if isinstance(self.marketing_route, Unset):
-            marketing_route = UNSET
-        else:
-            marketing_route = self.marketing_route
-
         send_at: None | str | Unset
         if isinstance(self.send_at, Unset):
             send_at = UNSET
@@ -99,8 +88,6 @@ class BroadcastRequest:
             field_dict["from"] = from_
         if header is not UNSET:
             field_dict["header"] = header
-        if marketing_route is not UNSET:
-            field_dict["marketing_route"] = marketing_route
         if send_at is not UNSET:
             field_dict["send_at"] = send_at
 
@@ -148,15 +135,6 @@ class BroadcastRequest:
 
         header = _parse_header(d.pop("header", UNSET))
 
-        def _parse_marketing_route(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        marketing_route = _parse_marketing_route(d.pop("marketing_route", UNSET))
-
         def _parse_send_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -179,7 +157,6 @@ class BroadcastRequest:
             template=template,
             from_=from_,
             header=header,
-            marketing_route=marketing_route,
             send_at=send_at,
         )
 

@@ -12,7 +12,6 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.category_usage_resource import CategoryUsageResource
     from ..models.cost_resource import CostResource
-    from ..models.market_usage_resource import MarketUsageResource
 
 
 T = TypeVar("T", bound="DayUsageResource")
@@ -25,14 +24,12 @@ class DayUsageResource:
     Attributes:
         categories (list[CategoryUsageResource]):
         day (datetime.date):  Example: 2026-11-27.
-        markets (list[MarketUsageResource]): The day by market, markets in order.
         messages (int):
         estimated_cost (CostResource | None | Unset):
     """
 
     categories: list[CategoryUsageResource]
     day: datetime.date
-    markets: list[MarketUsageResource]
     messages: int
     estimated_cost: CostResource | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -46,11 +43,6 @@ class DayUsageResource:
             categories.append(categories_item)
 
         day = self.day.isoformat()
-
-        markets = []
-        for markets_item_data in self.markets:
-            markets_item = markets_item_data.to_dict()
-            markets.append(markets_item)
 
         messages = self.messages
 
@@ -68,7 +60,6 @@ class DayUsageResource:
             {
                 "categories": categories,
                 "day": day,
-                "markets": markets,
                 "messages": messages,
             }
         )
@@ -81,7 +72,6 @@ class DayUsageResource:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.category_usage_resource import CategoryUsageResource  # noqa: PLC0415
         from ..models.cost_resource import CostResource  # noqa: PLC0415
-        from ..models.market_usage_resource import MarketUsageResource  # noqa: PLC0415
 
         d = dict(src_dict)
         categories = []
@@ -92,13 +82,6 @@ class DayUsageResource:
             categories.append(categories_item)
 
         day = datetime.date.fromisoformat(d.pop("day"))
-
-        markets = []
-        _markets = d.pop("markets")
-        for markets_item_data in _markets:
-            markets_item = MarketUsageResource.from_dict(markets_item_data)
-
-            markets.append(markets_item)
 
         messages = d.pop("messages")
 
@@ -122,7 +105,6 @@ class DayUsageResource:
         day_usage_resource = cls(
             categories=categories,
             day=day,
-            markets=markets,
             messages=messages,
             estimated_cost=estimated_cost,
         )

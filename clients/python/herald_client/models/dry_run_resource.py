@@ -28,9 +28,6 @@ class DryRunResource:
             send itself would answer (its `status` the send's status code).
         would_accept (bool): Whether the send would be accepted now: `refusals` is empty.
         estimated_cost (CostResource | None | Unset):
-        market (None | str | Unset): The recipient's pricing market on the day the message would go (`other` for a
-            business-scoped user
-            id or a number no market lists), once the sender is known. Example: brazil.
         marketing_route (None | str | Unset): A marketing template's send path as it would be asked (`auto`, `cloud_api`
             or `marketing_messages`,
             docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API). Example: auto.
@@ -41,7 +38,6 @@ class DryRunResource:
     refusals: list[Problem]
     would_accept: bool
     estimated_cost: CostResource | None | Unset = UNSET
-    market: None | str | Unset = UNSET
     marketing_route: None | str | Unset = UNSET
     pricing: ExpectedPricingResource | None | Unset = UNSET
     window: DryRunWindowResource | None | Unset = UNSET
@@ -66,12 +62,6 @@ class DryRunResource:
             estimated_cost = self.estimated_cost.to_dict()
         else:
             estimated_cost = self.estimated_cost
-
-        market: None | str | Unset
-        if isinstance(self.market, Unset):
-            market = UNSET
-        else:
-            market = self.market
 
         marketing_route: None | str | Unset
         if isinstance(self.marketing_route, Unset):
@@ -105,8 +95,6 @@ class DryRunResource:
         )
         if estimated_cost is not UNSET:
             field_dict["estimated_cost"] = estimated_cost
-        if market is not UNSET:
-            field_dict["market"] = market
         if marketing_route is not UNSET:
             field_dict["marketing_route"] = marketing_route
         if pricing is not UNSET:
@@ -149,15 +137,6 @@ class DryRunResource:
             return cast(CostResource | None | Unset, data)
 
         estimated_cost = _parse_estimated_cost(d.pop("estimated_cost", UNSET))
-
-        def _parse_market(data: object) -> None | str | Unset:
-            if data is None:
-                return data
-            if isinstance(data, Unset):
-                return data
-            return cast(None | str | Unset, data)
-
-        market = _parse_market(d.pop("market", UNSET))
 
         def _parse_marketing_route(data: object) -> None | str | Unset:
             if data is None:
@@ -206,7 +185,6 @@ class DryRunResource:
             refusals=refusals,
             would_accept=would_accept,
             estimated_cost=estimated_cost,
-            market=market,
             marketing_route=marketing_route,
             pricing=pricing,
             window=window,

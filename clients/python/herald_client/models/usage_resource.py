@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from ..models.category_usage_resource import CategoryUsageResource
     from ..models.cost_resource import CostResource
     from ..models.day_usage_resource import DayUsageResource
-    from ..models.market_usage_resource import MarketUsageResource
 
 
 T = TypeVar("T", bound="UsageResource")
@@ -21,13 +20,12 @@ T = TypeVar("T", bound="UsageResource")
 
 @_attrs_define
 class UsageResource:
-    """Messages and their estimated cost by day, category and market (docs/api.md §5.2).
+    """Messages and their estimated cost by day and category (docs/api.md §5.2).
 
     Attributes:
         categories (list[CategoryUsageResource]): The range by category.
         days (list[DayUsageResource]): The days with messages, oldest first.
         from_ (datetime.date):  Example: 2026-11-01.
-        markets (list[MarketUsageResource]): The range by market, markets in order.
         messages (int):
         until (datetime.date):  Example: 2026-11-30.
         estimated_cost (CostResource | None | Unset):
@@ -36,7 +34,6 @@ class UsageResource:
     categories: list[CategoryUsageResource]
     days: list[DayUsageResource]
     from_: datetime.date
-    markets: list[MarketUsageResource]
     messages: int
     until: datetime.date
     estimated_cost: CostResource | None | Unset = UNSET
@@ -57,11 +54,6 @@ class UsageResource:
 
         from_ = self.from_.isoformat()
 
-        markets = []
-        for markets_item_data in self.markets:
-            markets_item = markets_item_data.to_dict()
-            markets.append(markets_item)
-
         messages = self.messages
 
         until = self.until.isoformat()
@@ -81,7 +73,6 @@ class UsageResource:
                 "categories": categories,
                 "days": days,
                 "from": from_,
-                "markets": markets,
                 "messages": messages,
                 "until": until,
             }
@@ -96,7 +87,6 @@ class UsageResource:
         from ..models.category_usage_resource import CategoryUsageResource  # noqa: PLC0415
         from ..models.cost_resource import CostResource  # noqa: PLC0415
         from ..models.day_usage_resource import DayUsageResource  # noqa: PLC0415
-        from ..models.market_usage_resource import MarketUsageResource  # noqa: PLC0415
 
         d = dict(src_dict)
         categories = []
@@ -114,13 +104,6 @@ class UsageResource:
             days.append(days_item)
 
         from_ = datetime.date.fromisoformat(d.pop("from"))
-
-        markets = []
-        _markets = d.pop("markets")
-        for markets_item_data in _markets:
-            markets_item = MarketUsageResource.from_dict(markets_item_data)
-
-            markets.append(markets_item)
 
         messages = d.pop("messages")
 
@@ -147,7 +130,6 @@ class UsageResource:
             categories=categories,
             days=days,
             from_=from_,
-            markets=markets,
             messages=messages,
             until=until,
             estimated_cost=estimated_cost,

@@ -983,7 +983,6 @@ async fn a_killed_webhook_dispatcher_loses_no_event() {
 }
 
 mod dashboard;
-mod marketing_route;
 mod metrics;
 mod metrics_bounds;
 mod rates;

@@ -48,16 +48,6 @@ pub trait AccountStore: Send + Sync + 'static {
     /// [`StoreError::NotFound`] when the organization or the plan does not exist.
     async fn set_plan(&self, id: &OrganizationId, plan: &PlanName) -> Result<(), StoreError>;
 
-    /// Sets the send path the organization's marketing templates take when a send names none.
-    ///
-    /// # Errors
-    /// [`StoreError::NotFound`] when the organization does not exist.
-    async fn set_marketing_route(
-        &self,
-        id: &OrganizationId,
-        route: crate::marketing::MarketingRoute,
-    ) -> Result<(), StoreError>;
-
     /// Registers a sender. When it is the default, the organization's other senders stop being default, in
     /// the same transaction.
     ///

@@ -1,22 +1,11 @@
 //! Rate cards and usage sums: what an organization's messages are estimated to cost.
 
 use crate::ids::OrganizationId;
-use crate::organization::PlanName;
 use crate::ports::StoreError;
-use crate::pricing::estimate::Markup;
 use crate::pricing::{MarketRateCard, PricingWord, Rate, RateCard, UsageCount};
 use crate::time::Timestamp;
 use async_trait::async_trait;
 use chrono::NaiveDate;
-
-/// Whose markup on Meta's market rates an operator sets.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MarkupTarget {
-    /// One organization's own markup, which wins over its plan's.
-    Organization(OrganizationId),
-    /// Every organization of the plan that has no markup of its own.
-    Plan(PlanName),
-}
 
 /// Each organization's rate card, and its messages counted by day and network pricing.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -48,26 +37,9 @@ pub trait PricingStore: Send + Sync + 'static {
     /// when no card is that old.
     async fn market_rates_on(&self, day: NaiveDate) -> Result<Option<MarketRateCard>, StoreError>;
 
-    /// Every market card in force on some day of `from..=until`: the one in force on `from` and those
-    /// taking effect after it until `until`, each with its tiers, oldest first.
-    async fn market_cards_between(
-        &self,
-        from: NaiveDate,
-        until: NaiveDate,
-    ) -> Result<Vec<MarketRateCard>, StoreError>;
-
-    /// The organization's markup: its own, else its plan's; `None` when neither has one.
-    async fn markup(&self, organization: &OrganizationId) -> Result<Option<Markup>, StoreError>;
-
-    /// Sets (`Some`) or clears (`None`) the markup of `target`; answers whether the organization or plan
-    /// exists (nothing is written when it does not).
-    async fn set_markup(&self, target: &MarkupTarget, markup: Option<Markup>) -> Result<bool, StoreError>;
-
     /// The organization's outbound messages created in `[from, until)`, counted by UTC day of creation,
-    /// the recipient's market on that day ([`crate::pricing::markets::Market::of_number`]; a user id is
-    /// `other`), network pricing category and whether it is billable ([`crate::pricing::billable`]; a
-    /// message not priced yet counts as billable with no category). One grouped query: the answer has at
-    /// most one row per day, market, category and billable.
+    /// network pricing category and whether it is billable ([`crate::pricing::billable`]; a message not
+    /// priced yet counts as billable with no category). Sorted by day, then category.
     async fn usage_counts(
         &self,
         organization: &OrganizationId,

@@ -66,14 +66,6 @@ impl Market {
             .and_then(|row| Self::parse(row.market).ok())
             .unwrap_or(Self::OTHER)
     }
-
-    /// The market of `recipient` on `day`: its number's ([`Market::of_number`]); [`Market::OTHER`] for
-    /// a business-scoped user id or an erased person, whose number Herald does not know.
-    pub fn of_recipient(recipient: &crate::contact::Recipient, day: NaiveDate) -> Self {
-        recipient.number().map_or(Self::OTHER, |number| {
-            Self::of_number(number.as_str().trim_start_matches('+'), day)
-        })
-    }
 }
 
 impl std::fmt::Display for Market {

@@ -125,7 +125,6 @@ impl Admin {
             plan,
             owner_email,
             created_at: self.clock.now(),
-            marketing_route: Default::default(),
         };
         self.accounts.create_organization(&organization).await?;
         Ok(organization)
@@ -157,25 +156,6 @@ impl Admin {
             StoreError::NotFound => AdminError::UnknownOrganization(*id),
             other => other.into(),
         })
-    }
-
-    /// Sets the send path the organization's marketing templates take when a send or broadcast names none
-    /// (docs/api.md §4.11).
-    ///
-    /// # Errors
-    /// [`AdminError::UnknownOrganization`].
-    pub async fn set_marketing_route(
-        &self,
-        id: &OrganizationId,
-        route: crate::marketing::MarketingRoute,
-    ) -> Result<(), AdminError> {
-        self.accounts
-            .set_marketing_route(id, route)
-            .await
-            .map_err(|e| match e {
-                StoreError::NotFound => AdminError::UnknownOrganization(*id),
-                other => other.into(),
-            })
     }
 
     /// Registers a sender; its access token, if given, is stored sealed.

@@ -18,7 +18,6 @@ use crate::broadcast::{
 use crate::contact::{Recipient, SendPurpose};
 use crate::error::{FieldError, ValidationErrors};
 use crate::ids::{BroadcastId, EventId, JobId, MediaId, MessageId, OrganizationId};
-use crate::marketing::{MarketingRoute, MarketingSend};
 use crate::media::MediaFile;
 use crate::message::{EventSource, Message, MessageContent, MessageStatus, StatusEvent};
 use crate::organization::{MessageKind, Organization, Plan, choose_sender};
@@ -53,9 +52,6 @@ pub struct BroadcastDraft {
     pub send_at: Option<Timestamp>,
     /// A header every recipient without one of its own gets (a file by `media_id`, typically).
     pub header: Option<HeaderValue>,
-    /// The send path of a marketing template's messages (`marketing_route`, docs/api.md §4.11); `None`
-    /// takes the organization's default.
-    pub marketing_route: Option<MarketingRoute>,
     pub recipients: Vec<Result<BroadcastRecipient, ValidationErrors>>,
 }
 
@@ -288,15 +284,6 @@ impl Broadcasts {
                 template.status.as_str().to_owned(),
             ));
         }
-        let marketing = broadcast_marketing(
-            &template.category,
-            draft.marketing_route,
-            organization.marketing_route,
-        )
-        .map_err(|errors| BroadcastError::Invalid {
-            errors,
-            rejected: Vec::new(),
-        })?;
         let header = self
             .shared_header(&organization, &draft.template, draft.header.clone(), now)
             .await?;
@@ -330,7 +317,7 @@ impl Broadcasts {
         };
         let messages = valid
             .into_iter()
-            .map(|row| self.message_of(&broadcast, &draft.template, marketing, row, now))
+            .map(|row| self.message_of(&broadcast, &draft.template, row, now))
             .collect();
         let request = BroadcastAccept {
             broadcast,
@@ -545,7 +532,6 @@ impl Broadcasts {
         &self,
         broadcast: &Broadcast,
         template: &TemplateRef,
-        marketing: Option<MarketingSend>,
         row: BroadcastRecipient,
         now: Timestamp,
     ) -> BroadcastMessage {
@@ -566,8 +552,6 @@ impl Broadcasts {
             message = message.scheduled_for(send_at);
         }
         message.broadcast_id = Some(broadcast.id);
-        // Dispatch takes a marketing template's path from the message, as for a single send.
-        message.marketing = marketing;
         BroadcastMessage {
             event: StatusEvent {
                 id: new_id(ids, EventId::from_ulid),
@@ -998,30 +982,4 @@ fn prefix_fields(errors: ValidationErrors, from: &str, to: &str) -> ValidationEr
         renamed.push(FieldError::new(field, error.message));
     }
     renamed
-}
-
-/// The marketing choice of a broadcast of a template of `category`: a marketing template's messages take
-/// the `asked` route, else the organization's `default`; any other template goes on the Cloud API, so
-/// asking it for the Marketing Messages API is refused naming `marketing_route` (as a single send is).
-///
-/// # Errors
-/// The field error of `marketing_route`.
-pub(crate) fn broadcast_marketing(
-    category: &str,
-    asked: Option<MarketingRoute>,
-    default: MarketingRoute,
-) -> Result<Option<MarketingSend>, ValidationErrors> {
-    if SendPurpose::of_template_category(category) == SendPurpose::Marketing {
-        return Ok(Some(MarketingSend {
-            route: asked.unwrap_or(default),
-            activity_sharing: None,
-        }));
-    }
-    if asked == Some(MarketingRoute::MarketingMessages) {
-        return Err(ValidationErrors::single(
-            "marketing_route",
-            "marketing_messages takes marketing templates only; this broadcast's template is not one",
-        ));
-    }
-    Ok(None)
 }

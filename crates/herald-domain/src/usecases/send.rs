@@ -396,7 +396,8 @@ impl SendMessage {
             .finish(())
             .map_err(SendError::Invalid)?;
         let purpose = self.check_content(&organization, sender, &mut draft, now).await?;
-        let marketing = marketing::marketing_send(purpose, &draft, organization.marketing_route)?;
+        let marketing =
+            marketing::marketing_send(purpose, &draft, crate::marketing::MarketingRoute::default())?;
         // The recipient's own refusals (blocked, stopped marketing) are checked by the accept's transaction,
         // for a whole batch of accepts at once, rather than by a read of each send's own.
         let upload = match upload {

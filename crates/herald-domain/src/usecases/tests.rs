@@ -97,7 +97,6 @@ fn organization(status: AccountStatus) -> Organization {
         plan: plan_name("starter"),
         owner_email: Some("ops@acme.test".into()),
         created_at: now() - chrono::TimeDelta::days(30),
-        marketing_route: Default::default(),
     }
 }
 

@@ -143,7 +143,6 @@ pub struct BroadcastCreatedResource {
     "accepted": 2,
     "rejected": [{"index": 1, "errors": [{"field": "to", "message": "recipient_blocked: …"}]}],
     "pricing": {"category": "marketing", "billable": true},
-    "markets": [{"market": "brazil", "messages": 2}],
     "estimated_cost": {"amount": "0.0500", "currency": "EUR"}
 }))]
 pub struct BroadcastDryRunResource {
@@ -159,22 +158,10 @@ pub struct BroadcastDryRunResource {
     pub rejected: Vec<RejectedRowResource>,
     /// The category each message would be billed in, once the template is known.
     pub pricing: Option<ExpectedPricingResource>,
-    /// The `accepted` rows by their recipient's pricing market on the day the broadcast would go, markets
-    /// in order.
-    pub markets: Vec<DryRunMarketResource>,
-    /// What the `accepted` messages would cost, each at its market's rate (docs/api.md §5.2: the
-    /// organization's own rate, else the market rate in force that day at the first volume tier, markup
-    /// included), when a rate applies.
+    /// What the `accepted` messages cost at the organization's rate card, when it has a rate for the
+    /// category.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_cost: Option<CostResource>,
-}
-
-/// How many of a broadcast's messages would go to one pricing market.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct DryRunMarketResource {
-    #[schema(example = "brazil")]
-    pub market: String,
-    pub messages: u64,
 }
 
 impl BroadcastDryRunResource {
@@ -187,14 +174,6 @@ impl BroadcastDryRunResource {
                 category: pricing.category.as_str().to_owned(),
                 billable: pricing.billable,
             }),
-            markets: run
-                .markets
-                .iter()
-                .map(|(market, messages)| DryRunMarketResource {
-                    market: market.as_str().to_owned(),
-                    messages: *messages,
-                })
-                .collect(),
             estimated_cost: estimated_cost.map(CostResource::from),
             refusals: run
                 .refusals
@@ -269,11 +248,6 @@ pub struct BroadcastRequest {
     /// file by `media_id` or `link`, or text).
     #[schema(value_type = Option<super::HeaderVariablesRequest>)]
     pub header: Option<serde_json::Value>,
-    /// The send path of a marketing template's messages, as a single send's (docs/api.md §4.11): `auto`,
-    /// `cloud_api` or `marketing_messages`; default the organization's (`auto` unless the operator set
-    /// another). `marketing_messages` for a template that is not marketing is refused.
-    #[schema(example = json!("auto"))]
-    pub marketing_route: Option<String>,
     /// 1 to 10,000 rows.
     pub recipients: Vec<BroadcastRecipientRequest>,
 }

@@ -4,7 +4,7 @@
 use super::time;
 use crate::error::{ApiError, Problem};
 use herald_domain::pricing::{Cost, ExpectedPricing};
-use herald_domain::usecases::{CategoryUsage, DayUsage, DryRun, MarketUsage, UsageReport, WindowState};
+use herald_domain::usecases::{CategoryUsage, DayUsage, DryRun, UsageReport, WindowState};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -98,12 +98,7 @@ pub struct DryRunResource {
     /// docs/api.md §4.11), once the template is known; `null` for any other message (the Cloud API).
     #[schema(example = json!("auto"))]
     pub marketing_route: Option<String>,
-    /// The recipient's pricing market on the day the message would go (`other` for a business-scoped user
-    /// id or a number no market lists), once the sender is known.
-    #[schema(example = json!("brazil"))]
-    pub market: Option<String>,
-    /// What one such message would cost (docs/api.md §5.2: the organization's own rate, else the market
-    /// rate in force that day at the first volume tier, markup included), when a rate applies.
+    /// What the organization's rate card says one such message costs, when a rate applies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_cost: Option<CostResource>,
 }
@@ -115,7 +110,6 @@ impl DryRunResource {
             window: run.window.as_ref().map(window),
             pricing: run.pricing.as_ref().map(expected),
             marketing_route: run.marketing_route.map(|route| route.as_str().to_owned()),
-            market: run.market.map(|(market, _)| market.as_str().to_owned()),
             estimated_cost: estimated_cost.map(CostResource::from),
             refusals: run
                 .refusals
@@ -163,22 +157,7 @@ pub struct CategoryUsageResource {
     pub messages: u64,
     /// Of them, those the network bills.
     pub billable: u64,
-    /// The billable messages at their rates (docs/api.md §5.2), markup included, when one applies.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub estimated_cost: Option<CostResource>,
-}
-
-/// One pricing market's messages: the recipient's market on the day each was created.
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct MarketUsageResource {
-    /// Meta's market (`brazil`, `rest_of_africa`, …); `other` for numbers no market lists and for
-    /// business-scoped user ids.
-    #[schema(example = "brazil")]
-    pub market: String,
-    pub messages: u64,
-    /// Of them, those the network bills.
-    pub billable: u64,
-    /// The billable messages at their rates, markup included, when one applies.
+    /// The billable messages at the rate card's rate, when it has one for the category.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_cost: Option<CostResource>,
 }
@@ -192,11 +171,9 @@ pub struct DayUsageResource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimated_cost: Option<CostResource>,
     pub categories: Vec<CategoryUsageResource>,
-    /// The day by market, markets in order.
-    pub markets: Vec<MarketUsageResource>,
 }
 
-/// Messages and their estimated cost by day, category and market (docs/api.md §5.2).
+/// Messages and their estimated cost by day and category (docs/api.md §5.2).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct UsageResource {
     #[schema(example = "2026-11-01", format = Date)]
@@ -208,8 +185,6 @@ pub struct UsageResource {
     pub estimated_cost: Option<CostResource>,
     /// The range by category.
     pub categories: Vec<CategoryUsageResource>,
-    /// The range by market, markets in order.
-    pub markets: Vec<MarketUsageResource>,
     /// The days with messages, oldest first.
     pub days: Vec<DayUsageResource>,
 }
@@ -223,22 +198,12 @@ fn category(usage: &CategoryUsage) -> CategoryUsageResource {
     }
 }
 
-fn market(usage: &MarketUsage) -> MarketUsageResource {
-    MarketUsageResource {
-        market: usage.market.as_str().to_owned(),
-        messages: usage.messages,
-        billable: usage.billable,
-        estimated_cost: usage.estimated_cost.as_ref().map(CostResource::from),
-    }
-}
-
 fn day(usage: &DayUsage) -> DayUsageResource {
     DayUsageResource {
         day: usage.day.to_string(),
         messages: usage.messages,
         estimated_cost: usage.estimated_cost.as_ref().map(CostResource::from),
         categories: usage.categories.iter().map(category).collect(),
-        markets: usage.markets.iter().map(market).collect(),
     }
 }
 
@@ -250,7 +215,6 @@ impl From<&UsageReport> for UsageResource {
             messages: report.messages,
             estimated_cost: report.estimated_cost.as_ref().map(CostResource::from),
             categories: report.totals.iter().map(category).collect(),
-            markets: report.markets.iter().map(market).collect(),
             days: report.days.iter().map(day).collect(),
         }
     }

@@ -146,24 +146,19 @@ fn create_query(req: &HttpRequest) -> Result<bool, ApiError> {
     dry_run_requested(req)
 }
 
-/// `200` with what the broadcast would meet: the domain's dry run, and the estimate of its accepted rows
-/// in the template's category, each at its recipient's market on the day it would go.
+/// `200` with what the broadcast would meet: the domain's dry run, and the rate card's estimate of its
+/// accepted rows in the template's category.
 async fn dry_run_answer(ctx: &ApiContext, command: BroadcastCommand) -> HandlerResult {
     let organization = command.organization.id;
     let run = ctx.broadcasts.dry_run(command).await.map_err(ApiError::from)?;
-    let estimated_cost = match (&run.pricing, run.send_day) {
-        (Some(pricing), Some(day)) if !run.markets.is_empty() => ctx
+    let estimated_cost = match &run.pricing {
+        Some(pricing) => ctx
             .rate_cards
-            .estimate(
-                &organization,
-                day,
-                &pricing.category,
-                pricing.billable,
-                &run.markets,
-            )
+            .card(&organization)
             .await
-            .map_err(ApiError::from)?,
-        _ => None,
+            .map_err(ApiError::from)?
+            .estimate(&pricing.category, pricing.billable, u64::from(run.accepted)),
+        None => None,
     };
     Ok(HttpResponse::Ok().json(BroadcastDryRunResource::new(run, estimated_cost.as_ref())))
 }

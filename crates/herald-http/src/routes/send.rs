@@ -138,8 +138,8 @@ pub(crate) async fn json_send(
     Ok(accepted(outcome))
 }
 
-/// `200` with what the send would meet (docs/api.md §4): the domain's dry run, and the estimate of the
-/// category it found for the recipient's market on the day it would go.
+/// `200` with what the send would meet (docs/api.md §4): the domain's dry run, and the rate card's
+/// estimate of the category it found.
 pub(crate) async fn dry_run_answer(
     ctx: &ApiContext,
     command: SendCommand,
@@ -147,19 +147,14 @@ pub(crate) async fn dry_run_answer(
 ) -> HandlerResult {
     let organization = command.organization.id;
     let run = ctx.send.dry_run(command, upload).await.map_err(ApiError::from)?;
-    let estimated_cost = match (&run.pricing, run.market) {
-        (Some(pricing), Some((market, day))) => ctx
+    let estimated_cost = match &run.pricing {
+        Some(pricing) => ctx
             .rate_cards
-            .estimate(
-                &organization,
-                day,
-                &pricing.category,
-                pricing.billable,
-                &[(market, 1)],
-            )
+            .card(&organization)
             .await
-            .map_err(ApiError::from)?,
-        _ => None,
+            .map_err(ApiError::from)?
+            .estimate(&pricing.category, pricing.billable, 1),
+        None => None,
     };
     Ok(HttpResponse::Ok().json(DryRunResource::new(run, estimated_cost.as_ref())))
 }

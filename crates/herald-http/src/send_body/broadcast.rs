@@ -14,14 +14,7 @@ use herald_domain::{FieldError, ValidationErrors};
 use serde_json::{Map, Value};
 
 /// The fields a broadcast body takes.
-const FIELDS: [&str; 6] = [
-    "template",
-    "from",
-    "send_at",
-    "header",
-    "marketing_route",
-    "recipients",
-];
+const FIELDS: [&str; 5] = ["template", "from", "send_at", "header", "recipients"];
 
 /// The fields a recipient row takes.
 const ROW_FIELDS: [&str; 3] = ["to", "variables", "client_reference"];
@@ -39,8 +32,7 @@ pub(crate) fn broadcast_draft(body: &Value) -> Result<BroadcastDraft, Validation
     for key in object.keys().filter(|k| !FIELDS.contains(&k.as_str())) {
         errors.push(FieldError::new(
             key.as_str(),
-            "is not a field of a broadcast; it takes `template`, `from`, `send_at`, `header`, \
-             `marketing_route` and `recipients`",
+            "is not a field of a broadcast; it takes `template`, `from`, `send_at`, `header` and `recipients`",
         ));
     }
     let template = template_ref(object, &mut errors);
@@ -48,7 +40,6 @@ pub(crate) fn broadcast_draft(body: &Value) -> Result<BroadcastDraft, Validation
         .map(|from| from.and_then(|s| errors.check("from", PhoneNumber::parse(s))));
     let send_at = send_at(object, &mut errors);
     let header = shared_header(object, &mut errors);
-    let marketing_route = super::marketing_route(object, &mut errors);
     let rows = recipient_rows(object, &mut errors);
     match (template, from, send_at, header, rows) {
         (Some(template), Some(from), Some(send_at), Some(header), Some(rows)) if errors.is_empty() => {
@@ -57,7 +48,6 @@ pub(crate) fn broadcast_draft(body: &Value) -> Result<BroadcastDraft, Validation
                 from,
                 send_at,
                 header,
-                marketing_route,
                 recipients: rows.iter().map(recipient).collect(),
             })
         }

@@ -153,10 +153,7 @@ pub(super) fn finish_draft(
 }
 
 /// The optional `marketing_route` (docs/api.md §4.11): one of its words exactly; anything else is recorded.
-pub(crate) fn marketing_route(
-    object: &Map<String, Value>,
-    errors: &mut ValidationErrors,
-) -> Option<MarketingRoute> {
+fn marketing_route(object: &Map<String, Value>, errors: &mut ValidationErrors) -> Option<MarketingRoute> {
     let word = optional_string(object, "marketing_route", errors).flatten()?;
     let route = MarketingRoute::parse(word);
     if route.is_none() {

@@ -79,7 +79,6 @@ fn credential(key: &str, key_status: ApiKeyStatus, org_status: AccountStatus) ->
             plan: PlanName::parse("business").unwrap(),
             owner_email: None,
             created_at: now(),
-            marketing_route: Default::default(),
         },
         plan,
     }
@@ -179,10 +178,6 @@ impl World {
             .expect_rate_card()
             .returning(|_| Ok(herald_domain::pricing::RateCard::default()));
         pricing.expect_usage_counts().returning(|_, _, _| Ok(Vec::new()));
-        pricing
-            .expect_market_cards_between()
-            .returning(|_, _| Ok(Vec::new()));
-        pricing.expect_markup().returning(|_| Ok(None));
         let pricing: Arc<dyn herald_domain::ports::PricingStore> = Arc::new(pricing);
         web::Data::new(ApiContext {
             rate_cards: herald_domain::usecases::RateCards::new(

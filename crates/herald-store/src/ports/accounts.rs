@@ -87,7 +87,6 @@ macro_rules! accounts_port {
                                 organizations::plan.eq(&row.plan),
                                 organizations::owner_email.eq(&row.owner_email),
                                 organizations::created_at.eq(row.created_at),
-                                organizations::marketing_route.eq(&row.marketing_route),
                             ))
                             .execute(conn)
                             .await?;
@@ -156,23 +155,6 @@ macro_rules! accounts_port {
                         Ok(())
                     })
                     .map_err(TxError::into_store)
-                }
-
-                async fn set_marketing_route(
-                    &self,
-                    id: &OrganizationId,
-                    route: herald_domain::marketing::MarketingRoute,
-                ) -> Result<(), StoreError> {
-                    let mut conn = self.write().await?;
-                    let changed = diesel::update(organizations::table.find(id.to_string()))
-                        .set(organizations::marketing_route.eq(route.as_str()))
-                        .execute(&mut *conn)
-                        .await
-                        .map_err(from_diesel)?;
-                    if changed == 0 {
-                        return Err(StoreError::NotFound);
-                    }
-                    Ok(())
                 }
 
                 async fn add_sender(&self, sender: &SenderNumber) -> Result<(), StoreError> {

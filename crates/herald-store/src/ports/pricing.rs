@@ -3,9 +3,7 @@
 macro_rules! pricing_port {
     () => {
         mod pricing {
-            use super::super::schema::{
-                market_rate_tiers, market_rates, messages, organizations, plans, rates,
-            };
+            use super::super::schema::{market_rates, messages, rates};
             use super::super::{Conn, Db};
             use async_trait::async_trait;
             use chrono::NaiveDate;
@@ -13,10 +11,9 @@ macro_rules! pricing_port {
             use diesel_async::RunQueryDsl;
             use herald_domain::ids::OrganizationId;
             use herald_domain::message::MessageStatus;
-            use herald_domain::ports::{MarkupTarget, PricingStore, StoreError};
-            use herald_domain::pricing::estimate::Markup;
+            use herald_domain::ports::{PricingStore, StoreError};
             use herald_domain::pricing::markets::Market;
-            use herald_domain::pricing::rate_file::{MarketRate, MarketTier};
+            use herald_domain::pricing::rate_file::MarketRate;
             use herald_domain::pricing::{
                 self, Currency, MarketRateCard, PricingWord, Rate, RateCard, UsageCount,
             };
@@ -107,31 +104,10 @@ macro_rules! pricing_port {
                             market_rates::imported_at.eq(now),
                         ));
                     }
-                    let mut tier_rows = Vec::with_capacity(card.tiers.len());
-                    for tier in &card.tiers {
-                        tier_rows.push((
-                            market_rate_tiers::effective_from.eq(day.clone()),
-                            market_rate_tiers::market.eq(tier.market.as_str()),
-                            market_rate_tiers::category.eq(tier.category.as_str().to_owned()),
-                            market_rate_tiers::from_volume.eq(to_i64("tier volume", tier.from)?),
-                            market_rate_tiers::amount_micros.eq(to_i64("tier amount", tier.micros)?),
-                        ));
-                    }
                     write_tx!(self, |conn| {
                         diesel::delete(market_rates::table.filter(market_rates::effective_from.eq(&day)))
                             .execute(conn)
                             .await?;
-                        diesel::delete(
-                            market_rate_tiers::table.filter(market_rate_tiers::effective_from.eq(&day)),
-                        )
-                        .execute(conn)
-                        .await?;
-                        for row in &tier_rows {
-                            diesel::insert_into(market_rate_tiers::table)
-                                .values(row.clone())
-                                .execute(conn)
-                                .await?;
-                        }
                         // One statement per rate: a card holds a few hundred, and SQLite has no
                         // multi-row insert of these columns in diesel.
                         for row in &rows {
@@ -157,97 +133,39 @@ macro_rules! pricing_port {
                         .first::<Option<String>>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
-                    match effective {
-                        Some(effective) => load_card(&mut conn, &effective).await,
-                        None => Ok(None),
-                    }
-                }
-
-                async fn market_cards_between(
-                    &self,
-                    from: NaiveDate,
-                    until: NaiveDate,
-                ) -> Result<Vec<MarketRateCard>, StoreError> {
-                    let mut conn = self.read().await?;
-                    let first = from.format("%Y-%m-%d").to_string();
-                    let last = until.format("%Y-%m-%d").to_string();
-                    let in_force: Option<String> = market_rates::table
-                        .filter(market_rates::effective_from.le(&first))
-                        .select(diesel::dsl::max(market_rates::effective_from))
-                        .first::<Option<String>>(&mut *conn)
-                        .await
-                        .map_err(from_diesel)?;
-                    // At most one card per day of the range (a usage range is bounded).
-                    let later: Vec<String> = market_rates::table
-                        .filter(market_rates::effective_from.gt(&first))
-                        .filter(market_rates::effective_from.le(&last))
-                        .select(market_rates::effective_from)
-                        .distinct()
-                        .order(market_rates::effective_from)
-                        .load::<String>(&mut *conn)
-                        .await
-                        .map_err(from_diesel)?;
-                    let mut cards = Vec::with_capacity(later.len() + 1);
-                    for effective in in_force.into_iter().chain(later) {
-                        if let Some(card) = load_card(&mut conn, &effective).await? {
-                            cards.push(card);
-                        }
-                    }
-                    Ok(cards)
-                }
-
-                async fn markup(&self, organization: &OrganizationId) -> Result<Option<Markup>, StoreError> {
-                    let mut conn = self.read().await?;
-                    let found = organizations::table
-                        .inner_join(plans::table)
-                        .filter(organizations::id.eq(organization.to_string()))
-                        .select((
-                            organizations::markup_basis_points,
-                            plans::markup_basis_points,
-                        ))
-                        .first::<(Option<i32>, Option<i32>)>(&mut *conn)
-                        .await
-                        .optional()
-                        .map_err(from_diesel)?;
-                    let Some((own, plan)) = found else {
+                    let Some(effective) = effective else {
                         return Ok(None);
                     };
-                    own.or(plan)
-                        .map(|points| {
-                            u32::try_from(points)
-                                .map_err(|e| corrupt("markup", e))
-                                .and_then(|points| {
-                                    Markup::from_basis_points(points).map_err(|e| corrupt("markup", e))
-                                })
-                        })
-                        .transpose()
-                }
-
-                async fn set_markup(
-                    &self,
-                    target: &MarkupTarget,
-                    markup: Option<Markup>,
-                ) -> Result<bool, StoreError> {
-                    let mut conn = self.write().await?;
-                    let points = markup
-                        .map(|m| i32::try_from(m.basis_points()).map_err(|e| corrupt("markup", e)))
-                        .transpose()?;
-                    let updated = match target {
-                        MarkupTarget::Organization(id) => {
-                            diesel::update(organizations::table.find(id.to_string()))
-                                .set(organizations::markup_basis_points.eq(points))
-                                .execute(&mut *conn)
-                                .await
-                        }
-                        MarkupTarget::Plan(name) => {
-                            diesel::update(plans::table.find(name.as_str()))
-                                .set(plans::markup_basis_points.eq(points))
-                                .execute(&mut *conn)
-                                .await
-                        }
+                    let rows = market_rates::table
+                        .filter(market_rates::effective_from.eq(&effective))
+                        .order((market_rates::market, market_rates::category))
+                        .select((
+                            market_rates::market,
+                            market_rates::category,
+                            market_rates::amount_micros,
+                            market_rates::currency,
+                        ))
+                        .load::<(String, String, i64, String)>(&mut *conn)
+                        .await
+                        .map_err(from_diesel)?;
+                    let effective_from = NaiveDate::parse_from_str(&effective, "%Y-%m-%d")
+                        .map_err(|e| corrupt("rate card day", e))?;
+                    let mut currency = None;
+                    let mut rates = Vec::with_capacity(rows.len());
+                    for (market, category, micros, code) in rows {
+                        currency = Some(Currency::parse(&code).map_err(|e| corrupt("rate currency", e))?);
+                        rates.push(MarketRate {
+                            market: Market::parse(&market).map_err(|e| corrupt("rate market", e))?,
+                            category: PricingWord::parse(&category)
+                                .map_err(|e| corrupt("rate category", e))?,
+                            micros: u64::try_from(micros).map_err(|e| corrupt("rate amount", e))?,
+                        });
                     }
-                    .map_err(from_diesel)?;
-                    Ok(updated > 0)
+                    Ok(currency.map(|currency| MarketRateCard {
+                        effective_from,
+                        currency,
+                        rates,
+                    }))
                 }
 
                 async fn usage_counts(
@@ -257,15 +175,11 @@ macro_rules! pricing_port {
                     until: Timestamp,
                 ) -> Result<Vec<UsageCount>, StoreError> {
                     use super::super::schema::MESSAGE_DAY;
-                    static MARKET: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-                        $crate::market_sql::market_of("messages.to_number", MESSAGE_DAY)
-                    });
-                    let market = MARKET.as_str();
                     use diesel::dsl::sql;
                     use diesel::sql_types::{BigInt, Bool, Nullable, Text};
                     let mut conn = self.read().await?;
                     // One grouped query over the whole range: the day of a timestamp is the one expression
-                    // written per backend (`MESSAGE_DAY`); the market is the same on both (`market_sql`).
+                    // written per backend (`MESSAGE_DAY`).
                     let rows = messages::table
                         .filter(messages::organization_id.eq(organization.to_string()))
                         // Cancelled before dispatch: never on the network, never billed.
@@ -274,32 +188,23 @@ macro_rules! pricing_port {
                         .filter(messages::created_at.lt(until))
                         .group_by(sql::<Text>(&format!(
                             "{MESSAGE_DAY}, messages.pricing_category, messages.pricing_billable, \
-                             messages.pricing_type, {market}"
+                             messages.pricing_type"
                         )))
                         .select(sql::<(
                             Text,
                             Nullable<Text>,
                             Nullable<Bool>,
                             Nullable<Text>,
-                            Text,
                             BigInt,
                         )>(&format!(
                             "{MESSAGE_DAY}, messages.pricing_category, messages.pricing_billable, \
-                                 messages.pricing_type, {market}, COUNT(*)"
+                                 messages.pricing_type, COUNT(*)"
                         )))
-                        .load::<(
-                            String,
-                            Option<String>,
-                            Option<bool>,
-                            Option<String>,
-                            String,
-                            i64,
-                        )>(&mut *conn)
+                        .load::<(String, Option<String>, Option<bool>, Option<String>, i64)>(&mut *conn)
                         .await
                         .map_err(from_diesel)?;
                     let mut counts: Vec<UsageCount> = Vec::new();
-                    for (day, category, billable, kind, market, count) in rows {
-                        let market = Market::parse(&market).map_err(|e| corrupt("message market", e))?;
+                    for (day, category, billable, kind, count) in rows {
                         let day = NaiveDate::parse_from_str(&day, "%Y-%m-%d")
                             .map_err(|e| corrupt("message day", e))?;
                         let priced = stored_pricing(None, category.as_deref(), kind.as_deref(), billable)?;
@@ -307,16 +212,13 @@ macro_rules! pricing_port {
                         let billable = priced.as_ref().is_none_or(pricing::billable);
                         let messages = u64::try_from(count).map_err(|e| corrupt("message count", e))?;
                         // Two stored pricings can read as one category (a type with no category, say).
-                        match counts.iter_mut().find(|c| {
-                            c.day == day
-                                && c.market == market
-                                && c.category == category
-                                && c.billable == billable
-                        }) {
+                        match counts
+                            .iter_mut()
+                            .find(|c| c.day == day && c.category == category && c.billable == billable)
+                        {
                             Some(existing) => existing.messages += messages,
                             None => counts.push(UsageCount {
                                 day,
-                                market,
                                 category,
                                 billable,
                                 messages,
@@ -324,80 +226,10 @@ macro_rules! pricing_port {
                         }
                     }
                     counts.sort_by(|a, b| {
-                        (a.day, &a.category, a.market, a.billable).cmp(&(
-                            b.day,
-                            &b.category,
-                            b.market,
-                            b.billable,
-                        ))
+                        (a.day, &a.category, a.billable).cmp(&(b.day, &b.category, b.billable))
                     });
                     Ok(counts)
                 }
-            }
-
-            /// The market card imported for the day `effective` (`YYYY-MM-DD`), with its tiers; `None`
-            /// when it has no rate.
-            async fn load_card(
-                conn: &mut Conn,
-                effective: &str,
-            ) -> Result<Option<MarketRateCard>, StoreError> {
-                let rows = market_rates::table
-                    .filter(market_rates::effective_from.eq(effective))
-                    .order((market_rates::market, market_rates::category))
-                    .select((
-                        market_rates::market,
-                        market_rates::category,
-                        market_rates::amount_micros,
-                        market_rates::currency,
-                    ))
-                    .load::<(String, String, i64, String)>(&mut *conn)
-                    .await
-                    .map_err(from_diesel)?;
-                let tier_rows = market_rate_tiers::table
-                    .filter(market_rate_tiers::effective_from.eq(effective))
-                    .order((
-                        market_rate_tiers::market,
-                        market_rate_tiers::category,
-                        market_rate_tiers::from_volume,
-                    ))
-                    .select((
-                        market_rate_tiers::market,
-                        market_rate_tiers::category,
-                        market_rate_tiers::from_volume,
-                        market_rate_tiers::amount_micros,
-                    ))
-                    .load::<(String, String, i64, i64)>(&mut *conn)
-                    .await
-                    .map_err(from_diesel)?;
-                let effective_from = NaiveDate::parse_from_str(effective, "%Y-%m-%d")
-                    .map_err(|e| corrupt("rate card day", e))?;
-                let market = |slug: &str| Market::parse(slug).map_err(|e| corrupt("rate market", e));
-                let category = |word: &str| PricingWord::parse(word).map_err(|e| corrupt("rate category", e));
-                let mut currency = None;
-                let mut rates = Vec::with_capacity(rows.len());
-                for (slug, word, micros, code) in rows {
-                    currency = Some(Currency::parse(&code).map_err(|e| corrupt("rate currency", e))?);
-                    rates.push(MarketRate {
-                        market: market(&slug)?,
-                        category: category(&word)?,
-                        micros: u64::try_from(micros).map_err(|e| corrupt("rate amount", e))?,
-                    });
-                }
-                let mut tiers = Vec::with_capacity(tier_rows.len());
-                for (slug, word, from, micros) in tier_rows {
-                    tiers.push(MarketTier {
-                        market: market(&slug)?,
-                        category: category(&word)?,
-                        from: u64::try_from(from).map_err(|e| corrupt("tier volume", e))?,
-                        micros: u64::try_from(micros).map_err(|e| corrupt("tier amount", e))?,
-                    });
-                }
-                Ok(currency.map(|currency| MarketRateCard {
-                    effective_from,
-                    currency,
-                    rates,
-                    tiers,
-                }))
             }
         }
     };

@@ -79,7 +79,6 @@ row! {
         pub plan: String,
         pub owner_email: Option<String>,
         pub created_at: Time,
-        pub marketing_route: String,
     }
 }
 
@@ -92,7 +91,6 @@ impl From<&Organization> for OrganizationRow {
             plan: org.plan.as_str().to_owned(),
             owner_email: org.owner_email.clone(),
             created_at: org.created_at,
-            marketing_route: org.marketing_route.as_str().to_owned(),
         }
     }
 }
@@ -108,8 +106,6 @@ impl TryFrom<OrganizationRow> for Organization {
             plan: parse("plan name", PlanName::parse(&row.plan))?,
             owner_email: row.owner_email,
             created_at: row.created_at,
-            marketing_route: herald_domain::marketing::MarketingRoute::parse(&row.marketing_route)
-                .ok_or_else(|| corrupt("marketing route", row.marketing_route.as_str()))?,
         })
     }
 }

@@ -123,12 +123,10 @@ pub async fn accounts_put_plan_creates_and_replaces(ports: Ports) {
 pub async fn accounts_organizations_create_get_list(ports: Ports) {
     let first = Organization {
         created_at: at(0),
-        marketing_route: Default::default(),
         ..organization("trial")
     };
     let second = Organization {
         created_at: at(10),
-        marketing_route: Default::default(),
         owner_email: None,
         ..organization("enterprise")
     };

@@ -13,7 +13,6 @@ use super::{BroadcastCommand, BroadcastError, Broadcasts, RejectedRow};
 use crate::error::ValidationErrors;
 use crate::organization::{MessageKind, choose_sender};
 use crate::ports::RateDecision;
-use crate::pricing::markets::Market;
 use crate::pricing::{ExpectedPricing, PricingWord, SendMoment};
 use crate::time::BillingPeriod;
 
@@ -29,10 +28,6 @@ pub struct BroadcastDryRun {
     pub rejected: Vec<RejectedRow>,
     /// The category each message would be billed in, once the template is known.
     pub pricing: Option<ExpectedPricing>,
-    /// The accepted rows by their recipient's pricing market on `send_day`, markets in order.
-    pub markets: Vec<(Market, u64)>,
-    /// The UTC day the broadcast would go (its `send_at`, else today): the day its rates are taken from.
-    pub send_day: Option<chrono::NaiveDate>,
 }
 
 impl BroadcastDryRun {
@@ -120,13 +115,6 @@ impl Broadcasts {
         run.pricing = PricingWord::parse(&template.category)
             .ok()
             .and_then(|category| ExpectedPricing::for_category(category, &moment));
-        if let Err(errors) = super::broadcast_marketing(
-            &template.category,
-            draft.marketing_route,
-            organization.marketing_route,
-        ) {
-            run.refusals.push(invalid(errors));
-        }
         if !template.status.is_approved() {
             // Every row's variables are checked against an approved template only: none can be judged.
             run.refusals.push(BroadcastError::TemplateNotApproved(
@@ -150,16 +138,6 @@ impl Broadcasts {
             .check_rows(&organization, &template, header, draft.recipients, now)
             .await?;
         run.accepted = u32::try_from(valid.len()).unwrap_or(u32::MAX);
-        let send_day = moment.at.date_naive();
-        run.send_day = Some(send_day);
-        for row in &valid {
-            let market = Market::of_recipient(&row.to, send_day);
-            match run.markets.iter_mut().find(|(m, _)| *m == market) {
-                Some((_, count)) => *count += 1,
-                None => run.markets.push((market, 1)),
-            }
-        }
-        run.markets.sort_by_key(|(market, _)| *market);
         run.rejected = rejected;
         if valid.is_empty() {
             run.refusals.push(invalid(ValidationErrors::single(

@@ -20,7 +20,6 @@ use crate::media::StagedFile;
 use crate::message::MessageContent;
 use crate::organization::{SenderNumber, choose_sender};
 use crate::ports::RateDecision;
-use crate::pricing::markets::Market;
 use crate::pricing::{ExpectedPricing, SendMoment};
 use crate::time::{BillingPeriod, Timestamp};
 use crate::trace::send_span;
@@ -57,9 +56,6 @@ pub struct DryRun {
     pub pricing: Option<ExpectedPricing>,
     /// The send path a marketing template would ask for; `None` for any other message (the Cloud API).
     pub marketing_route: Option<crate::marketing::MarketingRoute>,
-    /// The recipient's pricing market on the day the message would go ([`Market::of_recipient`]), and
-    /// that day: what its estimate is priced by.
-    pub market: Option<(Market, chrono::NaiveDate)>,
 }
 
 impl DryRun {
@@ -100,7 +96,6 @@ impl SendMessage {
             window: None,
             pricing: None,
             marketing_route: None,
-            market: None,
         };
         if !organization.status.is_active() {
             run.refusals.push(SendError::AccountInactive);
@@ -145,8 +140,6 @@ impl SendMessage {
         run.pricing = self
             .expected_pricing(&organization.id, sender, &draft.content, &window, now)
             .await?;
-        let send_day = draft.send_at.unwrap_or(now).date_naive();
-        run.market = Some((Market::of_recipient(&draft.to, send_day), send_day));
         run.window = Some(window);
         if let Err(refusal) = self.resolve_targets(&organization, sender, &mut draft).await {
             push_refusal(&mut run, refusal)?;
@@ -171,7 +164,11 @@ impl SendMessage {
         let checked = self.check_content(&organization, sender, &mut draft, now).await;
         // The route is judged only once the content passed: a template that failed has no known category.
         if let Ok(purpose) = &checked {
-            match super::marketing::marketing_send(*purpose, &draft, organization.marketing_route) {
+            match super::marketing::marketing_send(
+                *purpose,
+                &draft,
+                crate::marketing::MarketingRoute::default(),
+            ) {
                 Ok(marketing) => run.marketing_route = marketing.map(|m| m.route),
                 Err(refusal) => push_refusal(&mut run, refusal)?,
             }

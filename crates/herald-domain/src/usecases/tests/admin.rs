@@ -95,7 +95,6 @@ fn create_organization_stores_an_active_organization_with_a_fresh_id() {
         plan: plan_name("starter"),
         owner_email: Some("ops@acme.test".into()),
         created_at: now(),
-        marketing_route: Default::default(),
     };
     let stored = expected.clone();
     let mut accounts = MockAccountStore::new();

@@ -131,7 +131,6 @@ fn command(
             from: None,
             send_at: None,
             header: header.map(|n| image(media_id(n))),
-            marketing_route: None,
             recipients: rows,
         }),
         idempotency: None,

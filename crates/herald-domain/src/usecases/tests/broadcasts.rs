@@ -100,7 +100,6 @@ fn command(rows: Vec<Result<BroadcastRecipient, ValidationErrors>>) -> Broadcast
             from: None,
             send_at: None,
             header: None,
-            marketing_route: None,
             recipients: rows,
         }),
         idempotency: None,
