@@ -41,7 +41,7 @@ impl NetApp {
     }
 
     /// Every inbound message of the organization, newest first, once `count` of them are recorded.
-    async fn inbound_once(&self, count: usize) -> Vec<Value> {
+    pub(crate) async fn inbound_once(&self, count: usize) -> Vec<Value> {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let page = self.get("/api/v1/inbound?limit=200").await;

@@ -33,24 +33,6 @@ impl NetApp {
         answer["id"].as_str().unwrap().to_owned()
     }
 
-    /// The inbound resources, newest first, once `count` are recorded.
-    async fn inbound_count(&self, count: usize) -> Vec<Value> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let page = self.get("/api/v1/inbound?limit=200").await;
-            let data = page["data"].as_array().cloned().unwrap_or_default();
-            if data.len() >= count {
-                return data;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "only {} of {count}: {page}",
-                data.len()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
     /// Whether the organization's window with `customer` is open.
     async fn window_open(&self, customer: &str) -> bool {
         let window = self.get(&format!("/api/v1/contacts/{customer}/window")).await;
@@ -96,14 +78,14 @@ async fn messages_on_other_fields_keep_their_source_to_the_customer_webhook(db: 
         json!({ "from": CUSTOMER, "to": SENDER, "text": "our hours changed", "field": "smb_message_echoes" }),
     )
     .await;
-    app.inbound_count(1).await;
+    app.inbound_once(1).await;
     assert!(!app.window_open(CUSTOMER).await, "an echo opened the window");
     app.simulate(json!({ "from": CUSTOMER, "to": SENDER, "text": "is anyone there?", "field": "standby" }))
         .await;
     app.simulate(json!({ "from": CUSTOMER, "to": SENDER, "text": "hello" }))
         .await;
 
-    let listed = app.inbound_count(3).await;
+    let listed = app.inbound_once(3).await;
     let by_text = |text: &str| {
         listed
             .iter()
